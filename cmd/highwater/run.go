@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/highwater-sim/highwater/engine"
+)
+
+// runScenario is `highwater run FILE.json [--trace OUT.jsonl]`. Exit codes are the contract's:
+// 0 all held, 1 an expectation failed or an unexpected violation, 2 not a valid scenario.
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tracePath := fs.String("trace", "", "write every event as one JSON object per line to this file")
+	// Accept the file before or after the flags.
+	var file string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if file == "" && fs.NArg() > 0 {
+		file = fs.Arg(0)
+	}
+	if file == "" || fs.NArg() > 1 || (fs.NArg() == 1 && file != fs.Arg(0)) {
+		fmt.Fprintln(stderr, "usage: highwater run FILE.json [--trace OUT.jsonl]")
+		return 2
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", file, err)
+		return 2
+	}
+	sc, err := engine.ParseScenario(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: not a valid scenario: %v\n", file, err)
+		return 2
+	}
+	var sink func([]engine.Event)
+	var traceErr error
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "--trace: %v\n", err)
+			return 2
+		}
+		w := bufio.NewWriterSize(f, 1<<16)
+		enc := json.NewEncoder(w)
+		sink = func(evs []engine.Event) {
+			for i := range evs {
+				if err := enc.Encode(&evs[i]); err != nil && traceErr == nil {
+					traceErr = err
+				}
+			}
+		}
+		defer func() {
+			if err := w.Flush(); err != nil && traceErr == nil {
+				traceErr = err
+			}
+			if err := f.Close(); err != nil && traceErr == nil {
+				traceErr = err
+			}
+		}()
+	}
+	e, res, err := engine.Run(sc, sink)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", file, err)
+		return 1
+	}
+	st := e.Stats()
+	fmt.Fprintf(stdout, "%s: %q, seed %d, %d brokers, ran to %d ms: %d agenda items, %d events\n",
+		file, sc.Name, sc.Seed, sc.Brokers, res.End, st.Processed, st.Events)
+	for _, v := range e.Violations() {
+		fmt.Fprintf(stdout, "violation at %d ms: %s\n", v.T, v.Text)
+	}
+	if !res.OK() {
+		for _, f := range res.Failures {
+			fmt.Fprintf(stderr, "FAIL %s\n", f)
+		}
+		return 1
+	}
+	fmt.Fprintln(stdout, "ok: every expectation held")
+	return 0
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Apply runs an action at the current time. It returns an error only for misuse (an id out of
+// range, a broker in the wrong state, an action that needs the run's expectations); Kafka-level
+// outcomes (a failed election, a produce error) are events.
+func (e *Engine) Apply(a Action) error {
+	if err := validateAction(a, len(e.brokers), e.topicPartitions); err != nil {
+		return err
+	}
+	if a.Do == "expect" {
+		return errors.New("expect: checks belong to a scenario run (use Run or CheckExpect), not Apply")
+	}
+	var b *broker
+	if a.Broker != nil {
+		b = e.brokers[*a.Broker]
+	}
+	switch a.Do {
+	case "produce":
+		count, acks := int64(1), Acks(-1)
+		if a.Count != nil {
+			count = *a.Count
+		}
+		if a.Acks != nil {
+			acks = *a.Acks
+		}
+		e.produce(e.partitionOf(a.Topic, *a.Partition), count, acks)
+	case "consume":
+		count := int64(0)
+		if a.Count != nil {
+			count = *a.Count
+		}
+		e.consume(e.partitionOf(a.Topic, *a.Partition), count)
+	case "kill":
+		if b.state == brokerDead {
+			return fmt.Errorf("broker: broker %d is already down", b.id)
+		}
+		e.kill(b, a.LoseUnflushed)
+	case "restart":
+		if b.state != brokerDead {
+			return fmt.Errorf("broker: broker %d is running; kill or shut it down first", b.id)
+		}
+		e.restart(b)
+	case "shutdown":
+		if b.state != brokerRunning {
+			return fmt.Errorf("broker: broker %d is not running", b.id)
+		}
+		e.beginShutdown(b)
+	case "isolate":
+		if b.isolated {
+			return fmt.Errorf("broker: broker %d is already isolated", b.id)
+		}
+		e.isolate(b)
+	case "heal":
+		e.heal(a.Broker)
+	case "link":
+		e.setLink(*a.From, *a.To, a.LatencyMs, a.Down)
+	case "failDisk":
+		if b.state == brokerDead {
+			return fmt.Errorf("broker: broker %d is down", b.id)
+		}
+		if b.diskFailed {
+			return fmt.Errorf("broker: broker %d's log directory has already failed", b.id)
+		}
+		e.failDisk(b)
+	case "elect":
+		e.elect(e.partitionOf(a.Topic, *a.Partition), a.Broker, a.Unclean)
+	case "config":
+		return e.setConfig(a.Set)
+	}
+	return nil
+}
+
+func (e *Engine) topicPartitions(name string) int {
+	for _, t := range e.topics {
+		if t.name == name {
+			return int(t.count)
+		}
+	}
+	return -1
+}
+
+func (e *Engine) setLink(from, to int32, latency *int64, down bool) {
+	l, ok := e.net.links[linkKey{from, to}]
+	if !ok {
+		l.latencyMs = -1
+	}
+	if latency != nil {
+		l.latencyMs = *latency
+	}
+	l.down = down
+	e.net.links[linkKey{from, to}] = l
+	lat := e.cfg.NetworkLatencyMs
+	if l.latencyMs >= 0 {
+		lat = l.latencyMs
+	}
+	state := "up"
+	if down {
+		state = "down"
+	}
+	e.emit(Event{Type: EvLink, Broker: Some(from), To: Some(int64(to)), Reason: state,
+		Text: fmt.Sprintf("link broker %d → broker %d: %s, latency %d ms", from, to, state, lat)})
+}
+
+// setConfig changes settings mid-run. The protocol era cannot change once the cluster runs.
+func (e *Engine) setConfig(set map[string]json.RawMessage) error {
+	next := e.cfg
+	for _, name := range sortedKeys(set) {
+		if err := next.Set(name, set[name]); err != nil {
+			return err
+		}
+	}
+	if next.InterBrokerProtocolVersion != e.cfg.InterBrokerProtocolVersion {
+		return errors.New("set.inter.broker.protocol.version: the protocol era is fixed for a run; start a new cluster")
+	}
+	e.cfg = next
+	e.emit(Event{Type: EvConfig, Text: fmt.Sprintf("config changed: %s", describeSet(set))})
+	return nil
+}
+
+func describeSet(set map[string]json.RawMessage) string {
+	s := ""
+	for i, k := range sortedKeys(set) {
+		if i > 0 {
+			s += ", "
+		}
+		s += k + "=" + string(set[k])
+	}
+	return s
+}
+
+// elect is an operator's election: preferred (no broker), a chosen leader (reorder the assignment,
+// then a preferred election), or unclean.
+func (e *Engine) elect(p *partition, target *int32, unclean bool) {
+	result := ErrNone
+	switch {
+	case !e.ctrlUsable():
+		result = "NO_CONTROLLER"
+	case target != nil:
+		t := *target
+		if !contains(p.hosts, t) {
+			result = "INVALID_REPLICA_ASSIGNMENT"
+			break
+		}
+		p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
+		if unclean && !contains(p.isr, t) && e.replicaUsable(p.pid, t) {
+			p.recovering = true
+			e.writePartition(p, t, []int32{t}, true, fmt.Sprintf("operator's unclean election of broker %d", t))
+			e.queueLeaderAndIsr(p)
+			break
+		}
+		result = e.preferredElection(p, fmt.Sprintf("operator chose broker %d", t))
+	case unclean:
+		if p.leader >= 0 {
+			result = "ELECTION_NOT_NEEDED"
+		} else if !e.electOffline(p, true) {
+			result = "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+		} else {
+			e.queueLeaderAndIsr(p)
+		}
+	default:
+		result = e.preferredElection(p, "preferred replica election")
+	}
+	e.flushLeaderAndIsr()
+	if result != ErrNone {
+		e.emit(Event{Type: "election-failed", Topic: p.topic, Partition: Some(p.index), Name: result,
+			Text: fmt.Sprintf("election for %s not done: %s", p.name(), result)})
+	}
+}
+
+func sortedMinusKeepOrder(s []int32, x int32) []int32 {
+	out := make([]int32, 0, len(s))
+	for _, v := range s {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}

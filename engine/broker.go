@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Broker processes and their ZooKeeper sessions. Fault model:
+//   - kill: the process dies; memory is gone, the log stays on disk (page cache included) unless
+//     loseUnflushed, a power loss, drops every record past the last flush. Kafka tolerates both
+//     on at most min.insync.replicas-1 replicas;
+//   - the ZooKeeper session of a dead or isolated broker expires after zookeeper.session.timeout.ms;
+//     only then does the controller act. A restart before that is a bounce (new broker epoch);
+//   - shutdown: controlled shutdown, leadership moves first, logs are flushed;
+//   - failDisk: the log directory fails; its replicas go Offline until the broker restarts (the
+//     restart brings the disk back with its data).
+
+// startBroker starts (or restarts) a broker process from its disk state.
+func (e *Engine) startBroker(b *broker, restart bool) {
+	b.incarnation++
+	b.state = brokerRunning
+	b.diskFailed = false
+	b.controllerEpoch = 0
+	b.fetchers = nil
+	b.checkpointing = false
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		r.resetMemory()
+		r.log.Recover(r.hwCheckpoint)
+		r.unflushed = r.log.UnflushedCount()
+	}
+	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
+	if restart {
+		e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id),
+			Text: fmt.Sprintf("broker %d started from its disk state", b.id)})
+		for _, pid := range b.hosted {
+			r := e.partitions[pid].replicaOn(b.id)
+			if hw := r.log.HighWatermark(); hw > r.log.LogStartOffset() {
+				e.checkCommittedRange(r, r.log.LogStartOffset(), hw)
+			}
+		}
+	}
+	if !b.isolated {
+		e.register(b)
+	}
+}
+
+// register creates a new ZooKeeper session and registration with a new broker epoch.
+func (e *Engine) register(b *broker) {
+	e.zxid++
+	s := &e.sessions[b.id]
+	s.registered = true
+	s.connected = true
+	s.epoch = 0x100000000 + e.zxid // a czxid-like broker epoch, rising at every registration
+	s.gen++
+	b.brokerEpoch = s.epoch
+	e.emit(Event{Type: "zk-register", Broker: Some(b.id), Epoch: Some(s.epoch),
+		Text: fmt.Sprintf("broker %d registered in ZooKeeper with broker epoch %d", b.id, s.epoch)})
+	e.zkChanged()
+}
+
+// disconnect cuts a broker from ZooKeeper; its session expires unless it comes back in time.
+func (e *Engine) disconnect(b int32) {
+	s := &e.sessions[b]
+	if !s.connected {
+		return
+	}
+	s.connected = false
+	s.gen++
+	e.agenda.push(item{at: e.now + e.cfg.ZookeeperSessionTimeoutMs, kind: itSessionExpire, broker: b, gen: s.gen})
+}
+
+func (e *Engine) sessionExpire(b int32, gen uint64) {
+	s := &e.sessions[b]
+	if s.gen != gen || s.connected || !s.registered {
+		return
+	}
+	s.registered = false
+	e.emit(Event{Type: EvZKSession, Broker: Some(b),
+		Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", b, e.cfg.ZookeeperSessionTimeoutMs)})
+	e.zkChanged()
+}
+
+// deregister closes a session at once (clean shutdown).
+func (e *Engine) deregister(b int32) {
+	s := &e.sessions[b]
+	s.registered = false
+	s.connected = false
+	s.gen++
+	e.zkChanged()
+}
+
+// zkChanged runs the watches: controller election when the controller's registration is gone,
+// then the controller's broker-change handling.
+func (e *Engine) zkChanged() {
+	if e.ctrl.live == nil {
+		return // cluster start-up: the controller comes up after the brokers register
+	}
+	if e.ctrl.active && !e.sessions[e.ctrl.broker].registered {
+		e.ctrl.active = false
+		e.emit(Event{Type: EvController, Broker: Some(e.ctrl.broker),
+			Text: fmt.Sprintf("broker %d is no longer controller (its ZooKeeper registration is gone)", e.ctrl.broker)})
+	}
+	if !e.ctrl.active {
+		for i := range e.brokers {
+			if s := e.sessions[i]; s.registered && s.connected && e.brokers[i].state != brokerDead {
+				e.controllerFailover(int32(i))
+				break
+			}
+		}
+		return
+	}
+	if e.ctrlUsable() {
+		e.reconcileBrokers()
+	}
+}
+
+// kill crashes a broker; with loseUnflushed its machine loses power too.
+func (e *Engine) kill(b *broker, loseUnflushed bool) {
+	b.state = brokerDead
+	b.fetchers = nil
+	cause := "process killed"
+	if loseUnflushed {
+		cause = "power loss: unflushed records dropped"
+	}
+	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: cause,
+		Text: fmt.Sprintf("broker %d is down (%s)", b.id, cause)})
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		r.watchers = nil
+		r.produces = nil
+		if loseUnflushed {
+			oldLEO := r.log.LogEndOffset()
+			if lost := r.log.LosePageCache(); len(lost) > 0 {
+				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
+				e.checkLeaderLog(r.p, b.id, r.log.LogEndOffset())
+			}
+			r.unflushed = 0
+		}
+	}
+	e.forgetRequestsOf(b.id)
+	e.resetRequestsTo(b.id)
+	e.disconnect(b.id)
+}
+
+// restart starts a dead broker again.
+func (e *Engine) restart(b *broker) {
+	e.startBroker(b, true)
+}
+
+// beginShutdown is a controlled shutdown: ask the controller to move leadership, then stop.
+func (e *Engine) beginShutdown(b *broker) {
+	b.state = brokerShuttingDown
+	e.emit(Event{Type: "shutdown", Broker: Some(b.id),
+		Text: fmt.Sprintf("broker %d begins a controlled shutdown", b.id)})
+	if e.ctrlUsable() && e.ctrl.broker == b.id {
+		e.controlledShutdown(b.id)
+		e.finishShutdown(b)
+		return
+	}
+	if !e.ctrl.active {
+		e.finishShutdown(b)
+		return
+	}
+	e.send(&Message{Type: MsgControlledShutdown, From: b.id, To: e.ctrl.broker,
+		ControlledShutdown: &ControlledShutdownRequest{BrokerID: b.id, BrokerEpoch: b.brokerEpoch}})
+}
+
+func (e *Engine) handleControlledShutdownResponse(b *broker, m *Message) {
+	e.finishShutdown(b)
+}
+
+// finishShutdown stops the broker cleanly: fetchers stop, logs are flushed, HWs checkpointed,
+// and the ZooKeeper session is closed.
+func (e *Engine) finishShutdown(b *broker) {
+	if b.state != brokerShuttingDown {
+		return
+	}
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		r.log.Flush()
+		r.unflushed = 0
+	}
+	e.checkpointHighWatermarks(b)
+	b.state = brokerDead
+	b.fetchers = nil
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		r.watchers = nil
+		r.produces = nil
+	}
+	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "controlled shutdown",
+		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", b.id)})
+	e.forgetRequestsOf(b.id)
+	e.resetRequestsTo(b.id)
+	e.deregister(b.id)
+}
+
+// isolate cuts every link of a broker, ZooKeeper's included.
+func (e *Engine) isolate(b *broker) {
+	b.isolated = true
+	e.emit(Event{Type: EvIsolate, Broker: Some(b.id),
+		Text: fmt.Sprintf("broker %d isolated: its links and its ZooKeeper connection are cut", b.id)})
+	e.disconnect(b.id)
+}
+
+// heal restores a broker's links (or every link). A broker whose session expired meanwhile
+// registers again with a new broker epoch.
+func (e *Engine) heal(id *int32) {
+	var ids []int32
+	for i := range e.brokers {
+		if id == nil || *id == int32(i) {
+			ids = append(ids, int32(i))
+		}
+	}
+	for _, k := range sortedLinkKeys(e.net.links) {
+		if id == nil || k.from == *id || k.to == *id {
+			l := e.net.links[k]
+			l.down = false
+			e.net.links[k] = l
+		}
+	}
+	for _, i := range ids {
+		b := e.brokers[i]
+		was := b.isolated
+		b.isolated = false
+		if was {
+			e.emit(Event{Type: EvHeal, Broker: Some(i), Text: fmt.Sprintf("broker %d healed: its links are back", i)})
+		}
+		if b.state == brokerDead || !was {
+			continue
+		}
+		s := &e.sessions[i]
+		if s.registered {
+			s.connected = true
+			s.gen++
+			if e.ctrl.active && e.ctrl.broker == i {
+				e.zkChanged() // the controller catches up on what it missed
+			}
+			continue
+		}
+		e.register(b)
+	}
+	if id == nil {
+		e.emit(Event{Type: EvHeal, Text: "every link healed"})
+	}
+}
+
+func sortedLinkKeys(m map[linkKey]linkState) []linkKey {
+	keys := make([]linkKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b linkKey) int {
+		if a.from != b.from {
+			return int(a.from - b.from)
+		}
+		return int(a.to - b.to)
+	})
+	return keys
+}
+
+// failDisk takes a broker's log directory offline.
+func (e *Engine) failDisk(b *broker) {
+	b.diskFailed = true
+	var pids []int32
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		r.offline = true
+		pids = append(pids, pid)
+		e.completeDelayedProduces(r)
+		e.tryCompleteWatchers(b, r)
+	}
+	e.removeFetcherForPartitions(b, pids)
+	e.shutdownIdleFetchers(b)
+	e.emit(Event{Type: EvLogDirFailure, Broker: Some(b.id),
+		Text: fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", b.id, len(pids))})
+	e.handleLogDirFailure(b.id)
+}

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Config holds the Kafka settings the engine models, under Kafka's own names, with Kafka's
+// defaults (3.x line), plus the simulator's own sim.* settings. It round-trips through JSON so a
+// run can be replayed from its record.
+type Config struct {
+	ReplicaLagTimeMaxMs           int64  // replica.lag.time.max.ms
+	ReplicaFetchWaitMaxMs         int64  // replica.fetch.wait.max.ms
+	ReplicaFetchMinBytes          int64  // replica.fetch.min.bytes
+	ReplicaFetchMaxBytes          int64  // replica.fetch.max.bytes
+	ReplicaFetchResponseMaxBytes  int64  // replica.fetch.response.max.bytes
+	ReplicaFetchBackoffMs         int64  // replica.fetch.backoff.ms
+	ReplicaSocketTimeoutMs        int64  // replica.socket.timeout.ms
+	NumReplicaFetchers            int64  // num.replica.fetchers
+	MinInsyncReplicas             int64  // min.insync.replicas
+	UncleanLeaderElectionEnable   bool   // unclean.leader.election.enable
+	HighWatermarkCheckpointMs     int64  // replica.high.watermark.checkpoint.interval.ms
+	LogFlushIntervalMessages      int64  // log.flush.interval.messages
+	ZookeeperSessionTimeoutMs     int64  // zookeeper.session.timeout.ms
+	InterBrokerProtocolVersion    string // inter.broker.protocol.version
+	AutoLeaderRebalanceEnable     bool   // auto.leader.rebalance.enable
+	LeaderImbalanceCheckIntervalS int64  // leader.imbalance.check.interval.seconds
+	LeaderImbalancePerBrokerPct   int64  // leader.imbalance.per.broker.percentage
+	RequestTimeoutMs              int64  // request.timeout.ms (producer and controller requests)
+	DeliveryTimeoutMs             int64  // delivery.timeout.ms (producer)
+	RetryBackoffMs                int64  // retry.backoff.ms (producer)
+	NetworkLatencyMs              int64  // sim.network.latency.ms
+	NetworkJitterMs               int64  // sim.network.jitter.ms
+	RecordSizeBytes               int64  // sim.record.size.bytes
+}
+
+// DefaultConfig returns Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{
+		ReplicaLagTimeMaxMs:           30000,
+		ReplicaFetchWaitMaxMs:         500,
+		ReplicaFetchMinBytes:          1,
+		ReplicaFetchMaxBytes:          1048576,
+		ReplicaFetchResponseMaxBytes:  10485760,
+		ReplicaFetchBackoffMs:         1000,
+		ReplicaSocketTimeoutMs:        30000,
+		NumReplicaFetchers:            1,
+		MinInsyncReplicas:             1,
+		UncleanLeaderElectionEnable:   false,
+		HighWatermarkCheckpointMs:     5000,
+		LogFlushIntervalMessages:      math.MaxInt64,
+		ZookeeperSessionTimeoutMs:     18000,
+		InterBrokerProtocolVersion:    "3.7",
+		AutoLeaderRebalanceEnable:     true,
+		LeaderImbalanceCheckIntervalS: 300,
+		LeaderImbalancePerBrokerPct:   10,
+		RequestTimeoutMs:              30000,
+		DeliveryTimeoutMs:             120000,
+		RetryBackoffMs:                100,
+		NetworkLatencyMs:              1,
+		NetworkJitterMs:               0,
+		RecordSizeBytes:               100,
+	}
+}
+
+// configKey describes one accepted config name.
+type configKey struct {
+	name string
+	// min is the smallest accepted value of an integer setting.
+	min  int64
+	int  func(c *Config) *int64
+	bool func(c *Config) *bool
+	str  func(c *Config) *string
+	// allowed lists the accepted values of a string setting.
+	allowed []string
+	doc     string
+}
+
+// Eras lists the accepted inter.broker.protocol.version values, oldest first.
+var Eras = []string{"0.10.2", "0.11.0", "2.1", "3.7"}
+
+var configKeys = []configKey{
+	{name: "replica.lag.time.max.ms", min: 1, int: func(c *Config) *int64 { return &c.ReplicaLagTimeMaxMs }, doc: "a follower that has not caught up for this long leaves the ISR"},
+	{name: "replica.fetch.wait.max.ms", min: 0, int: func(c *Config) *int64 { return &c.ReplicaFetchWaitMaxMs }, doc: "how long a follower's fetch may wait in purgatory for data"},
+	{name: "replica.fetch.min.bytes", min: 0, int: func(c *Config) *int64 { return &c.ReplicaFetchMinBytes }, doc: "bytes a follower's fetch waits for"},
+	{name: "replica.fetch.max.bytes", min: 1, int: func(c *Config) *int64 { return &c.ReplicaFetchMaxBytes }, doc: "bytes per partition in one fetch response (the first batch always fits)"},
+	{name: "replica.fetch.response.max.bytes", min: 1, int: func(c *Config) *int64 { return &c.ReplicaFetchResponseMaxBytes }, doc: "bytes in one whole fetch response"},
+	{name: "replica.fetch.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ReplicaFetchBackoffMs }, doc: "backoff after a fetch error, and the idle wait"},
+	{name: "replica.socket.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ReplicaSocketTimeoutMs }, doc: "a follower's request with no answer fails after this long"},
+	{name: "num.replica.fetchers", min: 1, int: func(c *Config) *int64 { return &c.NumReplicaFetchers }, doc: "fetcher threads per source broker"},
+	{name: "min.insync.replicas", min: 1, int: func(c *Config) *int64 { return &c.MinInsyncReplicas }, doc: "acks=all gate, and (3.7) the HW gate"},
+	{name: "unclean.leader.election.enable", bool: func(c *Config) *bool { return &c.UncleanLeaderElectionEnable }, doc: "elect an out-of-sync replica when no ISR member is alive"},
+	{name: "replica.high.watermark.checkpoint.interval.ms", min: 1, int: func(c *Config) *int64 { return &c.HighWatermarkCheckpointMs }, doc: "how often the HW checkpoint file is written"},
+	{name: "log.flush.interval.messages", min: 1, int: func(c *Config) *int64 { return &c.LogFlushIntervalMessages }, doc: "fsync after this many appended records (default: never)"},
+	{name: "zookeeper.session.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ZookeeperSessionTimeoutMs }, doc: "how long until a silent broker is declared dead"},
+	{name: "inter.broker.protocol.version", str: func(c *Config) *string { return &c.InterBrokerProtocolVersion }, allowed: Eras, doc: "the protocol era"},
+	{name: "auto.leader.rebalance.enable", bool: func(c *Config) *bool { return &c.AutoLeaderRebalanceEnable }, doc: "periodic preferred-leader elections"},
+	{name: "leader.imbalance.check.interval.seconds", min: 1, int: func(c *Config) *int64 { return &c.LeaderImbalanceCheckIntervalS }, doc: "how often the controller checks leader imbalance"},
+	{name: "leader.imbalance.per.broker.percentage", min: 0, int: func(c *Config) *int64 { return &c.LeaderImbalancePerBrokerPct }, doc: "imbalance that triggers preferred elections"},
+	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory)"},
+	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
+	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
+	{name: "sim.network.latency.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkLatencyMs }, doc: "one-way delay of every message unless a link says otherwise"},
+	{name: "sim.network.jitter.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkJitterMs }, doc: "extra random delay per message, 0..jitter ms, from the seeded PRNG; links stay FIFO"},
+	{name: "sim.record.size.bytes", min: 1, int: func(c *Config) *int64 { return &c.RecordSizeBytes }, doc: "the size of one record, for the byte limits of fetches"},
+}
+
+// ConfigNames returns every accepted config name, sorted.
+func ConfigNames() []string {
+	names := make([]string, 0, len(configKeys))
+	for _, k := range configKeys {
+		names = append(names, k.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func findConfigKey(name string) (configKey, bool) {
+	for _, k := range configKeys {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return configKey{}, false
+}
+
+// Set applies one setting given as JSON. The error names the setting and the problem.
+func (c *Config) Set(name string, raw json.RawMessage) error {
+	k, ok := findConfigKey(name)
+	if !ok {
+		return fmt.Errorf("config.%s: unknown config name (known: %s)", name, strings.Join(ConfigNames(), ", "))
+	}
+	switch {
+	case k.int != nil:
+		var v int64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("config.%s: want an integer, got %s", name, raw)
+		}
+		if v < k.min {
+			return fmt.Errorf("config.%s: %d is below the minimum %d", name, v, k.min)
+		}
+		*k.int(c) = v
+	case k.bool != nil:
+		var v bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("config.%s: want true or false, got %s", name, raw)
+		}
+		*k.bool(c) = v
+	case k.str != nil:
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("config.%s: want a string, got %s", name, raw)
+		}
+		if !slices.Contains(k.allowed, v) {
+			return fmt.Errorf("config.%s: %q is not one of %s", name, v, strings.Join(k.allowed, ", "))
+		}
+		*k.str(c) = v
+	}
+	return nil
+}
+
+// Values returns every setting as name → JSON value, for views and replay records.
+func (c Config) Values() map[string]any {
+	out := make(map[string]any, len(configKeys))
+	for _, k := range configKeys {
+		switch {
+		case k.int != nil:
+			out[k.name] = *k.int(&c)
+		case k.bool != nil:
+			out[k.name] = *k.bool(&c)
+		case k.str != nil:
+			out[k.name] = *k.str(&c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,451 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The ZooKeeper-mode controller (KafkaController, PartitionStateMachine, ReplicaStateMachine).
+// It runs on one broker. Its state is ZooKeeper's (the partition znodes live in partition), read
+// and written without delay; what it tells brokers travels as LeaderAndIsr over the network from
+// its broker. Simplifications: ZooKeeper itself never fails and answers at once; UpdateMetadata is
+// not modelled (brokers and clients learn leaders and live brokers at once).
+type controller struct {
+	broker int32
+	epoch  int32
+	active bool
+	// live is the broker epoch of each broker the controller counts as alive (0: not alive).
+	live         []int64
+	shuttingDown []bool
+	// offline marks replicas whose log directory failed (pid, broker).
+	offline map[[2]int32]bool
+	// batch collects LeaderAndIsr partitions per target broker during one controller action.
+	batch map[int32][]int32
+}
+
+// ctrlUsable reports whether the controller can act: its broker runs and reaches ZooKeeper.
+func (e *Engine) ctrlUsable() bool {
+	if !e.ctrl.active {
+		return false
+	}
+	s := e.sessions[e.ctrl.broker]
+	return s.registered && s.connected && e.brokers[e.ctrl.broker].state != brokerDead
+}
+
+// replicaUsable: the broker is alive and not shutting down per the controller, and the replica's
+// log directory works (liveBrokerIds in ControllerContext excludes shutting-down brokers).
+func (e *Engine) replicaUsable(pid, b int32) bool {
+	return e.ctrl.live[b] != 0 && !e.ctrl.shuttingDown[b] && !e.ctrl.offline[[2]int32{pid, b}]
+}
+
+// leaderAndIsrFor builds a LeaderAndIsr request for broker b with the current state of pids.
+func (e *Engine) leaderAndIsrFor(b int32, pids []int32) *LeaderAndIsrRequest {
+	req := &LeaderAndIsrRequest{ControllerID: e.ctrl.broker, ControllerEpoch: e.ctrl.epoch,
+		BrokerEpoch: e.sessions[b].epoch}
+	leaders := map[int32]bool{}
+	for _, pid := range pids {
+		p := e.partitions[pid]
+		req.Partitions = append(req.Partitions, LeaderAndIsrState{TP: p.tp(), Leader: p.leader,
+			LeaderEpoch: p.leaderEpoch, ISR: slices.Clone(p.isr), PartitionEpoch: p.partitionEpoch,
+			Replicas: slices.Clone(p.assignment)})
+		if p.leader >= 0 && e.ctrl.live[p.leader] != 0 {
+			leaders[p.leader] = true
+		}
+	}
+	req.LiveLeaders = sortedKeys(leaders)
+	return req
+}
+
+// queueLeaderAndIsr adds p to the next LeaderAndIsr of every live broker hosting it.
+func (e *Engine) queueLeaderAndIsr(p *partition) {
+	for _, h := range p.hosts {
+		if e.ctrl.live[h] == 0 {
+			continue
+		}
+		if e.ctrl.batch == nil {
+			e.ctrl.batch = map[int32][]int32{}
+		}
+		if !slices.Contains(e.ctrl.batch[h], p.pid) {
+			e.ctrl.batch[h] = append(e.ctrl.batch[h], p.pid)
+		}
+	}
+}
+
+// flushLeaderAndIsr sends the queued LeaderAndIsr requests, one per broker, in broker order.
+func (e *Engine) flushLeaderAndIsr() {
+	for _, b := range sortedKeys(e.ctrl.batch) {
+		pids := e.ctrl.batch[b]
+		slices.Sort(pids)
+		e.sendLeaderAndIsr(b, pids)
+	}
+	e.ctrl.batch = nil
+}
+
+func (e *Engine) sendLeaderAndIsr(b int32, pids []int32) {
+	e.send(&Message{Type: MsgLeaderAndIsr, From: e.ctrl.broker, To: b, LeaderAndIsr: e.leaderAndIsrFor(b, pids)})
+}
+
+// controllerRequestFailed re-sends a lost LeaderAndIsr with the current state, as the
+// controller's RequestSendThread retries until the broker is gone.
+func (e *Engine) controllerRequestFailed(req *Message) {
+	l := req.LeaderAndIsr
+	if !e.ctrlUsable() || l.ControllerEpoch != e.ctrl.epoch || e.ctrl.live[req.To] != l.BrokerEpoch {
+		return
+	}
+	pids := make([]int32, len(l.Partitions))
+	for i, ps := range l.Partitions {
+		pids[i] = ps.pid
+	}
+	e.sendLeaderAndIsr(req.To, pids)
+}
+
+// writePartition is the controller's ZooKeeper write of a new leader and ISR. A new leader (or
+// none) bumps the leader epoch, as does a controller-driven ISR removal; every write bumps the
+// partition epoch (the znode version).
+func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLeaderEpoch bool, why string) {
+	oldLeader, oldEpoch, oldISR := p.leader, p.leaderEpoch, p.isr
+	p.leader = leader
+	p.isr = sortedCopy(isr)
+	if bumpLeaderEpoch {
+		p.leaderEpoch++
+	}
+	p.partitionEpoch++
+	if p.leaderEpoch < oldEpoch {
+		e.violate(p, "epoch-regression", nil, nil, fmt.Sprintf("the leader epoch of %s went down from %d to %d", p.name(), oldEpoch, p.leaderEpoch))
+	}
+	if oldLeader != leader {
+		e.emit(Event{Type: EvLeaderChange, Topic: p.topic, Partition: Some(p.index), From: Some(int64(oldLeader)),
+			To: Some(int64(leader)), Epoch: Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
+			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", p.name(), leaderName(oldLeader), leaderName(leader), p.leaderEpoch, why)})
+	}
+	if !slices.Equal(oldISR, p.isr) {
+		e.emit(Event{Type: EvISRChange, Topic: p.topic, Partition: Some(p.index), OldISR: oldISR, ISR: p.isr,
+			Epoch: Some(int64(p.leaderEpoch)), Reason: why,
+			Text: fmt.Sprintf("controller: %s ISR %v → %v (%s)", p.name(), oldISR, p.isr, why)})
+	}
+	if oldLeader != leader {
+		e.checkLeaderLog(p, -1, 0)
+	}
+}
+
+func leaderName(b int32) string {
+	if b < 0 {
+		return "none"
+	}
+	return fmt.Sprint(b)
+}
+
+// electOffline is the offline election (OfflinePartitionLeaderElection): the first live ISR
+// member in assignment order; else, with unclean election, the first live replica.
+func (e *Engine) electOffline(p *partition, allowUnclean bool) bool {
+	var liveISR []int32
+	for _, b := range p.isr {
+		if e.replicaUsable(p.pid, b) {
+			liveISR = append(liveISR, b)
+		}
+	}
+	for _, b := range p.assignment {
+		if slices.Contains(liveISR, b) {
+			p.recovering = false
+			e.writePartition(p, b, liveISR, true, "offline partition: clean election")
+			return true
+		}
+	}
+	if !allowUnclean {
+		return false
+	}
+	for _, b := range p.assignment {
+		if e.replicaUsable(p.pid, b) {
+			p.recovering = true
+			e.writePartition(p, b, []int32{b}, true, "unclean leader election: no live ISR member")
+			return true
+		}
+	}
+	return false
+}
+
+// onReplicasOffline handles dead brokers (or failed log directories): elect new leaders where a
+// lost replica led, then take the lost replicas out of the ISRs (doRemoveReplicasFromIsr).
+func (e *Engine) onReplicasOffline(lost func(pid, b int32) bool) {
+	for _, p := range e.partitions {
+		if p.leader >= 0 && lost(p.pid, p.leader) {
+			if e.electOffline(p, e.cfg.UncleanLeaderElectionEnable) {
+				e.queueLeaderAndIsr(p)
+			}
+		}
+	}
+	for _, p := range e.partitions {
+		for _, b := range p.hosts {
+			if !lost(p.pid, b) || !(slices.Contains(p.isr, b) || p.leader == b) {
+				continue
+			}
+			leader := p.leader
+			if leader == b {
+				leader = -1
+			}
+			isr := p.isr
+			if len(isr) > 1 {
+				isr = sortedMinus(isr, []int32{b})
+			}
+			if leader == p.leader && slices.Equal(isr, p.isr) {
+				continue // the last ISR member stays in the ISR ("last replica standing")
+			}
+			e.writePartition(p, leader, isr, true, fmt.Sprintf("replica %d offline", b))
+			e.queueLeaderAndIsr(p)
+		}
+	}
+}
+
+// onBrokerStartup sends the new brokers their partitions, then elects leaders for partitions that
+// have none (triggerOnlinePartitionStateChange).
+func (e *Engine) onBrokerStartup(ids []int32) {
+	for _, b := range ids {
+		if hosted := e.brokers[b].hosted; len(hosted) > 0 {
+			if e.ctrl.batch == nil {
+				e.ctrl.batch = map[int32][]int32{}
+			}
+			e.ctrl.batch[b] = append(e.ctrl.batch[b], hosted...)
+		}
+	}
+	e.electLeaderless()
+}
+
+// electLeaderless tries the offline election for every partition without a leader.
+func (e *Engine) electLeaderless() {
+	for _, p := range e.partitions {
+		if p.leader < 0 && e.electOffline(p, e.cfg.UncleanLeaderElectionEnable) {
+			e.queueLeaderAndIsr(p)
+		}
+	}
+}
+
+// reconcileBrokers compares the controller's live brokers with ZooKeeper's registrations and
+// handles deaths, bounces (a new broker epoch) and startups (BrokerChange handling).
+func (e *Engine) reconcileBrokers() {
+	var dead, born []int32
+	for i := range e.brokers {
+		b := int32(i)
+		reg := int64(0)
+		if s := e.sessions[b]; s.registered {
+			reg = s.epoch
+		}
+		known := e.ctrl.live[b]
+		switch {
+		case known == reg:
+		case reg == 0:
+			dead = append(dead, b)
+		case known == 0:
+			born = append(born, b)
+		default:
+			dead = append(dead, b)
+			born = append(born, b)
+		}
+	}
+	if len(dead) > 0 {
+		for _, b := range dead {
+			e.ctrl.live[b] = 0
+			e.ctrl.shuttingDown[b] = false
+		}
+		e.onReplicasOffline(func(_, b int32) bool { return slices.Contains(dead, b) })
+	}
+	if len(born) > 0 {
+		for _, b := range born {
+			e.ctrl.live[b] = e.sessions[b].epoch
+			for k := range e.ctrl.offline {
+				if k[1] == b {
+					delete(e.ctrl.offline, k)
+				}
+			}
+		}
+		e.onBrokerStartup(born)
+	}
+	e.flushLeaderAndIsr()
+}
+
+// controllerFailover makes broker c the controller with the next controller epoch
+// (onControllerFailover): it reads the state, sends every live broker its partitions, then
+// handles the brokers that died while no controller was watching.
+func (e *Engine) controllerFailover(c int32) {
+	e.ctrl.broker = c
+	e.ctrl.epoch++
+	e.ctrl.active = true
+	e.ctrl.shuttingDown = make([]bool, len(e.brokers))
+	e.ctrl.offline = map[[2]int32]bool{}
+	e.emit(Event{Type: EvController, Broker: Some(c), Epoch: Some(int64(e.ctrl.epoch)),
+		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, e.ctrl.epoch)})
+	e.ctrl.live = make([]int64, len(e.brokers))
+	for i := range e.brokers {
+		if s := e.sessions[i]; s.registered {
+			e.ctrl.live[i] = s.epoch
+		}
+	}
+	var live []int32
+	for i := range e.brokers {
+		if e.ctrl.live[i] != 0 {
+			live = append(live, int32(i))
+		}
+	}
+	e.onBrokerStartup(live)
+	e.onReplicasOffline(func(_, b int32) bool { return e.ctrl.live[b] == 0 })
+	e.flushLeaderAndIsr()
+	e.scheduleAutoRebalance()
+}
+
+// preferredElection makes the head of the assignment leader if it is usable and in the ISR.
+func (e *Engine) preferredElection(p *partition, why string) string {
+	pref := p.assignment[0]
+	switch {
+	case p.leader == pref:
+		return "ELECTION_NOT_NEEDED"
+	case !e.replicaUsable(p.pid, pref) || !slices.Contains(p.isr, pref):
+		return "PREFERRED_LEADER_NOT_AVAILABLE"
+	}
+	e.writePartition(p, pref, p.isr, true, why)
+	e.queueLeaderAndIsr(p)
+	return ErrNone
+}
+
+// scheduleAutoRebalance arms the leader imbalance check of the current controller.
+func (e *Engine) scheduleAutoRebalance() {
+	if !e.cfg.AutoLeaderRebalanceEnable || !e.ctrl.active {
+		return
+	}
+	e.agenda.push(item{at: e.now + e.cfg.LeaderImbalanceCheckIntervalS*1000, kind: itAutoRebalance, gen: uint64(e.ctrl.epoch)})
+}
+
+// autoRebalance is checkAndTriggerAutoLeaderRebalance: a broker whose share of partitions led by
+// someone else exceeds leader.imbalance.per.broker.percentage gets its preferred leaderships back.
+func (e *Engine) autoRebalance(epoch uint64) {
+	if uint64(e.ctrl.epoch) != epoch || !e.cfg.AutoLeaderRebalanceEnable {
+		return
+	}
+	if e.ctrlUsable() {
+		preferred := make([]int, len(e.brokers))
+		notLed := make([]int, len(e.brokers))
+		for _, p := range e.partitions {
+			pref := p.assignment[0]
+			preferred[pref]++
+			if p.leader != pref {
+				notLed[pref]++
+			}
+		}
+		for b := range e.brokers {
+			if preferred[b] == 0 || int64(notLed[b])*100 <= e.cfg.LeaderImbalancePerBrokerPct*int64(preferred[b]) {
+				continue
+			}
+			for _, p := range e.partitions {
+				if p.assignment[0] == int32(b) && p.leader != int32(b) {
+					e.preferredElection(p, "auto leader rebalance: preferred replica election")
+				}
+			}
+		}
+		e.flushLeaderAndIsr()
+	}
+	e.agenda.push(item{at: e.now + e.cfg.LeaderImbalanceCheckIntervalS*1000, kind: itAutoRebalance, gen: epoch})
+}
+
+// handleAlterPartition is the controller's AlterPartition (AlterIsr) handling in ZooKeeper mode.
+func (e *Engine) handleAlterPartition(b *broker, m *Message) {
+	req := m.AlterPartition
+	p := e.partitions[req.TP.pid]
+	resp := &AlterPartitionResponse{TP: req.TP, Leader: -1, LeaderEpoch: -1, PartitionEpoch: -1}
+	switch {
+	case !e.ctrlUsable() || e.ctrl.broker != b.id:
+		resp.Error = ErrNotController
+	case e.ctrl.live[req.BrokerID] == 0 || e.ctrl.live[req.BrokerID] != req.BrokerEpoch:
+		resp.Error = ErrStaleBrokerEpoch
+	case req.LeaderEpoch < p.leaderEpoch:
+		resp.Error = ErrFencedLeaderEpoch
+	case req.BrokerID != p.leader:
+		resp.Error = ErrInvalidRequest
+	case req.PartitionEpoch < p.partitionEpoch:
+		resp.Error = ErrInvalidUpdateVersion
+	case !slices.Contains(req.NewISR, p.leader):
+		resp.Error = ErrInvalidRequest
+	}
+	if resp.Error == ErrNone {
+		for _, id := range req.NewISR {
+			if !slices.Contains(p.hosts, id) {
+				resp.Error = ErrInvalidRequest
+			} else if !e.replicaUsable(p.pid, id) {
+				resp.Error = ErrIneligibleReplica
+			}
+		}
+	}
+	if resp.Error == ErrNone {
+		e.writePartition(p, p.leader, req.NewISR, false, "AlterPartition from the leader")
+		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
+	} else {
+		e.emit(Event{Type: MsgAlterPartition + "-rejected", Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error,
+			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", p.name(), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
+	}
+	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, AlterPartitionResponse: resp})
+}
+
+// handleControlledShutdown moves leadership off a broker that asks to stop (ControlledShutdown).
+func (e *Engine) handleControlledShutdown(b *broker, m *Message) {
+	req := m.ControlledShutdown
+	resp := &ControlledShutdownResponse{}
+	if !e.ctrlUsable() || e.ctrl.broker != b.id {
+		resp.Error = ErrNotController
+	} else if e.ctrl.live[req.BrokerID] != req.BrokerEpoch {
+		resp.Error = ErrStaleBrokerEpoch
+	} else {
+		resp.Remaining = e.controlledShutdown(req.BrokerID)
+	}
+	e.send(&Message{Type: MsgControlledShutdownResp, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ControlledShutdownResp: resp})
+}
+
+// controlledShutdown is KafkaController.doControlledShutdown: for partitions the broker leads,
+// the controlled-shutdown election (first live ISR member not shutting down); for the others,
+// drop the broker from the ISR and stop its replica. It returns the partitions still led.
+func (e *Engine) controlledShutdown(id int32) []TP {
+	e.ctrl.shuttingDown[id] = true
+	var remaining []TP
+	var stop []TP
+	for _, pid := range e.brokers[id].hosted {
+		p := e.partitions[pid]
+		if len(p.hosts) == 1 {
+			continue
+		}
+		if p.leader == id {
+			var newLeader int32 = -1
+			for _, c := range p.assignment {
+				if c != id && slices.Contains(p.isr, c) && e.replicaUsable(p.pid, c) {
+					newLeader = c
+					break
+				}
+			}
+			if newLeader < 0 {
+				remaining = append(remaining, p.tp())
+				continue
+			}
+			e.writePartition(p, newLeader, sortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			e.queueLeaderAndIsr(p)
+			continue
+		}
+		if slices.Contains(p.isr, id) {
+			e.writePartition(p, p.leader, sortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			e.queueLeaderAndIsr(p)
+		}
+		stop = append(stop, p.tp())
+	}
+	e.flushLeaderAndIsr()
+	if len(stop) > 0 {
+		e.send(&Message{Type: MsgStopReplica, From: e.ctrl.broker, To: id, StopReplica: &StopReplicaRequest{
+			ControllerID: e.ctrl.broker, ControllerEpoch: e.ctrl.epoch, BrokerEpoch: e.ctrl.live[id], Partitions: stop}})
+	}
+	return remaining
+}
+
+// handleLogDirFailure takes a broker's replicas offline at the controller (the log-dir event).
+func (e *Engine) handleLogDirFailure(id int32) {
+	if !e.ctrlUsable() {
+		return
+	}
+	for _, pid := range e.brokers[id].hosted {
+		e.ctrl.offline[[2]int32{pid, id}] = true
+	}
+	e.onReplicasOffline(func(pid, b int32) bool { return b == id && e.ctrl.offline[[2]int32{pid, b}] })
+	e.flushLeaderAndIsr()
+}

@@ -1,0 +1,296 @@
+// Package engine is Kafka's partition replication as a deterministic, single-threaded simulation:
+// ZooKeeper-mode controller, brokers' replica managers and fetcher threads, leaders' ISR and high
+// watermark rules, purgatory, clients and a simulated network. It does no I/O, starts no
+// goroutines and reads no clock: time is simulated milliseconds, handed in by the driver, and the
+// only randomness is one PRNG seeded from the scenario.
+//
+// Every driver (the CLI, the page's WebAssembly worker, the websocket server) uses the same API:
+// New builds a cluster from a scenario, Apply runs an action at the current time, RunUntil and
+// Step move time, View reads the whole state and Drain takes the new trace events.
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Engine is one simulated cluster. It is not safe for concurrent use (like raft's RawNode).
+type Engine struct {
+	cfg  Config
+	era  era
+	seed uint64
+	// rng is the only source of randomness (network jitter).
+	rng *rand.Rand
+	now int64
+
+	agenda  agenda
+	nextMsg uint64
+	// pending holds requests awaiting an answer, by message id.
+	pending map[uint64]*Message
+
+	topics     []topicInfo
+	partitions []*partition
+	brokers    []*broker
+	sessions   []zkSession
+	zxid       int64
+	ctrl       controller
+	net        network
+	clients    clients
+
+	trace      bool
+	events     []Event
+	eventCount uint64
+	processed  uint64
+	violations []Violation
+}
+
+type topicInfo struct {
+	name  string
+	first int32 // pid of partition 0
+	count int32
+}
+
+// New builds the cluster a scenario describes, at time 0: every partition led by its first
+// replica at leader epoch 0 with every replica in the ISR, broker 0 the controller. The
+// scenario's steps are not applied; the driver applies them (see Run).
+func New(sc *Scenario) (*Engine, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := DefaultConfig()
+	for _, name := range sortedKeys(sc.Config) {
+		if err := cfg.Set(name, sc.Config[name]); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{
+		cfg:     cfg,
+		era:     eraFor(cfg.InterBrokerProtocolVersion),
+		seed:    sc.Seed,
+		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
+		pending: map[uint64]*Message{},
+		trace:   true,
+	}
+	e.net.init(sc.Brokers)
+	e.buildTopics(sc)
+	e.start()
+	return e, nil
+}
+
+func (e *Engine) buildTopics(sc *Scenario) {
+	for i := range sc.Brokers {
+		e.brokers = append(e.brokers, &broker{id: int32(i)})
+	}
+	e.sessions = make([]zkSession, sc.Brokers)
+	for _, t := range sc.Topics {
+		assign := t.Assignment
+		if assign == nil {
+			for p := range t.Partitions {
+				reps := make([]int32, t.ReplicationFactor)
+				for i := range reps {
+					reps[i] = int32((p + i) % sc.Brokers)
+				}
+				assign = append(assign, reps)
+			}
+		}
+		ti := topicInfo{name: t.Name, first: int32(len(e.partitions)), count: int32(len(assign))}
+		e.topics = append(e.topics, ti)
+		for idx, reps := range assign {
+			p := &partition{
+				pid:        int32(len(e.partitions)),
+				topic:      t.Name,
+				index:      int32(idx),
+				hosts:      append([]int32(nil), reps...),
+				assignment: append([]int32(nil), reps...),
+				leader:     reps[0],
+				isr:        sortedCopy(reps),
+			}
+			for _, b := range reps {
+				r := &replica{broker: b, p: p}
+				r.resetMemory()
+				p.replicas = append(p.replicas, r)
+				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
+			}
+			e.partitions = append(e.partitions, p)
+		}
+	}
+}
+
+// start brings the cluster up at time 0: brokers register, broker 0 becomes controller, and
+// every broker applies the initial LeaderAndIsr at once (no network round trip at time 0).
+func (e *Engine) start() {
+	for _, b := range e.brokers {
+		e.startBroker(b, false)
+	}
+	e.ctrl = controller{broker: 0, epoch: 1, active: true, shuttingDown: make([]bool, len(e.brokers)),
+		offline: map[[2]int32]bool{}}
+	e.ctrl.live = make([]int64, len(e.brokers))
+	for i := range e.brokers {
+		e.ctrl.live[i] = e.sessions[i].epoch
+	}
+	for _, b := range e.brokers {
+		req := e.leaderAndIsrFor(b.id, b.hosted)
+		e.becomeLeaderOrFollower(b, req)
+	}
+	e.scheduleAutoRebalance()
+}
+
+// Config returns the settings in force.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Now returns the simulated time in ms.
+func (e *Engine) Now() int64 { return e.now }
+
+// Seed returns the seed of the run.
+func (e *Engine) Seed() uint64 { return e.seed }
+
+// SetTrace turns the recording of trace events on or off (benchmarks run without it). Invariants
+// are checked either way.
+func (e *Engine) SetTrace(on bool) { e.trace = on }
+
+// Drain returns the events recorded since the last call.
+func (e *Engine) Drain() []Event {
+	ev := e.events
+	e.events = nil
+	return ev
+}
+
+// Stats counts the work done so far.
+type Stats struct {
+	Now       int64  `json:"now"`
+	Processed uint64 `json:"processed"` // agenda items handled
+	Events    uint64 `json:"events"`    // trace events emitted (or that would have been)
+	InFlight  int    `json:"inFlight"`  // agenda items waiting
+}
+
+// Stats returns counters of the work done.
+func (e *Engine) Stats() Stats {
+	return Stats{Now: e.now, Processed: e.processed, Events: e.eventCount, InFlight: e.agenda.len()}
+}
+
+// NextAt returns the time of the next internal happening, or -1 when nothing is scheduled.
+func (e *Engine) NextAt() int64 {
+	if e.agenda.len() == 0 {
+		return -1
+	}
+	return e.agenda.peekAt()
+}
+
+// RunUntil processes everything due at or before t, then sets the clock to t. Times before now
+// are an error.
+func (e *Engine) RunUntil(t int64) error {
+	if t < e.now {
+		return fmt.Errorf("time %d is before the current time %d", t, e.now)
+	}
+	for e.agenda.len() > 0 && e.agenda.peekAt() <= t {
+		e.processNext()
+	}
+	e.now = t
+	return nil
+}
+
+// Step processes agenda items until at least one trace event is emitted or nothing is left, and
+// reports whether anything happened. It is the page's "next event" button.
+func (e *Engine) Step() bool {
+	before := e.eventCount
+	for e.agenda.len() > 0 {
+		e.processNext()
+		if e.eventCount != before {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) processNext() {
+	it := e.agenda.pop()
+	e.now = it.at
+	e.processed++
+	e.handle(it)
+}
+
+// emit records a trace event (when tracing) and counts it either way.
+func (e *Engine) emit(ev Event) {
+	e.eventCount++
+	if !e.trace {
+		return
+	}
+	ev.T = e.now
+	e.events = append(e.events, ev)
+}
+
+// schedule adds a timer for broker b's current incarnation.
+func (e *Engine) schedule(at int64, kind itemKind, b int32, id int64) {
+	var gen uint64
+	if b >= 0 {
+		gen = e.brokers[b].incarnation
+	}
+	e.agenda.push(item{at: at, kind: kind, broker: b, gen: gen, id: id})
+}
+
+func (e *Engine) handle(it item) {
+	switch it.kind {
+	case itDeliver:
+		e.deliver(it.msg, it.gen)
+		return
+	case itRequestFailed:
+		e.requestFailed(it.msg, it.id != 0)
+		return
+	case itProducerRetry:
+		e.producerRetry(it.id)
+		return
+	case itAutoRebalance:
+		e.autoRebalance(it.gen)
+		return
+	case itSessionExpire:
+		e.sessionExpire(it.broker, it.gen)
+		return
+	}
+	b := e.brokers[it.broker]
+	if b.state == brokerDead || b.incarnation != it.gen {
+		return // a timer of a former incarnation
+	}
+	switch it.kind {
+	case itFetcherWake:
+		e.fetcherWake(b, it.id)
+	case itDelayedFetchDone:
+		e.delayedFetchExpired(b, it.fetch)
+	case itDelayedProduceDone:
+		e.delayedProduceExpired(b, it.produce)
+	case itIsrShrinkTask:
+		e.isrShrinkTask(b)
+	case itCheckpointTask:
+		e.checkpointTask(b)
+	case itResend:
+		e.resendAlterPartition(b, int32(it.id))
+	}
+}
+
+// partitionOf returns the partition with this topic and index, or nil.
+func (e *Engine) partitionOf(topic string, index int32) *partition {
+	for _, t := range e.topics {
+		if t.name == topic {
+			if index < 0 || index >= t.count {
+				return nil
+			}
+			return e.partitions[t.first+index]
+		}
+	}
+	return nil
+}
+
+// replicaOn returns broker b's replica of p, or nil if b hosts none.
+func (p *partition) replicaOn(b int32) *replica {
+	for i, h := range p.hosts {
+		if h == b {
+			return p.replicas[i]
+		}
+	}
+	return nil
+}
+
+func (p *partition) tp() TP { return TP{pid: p.pid, Topic: p.topic, Partition: p.index} }
+
+func (p *partition) name() string { return fmt.Sprintf("%s-%d", p.topic, p.index) }
+
+func (e *Engine) alive(b int32) bool { return e.brokers[b].state != brokerDead }

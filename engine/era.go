@@ -1,0 +1,106 @@
+package engine
+
+import "github.com/highwater-sim/highwater/engine/commitlog"
+
+// era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
+// Kafka's replication changed after real clusters lost or diverged data. Every difference between
+// eras is a field here; nothing else in the engine asks which version is in force.
+type era struct {
+	version string
+	// truncateOnFetch: fetches carry lastFetchedEpoch and the leader answers divergingEpoch
+	// (KIP-595 mechanism, IBP 2.7+); no separate truncation round.
+	truncateOnFetch bool
+	// epochRequests: a follower asks OffsetsForLeaderEpoch before fetching (KIP-101, IBP 0.11+).
+	// Without it, a follower truncates to its own high watermark (the pre-KIP-101 rule).
+	epochRequests bool
+	// epochAnswerNamesEpoch: the answer is (epoch, end offset) and may take several rounds
+	// (KIP-279, IBP 2.0+); before, it is an offset only, found as the start of the first epoch
+	// above the one asked for.
+	epochAnswerNamesEpoch bool
+	// fencing: requests carry currentLeaderEpoch and are fenced (KIP-320, IBP 2.1+).
+	fencing bool
+	// minIsrGatesHW: the HW does not advance while the ISR is below min.insync.replicas
+	// (KAFKA-15583, 3.7).
+	minIsrGatesHW bool
+}
+
+func eraFor(version string) era {
+	switch version {
+	case "0.10.2":
+		return era{version: version}
+	case "0.11.0":
+		return era{version: version, epochRequests: true}
+	case "2.1":
+		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true}
+	default:
+		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
+			fencing: true, minIsrGatesHW: true}
+	}
+}
+
+// initialFetchState is where a new follower starts fetching (AbstractFetcherThread.addPartitions
+// with ReplicaManager.initialFetchOffset): truncate-on-fetch starts Fetching at the LEO with the
+// latest epoch as lastFetchedEpoch; otherwise the follower starts Truncating at its HW.
+func (er era) initialFetchState(log *commitlog.Log, currentEpoch int32) fetchState {
+	st := fetchState{epoch: currentEpoch, lastFetchedEpoch: -1}
+	latest := log.Cache().Latest()
+	if er.truncateOnFetch && latest != commitlog.Undefined {
+		st.fetchOffset = log.LogEndOffset()
+		st.lastFetchedEpoch = latest
+		return st
+	}
+	st.fetchOffset = log.HighWatermark()
+	st.truncating = true
+	return st
+}
+
+// requestEpoch is the currentLeaderEpoch a follower sends: -1 before KIP-320.
+func (er era) requestEpoch(epoch int32) int32 {
+	if er.fencing {
+		return epoch
+	}
+	return -1
+}
+
+// answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked).
+func (er era) answerOffsetsForEpoch(log *commitlog.Log, asked int32) (int32, int64) {
+	if er.epochAnswerNamesEpoch {
+		return log.Cache().EndOffsetFor(asked, log.LogEndOffset())
+	}
+	// Before KIP-279 (LeaderEpochFileCache.endOffsetFor in 0.11): the latest epoch → LEO;
+	// otherwise the start offset of the first epoch above the one asked for; unknown → -1.
+	entries := log.Cache().Entries()
+	if asked == commitlog.Undefined || len(entries) == 0 {
+		return -1, -1
+	}
+	if asked == log.Cache().Latest() {
+		return -1, log.LogEndOffset()
+	}
+	for _, en := range entries {
+		if en.Epoch > asked {
+			return -1, en.StartOffset
+		}
+	}
+	return -1, -1
+}
+
+// truncationOffset is getOffsetTruncationState: given the leader's answer (E, O), the offset to
+// truncate to and whether truncation is finished (false: ask again about the new latest epoch).
+func truncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, leaderOffset int64) (int64, bool) {
+	leo := log.LogEndOffset()
+	switch {
+	case leaderOffset == commitlog.Undefined:
+		return fetchOffset, true
+	case leaderEpoch == commitlog.Undefined:
+		return min(leaderOffset, leo), true
+	}
+	e, o := log.Cache().EndOffsetFor(leaderEpoch, leo)
+	switch {
+	case e == commitlog.Undefined && o == commitlog.Undefined:
+		return min(leaderOffset, leo), true
+	case e != leaderEpoch:
+		return min(o, leo), false
+	default:
+		return min(o, leaderOffset, leo), true
+	}
+}

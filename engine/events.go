@@ -1,0 +1,58 @@
+package engine
+
+import "github.com/highwater-sim/highwater/engine/commitlog"
+
+// Event is one entry of the trace. Every event has a time, a type and one stable human-readable
+// Text (the narration, and what tests compare); the other fields depend on the type. Message
+// events (the send of a request or response) carry the Message itself, which says who sent it to
+// whom and when it arrives.
+type Event struct {
+	T    int64  `json:"t"`
+	Type string `json:"type"`
+	// Broker is where a local event happened.
+	Broker    Opt[int32] `json:"broker,omitzero"`
+	Topic     string     `json:"topic,omitempty"`
+	Partition Opt[int32] `json:"partition,omitzero"`
+	Message   *Message   `json:"message,omitempty"`
+	// From and To are a change's old and new values: offsets for truncate and high-watermark,
+	// leaders for leader-change.
+	From Opt[int64] `json:"from,omitzero"`
+	To   Opt[int64] `json:"to,omitzero"`
+	// Epoch is a leader epoch (leader-change) or broker epoch (broker-up).
+	Epoch   Opt[int64]         `json:"epoch,omitzero"`
+	OldISR  []int32            `json:"oldIsr,omitzero"`
+	ISR     []int32            `json:"isr,omitzero"`
+	Records []commitlog.Record `json:"records,omitzero"`
+	Reason  string             `json:"reason,omitempty"`
+	// Name is an invariant name (violation) or an error name.
+	Name     string  `json:"name,omitempty"`
+	Replicas []int32 `json:"replicas,omitzero"`
+	Text     string  `json:"text"`
+}
+
+// Event types beyond the message types (messages.go).
+const (
+	EvTruncate      = "truncate"
+	EvHighWatermark = "high-watermark"
+	EvISRChange     = "isr-change"
+	EvLeaderChange  = "leader-change"
+	EvBrokerDown    = "broker-down"
+	EvBrokerUp      = "broker-up"
+	EvViolation     = "violation"
+	EvDropped       = "message-dropped"
+	EvAppend        = "append"
+	EvRole          = "become-leader-or-follower"
+	EvFetcher       = "fetcher"
+	EvController    = "controller-change"
+	EvCheckpoint    = "hw-checkpoint"
+	EvProduceResult = "produce-result"
+	EvConsumeResult = "consume-result"
+	EvLogDirFailure = "log-dir-failure"
+	EvIsolate       = "isolate"
+	EvHeal          = "heal"
+	EvLink          = "link"
+	EvConfig        = "config"
+	EvISRPending    = "isr-pending"
+	EvFailed        = "partition-failed"
+	EvZKSession     = "zk-session-expired"
+)

@@ -1,0 +1,412 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Replica fetcher threads (AbstractFetcherManager, AbstractFetcherThread, ReplicaFetcherThread).
+// A broker runs one fetcher per (source broker, fetcherId); fetcherId hashes the partition as
+// Kafka does, so partitions spread over num.replica.fetchers threads per leader. A thread's loop,
+// doWork, is maybeTruncate then maybeFetch: it has at most one request in flight and carries all
+// its ready partitions in one Fetch.
+
+// fetchState is a follower's per-partition fetch state (PartitionFetchState).
+type fetchState struct {
+	pid              int32
+	fetchOffset      int64
+	epoch            int32 // currentLeaderEpoch
+	lastFetchedEpoch int32 // -1: none
+	truncating       bool
+	delayUntil       int64 // backoff deadline
+}
+
+type fetcher struct {
+	owner, leader, id int32
+	// parts is sorted by pid.
+	parts    []fetchState
+	inflight uint64 // the request in flight, 0 for none
+	wakeAt   int64  // the pending wake-up, -1 for none
+}
+
+// javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+// FetcherID is AbstractFetcherManager.getFetcherId: abs(31·hash(topic) + partition) mod n, where
+// Kafka's Utils.abs maps Integer.MIN_VALUE to 0.
+func FetcherID(topic string, partition int32, numFetchers int64) int32 {
+	v := 31*javaStringHash(topic) + partition
+	if v == -1<<31 {
+		v = 0
+	} else if v < 0 {
+		v = -v
+	}
+	return int32(int64(v) % numFetchers)
+}
+
+func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
+
+func (b *broker) fetcherFor(leader, id int32) *fetcher {
+	for _, f := range b.fetchers {
+		if f.leader == leader && f.id == id {
+			return f
+		}
+	}
+	return nil
+}
+
+// addFetcher gives partition st to the fetcher for (leader, fetcherId), creating the thread if
+// needed. An existing state at the same leader epoch is kept (no re-truncation).
+func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
+	p := e.partitions[st.pid]
+	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
+	f := b.fetcherFor(leader, id)
+	if f == nil {
+		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1}
+		b.fetchers = append(b.fetchers, f)
+		slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
+			if x.leader != y.leader {
+				return int(x.leader - y.leader)
+			}
+			return int(x.id - y.id)
+		})
+		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
+			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
+	}
+	i, found := slices.BinarySearchFunc(f.parts, st.pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	if found {
+		if f.parts[i].epoch == st.epoch {
+			return
+		}
+		f.parts[i] = st
+	} else {
+		f.parts = slices.Insert(f.parts, i, st)
+	}
+	e.wakeFetcher(f, e.now)
+}
+
+// removeFetcherForPartitions takes partitions off every fetcher of b.
+func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
+	for _, f := range b.fetchers {
+		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool { return slices.Contains(pids, s.pid) })
+	}
+}
+
+// shutdownIdleFetchers stops fetchers left without partitions.
+func (e *Engine) shutdownIdleFetchers(b *broker) {
+	b.fetchers = slices.DeleteFunc(b.fetchers, func(f *fetcher) bool {
+		if len(f.parts) > 0 {
+			return false
+		}
+		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "stopped",
+			Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", b.id, f.id, f.leader)})
+		return true
+	})
+}
+
+func (e *Engine) wakeFetcher(f *fetcher, at int64) {
+	if f.wakeAt >= 0 && f.wakeAt <= at {
+		return
+	}
+	f.wakeAt = at
+	e.schedule(at, itFetcherWake, f.owner, fetcherKey(f.leader, f.id))
+}
+
+func (e *Engine) fetcherWake(b *broker, key int64) {
+	f := b.fetcherFor(int32(key>>32), int32(uint32(key)))
+	if f == nil || f.wakeAt != e.now {
+		return
+	}
+	f.wakeAt = -1
+	e.doWork(b, f)
+}
+
+// doWork is one turn of the fetcher thread's loop.
+func (e *Engine) doWork(b *broker, f *fetcher) {
+	if f.inflight != 0 || b.state == brokerDead {
+		return
+	}
+	if e.maybeTruncate(b, f) {
+		return
+	}
+	e.maybeFetch(b, f)
+}
+
+// maybeTruncate handles the partitions in the Truncating state; it reports whether it sent an
+// OffsetsForLeaderEpoch request (the thread then waits for the answer).
+func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
+	var ask []OffsetsForEpochPartition
+	for i := range f.parts {
+		st := &f.parts[i]
+		if !st.truncating || st.delayUntil > e.now {
+			continue
+		}
+		r := e.partitions[st.pid].replicaOn(b.id)
+		latest := r.log.Cache().Latest()
+		if !e.era.epochRequests || latest < 0 {
+			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
+			e.truncate(r, st.fetchOffset, "truncate to the high watermark (no leader epoch to ask about)")
+			st.truncating = false
+			st.fetchOffset = r.log.LogEndOffset()
+			continue
+		}
+		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.pid].tp(),
+			CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), LeaderEpoch: latest, epoch: st.epoch})
+	}
+	if len(ask) == 0 {
+		return false
+	}
+	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.leader,
+		OffsetsForEpoch: &OffsetsForEpochRequest{ReplicaID: b.id, Partitions: ask}}
+	e.send(m)
+	f.inflight = m.ID
+	return true
+}
+
+// maybeFetch sends one Fetch for every ready partition, or waits.
+func (e *Engine) maybeFetch(b *broker, f *fetcher) {
+	var parts []FetchPartition
+	next := e.now + e.cfg.ReplicaFetchBackoffMs
+	for _, st := range f.parts {
+		if st.truncating {
+			continue
+		}
+		if st.delayUntil > e.now {
+			next = min(next, st.delayUntil)
+			continue
+		}
+		r := e.partitions[st.pid].replicaOn(b.id)
+		lfe := int32(-1)
+		if e.era.truncateOnFetch {
+			lfe = st.lastFetchedEpoch
+		}
+		parts = append(parts, FetchPartition{TP: r.p.tp(), FetchOffset: st.fetchOffset,
+			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
+			LastFetchedEpoch: lfe, epoch: st.epoch})
+	}
+	if len(parts) == 0 {
+		if len(f.parts) > 0 {
+			e.wakeFetcher(f, next)
+		}
+		return
+	}
+	m := &Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &FetchRequest{
+		ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, Partitions: parts}}
+	e.send(m)
+	f.inflight = m.ID
+}
+
+// fetcherOf returns the fetcher of b waiting for the answer to request id.
+func (b *broker) fetcherOf(id uint64) *fetcher {
+	for _, f := range b.fetchers {
+		if f.inflight == id {
+			return f
+		}
+	}
+	return nil
+}
+
+func (f *fetcher) state(pid int32) *fetchState {
+	i, found := slices.BinarySearchFunc(f.parts, pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	if !found {
+		return nil
+	}
+	return &f.parts[i]
+}
+
+func (f *fetcher) remove(pid int32) {
+	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool { return s.pid == pid })
+}
+
+// backoff delays a partition by replica.fetch.backoff.ms.
+func (e *Engine) backoff(st *fetchState) { st.delayUntil = e.now + e.cfg.ReplicaFetchBackoffMs }
+
+// handleFetchResponse is processFetchRequest's answer handling on the follower.
+func (e *Engine) handleFetchResponse(b *broker, m *Message) {
+	f := b.fetcherOf(m.ReplyTo)
+	if f == nil {
+		return
+	}
+	f.inflight = 0
+	req := m.req
+	for _, d := range m.FetchResponse.Partitions {
+		st := f.state(d.pid)
+		if st == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != d.fetchOffset {
+			continue // removed, moved or re-truncated meanwhile
+		}
+		sentEpoch := requestedEpoch(req, d.pid)
+		e.processPartitionData(b, f, st, d, sentEpoch)
+	}
+	e.doWork(b, f)
+}
+
+func requestedEpoch(req *Message, pid int32) int32 {
+	if req == nil || req.Fetch == nil {
+		return -1
+	}
+	for _, p := range req.Fetch.Partitions {
+		if p.pid == pid {
+			return p.epoch
+		}
+	}
+	return -1
+}
+
+// processPartitionData applies one partition of a fetch response.
+func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d FetchPartitionData, sentEpoch int32) {
+	r := e.partitions[d.pid].replicaOn(b.id)
+	switch d.Error {
+	case ErrNone:
+	case ErrFencedLeaderEpoch:
+		e.fenced(b, f, st, sentEpoch)
+		return
+	case ErrOffsetOutOfRange:
+		e.fetchOffsetAndTruncate(b, f, st)
+		return
+	default:
+		e.backoff(st)
+		return
+	}
+	if d.DivergingEpoch != nil {
+		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
+		t, _ := truncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
+		st.fetchOffset = r.log.LogEndOffset()
+		st.lastFetchedEpoch = r.log.Cache().Latest()
+		return
+	}
+	if st.fetchOffset != r.log.LogEndOffset() {
+		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.fetchOffset, r.log.LogEndOffset()))
+		return
+	}
+	if len(d.Records) > 0 {
+		r.log.AppendAsFollower(d.Records)
+		e.afterAppend(r, len(d.Records))
+		st.fetchOffset = r.log.LogEndOffset()
+		st.lastFetchedEpoch = d.Records[len(d.Records)-1].Epoch
+	}
+	if d.LogStartOffset > r.log.LogStartOffset() {
+		r.log.SetLogStartOffset(d.LogStartOffset)
+	}
+	e.setFollowerHW(r, d.HighWatermark)
+}
+
+// fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
+// leader: the partition is marked failed and waits for a LeaderAndIsr.
+func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) {
+	if sentEpoch == st.epoch {
+		e.markFailed(b, f, st, "fenced: the leader is at a newer leader epoch")
+		return
+	}
+	e.backoff(st)
+}
+
+func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
+	p := e.partitions[st.pid]
+	e.emit(Event{Type: EvFailed, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
+		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", b.id, p.name(), why)})
+	f.remove(st.pid)
+}
+
+// fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
+func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
+	p := e.partitions[st.pid]
+	st.truncating = false
+	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
+		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), epoch: st.epoch}}
+	e.send(m)
+	// The thread blocks on this call, as Kafka's does.
+	f.inflight = m.ID
+}
+
+func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
+	f := b.fetcherOf(m.ReplyTo)
+	if f == nil {
+		return
+	}
+	f.inflight = 0
+	resp := m.ListOffsetsResponse
+	st := f.state(resp.TP.pid)
+	if st != nil && st.epoch == resp.currentEpoch {
+		r := e.partitions[resp.TP.pid].replicaOn(b.id)
+		switch {
+		case resp.Error == ErrFencedLeaderEpoch:
+			e.fenced(b, f, st, resp.currentEpoch)
+		case resp.Error != ErrNone:
+			e.backoff(st)
+		case resp.LogEndOffset < r.log.LogEndOffset():
+			// The unclean-election case: divergence below this point is not repaired.
+			e.truncate(r, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
+			st.fetchOffset = r.log.LogEndOffset()
+			st.lastFetchedEpoch = r.log.Cache().Latest()
+		case resp.LogStartOffset > r.log.LogEndOffset():
+			dropped := r.log.Records()
+			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
+			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
+			st.fetchOffset = resp.LogStartOffset
+			st.lastFetchedEpoch = -1
+		default:
+			st.fetchOffset = max(resp.LogStartOffset, r.log.LogEndOffset())
+		}
+	}
+	e.doWork(b, f)
+}
+
+// handleOffsetsForEpochResponse applies the truncation phase's answers.
+func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
+	f := b.fetcherOf(m.ReplyTo)
+	if f == nil {
+		return
+	}
+	f.inflight = 0
+	for _, res := range m.OffsetsForEpochResp.Partitions {
+		st := f.state(res.pid)
+		if st == nil || !st.truncating || st.epoch != res.currentEpoch {
+			continue
+		}
+		r := e.partitions[res.pid].replicaOn(b.id)
+		switch res.Error {
+		case ErrNone:
+		case ErrFencedLeaderEpoch:
+			e.fenced(b, f, st, res.currentEpoch)
+			continue
+		default:
+			e.backoff(st)
+			continue
+		}
+		t, done := truncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
+		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", res.askedEpoch, res.LeaderEpoch, res.EndOffset))
+		st.fetchOffset = r.log.LogEndOffset()
+		if done {
+			st.truncating = false
+			st.lastFetchedEpoch = r.log.Cache().Latest()
+		}
+	}
+	e.doWork(b, f)
+}
+
+// fetcherRequestFailed handles a failed send or a timeout: back off every partition of it.
+func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
+	f := b.fetcherOf(req.ID)
+	if f == nil {
+		return
+	}
+	f.inflight = 0
+	for i := range f.parts {
+		e.backoff(&f.parts[i])
+	}
+	e.doWork(b, f)
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The invariants of the scenario contract, checked as the run goes. Each names what Kafka
+// promises (under clean elections and at most min.insync.replicas-1 unclean shutdowns); scenarios
+// that go beyond that (unclean election, older eras, power loss of the whole ISR) expect them to
+// break, and say so.
+
+// InvariantNames lists the invariants, in the contract's order.
+var InvariantNames = []string{"acked-write-lost", "consumed-record-changed", "committed-divergence", "hw-regression", "epoch-regression"}
+
+// Violation is the first break of an invariant on a partition.
+type Violation struct {
+	T         int64      `json:"t"`
+	Name      string     `json:"name"`
+	Topic     string     `json:"topic"`
+	Partition int32      `json:"partition"`
+	Replicas  []int32    `json:"replicas,omitempty"`
+	Records   []offsetID `json:"records,omitempty"`
+	Text      string     `json:"text"`
+}
+
+// violate records a violation the first time name breaks on p.
+func (e *Engine) violate(p *partition, name string, replicas []int32, records []offsetID, text string) {
+	if slices.Contains(p.broken, name) {
+		return
+	}
+	p.broken = append(p.broken, name)
+	v := Violation{T: e.now, Name: name, Topic: p.topic, Partition: p.index, Replicas: replicas, Records: records, Text: text}
+	e.violations = append(e.violations, v)
+	e.emit(Event{Type: EvViolation, Topic: p.topic, Partition: Some(p.index), Name: name, Replicas: replicas,
+		Text: "violation " + name + ": " + text})
+}
+
+// Violations returns every violation so far, in order.
+func (e *Engine) Violations() []Violation { return slices.Clone(e.violations) }
+
+// ViolationNames returns the set of invariant names broken so far, sorted.
+func (e *Engine) ViolationNames() []string {
+	var names []string
+	for _, v := range e.violations {
+		if !slices.Contains(names, v.Name) {
+			names = append(names, v.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkLeaderLog checks that the log of the partition's leader (per the controller) still holds
+// every record acknowledged with acks=all and every record consumed, at offsets ≥ from. changed
+// is the broker whose log changed (-1: the leader changed); only the leader's log matters.
+func (e *Engine) checkLeaderLog(p *partition, changed int32, from int64) {
+	if p.leader < 0 || (changed >= 0 && changed != p.leader) {
+		return
+	}
+	if changed < 0 {
+		from = 0
+	}
+	log := &p.replicaOn(p.leader).log
+	if lost := missing(log, p.ackedAll, from); len(lost) > 0 {
+		e.violate(p, "acked-write-lost", []int32{p.leader}, lost,
+			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
+				len(lost), p.leader, p.name(), lost[0].ID, lost[0].Offset))
+	}
+	if gone := missing(log, p.consumed, from); len(gone) > 0 {
+		e.violate(p, "consumed-record-changed", []int32{p.leader}, gone,
+			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
+				len(gone), p.leader, p.name(), gone[0].ID, gone[0].Offset))
+	}
+}
+
+func missing(log interface {
+	At(int64) (commitlogRecord, bool)
+}, recs []offsetID, from int64) []offsetID {
+	var out []offsetID
+	for _, r := range recs {
+		if r.Offset < from {
+			continue
+		}
+		if got, ok := log.At(r.Offset); !ok || got.ID != r.ID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkCommittedRange compares replica r's records in [from, to), now below its HW, with every
+// other live replica's below that replica's HW (committed-divergence). Records below a replica's
+// HW only change by a truncation that also lowers the HW, so checking each range when it becomes
+// committed is enough.
+func (e *Engine) checkCommittedRange(r *replica, from, to int64) {
+	p := r.p
+	for _, s := range p.replicas {
+		if s == r || e.brokers[s.broker].state == brokerDead {
+			continue
+		}
+		end := min(to, s.log.HighWatermark())
+		for o := from; o < end; o++ {
+			a, okA := r.log.At(o)
+			b, okB := s.log.At(o)
+			if okA && okB && a.ID != b.ID {
+				e.violate(p, "committed-divergence", []int32{r.broker, s.broker},
+					[]offsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: b.ID}},
+					fmt.Sprintf("brokers %d and %d hold different records at offset %d of %s (records %d and %d), below both high watermarks",
+						r.broker, s.broker, o, p.name(), a.ID, b.ID))
+				return
+			}
+		}
+	}
+}

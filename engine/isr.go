@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The leader's ISR and high-watermark rules (Partition.scala): HW advance over the maximal ISR,
+// ISR shrink by replica.lag.time.max.ms, ISR expand with the KAFKA-7128 rule, and the
+// AlterPartition round trip (KIP-497) with at most one change in flight per partition.
+
+func (e *Engine) effectiveMinIsr(p *partition) int {
+	return int(min(e.cfg.MinInsyncReplicas, int64(len(p.hosts))))
+}
+
+// isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
+// mode: the broker is registered). Simplification: brokers learn of registrations at once.
+func (e *Engine) isrEligible(b int32) bool { return e.sessions[b].registered }
+
+// caughtUp is Replica.isCaughtUp.
+func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
+	return rr.leo == r.log.LogEndOffset() || e.now-rr.lastCaughtUpTime <= e.cfg.ReplicaLagTimeMaxMs
+}
+
+// maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
+// the leader and the replicas it must wait for, and only ever rises. It reports a rise.
+func (e *Engine) maybeIncrementHW(r *replica) bool {
+	if !r.isLeader() || r.offline {
+		return false
+	}
+	if e.era.minIsrGatesHW && len(r.isr) < e.effectiveMinIsr(r.p) {
+		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
+	}
+	cand := r.log.LogEndOffset()
+	for i := range r.remotes {
+		rr := &r.remotes[i]
+		if rr.leo >= cand {
+			continue
+		}
+		if r.inMaximalISR(rr.broker) || (e.caughtUp(r, rr) && e.isrEligible(rr.broker)) {
+			cand = rr.leo
+		}
+	}
+	old := r.log.HighWatermark()
+	if cand <= old {
+		return false
+	}
+	r.log.SetHighWatermark(cand)
+	e.hwChanged(r, old, "leader")
+	return true
+}
+
+// setFollowerHW applies the HW of a fetch response: min(leader HW, own LEO); it may go down.
+func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
+	old := r.log.HighWatermark()
+	if r.log.SetHighWatermark(leaderHW) != old {
+		e.hwChanged(r, old, "follower")
+	}
+}
+
+// hwChanged records a HW move and checks the invariants it touches.
+func (e *Engine) hwChanged(r *replica, old int64, role string) {
+	now := r.log.HighWatermark()
+	p := r.p
+	e.emit(Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+		From: Some(old), To: Some(now), Reason: role,
+		Text: fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)})
+	if now > old {
+		e.checkCommittedRange(r, old, now)
+	} else if r.isLeader() {
+		e.violate(p, "hw-regression", []int32{r.broker}, nil,
+			fmt.Sprintf("leader %d of %s lowered its high watermark from %d to %d in leader epoch %d", r.broker, p.name(), old, now, r.leaderEpoch))
+	}
+}
+
+// maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
+func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
+	if r.pending.active || contains(r.isr, rr.broker) || !e.isrEligible(rr.broker) {
+		return
+	}
+	if rr.leo < r.log.HighWatermark() || rr.leo < r.epochStartOffset {
+		return // KAFKA-7128: the follower must reach the current leader epoch
+	}
+	e.submitAlterPartition(r, true, []int32{rr.broker}, sortedUnion(r.isr, []int32{rr.broker}))
+}
+
+// isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
+func (e *Engine) isrShrinkTask(b *broker) {
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		if !r.isLeader() || r.offline || r.pending.active {
+			continue
+		}
+		var out []int32
+		for _, id := range r.isr {
+			if rr := r.remote(id); rr != nil && !e.caughtUp(r, rr) {
+				out = append(out, id)
+			}
+		}
+		if len(out) > 0 {
+			e.submitAlterPartition(r, false, out, sortedMinus(r.isr, out))
+		}
+	}
+	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
+}
+
+// submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller.
+func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int32) {
+	r.pending = isrPending{active: true, expand: expand, ids: ids, newISR: newISR}
+	verb := "shrink"
+	if expand {
+		verb = "expand"
+	}
+	p := r.p
+	e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+		OldISR: r.isr, ISR: newISR, Reason: verb,
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.broker, verb, p.name(), r.isr, newISR)})
+	e.sendAlterPartition(r)
+}
+
+func (e *Engine) sendAlterPartition(r *replica) {
+	b := e.brokers[r.broker]
+	to := e.ctrl.broker
+	if !e.ctrl.active {
+		// No controller: try again later.
+		e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, r.broker, int64(r.p.pid))
+		return
+	}
+	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
+		BrokerID: r.broker, BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.leaderEpoch,
+		PartitionEpoch: r.partitionEpoch, NewISR: r.pending.newISR}}
+	e.send(m)
+	r.pending.msg = m.ID
+}
+
+func (e *Engine) resendAlterPartition(b *broker, pid int32) {
+	r := e.partitions[pid].replicaOn(b.id)
+	if r == nil || !r.isLeader() || !r.pending.active || r.pending.stuck || r.pending.msg != 0 {
+		return
+	}
+	e.sendAlterPartition(r)
+}
+
+func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
+	r := e.partitions[req.AlterPartition.TP.pid].replicaOn(b.id)
+	if r == nil || !r.pending.active || r.pending.msg != req.ID {
+		return
+	}
+	r.pending.msg = 0
+	e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, b.id, int64(r.p.pid))
+}
+
+// handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
+func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
+	resp := m.AlterPartitionResponse
+	r := e.partitions[resp.TP.pid].replicaOn(b.id)
+	if r == nil || !r.pending.active || r.pending.msg != m.ReplyTo {
+		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
+	}
+	switch resp.Error {
+	case ErrNone:
+		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.partitionEpoch {
+			r.pending.stuck = true
+			return
+		}
+		r.isr = resp.ISR
+		r.partitionEpoch = resp.PartitionEpoch
+		r.pending = isrPending{}
+		if e.maybeIncrementHW(r) {
+			e.completeDelayedProduces(r)
+		}
+	case ErrIneligibleReplica:
+		r.pending = isrPending{} // back to the last committed state
+	case ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrInvalidRequest, ErrUnknownTopicOrPartition:
+		r.pending.stuck = true // wait for new metadata
+	default:
+		r.pending.msg = 0
+		e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, b.id, int64(r.p.pid))
+	}
+}
+
+func sortedCopy(s []int32) []int32 {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+func sortedUnion(a, b []int32) []int32 {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedMinus(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a))
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

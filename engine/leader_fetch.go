@@ -1,0 +1,243 @@
+package engine
+
+import "fmt"
+
+// The leader's side of Fetch (Partition.fetchRecords, ReplicaManager.fetchMessages) and the fetch
+// purgatory (DelayedFetch). A follower's fetch is answered at once when it brings an error or a
+// divergence, or when enough bytes are there; otherwise it waits up to replica.fetch.wait.max.ms
+// for data. A consumer's fetch (replica id -1) reads only up to the high watermark and never waits.
+
+// delayedFetch is a fetch parked in purgatory.
+type delayedFetch struct {
+	req  *Message
+	done bool
+}
+
+func (e *Engine) handleFetch(b *broker, m *Message) {
+	req := m.Fetch
+	resp := &FetchResponse{Partitions: make([]FetchPartitionData, 0, len(req.Partitions))}
+	var bytes int64
+	now := req.MaxWaitMs <= 0 || req.ReplicaID == ClientNode
+	for _, fp := range req.Partitions {
+		d, n := e.readPartition(b, req, fp, true)
+		bytes += n
+		if d.Error != ErrNone || d.DivergingEpoch != nil {
+			now = true
+		}
+		resp.Partitions = append(resp.Partitions, d)
+	}
+	if now || bytes >= req.MinBytes {
+		e.respondFetch(b, m, resp)
+		return
+	}
+	df := &delayedFetch{req: m}
+	for _, fp := range req.Partitions {
+		if r := e.partitions[fp.pid].replicaOn(b.id); r != nil {
+			r.watchers = append(r.watchers, df)
+		}
+	}
+	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
+}
+
+func (e *Engine) respondFetch(b *broker, m *Message, resp *FetchResponse) {
+	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, FetchResponse: resp})
+}
+
+// readPartition reads one partition of a fetch and, for a follower's first read, updates what the
+// leader knows of the follower. It returns the data and the bytes it holds.
+func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, update bool) (FetchPartitionData, int64) {
+	p := e.partitions[fp.pid]
+	d := FetchPartitionData{TP: fp.TP, fetchOffset: fp.FetchOffset, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
+	r := p.replicaOn(b.id)
+	if d.Error = e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
+		return d, 0
+	}
+	log := &r.log
+	hw, start, leo := log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset()
+	d.HighWatermark, d.LogStartOffset, d.LogEndOffset = hw, start, leo
+	consumer := req.ReplicaID == ClientNode
+	if fp.LastFetchedEpoch >= 0 && !consumer {
+		ep, off := log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+		switch {
+		case ep == -1 && off == -1, fp.FetchOffset < start:
+			d.Error = ErrOffsetOutOfRange
+			return d, 0
+		case ep < fp.LastFetchedEpoch || off < fp.FetchOffset:
+			// No follower state update on a divergence (KAFKA-13141).
+			d.DivergingEpoch = &EpochEndOffset{Epoch: ep, EndOffset: off}
+			return d, 0
+		}
+	}
+	if fp.FetchOffset > leo || fp.FetchOffset < start {
+		d.Error = ErrOffsetOutOfRange
+		return d, 0
+	}
+	end := leo
+	if consumer {
+		end = hw
+		if fp.MaxRecords > 0 {
+			end = min(end, fp.FetchOffset+fp.MaxRecords)
+		}
+	}
+	// replica.fetch.max.bytes per partition; the first record always fits.
+	if limit := max(1, e.cfg.ReplicaFetchMaxBytes/e.cfg.RecordSizeBytes); end-fp.FetchOffset > limit {
+		end = fp.FetchOffset + limit
+	}
+	d.Records = log.Read(fp.FetchOffset, end)
+	if update && !consumer {
+		e.updateFollowerFetchState(r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)
+	}
+	return d, int64(len(d.Records)) * e.cfg.RecordSizeBytes
+}
+
+// checkLeaderRequest is the epoch and leadership check every leader-bound request passes first.
+func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, replicaID int32) string {
+	switch {
+	case r == nil:
+		return ErrUnknownTopicOrPartition
+	case r.offline:
+		return ErrKafkaStorage
+	case !r.known:
+		return ErrNotLeaderOrFollower
+	case currentEpoch >= 0 && currentEpoch < r.leaderEpoch:
+		return ErrFencedLeaderEpoch
+	case currentEpoch >= 0 && currentEpoch > r.leaderEpoch:
+		return ErrUnknownLeaderEpoch
+	case !r.isLeader():
+		return ErrNotLeaderOrFollower
+	case replicaID != ClientNode && !contains(r.p.hosts, replicaID):
+		if currentEpoch >= 0 {
+			return ErrUnknownLeaderEpoch
+		}
+		return ErrNotLeaderOrFollower
+	}
+	return ErrNone
+}
+
+// updateFollowerFetchState is Replica.updateFetchState (§1.6 of the spec): a fetch at offset f
+// while the leader's LEO is leo.
+func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStart, leo int64, brokerEpoch int64) {
+	rr := r.remote(follower)
+	if rr == nil {
+		return
+	}
+	switch {
+	case f >= leo:
+		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, e.now)
+	case f >= rr.lastFetchLeaderLEO:
+		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, rr.lastFetchTime)
+	}
+	moved := rr.leo != f
+	rr.leo = f
+	rr.logStart = logStart
+	rr.lastFetchLeaderLEO = max(leo, rr.lastFetchLeaderLEO)
+	rr.lastFetchTime = e.now
+	rr.brokerEpoch = brokerEpoch
+	e.maybeExpandIsr(r, rr)
+	if moved && e.maybeIncrementHW(r) {
+		e.completeDelayedProduces(r)
+	}
+}
+
+// tryCompleteWatchers re-checks the fetches parked on r (new data, a moved HW, a leadership change).
+func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
+	if len(r.watchers) == 0 {
+		return
+	}
+	kept := r.watchers[:0]
+	for _, df := range r.watchers {
+		if df.done {
+			continue
+		}
+		if e.canCompleteFetch(b, df) {
+			e.completeFetch(b, df)
+			continue
+		}
+		kept = append(kept, df)
+	}
+	clear(r.watchers[len(kept):])
+	r.watchers = kept
+}
+
+// canCompleteFetch is DelayedFetch.tryComplete's conditions (A)–(H) but the timeout.
+func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch) bool {
+	req := df.req.Fetch
+	var bytes int64
+	for _, fp := range req.Partitions {
+		r := e.partitions[fp.pid].replicaOn(b.id)
+		if r == nil || !r.isLeader() || r.offline {
+			return true
+		}
+		if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {
+			return true
+		}
+		leo := r.log.LogEndOffset()
+		if fp.FetchOffset > leo {
+			return true
+		}
+		if fp.LastFetchedEpoch >= 0 {
+			ep, off := r.log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+			if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
+				return true
+			}
+		}
+		bytes += (leo - fp.FetchOffset) * e.cfg.RecordSizeBytes
+	}
+	return bytes >= req.MinBytes
+}
+
+// completeFetch answers a parked fetch, re-reading without updating follower state again; the HW
+// sent is the one current now.
+func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
+	df.done = true
+	req := df.req.Fetch
+	resp := &FetchResponse{Partitions: make([]FetchPartitionData, 0, len(req.Partitions))}
+	for _, fp := range req.Partitions {
+		d, _ := e.readPartition(b, req, fp, false)
+		resp.Partitions = append(resp.Partitions, d)
+	}
+	e.respondFetch(b, df.req, resp)
+}
+
+func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
+	if df == nil || df.done {
+		return
+	}
+	e.completeFetch(b, df)
+}
+
+// handleOffsetsForEpoch answers the truncation phase's question on the leader.
+func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) {
+	req := m.OffsetsForEpoch
+	resp := &OffsetsForEpochResponse{}
+	for _, q := range req.Partitions {
+		r := e.partitions[q.pid].replicaOn(b.id)
+		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1, askedEpoch: q.LeaderEpoch, currentEpoch: q.epoch}
+		if res.Error = e.checkLeaderRequest(b, r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
+			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(&r.log, q.LeaderEpoch)
+		}
+		resp.Partitions = append(resp.Partitions, res)
+	}
+	e.send(&Message{Type: MsgOffsetsForEpochResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, OffsetsForEpochResp: resp})
+}
+
+// handleListOffsets answers a follower's OFFSET_OUT_OF_RANGE recovery.
+func (e *Engine) handleListOffsets(b *broker, m *Message) {
+	req := m.ListOffsets
+	r := e.partitions[req.TP.pid].replicaOn(b.id)
+	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1, currentEpoch: req.epoch}
+	if resp.Error = e.checkLeaderRequest(b, r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
+		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
+	}
+	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ListOffsetsResponse: resp})
+}
+
+func describeFetchPart(d FetchPartitionData) string {
+	switch {
+	case d.Error != "":
+		return fmt.Sprintf("%s-%d %s", d.Topic, d.Partition, d.Error)
+	case d.DivergingEpoch != nil:
+		return fmt.Sprintf("%s-%d diverging epoch %d at %d", d.Topic, d.Partition, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+	}
+	return fmt.Sprintf("%s-%d %d records, HW %d", d.Topic, d.Partition, len(d.Records), d.HighWatermark)
+}

@@ -1,0 +1,252 @@
+package engine
+
+import "github.com/highwater-sim/highwater/engine/commitlog"
+
+// Message is one request or response on the simulated network. Messages are immutable once sent:
+// events and the view share them.
+//
+// Node ids: brokers are 0..n-1; ClientNode stands for the producers and consumers, which sit
+// outside the brokers' network (isolating a broker does not cut its clients).
+type Message struct {
+	ID      uint64 `json:"id"`
+	Type    string `json:"type"`
+	From    int32  `json:"from"`
+	To      int32  `json:"to"`
+	Sent    int64  `json:"sent"`
+	Deliver int64  `json:"deliver"`
+	// ReplyTo is the id of the request a response answers.
+	ReplyTo uint64 `json:"replyTo,omitempty"`
+	// req is the request a response answers.
+	req *Message
+
+	Fetch                  *FetchRequest               `json:"fetch,omitempty"`
+	FetchResponse          *FetchResponse              `json:"fetchResponse,omitempty"`
+	OffsetsForEpoch        *OffsetsForEpochRequest     `json:"offsetsForLeaderEpoch,omitempty"`
+	OffsetsForEpochResp    *OffsetsForEpochResponse    `json:"offsetsForLeaderEpochResponse,omitempty"`
+	ListOffsets            *ListOffsetsRequest         `json:"listOffsets,omitempty"`
+	ListOffsetsResponse    *ListOffsetsResponse        `json:"listOffsetsResponse,omitempty"`
+	LeaderAndIsr           *LeaderAndIsrRequest        `json:"leaderAndIsr,omitempty"`
+	LeaderAndIsrResponse   *LeaderAndIsrResponse       `json:"leaderAndIsrResponse,omitempty"`
+	StopReplica            *StopReplicaRequest         `json:"stopReplica,omitempty"`
+	AlterPartition         *AlterPartitionRequest      `json:"alterPartition,omitempty"`
+	AlterPartitionResponse *AlterPartitionResponse     `json:"alterPartitionResponse,omitempty"`
+	ControlledShutdown     *ControlledShutdownRequest  `json:"controlledShutdown,omitempty"`
+	ControlledShutdownResp *ControlledShutdownResponse `json:"controlledShutdownResponse,omitempty"`
+	Produce                *ProduceRequest             `json:"produce,omitempty"`
+	ProduceResponse        *ProduceResponse            `json:"produceResponse,omitempty"`
+}
+
+// ClientNode is the node id of producers and consumers.
+const ClientNode int32 = -1
+
+// Message types; each is also the trace event type of its send.
+const (
+	MsgFetch                   = "fetch"
+	MsgFetchResponse           = "fetch-response"
+	MsgOffsetsForEpoch         = "offsets-for-leader-epoch"
+	MsgOffsetsForEpochResponse = "offsets-for-leader-epoch-response"
+	MsgListOffsets             = "list-offsets"
+	MsgListOffsetsResponse     = "list-offsets-response"
+	MsgLeaderAndIsr            = "leader-and-isr"
+	MsgLeaderAndIsrResponse    = "leader-and-isr-response"
+	MsgStopReplica             = "stop-replica"
+	MsgAlterPartition          = "alter-partition"
+	MsgAlterPartitionResponse  = "alter-partition-response"
+	MsgControlledShutdown      = "controlled-shutdown"
+	MsgControlledShutdownResp  = "controlled-shutdown-response"
+	MsgProduce                 = "produce"
+	MsgProduceResponse         = "produce-response"
+)
+
+// TP names a partition in messages. pid is the engine's dense index (not part of the protocol).
+type TP struct {
+	pid       int32
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// FetchRequest is Kafka's Fetch from a follower (ReplicaID ≥ 0) or a consumer (ReplicaID -1).
+type FetchRequest struct {
+	ReplicaID   int32            `json:"replicaId"`
+	BrokerEpoch int64            `json:"brokerEpoch"`
+	MaxWaitMs   int64            `json:"maxWaitMs"`
+	MinBytes    int64            `json:"minBytes"`
+	FetcherID   int32            `json:"fetcherId"`
+	Partitions  []FetchPartition `json:"partitions"`
+}
+
+// FetchPartition is one partition of a Fetch. -1 epochs mean "not sent" (older eras).
+type FetchPartition struct {
+	TP
+	FetchOffset        int64 `json:"fetchOffset"`
+	LogStartOffset     int64 `json:"logStartOffset"`
+	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
+	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
+	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
+	epoch int32
+	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
+	MaxRecords int64 `json:"maxRecords,omitempty"`
+}
+
+// FetchResponse answers a Fetch.
+type FetchResponse struct {
+	Error      string               `json:"error,omitempty"`
+	Partitions []FetchPartitionData `json:"partitions"`
+}
+
+// EpochEndOffset is an (epoch, end offset) pair: an OffsetsForLeaderEpoch answer or a divergingEpoch.
+type EpochEndOffset struct {
+	Epoch     int32 `json:"epoch"`
+	EndOffset int64 `json:"endOffset"`
+}
+
+// FetchPartitionData is one partition of a Fetch response. HighWatermark is the leader's HW as it
+// was before this fetch counted (so a follower learns of a commit one round late).
+type FetchPartitionData struct {
+	TP
+	Error          string             `json:"error,omitempty"`
+	HighWatermark  int64              `json:"highWatermark"`
+	LogStartOffset int64              `json:"logStartOffset"`
+	LogEndOffset   int64              `json:"logEndOffset"`
+	DivergingEpoch *EpochEndOffset    `json:"divergingEpoch,omitempty"`
+	Records        []commitlog.Record `json:"records,omitempty"`
+	// fetchOffset echoes the request's, so a follower can tell whether the answer is still current.
+	fetchOffset int64
+}
+
+// OffsetsForEpochRequest is OffsetsForLeaderEpoch from a follower in the truncation phase.
+type OffsetsForEpochRequest struct {
+	ReplicaID  int32                      `json:"replicaId"`
+	Partitions []OffsetsForEpochPartition `json:"partitions"`
+}
+
+// OffsetsForEpochPartition asks for the end offset of LeaderEpoch.
+type OffsetsForEpochPartition struct {
+	TP
+	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
+	LeaderEpoch        int32 `json:"leaderEpoch"`
+	epoch              int32
+}
+
+// OffsetsForEpochResponse answers with (epoch, end offset) per partition; before KIP-279 the
+// epoch is -1 (offset only).
+type OffsetsForEpochResponse struct {
+	Partitions []OffsetsForEpochResult `json:"partitions"`
+}
+
+// OffsetsForEpochResult is one partition's answer.
+type OffsetsForEpochResult struct {
+	TP
+	Error       string `json:"error,omitempty"`
+	LeaderEpoch int32  `json:"leaderEpoch"`
+	EndOffset   int64  `json:"endOffset"`
+	// askedEpoch and currentEpoch echo the request.
+	askedEpoch, currentEpoch int32
+}
+
+// ListOffsetsRequest asks a leader for its latest and earliest offsets (a follower handling
+// OFFSET_OUT_OF_RANGE). Simplification: Kafka sends two requests (latest, then earliest); one
+// answer carries both.
+type ListOffsetsRequest struct {
+	ReplicaID          int32 `json:"replicaId"`
+	TP                 TP    `json:"tp"`
+	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
+	epoch              int32
+}
+
+// ListOffsetsResponse is the answer.
+type ListOffsetsResponse struct {
+	TP             TP     `json:"tp"`
+	Error          string `json:"error,omitempty"`
+	LogEndOffset   int64  `json:"logEndOffset"`
+	LogStartOffset int64  `json:"logStartOffset"`
+	currentEpoch   int32
+}
+
+// LeaderAndIsrRequest is the controller's instruction to a broker (ZooKeeper mode).
+type LeaderAndIsrRequest struct {
+	ControllerID    int32               `json:"controllerId"`
+	ControllerEpoch int32               `json:"controllerEpoch"`
+	BrokerEpoch     int64               `json:"brokerEpoch"`
+	Partitions      []LeaderAndIsrState `json:"partitions"`
+	LiveLeaders     []int32             `json:"liveLeaders"`
+}
+
+// LeaderAndIsrState is one partition's state in a LeaderAndIsr request.
+type LeaderAndIsrState struct {
+	TP
+	Leader         int32   `json:"leader"`
+	LeaderEpoch    int32   `json:"leaderEpoch"`
+	ISR            []int32 `json:"isr"`
+	PartitionEpoch int32   `json:"partitionEpoch"`
+	Replicas       []int32 `json:"replicas"`
+}
+
+// LeaderAndIsrResponse carries an error per partition.
+type LeaderAndIsrResponse struct {
+	Error      string           `json:"error,omitempty"`
+	Partitions []PartitionError `json:"partitions,omitempty"`
+}
+
+// PartitionError is a per-partition result.
+type PartitionError struct {
+	TP
+	Error string `json:"error,omitempty"`
+}
+
+// StopReplicaRequest tells a broker to stop fetching partitions (controlled shutdown).
+type StopReplicaRequest struct {
+	ControllerID    int32 `json:"controllerId"`
+	ControllerEpoch int32 `json:"controllerEpoch"`
+	BrokerEpoch     int64 `json:"brokerEpoch"`
+	Partitions      []TP  `json:"partitions"`
+}
+
+// AlterPartitionRequest is a leader's ISR change proposal (one partition per request here).
+type AlterPartitionRequest struct {
+	BrokerID       int32   `json:"brokerId"`
+	BrokerEpoch    int64   `json:"brokerEpoch"`
+	TP             TP      `json:"tp"`
+	LeaderEpoch    int32   `json:"leaderEpoch"`
+	PartitionEpoch int32   `json:"partitionEpoch"`
+	NewISR         []int32 `json:"newIsr"`
+}
+
+// AlterPartitionResponse is the controller's answer: the committed state, or an error.
+type AlterPartitionResponse struct {
+	TP             TP      `json:"tp"`
+	Error          string  `json:"error,omitempty"`
+	Leader         int32   `json:"leader"`
+	LeaderEpoch    int32   `json:"leaderEpoch"`
+	ISR            []int32 `json:"isr"`
+	PartitionEpoch int32   `json:"partitionEpoch"`
+}
+
+// ControlledShutdownRequest asks the controller to move leadership away first.
+type ControlledShutdownRequest struct {
+	BrokerID    int32 `json:"brokerId"`
+	BrokerEpoch int64 `json:"brokerEpoch"`
+}
+
+// ControlledShutdownResponse lists the partitions the broker still leads.
+type ControlledShutdownResponse struct {
+	Error     string `json:"error,omitempty"`
+	Remaining []TP   `json:"remaining"`
+}
+
+// ProduceRequest is one producer batch.
+type ProduceRequest struct {
+	Op        int64   `json:"op"`
+	TP        TP      `json:"tp"`
+	Acks      Acks    `json:"acks"`
+	RecordIDs []int64 `json:"recordIds"`
+	TimeoutMs int64   `json:"timeoutMs"`
+}
+
+// ProduceResponse answers a produce with acks 1 or all.
+type ProduceResponse struct {
+	Op         int64  `json:"op"`
+	TP         TP     `json:"tp"`
+	Error      string `json:"error,omitempty"`
+	BaseOffset int64  `json:"baseOffset"`
+}

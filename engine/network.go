@@ -1,0 +1,238 @@
+package engine
+
+import "fmt"
+
+// The simulated network. Fault model (what `link`, `isolate` and `kill` do, and whether Kafka
+// tolerates it):
+//   - per-direction latency (sim.network.latency.ms, `link latencyMs`) and optional jitter;
+//     delivery on a link is FIFO, as on one TCP connection;
+//   - a link that is down drops what is sent on it and what arrives on it; the requester learns
+//     of it only when its request times out (replica.socket.timeout.ms for brokers,
+//     request.timeout.ms for clients), as with a silent network partition: tolerated;
+//   - `isolate` takes every link of a broker down, ZooKeeper's included; clients keep reaching it
+//     (the partition leaves the clients on the broker's side, which is how a zombie leader
+//     collects writes): tolerated, with acks=all;
+//   - a dead broker refuses connections: requests to it fail one round trip later, and requests
+//     it had parked are reset.
+// Messages are never corrupted, duplicated or reordered on one link.
+
+type linkKey struct{ from, to int32 }
+
+type linkState struct {
+	latencyMs int64 // -1: the default
+	down      bool
+}
+
+type network struct {
+	links map[linkKey]linkState
+	// lastDeliver keeps each link FIFO when latency changes or jitter is on.
+	lastDeliver map[linkKey]int64
+}
+
+func (n *network) init(brokers int) {
+	n.links = map[linkKey]linkState{}
+	n.lastDeliver = map[linkKey]int64{}
+}
+
+// linkUp reports whether a message can pass from one node to another right now.
+func (e *Engine) linkUp(from, to int32) bool {
+	if from == ClientNode || to == ClientNode {
+		return true
+	}
+	if e.brokers[from].isolated || e.brokers[to].isolated {
+		return false
+	}
+	return !e.net.links[linkKey{from, to}].down
+}
+
+func (e *Engine) latency(from, to int32) int64 {
+	lat := e.cfg.NetworkLatencyMs
+	if from != ClientNode && to != ClientNode {
+		if l, ok := e.net.links[linkKey{from, to}]; ok && l.latencyMs >= 0 {
+			lat = l.latencyMs
+		}
+	}
+	if e.cfg.NetworkJitterMs > 0 {
+		lat += e.rng.Int64N(e.cfg.NetworkJitterMs + 1)
+	}
+	return lat
+}
+
+// isRequest reports whether a message expects an answer.
+func isRequest(t string) bool {
+	switch t {
+	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets, MsgLeaderAndIsr, MsgAlterPartition,
+		MsgControlledShutdown, MsgProduce:
+		return true
+	}
+	return false
+}
+
+// timeoutFor returns how long a requester waits for an answer before giving up.
+func (e *Engine) timeoutFor(m *Message) int64 {
+	if m.From == ClientNode {
+		return e.cfg.RequestTimeoutMs
+	}
+	return e.cfg.ReplicaSocketTimeoutMs
+}
+
+// send puts a message on the network, emits its event and tracks requests until answered.
+func (e *Engine) send(m *Message) {
+	e.nextMsg++
+	m.ID = e.nextMsg
+	m.Sent = e.now
+	key := linkKey{m.From, m.To}
+	at := e.now + e.latency(m.From, m.To)
+	if last, ok := e.net.lastDeliver[key]; ok && last > at {
+		at = last
+	}
+	m.Deliver = at
+	if isRequest(m.Type) {
+		e.pending[m.ID] = m
+	}
+	e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(e, m)})
+	if !e.linkUp(m.From, m.To) {
+		e.drop(m, "link down")
+		return
+	}
+	if m.From != ClientNode && m.To != ClientNode {
+		e.net.lastDeliver[key] = at
+	}
+	var gen uint64
+	if m.To != ClientNode {
+		gen = e.brokers[m.To].incarnation
+	}
+	e.agenda.push(item{at: at, kind: itDeliver, msg: m, gen: gen})
+}
+
+// drop loses a message. A lost request, or a lost answer, fails its request when the requester's
+// timeout runs out.
+func (e *Engine) drop(m *Message, why string) {
+	e.emit(Event{Type: EvDropped, Message: m, Reason: why,
+		Text: fmt.Sprintf("%s #%d from %s to %s lost: %s", m.Type, m.ID, nodeName(m.From), nodeName(m.To), why)})
+	req := m
+	if !isRequest(m.Type) {
+		req = e.pending[m.ReplyTo]
+	}
+	if req == nil {
+		return
+	}
+	e.agenda.push(item{at: max(e.now, req.Sent+e.timeoutFor(req)), kind: itRequestFailed, msg: req, id: 1})
+}
+
+// reset fails a pending request one latency from now, as a refused or reset connection does.
+func (e *Engine) reset(req *Message) {
+	e.agenda.push(item{at: e.now + e.cfg.NetworkLatencyMs, kind: itRequestFailed, msg: req})
+}
+
+// deliver hands an arriving message to its receiver.
+func (e *Engine) deliver(m *Message, gen uint64) {
+	if m.To == ClientNode {
+		if _, ok := e.pending[m.ReplyTo]; !ok {
+			return // the request already failed
+		}
+		delete(e.pending, m.ReplyTo)
+		e.clientReceive(m)
+		return
+	}
+	b := e.brokers[m.To]
+	if !e.linkUp(m.From, m.To) {
+		e.drop(m, "link down")
+		return
+	}
+	if b.state == brokerDead || b.incarnation != gen {
+		if isRequest(m.Type) {
+			e.emit(Event{Type: EvDropped, Message: m, Reason: "broker down",
+				Text: fmt.Sprintf("%s #%d refused: broker %d is down", m.Type, m.ID, b.id)})
+			e.reset(m)
+		}
+		return
+	}
+	if !isRequest(m.Type) {
+		if _, ok := e.pending[m.ReplyTo]; !ok {
+			return // the requester gave up, or restarted, meanwhile
+		}
+		delete(e.pending, m.ReplyTo)
+	}
+	switch m.Type {
+	case MsgFetch:
+		e.handleFetch(b, m)
+	case MsgFetchResponse:
+		e.handleFetchResponse(b, m)
+	case MsgOffsetsForEpoch:
+		e.handleOffsetsForEpoch(b, m)
+	case MsgOffsetsForEpochResponse:
+		e.handleOffsetsForEpochResponse(b, m)
+	case MsgListOffsets:
+		e.handleListOffsets(b, m)
+	case MsgListOffsetsResponse:
+		e.handleListOffsetsResponse(b, m)
+	case MsgLeaderAndIsr:
+		e.handleLeaderAndIsr(b, m)
+	case MsgLeaderAndIsrResponse:
+		// The controller only logs these in ZooKeeper mode.
+	case MsgStopReplica:
+		e.handleStopReplica(b, m)
+	case MsgAlterPartition:
+		e.handleAlterPartition(b, m)
+	case MsgAlterPartitionResponse:
+		e.handleAlterPartitionResponse(b, m)
+	case MsgControlledShutdown:
+		e.handleControlledShutdown(b, m)
+	case MsgControlledShutdownResp:
+		e.handleControlledShutdownResponse(b, m)
+	case MsgProduce:
+		e.handleProduce(b, m)
+	}
+}
+
+// requestFailed tells the requester that its request got no answer.
+func (e *Engine) requestFailed(req *Message, timedOut bool) {
+	if _, ok := e.pending[req.ID]; !ok {
+		return // answered meanwhile
+	}
+	delete(e.pending, req.ID)
+	if req.From == ClientNode {
+		e.clientRequestFailed(req, timedOut)
+		return
+	}
+	b := e.brokers[req.From]
+	if b.state == brokerDead {
+		return
+	}
+	switch req.Type {
+	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets:
+		e.fetcherRequestFailed(b, req)
+	case MsgAlterPartition:
+		e.alterPartitionFailed(b, req)
+	case MsgControlledShutdown:
+		e.finishShutdown(b)
+	case MsgLeaderAndIsr:
+		e.controllerRequestFailed(req)
+	}
+}
+
+// forgetRequestsOf drops every pending request a broker sent (it crashed; its connections are gone).
+func (e *Engine) forgetRequestsOf(b int32) {
+	for _, id := range sortedKeys(e.pending) {
+		if e.pending[id].From == b {
+			delete(e.pending, id)
+		}
+	}
+}
+
+// resetRequestsTo fails every pending request addressed to a broker that just crashed.
+func (e *Engine) resetRequestsTo(b int32) {
+	for _, id := range sortedKeys(e.pending) {
+		if m := e.pending[id]; m.To == b {
+			e.reset(m)
+		}
+	}
+}
+
+func nodeName(n int32) string {
+	if n == ClientNode {
+		return "client"
+	}
+	return fmt.Sprintf("broker %d", n)
+}

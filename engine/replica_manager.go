@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
+// and the two role changes (Partition.makeLeader, Partition.makeFollower), following the seeds'
+// Kafka 3.5 code.
+
+// resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
+// disk and stay.
+func (r *replica) resetMemory() {
+	r.known = false
+	r.offline = false
+	r.leader = -1
+	r.leaderEpoch = -1
+	r.partitionEpoch = -1
+	r.epochStartOffset = -1
+	r.isr = nil
+	r.pending = isrPending{}
+	r.remotes = nil
+	r.watchers = nil
+	r.produces = nil
+}
+
+func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
+	resp := e.becomeLeaderOrFollower(b, m.LeaderAndIsr)
+	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, LeaderAndIsrResponse: resp})
+}
+
+// becomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of the seeds' code.
+func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *LeaderAndIsrResponse {
+	resp := &LeaderAndIsrResponse{}
+	if req.BrokerEpoch < b.brokerEpoch {
+		resp.Error = ErrStaleBrokerEpoch
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, req.BrokerEpoch, b.brokerEpoch, resp.Error)})
+		return resp
+	}
+	if req.ControllerEpoch < b.controllerEpoch {
+		resp.Error = ErrStaleControllerEpoch
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, req.ControllerEpoch, b.controllerEpoch, resp.Error)})
+		return resp
+	}
+	b.controllerEpoch = req.ControllerEpoch
+	var leaders, followers []LeaderAndIsrState
+	for _, ps := range req.Partitions {
+		r := e.partitions[ps.pid].replicaOn(b.id)
+		errName := ErrNone
+		switch {
+		case r == nil || !slices.Contains(ps.Replicas, b.id):
+			errName = ErrUnknownTopicOrPartition
+		case r.offline:
+			errName = ErrKafkaStorage
+		case ps.LeaderEpoch > r.leaderEpoch:
+			if ps.Leader == b.id {
+				leaders = append(leaders, ps)
+			} else {
+				followers = append(followers, ps)
+			}
+		default:
+			// Equal or older leader epoch: ignored.
+			errName = ErrStaleControllerEpoch
+		}
+		resp.Partitions = append(resp.Partitions, PartitionError{TP: ps.TP, Error: errName})
+	}
+	e.makeLeaders(b, leaders)
+	e.makeFollowers(b, followers, req.LiveLeaders)
+	if !b.checkpointing {
+		b.checkpointing = true
+		e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+	}
+	e.shutdownIdleFetchers(b)
+	return resp
+}
+
+func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
+	if len(states) == 0 {
+		return
+	}
+	pids := make([]int32, len(states))
+	for i, ps := range states {
+		pids[i] = ps.pid
+	}
+	e.removeFetcherForPartitions(b, pids)
+	for _, ps := range states {
+		e.makeLeader(b, e.partitions[ps.pid].replicaOn(b.id), ps)
+	}
+}
+
+// makeLeader is Partition.makeLeader.
+func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
+	if ps.PartitionEpoch < r.partitionEpoch {
+		return
+	}
+	wasLeader := r.isLeader()
+	r.known = true
+	r.isr = slices.Clone(ps.ISR)
+	r.pending = isrPending{}
+	if ps.LeaderEpoch > r.leaderEpoch {
+		start := r.log.LogEndOffset()
+		r.log.Cache().Assign(ps.LeaderEpoch, start)
+		e.resetRemotes(r, ps, wasLeader, start)
+		r.leaderEpoch = ps.LeaderEpoch
+		r.epochStartOffset = start
+	}
+	r.partitionEpoch = ps.PartitionEpoch
+	r.leader = b.id
+	p := r.p
+	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
+		Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr,
+		Text: fmt.Sprintf("broker %d became leader of %s in leader epoch %d (epoch start offset %d, ISR %v)", b.id, p.name(), r.leaderEpoch, r.epochStartOffset, r.isr)})
+	if e.maybeIncrementHW(r) {
+		e.completeDelayedProduces(r)
+	}
+	e.tryCompleteWatchers(b, r)
+}
+
+// resetRemotes resets the follower state on a new leader epoch (§1.6).
+func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
+	old := r.remotes
+	r.remotes = r.remotes[:0:0]
+	for _, h := range r.p.hosts {
+		if h == r.broker {
+			continue
+		}
+		inISR := slices.Contains(ps.ISR, h)
+		rr := remoteReplica{broker: h, leo: -1, logStart: -1, lastFetchLeaderLEO: -1}
+		if wasLeader {
+			for _, o := range old {
+				if o.broker == h {
+					rr = o
+				}
+			}
+			rr.lastFetchLeaderLEO = start
+			rr.lastFetchTime = 0
+			if inISR {
+				rr.lastFetchTime = e.now
+			}
+		}
+		rr.lastCaughtUpTime = 0
+		if inISR {
+			rr.lastCaughtUpTime = e.now
+		}
+		r.remotes = append(r.remotes, rr)
+	}
+}
+
+func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
+	var restart []LeaderAndIsrState
+	for _, ps := range states {
+		r := e.partitions[ps.pid].replicaOn(b.id)
+		if e.makeFollower(b, r, ps) {
+			restart = append(restart, ps)
+		}
+	}
+	if len(restart) == 0 {
+		return
+	}
+	pids := make([]int32, len(restart))
+	for i, ps := range restart {
+		pids[i] = ps.pid
+	}
+	e.removeFetcherForPartitions(b, pids)
+	for _, ps := range restart {
+		r := e.partitions[ps.pid].replicaOn(b.id)
+		e.completeDelayedProduces(r)
+		e.tryCompleteWatchers(b, r)
+		if b.state == brokerShuttingDown || !slices.Contains(liveLeaders, ps.Leader) {
+			continue
+		}
+		if !e.era.epochRequests && !e.era.truncateOnFetch {
+			// Before KIP-101 a new follower truncates to its own high watermark at once.
+			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+		}
+		e.addFetcher(b, ps.Leader, e.era.initialFetchState(&r.log, ps.LeaderEpoch))
+	}
+}
+
+// makeFollower is Partition.makeFollower; it reports a new leader epoch (the fetcher restarts).
+func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
+	if ps.PartitionEpoch < r.partitionEpoch {
+		return false
+	}
+	newEpoch := ps.LeaderEpoch > r.leaderEpoch
+	r.known = true
+	r.leader = ps.Leader
+	r.leaderEpoch = ps.LeaderEpoch
+	r.epochStartOffset = -1
+	r.partitionEpoch = ps.PartitionEpoch
+	r.isr = nil
+	r.pending = isrPending{}
+	r.remotes = nil
+	p := r.p
+	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
+		Epoch: Some(int64(r.leaderEpoch)),
+		Text:  fmt.Sprintf("broker %d became follower of %s under leader %d in leader epoch %d", b.id, p.name(), ps.Leader, ps.LeaderEpoch)})
+	return newEpoch
+}
+
+// handleStopReplica stops fetching (controlled shutdown moves a follower out).
+func (e *Engine) handleStopReplica(b *broker, m *Message) {
+	req := m.StopReplica
+	if req.ControllerEpoch < b.controllerEpoch {
+		return
+	}
+	pids := make([]int32, len(req.Partitions))
+	for i, tp := range req.Partitions {
+		pids[i] = tp.pid
+	}
+	e.removeFetcherForPartitions(b, pids)
+	e.shutdownIdleFetchers(b)
+}
+
+// truncate cuts a replica's log at t and records what was cut.
+func (e *Engine) truncate(r *replica, t int64, reason string) {
+	oldHW := r.log.HighWatermark()
+	oldLEO := r.log.LogEndOffset()
+	cut := r.log.TruncateTo(t)
+	if len(cut) == 0 {
+		return
+	}
+	e.emitTruncate(r, oldLEO, cut, reason)
+	if hw := r.log.HighWatermark(); hw != oldHW {
+		e.hwChanged(r, oldHW, "truncation")
+	}
+	e.checkLeaderLog(r.p, r.broker, t)
+}
+
+func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
+	p := r.p
+	to := r.log.LogEndOffset()
+	e.emit(Event{Type: EvTruncate, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
+		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.broker, p.name(), oldLEO, to, len(cut), reason)})
+}
+
+// checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
+func (e *Engine) checkpointTask(b *broker) {
+	e.checkpointHighWatermarks(b)
+	e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+}
+
+func (e *Engine) checkpointHighWatermarks(b *broker) {
+	for _, pid := range b.hosted {
+		r := e.partitions[pid].replicaOn(b.id)
+		if r.known && !r.offline {
+			r.hwCheckpoint = r.log.HighWatermark()
+		}
+	}
+}

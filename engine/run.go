@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ExpectFailure is one failed check of an expect step, or an unexpected violation (Field
+// "violations", Step -1).
+type ExpectFailure struct {
+	Step     int    `json:"step"`
+	At       int64  `json:"at"`
+	Field    string `json:"field"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+}
+
+func (f ExpectFailure) String() string {
+	if f.Step < 0 {
+		return fmt.Sprintf("end of run (at %d): %s: expected %s, actual %s", f.At, f.Field, f.Expected, f.Actual)
+	}
+	return fmt.Sprintf("steps[%d] (at %d): %s: expected %s, actual %s", f.Step, f.At, f.Field, f.Expected, f.Actual)
+}
+
+// Result is the outcome of a scenario run.
+type Result struct {
+	Failures []ExpectFailure `json:"failures"`
+	End      int64           `json:"end"`
+}
+
+// OK reports whether every expectation held and no unexpected violation happened.
+func (r Result) OK() bool { return len(r.Failures) == 0 }
+
+// Run plays a scenario from start to end. sink, if given, gets the events as they are drained
+// (after each step and at the end). An action that cannot be applied (a broker in the wrong state)
+// is an error naming the step.
+func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
+	e, err := New(sc)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	res, err := e.RunSteps(sc, sink)
+	return e, res, err
+}
+
+// RunSteps applies a scenario's steps to an engine built from it, then runs to its end.
+func (e *Engine) RunSteps(sc *Scenario, sink func([]Event)) (Result, error) {
+	var res Result
+	drain := func() {
+		if ev := e.Drain(); sink != nil && len(ev) > 0 {
+			sink(ev)
+		}
+	}
+	expected := map[string]bool{}
+	for _, st := range sc.Steps {
+		if st.Action.Expect != nil {
+			for _, v := range st.Action.Expect.Violations {
+				expected[v] = true
+			}
+		}
+	}
+	for i, st := range sc.Steps {
+		if err := e.RunUntil(st.At); err != nil {
+			return res, fmt.Errorf("steps[%d].at: %v", i, err)
+		}
+		if st.Action.Expect != nil {
+			for _, f := range e.CheckExpect(st.Action.Expect) {
+				f.Step, f.At = i, st.At
+				res.Failures = append(res.Failures, f)
+			}
+			continue
+		}
+		if err := e.Apply(st.Action); err != nil {
+			return res, fmt.Errorf("steps[%d] (at %d, %s): %v", i, st.At, st.Action.Do, err)
+		}
+		drain()
+	}
+	end := sc.Duration
+	if n := len(sc.Steps); end == 0 && n > 0 {
+		end = sc.Steps[n-1].At
+	}
+	end = max(end, e.now)
+	_ = e.RunUntil(end)
+	drain()
+	res.End = end
+	var unexpected []string
+	for _, name := range e.ViolationNames() {
+		if !expected[name] {
+			unexpected = append(unexpected, name)
+		}
+	}
+	if len(unexpected) > 0 {
+		var texts []string
+		for _, v := range e.violations {
+			if slices.Contains(unexpected, v.Name) {
+				texts = append(texts, fmt.Sprintf("at %d: %s", v.T, v.Text))
+			}
+		}
+		res.Failures = append(res.Failures, ExpectFailure{Step: -1, At: end, Field: "violations",
+			Expected: "no violation that no expect step lists", Actual: strings.Join(texts, "; ")})
+	}
+	return res, nil
+}
+
+// CheckExpect checks an expect step against the current state.
+func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
+	var out []ExpectFailure
+	fail := func(field string, want, got any) {
+		out = append(out, ExpectFailure{Field: field, Expected: jsonString(want), Actual: jsonString(got)})
+	}
+	if ex.Topic != "" {
+		p := e.partitionOf(ex.Topic, *ex.Partition)
+		if ex.Leader != nil && *ex.Leader != p.leader {
+			fail("leader", *ex.Leader, p.leader)
+		}
+		if ex.LeaderEpoch != nil && *ex.LeaderEpoch != p.leaderEpoch {
+			fail("leaderEpoch", *ex.LeaderEpoch, p.leaderEpoch)
+		}
+		if _, given := ex.raw["isr"]; given {
+			if want := sortedCopy(ex.ISR); !slices.Equal(want, p.isr) {
+				fail("isr", want, p.isr)
+			}
+		}
+		if ex.Acked != nil && *ex.Acked != p.acked {
+			fail("acked", *ex.Acked, p.acked)
+		}
+		for _, id := range sortedKeys(ex.Replicas) {
+			var b int32
+			fmt.Sscan(id, &b)
+			re := ex.Replicas[id]
+			r := p.replicaOn(b)
+			if r == nil {
+				fail("replicas."+id, "a replica on broker "+id, "none")
+				continue
+			}
+			if re.LEO != nil && *re.LEO != r.log.LogEndOffset() {
+				fail("replicas."+id+".leo", *re.LEO, r.log.LogEndOffset())
+			}
+			if re.HW != nil && *re.HW != r.log.HighWatermark() {
+				fail("replicas."+id+".hw", *re.HW, r.log.HighWatermark())
+			}
+			if re.given["epochs"] {
+				got := []int32{}
+				for _, rec := range r.log.Records() {
+					got = append(got, rec.Epoch)
+				}
+				want := re.Epochs
+				if want == nil {
+					want = []int32{}
+				}
+				if !slices.Equal(want, got) {
+					fail("replicas."+id+".epochs", want, got)
+				}
+			}
+		}
+	}
+	if _, given := ex.raw["violations"]; given {
+		want := slices.Clone(ex.Violations)
+		if want == nil {
+			want = []string{}
+		}
+		slices.Sort(want)
+		got := e.ViolationNames()
+		if got == nil {
+			got = []string{}
+		}
+		if !slices.Equal(want, got) {
+			fail("violations", want, got)
+		}
+	}
+	return out
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

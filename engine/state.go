@@ -1,0 +1,149 @@
+package engine
+
+import "github.com/highwater-sim/highwater/engine/commitlog"
+
+// partition is one partition of the cluster: the controller's record of it (what ZooKeeper holds)
+// and every replica's broker-local state.
+type partition struct {
+	pid   int32
+	topic string
+	index int32
+	// hosts are the brokers holding a replica, in the original assignment order; replicas[i] is
+	// hosts[i]'s replica. assignment is the controller's (possibly reordered) replica list whose
+	// head is the preferred leader.
+	hosts      []int32
+	replicas   []*replica
+	assignment []int32
+
+	// The controller's state (ZooKeeper's /brokers/topics/.../state znode).
+	leader         int32
+	leaderEpoch    int32
+	isr            []int32
+	partitionEpoch int32 // the znode version
+	// recovering is set by an unclean election (KIP-704's RECOVERING).
+	recovering bool
+
+	// Client-side bookkeeping for the invariants and `expect`.
+	acked    int64      // records acknowledged to producers (acks 1 and all)
+	ackedAll []offsetID // records acknowledged with acks=all, in ack order
+	consumed []offsetID // records consumers read
+	nextRead int64      // the consumer's next offset
+	broken   []string   // invariant names already reported for this partition
+}
+
+// offsetID is a record known to be at an offset.
+type offsetID struct {
+	Offset int64 `json:"offset"`
+	ID     int64 `json:"id"`
+}
+
+// replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog.
+type replica struct {
+	broker int32
+	p      *partition
+
+	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
+	log          commitlog.Log
+	hwCheckpoint int64 // replication-offset-checkpoint
+	unflushed    int64 // records appended since the last flush
+
+	// In memory: lost on a crash.
+	known            bool // a LeaderAndIsr created the Partition object since the broker started
+	offline          bool // the log directory failed
+	leader           int32
+	leaderEpoch      int32
+	partitionEpoch   int32
+	epochStartOffset int64 // only while leader; -1 otherwise
+	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
+	isr     []int32
+	pending isrPending
+	remotes []remoteReplica // follower state, leader only, in hosts order without self
+	// parked operations on this leader replica
+	watchers []*delayedFetch
+	produces []*delayedProduce
+}
+
+// isrPending is Kafka's PendingExpand / PendingShrink partition state.
+type isrPending struct {
+	active bool
+	expand bool
+	ids    []int32 // the replica joining, or the replicas leaving
+	newISR []int32 // the ISR asked for
+	msg    uint64  // the AlterPartition in flight
+	// stuck is set when the controller's answer says to wait for new metadata.
+	stuck bool
+}
+
+// remoteReplica is what a leader knows of one follower (Replica.scala).
+type remoteReplica struct {
+	broker             int32
+	leo                int64 // -1 unknown
+	logStart           int64
+	lastFetchLeaderLEO int64
+	lastFetchTime      int64
+	lastCaughtUpTime   int64
+	brokerEpoch        int64
+}
+
+func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
+
+func (r *replica) remote(b int32) *remoteReplica {
+	for i := range r.remotes {
+		if r.remotes[i].broker == b {
+			return &r.remotes[i]
+		}
+	}
+	return nil
+}
+
+// maximalISR is the ISR the HW waits on: the committed ISR plus a replica being added.
+func (r *replica) inMaximalISR(b int32) bool {
+	if contains(r.isr, b) {
+		return true
+	}
+	return r.pending.active && r.pending.expand && contains(r.pending.ids, b)
+}
+
+func (r *replica) maximalISR() []int32 {
+	if r.pending.active && r.pending.expand {
+		return sortedUnion(r.isr, r.pending.ids)
+	}
+	return r.isr
+}
+
+type brokerState uint8
+
+const (
+	brokerRunning brokerState = iota
+	brokerShuttingDown
+	brokerDead
+)
+
+func (s brokerState) String() string {
+	return [...]string{"running", "shutting-down", "dead"}[s]
+}
+
+// broker is one Kafka broker process and its machine.
+type broker struct {
+	id    int32
+	state brokerState
+	// incarnation rises at every start; timers and requests of an older one are ignored.
+	incarnation uint64
+	isolated    bool
+	diskFailed  bool
+	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
+	brokerEpoch     int64
+	controllerEpoch int32 // the highest seen
+	hosted          []int32
+	checkpointing   bool // the HW checkpoint task has started
+	fetchers        []*fetcher
+	nextOpID        int64
+}
+
+// zkSession is a broker's ZooKeeper session and registration (/brokers/ids/N).
+type zkSession struct {
+	registered bool
+	epoch      int64
+	connected  bool
+	gen        uint64 // a pending expiry is for this generation
+}

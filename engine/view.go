@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
+
+// View is the whole state at one instant, as the page draws it. It shares nothing with the
+// engine's state (messages aside, which are immutable).
+type View struct {
+	T          int64           `json:"t"`
+	Seed       uint64          `json:"seed"`
+	Era        string          `json:"era"`
+	Controller ControllerView  `json:"controller"`
+	Brokers    []BrokerView    `json:"brokers"`
+	Summary    Summary         `json:"summary"`
+	Partitions []PartitionView `json:"partitions"`
+	// States has one letter per partition (in topic order) when the view is an overview:
+	// h healthy, u under-replicated, m under min.insync.replicas, o offline (no leader).
+	States     string      `json:"states,omitempty"`
+	Messages   []*Message  `json:"messages"`
+	Violations []Violation `json:"violations"`
+	Produces   []ProduceOp `json:"produces"`
+	Consumes   []ConsumeOp `json:"consumes"`
+	Stats      Stats       `json:"stats"`
+}
+
+// ControllerView is the active controller.
+type ControllerView struct {
+	Broker int32 `json:"broker"`
+	Epoch  int32 `json:"epoch"`
+	Active bool  `json:"active"`
+}
+
+// BrokerView is one broker.
+type BrokerView struct {
+	ID              int32         `json:"id"`
+	State           string        `json:"state"`
+	Isolated        bool          `json:"isolated"`
+	DiskFailed      bool          `json:"diskFailed"`
+	Registered      bool          `json:"registered"`
+	BrokerEpoch     int64         `json:"brokerEpoch"`
+	ControllerEpoch int32         `json:"controllerEpoch"`
+	Leaders         int           `json:"leaders"`
+	Fetchers        []FetcherView `json:"fetchers"`
+	ParkedFetches   []Parked      `json:"parkedFetches"`
+	ParkedProduces  []Parked      `json:"parkedProduces"`
+}
+
+// FetcherView is one replica fetcher thread.
+type FetcherView struct {
+	Leader     int32            `json:"leader"`
+	ID         int32            `json:"id"`
+	InFlight   uint64           `json:"inFlight"`
+	Partitions []FetchStateView `json:"partitions"`
+}
+
+// FetchStateView is one partition of a fetcher.
+type FetchStateView struct {
+	Topic            string `json:"topic"`
+	Partition        int32  `json:"partition"`
+	FetchOffset      int64  `json:"fetchOffset"`
+	LeaderEpoch      int32  `json:"leaderEpoch"`
+	LastFetchedEpoch int32  `json:"lastFetchedEpoch"`
+	State            string `json:"state"` // fetching, truncating or delayed
+	DelayedUntil     int64  `json:"delayedUntil,omitempty"`
+}
+
+// Parked is a request waiting in purgatory.
+type Parked struct {
+	Message  uint64 `json:"message"`
+	From     int32  `json:"from"`
+	Deadline int64  `json:"deadline"`
+	Topics   []TP   `json:"partitions"`
+	// RequiredOffset is the HW an acks=all produce waits for.
+	RequiredOffset int64 `json:"requiredOffset,omitempty"`
+}
+
+// Summary counts partition states across the cluster.
+type Summary struct {
+	Partitions      int   `json:"partitions"`
+	UnderReplicated int   `json:"underReplicated"`
+	UnderMinIsr     int   `json:"underMinIsr"`
+	Offline         int   `json:"offline"`
+	Acked           int64 `json:"acked"`
+}
+
+// PartitionView is one partition: the controller's state and every replica.
+type PartitionView struct {
+	Topic          string        `json:"topic"`
+	Partition      int32         `json:"partition"`
+	Assignment     []int32       `json:"assignment"`
+	Leader         int32         `json:"leader"`
+	LeaderEpoch    int32         `json:"leaderEpoch"`
+	PartitionEpoch int32         `json:"partitionEpoch"`
+	ISR            []int32       `json:"isr"`
+	Recovering     bool          `json:"recovering"`
+	Acked          int64         `json:"acked"`
+	State          string        `json:"state"`
+	Replicas       []ReplicaView `json:"replicas"`
+}
+
+// ReplicaView is one broker's replica.
+type ReplicaView struct {
+	Broker           int32                  `json:"broker"`
+	Role             string                 `json:"role"` // leader, follower, unknown (not yet told), offline, down
+	LeaderEpoch      int32                  `json:"leaderEpoch"`
+	LogStartOffset   int64                  `json:"logStartOffset"`
+	LogEndOffset     int64                  `json:"logEndOffset"`
+	HighWatermark    int64                  `json:"highWatermark"`
+	RecoveryPoint    int64                  `json:"recoveryPoint"`
+	HWCheckpoint     int64                  `json:"hwCheckpoint"`
+	EpochStartOffset int64                  `json:"epochStartOffset"`
+	EpochCache       []commitlog.EpochEntry `json:"epochCache"`
+	Records          []commitlog.Record     `json:"records,omitempty"`
+	ISR              []int32                `json:"isr,omitempty"`
+	MaximalISR       []int32                `json:"maximalIsr,omitempty"`
+	Pending          string                 `json:"pending,omitempty"` // expand or shrink in flight
+	Followers        []FollowerView         `json:"followers,omitempty"`
+}
+
+// FollowerView is what a leader knows of a follower.
+type FollowerView struct {
+	Broker           int32 `json:"broker"`
+	LogEndOffset     int64 `json:"logEndOffset"`
+	LastCaughtUpTime int64 `json:"lastCaughtUpTime"`
+	LastFetchTime    int64 `json:"lastFetchTime"`
+	CaughtUp         bool  `json:"caughtUp"`
+}
+
+// ViewOptions chooses how much a view holds.
+type ViewOptions struct {
+	// Focus lists partitions ("topic", index) drawn in full even in an overview.
+	Focus []TP
+	// DetailLimit: clusters with more partitions than this get an overview (States) and full
+	// detail only for Focus. 0 means 64.
+	DetailLimit int
+	// NoRecords leaves the records out of replica views.
+	NoRecords bool
+	// MaxMessages bounds the messages in flight listed (0: 500).
+	MaxMessages int
+}
+
+// View returns the whole state.
+func (e *Engine) View(opt ViewOptions) View {
+	if opt.DetailLimit == 0 {
+		opt.DetailLimit = 64
+	}
+	if opt.MaxMessages == 0 {
+		opt.MaxMessages = 500
+	}
+	v := View{T: e.now, Seed: e.seed, Era: e.era.version, Stats: e.Stats(),
+		Controller: ControllerView{Broker: e.ctrl.broker, Epoch: e.ctrl.epoch, Active: e.ctrl.active},
+		Violations: e.Violations(), Produces: e.Produces()}
+	for _, c := range e.clients.consumes {
+		v.Consumes = append(v.Consumes, *c)
+	}
+	overview := len(e.partitions) > opt.DetailLimit
+	states := make([]byte, 0, len(e.partitions))
+	for _, p := range e.partitions {
+		st := e.partitionState(p)
+		v.Summary.Partitions++
+		v.Summary.Acked += p.acked
+		switch st {
+		case "under-replicated":
+			v.Summary.UnderReplicated++
+		case "under-min-isr":
+			v.Summary.UnderReplicated++
+			v.Summary.UnderMinIsr++
+		case "offline":
+			v.Summary.Offline++
+		}
+		states = append(states, st[0])
+		if !overview || slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index }) {
+			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
+		}
+	}
+	if overview {
+		for i, c := range states {
+			if c == 'u' && e.partitionState(e.partitions[i]) == "under-min-isr" {
+				states[i] = 'm'
+			}
+		}
+		v.States = string(states)
+	}
+	for _, b := range e.brokers {
+		v.Brokers = append(v.Brokers, e.brokerView(b))
+	}
+	for _, p := range e.partitions {
+		if p.leader >= 0 {
+			v.Brokers[p.leader].Leaders++
+		}
+	}
+	e.collectAgenda(&v, opt.MaxMessages)
+	return v
+}
+
+func (e *Engine) partitionState(p *partition) string {
+	switch {
+	case p.leader < 0:
+		return "offline"
+	case len(p.isr) < e.effectiveMinIsr(p):
+		return "under-min-isr"
+	case len(p.isr) < len(p.hosts):
+		return "under-replicated"
+	}
+	return "healthy"
+}
+
+func (e *Engine) partitionView(p *partition, st string, opt ViewOptions) PartitionView {
+	pv := PartitionView{Topic: p.topic, Partition: p.index, Assignment: slices.Clone(p.assignment), Leader: p.leader,
+		LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: slices.Clone(p.isr),
+		Recovering: p.recovering, Acked: p.acked, State: st}
+	for _, r := range p.replicas {
+		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
+	}
+	return pv
+}
+
+func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
+	rv := ReplicaView{Broker: r.broker, LeaderEpoch: r.leaderEpoch, LogStartOffset: r.log.LogStartOffset(),
+		LogEndOffset: r.log.LogEndOffset(), HighWatermark: r.log.HighWatermark(), RecoveryPoint: r.log.RecoveryPoint(),
+		HWCheckpoint: r.hwCheckpoint, EpochStartOffset: r.epochStartOffset,
+		EpochCache: slices.Clone(r.log.Cache().Entries())}
+	if !opt.NoRecords {
+		rv.Records = slices.Clone(r.log.Records())
+	}
+	switch {
+	case e.brokers[r.broker].state == brokerDead:
+		rv.Role = "down"
+	case r.offline:
+		rv.Role = "offline"
+	case !r.known:
+		rv.Role = "unknown"
+	case r.isLeader():
+		rv.Role = "leader"
+		rv.ISR = slices.Clone(r.isr)
+		rv.MaximalISR = slices.Clone(r.maximalISR())
+		if r.pending.active {
+			rv.Pending = "shrink"
+			if r.pending.expand {
+				rv.Pending = "expand"
+			}
+		}
+		for i := range r.remotes {
+			rr := &r.remotes[i]
+			rv.Followers = append(rv.Followers, FollowerView{Broker: rr.broker, LogEndOffset: rr.leo,
+				LastCaughtUpTime: rr.lastCaughtUpTime, LastFetchTime: rr.lastFetchTime, CaughtUp: e.caughtUp(r, rr)})
+		}
+	default:
+		rv.Role = "follower"
+	}
+	return rv
+}
+
+func (e *Engine) brokerView(b *broker) BrokerView {
+	s := e.sessions[b.id]
+	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed,
+		Registered: s.registered, BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch,
+		Fetchers: []FetcherView{}, ParkedFetches: []Parked{}, ParkedProduces: []Parked{}}
+	for _, f := range b.fetchers {
+		fv := FetcherView{Leader: f.leader, ID: f.id, InFlight: f.inflight}
+		for _, st := range f.parts {
+			p := e.partitions[st.pid]
+			state := "fetching"
+			switch {
+			case st.delayUntil > e.now:
+				state = "delayed"
+			case st.truncating:
+				state = "truncating"
+			}
+			fv.Partitions = append(fv.Partitions, FetchStateView{Topic: p.topic, Partition: p.index,
+				FetchOffset: st.fetchOffset, LeaderEpoch: st.epoch, LastFetchedEpoch: st.lastFetchedEpoch,
+				State: state, DelayedUntil: st.delayUntil})
+		}
+		bv.Fetchers = append(bv.Fetchers, fv)
+	}
+	return bv
+}
+
+// collectAgenda lists the messages in flight and the parked requests, in id order.
+func (e *Engine) collectAgenda(v *View, maxMessages int) {
+	v.Messages = []*Message{}
+	for _, it := range e.agenda.items {
+		switch {
+		case it.kind == itDeliver:
+			v.Messages = append(v.Messages, it.msg)
+		case it.kind == itDelayedFetchDone && !it.fetch.done && e.brokers[it.broker].incarnation == it.gen:
+			m := it.fetch.req
+			pk := Parked{Message: m.ID, From: m.From, Deadline: it.at}
+			for _, fp := range m.Fetch.Partitions {
+				pk.Topics = append(pk.Topics, fp.TP)
+			}
+			bv := &v.Brokers[it.broker]
+			bv.ParkedFetches = append(bv.ParkedFetches, pk)
+		case it.kind == itDelayedProduceDone && !it.produce.done && e.brokers[it.broker].incarnation == it.gen:
+			m := it.produce.req
+			bv := &v.Brokers[it.broker]
+			bv.ParkedProduces = append(bv.ParkedProduces, Parked{Message: m.ID, From: m.From, Deadline: it.at,
+				Topics: []TP{m.Produce.TP}, RequiredOffset: it.produce.required})
+		}
+	}
+	slices.SortFunc(v.Messages, func(a, b *Message) int { return int(a.ID) - int(b.ID) })
+	if len(v.Messages) > maxMessages {
+		v.Messages = v.Messages[:maxMessages]
+	}
+	for i := range v.Brokers {
+		slices.SortFunc(v.Brokers[i].ParkedFetches, func(a, b Parked) int { return int(a.Message) - int(b.Message) })
+		slices.SortFunc(v.Brokers[i].ParkedProduces, func(a, b Parked) int { return int(a.Message) - int(b.Message) })
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/highwater-sim/highwater
+
+go 1.26
