@@ -292,5 +292,3 @@ func (p *partition) replicaOn(b int32) *replica {
 func (p *partition) tp() TP { return TP{pid: p.pid, Topic: p.topic, Partition: p.index} }
 
 func (p *partition) name() string { return fmt.Sprintf("%s-%d", p.topic, p.index) }
-
-func (e *Engine) alive(b int32) bool { return e.brokers[b].state != brokerDead }

@@ -492,3 +492,25 @@ func jsonErr(err error) error {
 	}
 	return errors.New(strings.TrimPrefix(msg, "json: "))
 }
+
+// MarshalJSON writes a step as the file has it: `at`, `do` and the action's fields.
+func (st Step) MarshalJSON() ([]byte, error) {
+	fields := map[string]json.RawMessage{}
+	if st.Action.Expect != nil {
+		for k, v := range st.Action.Expect.raw {
+			fields[k] = v
+		}
+		fields["do"] = json.RawMessage(`"expect"`)
+	} else {
+		body, err := json.Marshal(st.Action)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return nil, err
+		}
+	}
+	at, _ := json.Marshal(st.At)
+	fields["at"] = at
+	return json.Marshal(fields)
+}

@@ -137,7 +137,6 @@ type broker struct {
 	hosted          []int32
 	checkpointing   bool // the HW checkpoint task has started
 	fetchers        []*fetcher
-	nextOpID        int64
 }
 
 // zkSession is a broker's ZooKeeper session and registration (/brokers/ids/N).

@@ -1,0 +1,64 @@
+# Highwater. `make run` serves the product; `make test` runs every test. Both install what they
+# need on a fresh machine that has Go, Node and root for apt-get.
+
+GO        ?= go
+GOROOT    := $(shell $(GO) env GOROOT)
+GOBIN     := $(shell $(GO) env GOPATH)/bin
+STATICCHECK := $(GOBIN)/staticcheck
+WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+ADDR      ?= 127.0.0.1:8080
+
+.PHONY: run test build wasm vet lint unit wasmtest browser sim bench tools chromium clean
+
+run: wasm
+	$(GO) run ./cmd/highwater serve --addr $(ADDR)
+
+build: wasm
+	$(GO) build -o bin/highwater ./cmd/highwater
+
+# The engine compiled to WebAssembly, with the matching wasm_exec.js, into web/dist.
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/dist/engine.wasm ./wasm
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" web/dist/wasm_exec.js
+
+test: tools chromium vet lint wasm unit wasmtest
+	@echo "make test: all passed"
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
+
+lint: tools
+	$(STATICCHECK) ./...
+	GOOS=js GOARCH=wasm $(STATICCHECK) ./engine/... ./wasm/...
+
+# Native tests, browser tests included (they build the wasm themselves).
+unit:
+	$(GO) test -count=1 ./...
+
+# The engine's tests again under GOOS=js GOARCH=wasm in Node: same traces as natively.
+wasmtest:
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/...
+
+# Long sweeps: thousands of seeded fault schedules.
+sim:
+	HIGHWATER_SWEEP_SEEDS=5000 $(GO) test -count=1 -run 'Sweep' -timeout 60m -v ./engine/ | grep -E '^(=== RUN|--- |sweep|ok|FAIL|PASS)'
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 ./engine/
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench . -benchtime=1x -count=1 ./engine/
+
+tools: $(STATICCHECK)
+
+$(STATICCHECK):
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@2026.2.2 || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+
+# Debian's Chromium for the browser tests (chromedp drives it).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+		(sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
+
+clean:
+	rm -rf bin web/dist/engine.wasm web/dist/wasm_exec.js
