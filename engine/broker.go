@@ -204,7 +204,7 @@ func (e *Engine) isolate(b *broker) {
 	e.disconnect(b.id)
 }
 
-// heal restores a broker's links (or every link). A broker whose session expired meanwhile
+// heal restores a broker's links (or every link) to the default: up, default latency. A broker whose session expired meanwhile
 // registers again with a new broker epoch.
 func (e *Engine) heal(id *int32) {
 	var ids []int32
@@ -215,9 +215,7 @@ func (e *Engine) heal(id *int32) {
 	}
 	for _, k := range sortedLinkKeys(e.net.links) {
 		if id == nil || k.from == *id || k.to == *id {
-			l := e.net.links[k]
-			l.down = false
-			e.net.links[k] = l
+			delete(e.net.links, k) // back to the default latency, up
 		}
 	}
 	for _, i := range ids {

@@ -176,7 +176,9 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			// Before KIP-101 a new follower truncates to its own high watermark at once.
 			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
-		e.addFetcher(b, ps.Leader, e.era.initialFetchState(&r.log, ps.LeaderEpoch))
+		st := e.era.initialFetchState(&r.log, ps.LeaderEpoch)
+		st.pid = ps.pid
+		e.addFetcher(b, ps.Leader, st)
 	}
 }
 

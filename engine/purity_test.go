@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEnginePurity keeps engine/ a pure, deterministic state machine: no goroutines, channels,
+// select, clocks, I/O, locks, logging or global randomness (style.md rule 1).
+func TestEnginePurity(t *testing.T) {
+	forbidden := map[string]string{
+		"time": "a wall clock", "os": "I/O", "io/ioutil": "I/O", "net": "I/O", "net/http": "I/O",
+		"sync": "locks (the engine is single-threaded)", "sync/atomic": "locks", "math/rand": "global randomness",
+		"crypto/rand": "randomness outside the seeded PRNG", "syscall": "I/O", "syscall/js": "JS (belongs in wasm/)",
+		"log": "logging (events are the engine's output)", "log/slog": "logging", "unsafe": "unsafe",
+	}
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		files++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if why, bad := forbidden[p]; bad {
+				t.Errorf("%s imports %q: %s has no place in the engine", path, p, why)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.GoStmt:
+				t.Errorf("%s: a go statement; the engine is single-threaded", path)
+			case *ast.SelectStmt:
+				t.Errorf("%s: a select statement; the engine is single-threaded", path)
+			case *ast.ChanType:
+				t.Errorf("%s: a channel type; the engine is single-threaded", path)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 10 {
+		t.Fatalf("checked only %d files; is the walk broken?", files)
+	}
+}
