@@ -128,7 +128,7 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 			continue
 		}
 		inISR := slices.Contains(ps.ISR, h)
-		rr := remoteReplica{broker: h, leo: -1, logStart: -1, lastFetchLeaderLEO: -1}
+		rr := remoteReplica{broker: h, leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastFetchTime: never, lastCaughtUpTime: never}
 		if wasLeader {
 			for _, o := range old {
 				if o.broker == h {
@@ -136,12 +136,12 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 				}
 			}
 			rr.lastFetchLeaderLEO = start
-			rr.lastFetchTime = 0
+			rr.lastFetchTime = never
 			if inISR {
 				rr.lastFetchTime = e.now
 			}
 		}
-		rr.lastCaughtUpTime = 0
+		rr.lastCaughtUpTime = never
 		if inISR {
 			rr.lastCaughtUpTime = e.now
 		}

@@ -74,6 +74,10 @@ type isrPending struct {
 	stuck bool
 }
 
+// never is a time long before the run: Kafka resets lastCaughtUpTimeMs to 0, which against a
+// wall clock in epoch milliseconds is "never"; simulated time starts at 0, so 0 would mean "just now".
+const never int64 = -1 << 50
+
 // remoteReplica is what a leader knows of one follower (Replica.scala).
 type remoteReplica struct {
 	broker             int32

@@ -124,7 +124,7 @@ type ReplicaView struct {
 type FollowerView struct {
 	Broker           int32 `json:"broker"`
 	LogEndOffset     int64 `json:"logEndOffset"`
-	LastCaughtUpTime int64 `json:"lastCaughtUpTime"`
+	LastCaughtUpTime int64 `json:"lastCaughtUpTime"` // -1: never
 	LastFetchTime    int64 `json:"lastFetchTime"`
 	CaughtUp         bool  `json:"caughtUp"`
 }
@@ -246,7 +246,7 @@ func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
 		for i := range r.remotes {
 			rr := &r.remotes[i]
 			rv.Followers = append(rv.Followers, FollowerView{Broker: rr.broker, LogEndOffset: rr.leo,
-				LastCaughtUpTime: rr.lastCaughtUpTime, LastFetchTime: rr.lastFetchTime, CaughtUp: e.caughtUp(r, rr)})
+				LastCaughtUpTime: max(rr.lastCaughtUpTime, -1), LastFetchTime: max(rr.lastFetchTime, -1), CaughtUp: e.caughtUp(r, rr)})
 		}
 	default:
 		rv.Role = "follower"
