@@ -1,0 +1,220 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/highwater-sim/highwater/engine/session"
+)
+
+// conn is one websocket session. Only run's goroutine touches sess and play; the reader
+// goroutine touches only the websocket's read side.
+type conn struct {
+	srv      *Server
+	ws       *websocket.Conn
+	log      *slog.Logger
+	sess     *session.Session
+	play     *player // nil unless playing (play.go)
+	requests int
+}
+
+// inbound is one message read off the wire: a request to hand to the session, or a problem with
+// the message to answer with an error reply (ID is the request id when it could be read).
+type inbound struct {
+	data    []byte
+	problem string
+	id      int64
+}
+
+// tooBigError is a message over the hard limit: the connection is closed with
+// StatusMessageTooBig.
+type tooBigError struct{ size, hard int64 }
+
+func (e tooBigError) Error() string {
+	return fmt.Sprintf("request over %d bytes (8 × --max-message): closing the connection", e.hard)
+}
+
+// run serves the session until the client goes away, a limit closes it, or the server shuts
+// down. It returns the reason (nil for a close the server chose, like idle or shutdown).
+func (c *conn) run(ctx context.Context) error {
+	// The library's own limit is off: readOne enforces both limits so that a long request gets
+	// an error reply and a far too long one a close reason written here.
+	c.ws.SetReadLimit(-1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	reqs := make(chan inbound) // unbuffered: the reader holds at most one request we have not taken
+	var readErr error
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(reqs)
+		for {
+			in, err := c.readOne(ctx)
+			if err != nil {
+				readErr = err
+				return
+			}
+			c.srv.noteRead()
+			select {
+			case reqs <- in:
+			case <-ctx.Done():
+				c.srv.noteAnswered()
+				return
+			}
+		}
+	}()
+	err := c.loop(ctx, reqs, &readErr, readDone)
+	cancel()
+	<-readDone
+	return err
+}
+
+// loop is the session goroutine: it takes one request, answers it, and only then takes the next.
+func (c *conn) loop(ctx context.Context, reqs <-chan inbound, readErr *error, readDone <-chan struct{}) error {
+	idle := time.NewTimer(c.srv.cfg.IdleTimeout)
+	defer idle.Stop()
+	for {
+		var tick <-chan time.Time
+		if c.play != nil {
+			tick = c.play.timer.C
+		}
+		select {
+		case in, ok := <-reqs:
+			if !ok {
+				<-readDone
+				return c.closeAfterReadError(*readErr)
+			}
+			c.requests++
+			out := c.answer(in)
+			c.srv.noteAnswered()
+			if err := c.write(ctx, out); err != nil {
+				return err
+			}
+			resetTimer(idle, c.srv.cfg.IdleTimeout)
+		case <-tick:
+			if err := c.playTick(ctx); err != nil {
+				return err
+			}
+			resetTimer(idle, c.srv.cfg.IdleTimeout)
+		case <-idle.C:
+			reason := "idle for " + c.srv.cfg.IdleTimeout.String() + " (--idle-timeout)"
+			c.log.Info("closing idle session", "idle", c.srv.cfg.IdleTimeout)
+			return closeErr(c.ws.Close(websocket.StatusGoingAway, reason))
+		case <-c.srv.shutdown:
+			return closeErr(c.ws.Close(websocket.StatusGoingAway, "server shutting down"))
+		}
+	}
+}
+
+// closeAfterReadError ends the session after the reader stopped.
+func (c *conn) closeAfterReadError(err error) error {
+	var big tooBigError
+	if errors.As(err, &big) {
+		c.log.Warn("request over the hard limit", "bytes", big.size, "limit", big.hard)
+		_ = c.ws.Close(websocket.StatusMessageTooBig, big.Error())
+		return err
+	}
+	switch websocket.CloseStatus(err) {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+		return nil
+	}
+	return err
+}
+
+// closeErr treats a close that completed, or whose peer already left, as success.
+func closeErr(err error) error {
+	if err == nil || websocket.CloseStatus(err) != -1 {
+		return nil
+	}
+	return err
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}
+
+// readOne reads one message. At most MaxMessageBytes+1 bytes of it are kept: a longer message is
+// read to its end and discarded (answered with an error), and one over HardMessageBytes is a
+// tooBigError.
+func (c *conn) readOne(ctx context.Context) (inbound, error) {
+	typ, r, err := c.ws.Reader(ctx)
+	if err != nil {
+		return inbound{}, err
+	}
+	limit, hard := c.srv.cfg.MaxMessageBytes, c.srv.cfg.HardMessageBytes
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil {
+		return inbound{}, err
+	}
+	if n > limit {
+		rest, err := io.Copy(io.Discard, io.LimitReader(r, hard-n+1))
+		if err != nil {
+			return inbound{}, err
+		}
+		if n+rest > hard {
+			return inbound{}, tooBigError{size: n + rest, hard: hard}
+		}
+		return inbound{id: requestID(buf.Bytes()), problem: fmt.Sprintf(
+			"message too big: %d bytes; the limit is %d (--max-message)", n+rest, limit)}, nil
+	}
+	if typ != websocket.MessageText {
+		return inbound{id: requestID(buf.Bytes()), problem: "binary message: send each request as one JSON text message"}, nil
+	}
+	return inbound{data: buf.Bytes()}, nil
+}
+
+// answer handles one inbound message and returns the reply to send.
+func (c *conn) answer(in inbound) []byte {
+	if in.problem != "" {
+		return c.errorReply(in.id, in.problem)
+	}
+	if isPlayOp(in.data) {
+		return c.handlePlay(in.data)
+	}
+	if c.play != nil && isLoad(in.data) {
+		c.stopPlay()
+	}
+	out := c.sess.HandleJSON(in.data)
+	// A request the session could not decode gets id 0; give the page its id back if it can be
+	// read, so the error reaches the request that caused it.
+	if zero := []byte(`{"id":0,"type":"error"`); bytes.HasPrefix(out, zero) {
+		if id := requestID(in.data); id != 0 {
+			out = append([]byte(`{"id":`+strconv.FormatInt(id, 10)), out[len(`{"id":0`):]...)
+		}
+	}
+	return out
+}
+
+// write sends one reply under the write timeout. A client that does not read for that long is
+// disconnected (coder/websocket closes the connection when a write's context expires).
+func (c *conn) write(ctx context.Context, out []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.WriteTimeout)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, out); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			c.log.Warn("slow reader: reply not written in time, disconnecting", "timeout", c.srv.cfg.WriteTimeout, "bytes", len(out))
+			return fmt.Errorf("writing a %d-byte reply: client did not read it within %v", len(out), c.srv.cfg.WriteTimeout)
+		}
+		return err
+	}
+	return nil
+}
+
+// errorReply is an error reply in the session's shape.
+func (c *conn) errorReply(id int64, msg string) []byte {
+	r := session.Reply{ID: id, Type: "error", Error: msg, Next: -1, Events: nil}
+	if eng := c.sess.Engine(); eng != nil {
+		r.T, r.Next = eng.Now(), eng.NextAt()
+	}
+	return mustMarshalReply(r)
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	_, ts, _ := startServer(t, Config{})
+	ctx := testCtx(t, 20*time.Second)
+	c := dial(t, ctx, ts)
+
+	r := callOK(t, ctx, c, 1, loadReq(1, readScenario(t, "leader-crash-truncation.json")))
+	if !r.Reset || r.T != 0 || r.View == nil || len(r.View.Brokers) != 3 || r.Timeline == nil {
+		t.Fatalf("load: reset %v t %d view %v timeline %v", r.Reset, r.T, r.View != nil, r.Timeline)
+	}
+	r = callOK(t, ctx, c, 2, `{"id":2,"op":"advance","by":500,"noView":true}`)
+	if r.T != 500 || r.View != nil || len(r.Events) == 0 {
+		t.Fatalf("advance: t %d view %v events %d", r.T, r.View != nil, len(r.Events))
+	}
+	r = callOK(t, ctx, c, 3, `{"id":3,"op":"apply","action":{"do":"kill","broker":2}}`)
+	if !hasEvent(r, "broker-down") {
+		t.Fatalf("kill: no broker-down event in %d events", len(r.Events))
+	}
+	r = callOK(t, ctx, c, 4, `{"id":4,"op":"advance","by":20000,"maxEvents":50}`)
+	if r.T != 20500 || len(r.Events) > 50 || r.Dropped == 0 {
+		t.Fatalf("advance: t %d events %d dropped %d", r.T, len(r.Events), r.Dropped)
+	}
+	r = callOK(t, ctx, c, 5, `{"id":5,"op":"view","view":{"focus":[{"topic":"orders","partition":0}]}}`)
+	if r.View == nil || r.View.Brokers[2].State == "up" || len(r.View.Partitions) != 1 {
+		t.Fatalf("view after kill: %+v", r.View)
+	}
+	r = callOK(t, ctx, c, 6, `{"id":6,"op":"export"}`)
+	if r.Export == nil || r.Export.Brokers != 3 {
+		t.Fatalf("export: %+v", r.Export)
+	}
+	// The page is served at / and health at /healthz.
+	for path, want := range map[string]string{"/": "<title>highwater", "/healthz": `"status":"ok"`} {
+		res, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d %q, want 200 with %q", path, res.StatusCode, body, want)
+		}
+	}
+}
+
+func hasEvent(r reply, typ string) bool {
+	for _, e := range r.Events {
+		if e.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func TestErrorReplies(t *testing.T) {
+	t.Parallel()
+	_, ts, _ := startServer(t, Config{MaxMessageBytes: 64 << 10})
+	ctx := testCtx(t, 20*time.Second)
+	c := dial(t, ctx, ts)
+
+	before := []struct{ req, want string }{
+		{`{"id":1,"op":"advance","by":10}`, "no cluster: load a scenario first"},
+		{`{"id":2,"op":"play"}`, "no cluster: load a scenario first"},
+	}
+	for _, tc := range before {
+		expectError(t, ctx, c, tc.req, tc.want)
+	}
+	callOK(t, ctx, c, 3, loadReq(3, readScenario(t, "steady-replication.json")))
+	cases := []struct {
+		req  string
+		id   int64
+		want string
+	}{
+		{`{"id":10,"op":`, 10, "bad request: unexpected end of JSON input"},
+		{`not json at all`, 0, "bad request: invalid character"},
+		{`{"id":11,"op":"explode"}`, 11, `op: unknown op "explode"`},
+		{`{"id":12}`, 12, "op: required"},
+		{`{"id":13,"op":"apply","action":{"do":"kill","broker":99}}`, 13, "broker"},
+		{`{"id":14,"op":"apply","action":{"do":"produce","topic":"orders","partition":7,"count":1}}`, 14, "partition"},
+		{`{"id":15,"op":"view","colour":"red"}`, 15, "colour: unknown field"},
+		{`{"id":16,"op":"advance","by":-5}`, 16, "by: -5 is negative"},
+		{`{"id":17,"op":"seek"}`, 17, "to: a time ≥ 0 is required"},
+		{`{"id":18,"op":"play","speed":-1}`, 18, "speed: -1 is not in"},
+		{`{"id":19,"op":"play","tempo":3}`, 19, `unknown field "tempo"`},
+		{`{"id":20,"op":"load","scenario":{"brokers":0}}`, 20, "scenario"},
+	}
+	for _, tc := range cases {
+		r := expectError(t, ctx, c, tc.req, tc.want)
+		if r.ID != tc.id {
+			t.Errorf("%s: id %d, want %d", tc.req, r.ID, tc.id)
+		}
+	}
+	// A binary message is refused by name.
+	if err := c.Write(ctx, websocket.MessageBinary, []byte(`{"id":21,"op":"view"}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, raw, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := decodeReply(t, raw); r.Type != "error" || r.ID != 21 || !strings.Contains(r.Error, "binary message") {
+		t.Errorf("binary: %s", raw)
+	}
+	// The session went on through all of that.
+	r := callOK(t, ctx, c, 22, `{"id":22,"op":"advance","to":1000}`)
+	if r.T != 1000 || r.View == nil {
+		t.Fatalf("after errors: t %d view %v", r.T, r.View != nil)
+	}
+}
+
+// expectError sends req and checks for an error reply containing want.
+func expectError(t *testing.T, ctx context.Context, c *websocket.Conn, req, want string) reply {
+	t.Helper()
+	raw := call(t, ctx, c, req)
+	r := decodeReply(t, raw)
+	if r.Type != "error" || !strings.Contains(r.Error, want) {
+		t.Errorf("%s: got %.300s, want an error containing %q", req, raw, want)
+	}
+	return r
+}
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	srv, ts, _ := startServer(t, Config{MaxBrokers: 5, MaxPartitions: 100, MaxMessageBytes: 4096, MaxSessions: 2})
+
+	t.Run("cluster size", func(t *testing.T) {
+		c := dial(t, ctx, ts)
+		expectError(t, ctx, c, loadReq(1, bigScenario(6, 10)), "scenario.brokers: 6 is over this session's limit of 5")
+		expectError(t, ctx, c, loadReq(2, bigScenario(5, 101)), "101 partitions is over this session's limit of 100")
+		callOK(t, ctx, c, 3, loadReq(3, bigScenario(5, 100)))
+		_ = c.Close(websocket.StatusNormalClosure, "")
+	})
+	t.Run("message size", func(t *testing.T) {
+		c := dial(t, ctx, ts)
+		pad := strings.Repeat(" ", 5000)
+		r := expectError(t, ctx, c, `{"id":7,"op":"view"`+pad+`}`, "message too big: 5020 bytes; the limit is 4096 (--max-message)")
+		if r.ID != 7 {
+			t.Errorf("oversized: id %d, want 7 (read from the message's start)", r.ID)
+		}
+		callOK(t, ctx, c, 8, loadReq(8, bigScenario(3, 1))) // the session goes on
+		// Past 8× the limit the connection closes with a reason.
+		huge := `{"id":9,"op":"view"` + strings.Repeat(" ", 8*4096) + `}`
+		if err := c.Write(ctx, websocket.MessageText, []byte(huge)); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := c.Read(ctx)
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusMessageTooBig || !strings.Contains(ce.Reason, "request over 32768 bytes") {
+			t.Fatalf("huge message: %v, want close %v with a reason", err, websocket.StatusMessageTooBig)
+		}
+	})
+	t.Run("sessions at once", func(t *testing.T) {
+		waitSessions(t, srv, 0)
+		a, b := dial(t, ctx, ts), dial(t, ctx, ts)
+		callOK(t, ctx, a, 1, loadReq(1, bigScenario(3, 1)))
+		callOK(t, ctx, b, 1, loadReq(1, bigScenario(3, 1)))
+		c := dial(t, ctx, ts)
+		_, _, err := c.Read(ctx)
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusTryAgainLater || !strings.Contains(ce.Reason, "server full: 2 sessions") {
+			t.Fatalf("third session: %v, want close %v (server full)", err, websocket.StatusTryAgainLater)
+		}
+		_ = a.Close(websocket.StatusNormalClosure, "")
+		waitSessions(t, srv, 1)
+		d := dial(t, ctx, ts) // room again
+		callOK(t, ctx, d, 1, loadReq(1, bigScenario(3, 1)))
+	})
+}
+
+func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 10*time.Second)
+	_, ts, _ := startServer(t, Config{IdleTimeout: 300 * time.Millisecond})
+	c := dial(t, ctx, ts)
+	callOK(t, ctx, c, 1, loadReq(1, bigScenario(3, 1)))
+	start := time.Now()
+	_, _, err := c.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway || !strings.Contains(ce.Reason, "idle for 300ms") {
+		t.Fatalf("idle: %v, want close going-away naming the idle timeout", err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 3*time.Second {
+		t.Errorf("idle close after %v, want about 300ms", d)
+	}
+}
+
+func TestOriginCheck(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 10*time.Second)
+	_, ts, _ := startServer(t, Config{AllowOrigins: []string{"trusted.example", "localhost:*"}})
+	for _, tc := range []struct {
+		origin string
+		ok     bool
+	}{
+		{"", true},             // not a browser
+		{ts.URL, true},         // same origin
+		{"http://trusted.example", true},
+		{"http://localhost:5173", true},
+		{"http://evil.example", false},
+		{"https://trusted.example.evil.example", false},
+	} {
+		h := http.Header{}
+		if tc.origin != "" {
+			h.Set("Origin", tc.origin)
+		}
+		c, res, err := websocket.Dial(ctx, wsURL(ts), &websocket.DialOptions{HTTPHeader: h})
+		if tc.ok {
+			if err != nil {
+				t.Errorf("origin %q: refused (%v), want accepted", tc.origin, err)
+				continue
+			}
+			_ = c.Close(websocket.StatusNormalClosure, "")
+			continue
+		}
+		if err == nil {
+			_ = c.CloseNow()
+			t.Errorf("origin %q: accepted, want refused", tc.origin)
+			continue
+		}
+		if res == nil || res.StatusCode != http.StatusForbidden {
+			t.Errorf("origin %q: %v, want HTTP 403", tc.origin, err)
+		}
+	}
+}
+
+func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 20*time.Second)
+	srv, ts, logs := startServer(t, Config{})
+	var conns []*websocket.Conn
+	for i := range 3 {
+		c := dial(t, ctx, ts)
+		callOK(t, ctx, c, 1, loadReq(1, readScenario(t, "steady-replication.json")))
+		if i == 0 { // one session is playing: frames in flight when the close comes
+			callOK(t, ctx, c, 2, `{"id":2,"op":"play","speed":0,"chunkMs":10,"noView":true}`)
+		}
+		conns = append(conns, c)
+	}
+	waitSessions(t, srv, 3)
+	// Clients read as a browser does, so they answer the close frame.
+	closes := make([]chan error, len(conns))
+	for i, c := range conns {
+		closes[i] = make(chan error, 1)
+		go func() {
+			var err error
+			for err == nil { // the playing session has frames before the close
+				_, _, err = c.Read(ctx)
+			}
+			closes[i] <- err
+		}()
+	}
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	for i := range conns {
+		err := <-closes[i]
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway || ce.Reason != "server shutting down" {
+			t.Errorf("session %d: %v, want a going-away close frame", i, err)
+		}
+	}
+	if n := srv.Sessions(); n != 0 {
+		t.Errorf("%d sessions left after shutdown", n)
+	}
+	res, err := http.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&h)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || h["status"] != "shutting down" {
+		t.Errorf("healthz after shutdown: %d %v", res.StatusCode, h)
+	}
+	// New sessions are refused with a reason.
+	c := dial(t, ctx, ts)
+	_, _, err = c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusTryAgainLater {
+		t.Errorf("session after shutdown: %v", err)
+	}
+	if !strings.Contains(logs.String(), "session closed") {
+		t.Errorf("logs lack session closed:\n%s", logs)
+	}
+}
+
+// waitSessions waits until the server counts n sessions (closing is asynchronous).
+func waitSessions(t testing.TB, srv *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Sessions() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions: %d, want %d", srv.Sessions(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
