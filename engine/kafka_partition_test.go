@@ -1,0 +1,443 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Ports of Kafka's leader-side Partition tests, spec §9 T12–T22 (PartitionTest.scala, and
+// IsrExpirationTest.scala for T17), with replica.lag.time.max.ms 30000 unless stated. Broker 0
+// leads t-0; "fetch at o" is PartitionTest.fetchFollower, here readPartition with a follower's
+// request; "maybeShrinkIsr" is the periodic isrShrinkTask; "complete" lets the AlterPartition
+// round trip through the controller (broker 0) happen. The controller's state is written to match
+// each makeLeader, so AlterPartition succeeds with partition epoch + 1.
+
+// alterPartitions returns the AlterPartition requests sent so far.
+func alterPartitions(e *Engine) []*AlterPartitionRequest {
+	var out []*AlterPartitionRequest
+	for _, ev := range eventsOf(e.events, MsgAlterPartition, nil) {
+		out = append(out, ev.Message.AlterPartition)
+	}
+	return out
+}
+
+// complete delivers the AlterPartition in flight and its answer.
+func complete(t *testing.T, e *Engine) { t.Helper(); runFor(t, e, 10) }
+
+func wantHW(t *testing.T, r *replica, want int64, when string) {
+	t.Helper()
+	if got := r.log.HighWatermark(); got != want {
+		t.Errorf("%s: HW %d, want %d", when, got, want)
+	}
+}
+
+func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) {
+	t.Helper()
+	if !slices.Equal(r.isr, committed) || !slices.Equal(r.maximalISR(), maximal) {
+		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.isr, r.maximalISR(), committed, maximal)
+	}
+}
+
+// TestKafkaT12LastFetchedOffsetValidation ports PartitionTest.testLastFetchedOffsetValidation
+// (spec §9 T12): the leader's divergence and range checks on (lastFetchedEpoch, fetchOffset).
+func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "0-1/e0 2-7/e3 8-12/e4 13/e7 14-16/e9")
+	ktLead(e, p, 0, 10, []int32{0, 1}, 1)
+	if got := cacheString(r.log.Cache()); got != "(0,0) (3,2) (4,8) (7,13) (9,14) (10,17)" {
+		t.Fatalf("leader epoch cache [%s]", got)
+	}
+	type fetch struct {
+		lastFetchedEpoch int32
+		offset           int64
+		want             string // "diverge (e,o)", "ok" or an error
+	}
+	steps := []struct {
+		logStart int64 // raise the log start first (0: leave it)
+		fetches  []fetch
+	}{
+		{0, []fetch{
+			{2, 5, "diverge (0,2)"}, {0, 4, "diverge (0,2)"}, {6, 6, "diverge (4,13)"}, {5, 9, "diverge (4,13)"},
+			{10, 18, "diverge (10,17)"},
+			{0, 2, "ok"}, {7, 14, "ok"}, {9, 17, "ok"}, {10, 17, "ok"},
+			{11, 5, ErrOffsetOutOfRange},
+		}},
+		{5, []fetch{{2, 8, "diverge (2,5)"}, {0, 5, "ok"}, {3, 5, "ok"}, {0, 0, ErrOffsetOutOfRange}}},
+		{10, []fetch{{5, 6, ErrOffsetOutOfRange}, {3, 6, ErrOffsetOutOfRange}}},
+	}
+	for _, st := range steps {
+		if st.logStart > 0 {
+			r.log.SetLogStartOffset(st.logStart)
+		}
+		for _, f := range st.fetches {
+			d := followerFetch(e, p, 1, f.offset, f.lastFetchedEpoch)
+			got := "ok"
+			switch {
+			case d.Error != ErrNone:
+				got = d.Error
+			case d.DivergingEpoch != nil:
+				got = fmt.Sprintf("diverge (%d,%d)", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+			}
+			if got != f.want {
+				t.Errorf("logStart %d: fetch (lastFetchedEpoch %d, offset %d) → %s, want %s",
+					r.log.LogStartOffset(), f.lastFetchedEpoch, f.offset, got, f.want)
+			}
+		}
+	}
+}
+
+// TestKafkaT13MakeLeaderUpdatesEpochCache ports PartitionTest.testMakeLeaderUpdatesEpochCache
+// (spec §9 T13).
+func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "0-1/e0 2-3/e5")
+	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
+	if ep, o := e.era.answerOffsetsForEpoch(&r.log, 8); ep != 8 || o != 4 {
+		t.Errorf("lastOffsetForLeaderEpoch(8) = (%d,%d), want (8,4)", ep, o)
+	}
+}
+
+// TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch ports
+// PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
+// (spec §9 T14, KAFKA-7128).
+func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch(t *testing.T) {
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
+	appendLeader(e, r, 2)
+	appendLeader(e, r, 3)
+	if r.log.LogEndOffset() != 5 {
+		t.Fatalf("LEO %d, want 5", r.log.LogEndOffset())
+	}
+	wantHW(t, r, 0, "after the appends")
+	followerFetch(e, p, 2, 0, -1)
+	followerFetch(e, p, 2, 1, -1)
+	wantHW(t, r, 1, "after follower 2 fetched at 1")
+
+	ktFollow(e, p, 0, 2, 9, 2)
+	ktLead(e, p, 0, 10, []int32{0, 2}, 3)
+	if r.epochStartOffset != 5 {
+		t.Fatalf("epoch start offset %d, want 5", r.epochStartOffset)
+	}
+	appendLeader(e, r, 2)
+	if r.log.LogEndOffset() != 7 {
+		t.Fatalf("LEO %d, want 7", r.log.LogEndOffset())
+	}
+	followerFetch(e, p, 1, 0, -1)
+	followerFetch(e, p, 1, 1, -1)
+	wantISR(t, r, []int32{0, 2}, []int32{0, 2}, "after follower 1 fetched at 1 (below the epoch start 5)")
+	if n := len(alterPartitions(e)); n != 0 {
+		t.Errorf("%d AlterPartition requests before follower 1 reached the epoch start, want 0", n)
+	}
+	followerFetch(e, p, 1, 5, -1)
+	wantISR(t, r, []int32{0, 2}, []int32{0, 1, 2}, "after follower 1 fetched at 5")
+	if ap := alterPartitions(e); len(ap) != 1 || !slices.Equal(ap[0].NewISR, []int32{0, 1, 2}) {
+		t.Errorf("AlterPartition requests %+v, want one with ISR [0 1 2]", ap)
+	}
+}
+
+// TestKafkaT15IsrExpansion ports PartitionTest.testIsrExpansion (spec §9 T15).
+func TestKafkaT15IsrExpansion(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	seedLog(e, r, 10, 4)
+	ktLead(e, p, 0, 5, []int32{0}, 1)
+	rr := r.remote(1)
+	if rr.lastCaughtUpTime != never || rr.leo != -1 {
+		t.Fatalf("follower 1 after makeLeader: lastCaughtUp %d, LEO %d; want never (Kafka: 0), -1", rr.lastCaughtUpTime, rr.leo)
+	}
+	wantHW(t, r, 10, "a sole-member ISR")
+
+	followerFetch(e, p, 1, 3, -1)
+	wantISR(t, r, []int32{0}, []int32{0}, "after a fetch at 3")
+	if rr.leo != 3 {
+		t.Errorf("follower LEO %d, want 3", rr.leo)
+	}
+	runFor(t, e, 1)
+	followerFetch(e, p, 1, 10, -1)
+	wantISR(t, r, []int32{0}, []int32{0, 1}, "after a fetch at 10")
+	if ap := alterPartitions(e); len(ap) != 1 || !slices.Equal(ap[0].NewISR, []int32{0, 1}) {
+		t.Errorf("AlterPartition requests %+v, want one with ISR [0 1]", ap)
+	}
+	if rr.lastCaughtUpTime != e.now {
+		t.Errorf("lastCaughtUp %d, want now (%d)", rr.lastCaughtUpTime, e.now)
+	}
+	complete(t, e)
+	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the AlterPartition completed")
+	if r.partitionEpoch != 2 {
+		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	}
+	expands := eventsOf(e.events, EvISRChange, nil)
+	if len(expands) != 1 || len(eventsOf(e.events, EvISRPending, func(ev Event) bool { return ev.Reason == "shrink" })) != 0 {
+		t.Errorf("ISR changes %d (want 1 expand, 0 shrinks)", len(expands))
+	}
+}
+
+// TestKafkaT16MaybeShrinkIsr ports PartitionTest.testMaybeShrinkIsr (spec §9 T16).
+func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	seedLog(e, r, 10, 4)
+	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
+	wantHW(t, r, 0, "after makeLeader")
+	t0 := e.now
+	followerFetch(e, p, 1, 10, -1)
+	wantHW(t, r, 0, "follower 2's LEO is unknown")
+	e.isrShrinkTask(e.brokers[0])
+	if n := len(alterPartitions(e)); n != 0 {
+		t.Fatalf("maybeShrinkIsr at t0 sent %d AlterPartition requests, want 0", n)
+	}
+	runFor(t, e, t0+30001-e.now)
+	e.isrShrinkTask(e.brokers[0])
+	if ap := alterPartitions(e); len(ap) != 1 || !slices.Equal(ap[0].NewISR, []int32{0, 1}) {
+		t.Fatalf("AlterPartition requests %+v, want one with ISR [0 1]", ap)
+	}
+	wantISR(t, r, []int32{0, 1, 2}, []int32{0, 1, 2}, "while the shrink is pending")
+	wantHW(t, r, 0, "while the shrink is pending")
+	complete(t, e)
+	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink completed")
+	wantHW(t, r, 10, "after the shrink completed")
+	if r.partitionEpoch != 2 {
+		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	}
+}
+
+// TestKafkaT17ShouldNotShrinkIsr ports PartitionTest.testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp,
+// testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd and IsrExpirationTest's four cases (spec §9 T17).
+func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
+	leader2 := func(t *testing.T, cfg map[string]string, records int) (*Engine, *partition, *replica) {
+		e, p := newUnitEngine(t, 2, []int32{0, 1}, cfg)
+		r := p.replicaOn(0)
+		r.log = logOf(t, "")
+		seedLog(e, r, records, 4)
+		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
+		return e, p, r
+	}
+	t.Run("testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp", func(t *testing.T) {
+		e, p, r := leader2(t, nil, 10)
+		t0 := e.now
+		rr := r.remote(1)
+		runFor(t, e, 5000)
+		followerFetch(e, p, 1, 5, -1)
+		if rr.lastCaughtUpTime != t0 {
+			t.Errorf("after the first fetch lastCaughtUp = t0%+d, want t0", rr.lastCaughtUpTime-t0)
+		}
+		wantHW(t, r, 5, "after the fetch at 5")
+		appendLeader(e, r, 5)
+		runFor(t, e, 5001)
+		followerFetch(e, p, 1, 10, -1)
+		if rr.lastCaughtUpTime != t0+5000 {
+			t.Errorf("after the second fetch lastCaughtUp = t0%+d, want t0+5000", rr.lastCaughtUpTime-t0)
+		}
+		wantHW(t, r, 10, "after the fetch at 10")
+		e.isrShrinkTask(e.brokers[0])
+		if n := len(alterPartitions(e)); n != 0 {
+			t.Errorf("%d AlterPartition requests, want 0", n)
+		}
+	})
+	t.Run("testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd", func(t *testing.T) {
+		e, p, r := leader2(t, nil, 10)
+		followerFetch(e, p, 1, 10, -1)
+		wantHW(t, r, 10, "after the fetch at 10")
+		runFor(t, e, 30001)
+		e.isrShrinkTask(e.brokers[0])
+		if n := len(alterPartitions(e)); n != 0 {
+			t.Errorf("%d AlterPartition requests, want 0", n)
+		}
+	})
+	// IsrExpirationTest: lag.max 100 ms, leader LEO 20; "out" means the shrink task drops the follower.
+	type fetchAt struct{ after, offset int64 }
+	for _, tc := range []struct {
+		name    string
+		fetches []fetchAt
+		checkAt int64 // ms after the start
+		out     bool
+	}{
+		{"testIsrExpirationForStuckFollowers", []fetchAt{{0, 19}}, 150, true},
+		{"testIsrExpirationIfNoFetchRequestMade", nil, 150, true},
+		{"testIsrExpirationForSlowFollowers", []fetchAt{{0, 18}, {75, 19}}, 150, true},
+		{"testIsrExpirationForCaughtUpFollowers", []fetchAt{{0, 20}}, 150, false},
+	} {
+		t.Run("IsrExpirationTest."+tc.name, func(t *testing.T) {
+			e, p, r := leader2(t, map[string]string{"replica.lag.time.max.ms": "100"}, 20)
+			start := e.now
+			for _, f := range tc.fetches {
+				runFor(t, e, start+f.after-e.now)
+				followerFetch(e, p, 1, f.offset, -1)
+			}
+			runFor(t, e, start+tc.checkAt-e.now)
+			e.isrShrinkTask(e.brokers[0])
+			out := r.pending.active && !r.pending.expand && slices.Equal(r.pending.ids, []int32{1})
+			if out != tc.out {
+				t.Fatalf("follower out of sync = %v, want %v (pending %+v)", out, tc.out, r.pending)
+			}
+			if tc.name == "testIsrExpirationForSlowFollowers" {
+				// Then it catches up to the log end: back in sync.
+				r.pending = isrPending{}
+				followerFetch(e, p, 1, 20, -1)
+				e.isrShrinkTask(e.brokers[0])
+				if r.pending.active {
+					t.Errorf("after a fetch at the log end the follower is still out of sync")
+				}
+			}
+		})
+	}
+}
+
+// TestKafkaT18UpdateFollowerFetchState ports PartitionTest.testUpdateFollowerFetchState (spec §9 T18).
+func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	seedLog(e, r, 6, 4)
+	t0 := e.now
+	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
+	rr := r.remote(1)
+	if rr.lastCaughtUpTime != t0 || rr.leo != -1 {
+		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d; want t0, -1", rr.lastCaughtUpTime-t0, rr.leo)
+	}
+	runFor(t, e, 500)
+	followerFetch(e, p, 1, 3, -1)
+	if rr.leo != 3 || rr.lastCaughtUpTime != t0 {
+		t.Errorf("after a fetch at 3: LEO %d, lastCaughtUp t0%+d; want 3, t0", rr.leo, rr.lastCaughtUpTime-t0)
+	}
+	runFor(t, e, 500)
+	followerFetch(e, p, 1, 6, -1)
+	if rr.leo != 6 || rr.lastCaughtUpTime != t0+1000 {
+		t.Errorf("after a fetch at 6: LEO %d, lastCaughtUp t0%+d; want 6, t0+1000", rr.leo, rr.lastCaughtUpTime-t0)
+	}
+}
+
+// TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR ports
+// PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR (spec §9 T19; era 3.7,
+// KAFKA-15583: the committed ISR, not the maximal one, gates the HW).
+func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.T) {
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"min.insync.replicas": "3"})
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	seedLog(e, r, 10, 4)
+	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
+	wantHW(t, r, 0, "after makeLeader")
+	followerFetch(e, p, 1, 10, -1)
+	wantHW(t, r, 0, "after follower 1 fetched at 10 (ISR 2 < min.isr 3)")
+	followerFetch(e, p, 2, 10, -1)
+	wantISR(t, r, []int32{0, 1}, []int32{0, 1, 2}, "after follower 2 fetched at 10")
+	if n := len(alterPartitions(e)); n != 1 {
+		t.Errorf("%d AlterPartition requests, want 1", n)
+	}
+	wantHW(t, r, 0, "while the expansion is pending")
+	complete(t, e)
+	wantHW(t, r, 10, "after the expansion completed")
+}
+
+// TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower ports
+// PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower (spec §9 T20, KRaft),
+// adapted to ZooKeeper mode. In ZK mode Partition.isReplicaIsrEligible only asks whether the
+// broker is alive (registered in ZooKeeper); it does not look at controlled shutdown (the
+// controller keeps shutting-down brokers out of the ISR instead). So:
+//   - "fenced" becomes "deregistered" (its ZooKeeper registration is gone): HW 20;
+//   - "shutting down" (in controlled shutdown, still registered) is ISR-eligible in ZK mode, so
+//     the HW waits for it: 10, where KRaft gives 20;
+//   - neither: 10.
+//
+// The makeLeader at the same leader epoch with a smaller ISR is a KRaft-only update (ZK mode
+// bumps the leader epoch when the controller drops a replica); the port calls makeLeader directly.
+func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mark   func(e *Engine)
+		wantHW int64
+	}{
+		{"deregistered (KRaft: fenced)", func(e *Engine) { e.sessions[1].registered = false }, 20},
+		{"in controlled shutdown (ZK: still eligible)", func(e *Engine) {
+			e.brokers[1].state = brokerShuttingDown
+			e.ctrl.shuttingDown[1] = true
+		}, 10},
+		{"neither", func(*Engine) {}, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+			r := p.replicaOn(0)
+			r.log = logOf(t, "")
+			seedLog(e, r, 10, 4)
+			ktLead(e, p, 0, 5, []int32{0, 1}, 1)
+			followerFetch(e, p, 1, 10, -1)
+			wantHW(t, r, 10, "after the fetch at 10")
+			tc.mark(e)
+			appendLeader(e, r, 10)
+			if r.log.LogEndOffset() != 20 {
+				t.Fatalf("LEO %d, want 20", r.log.LogEndOffset())
+			}
+			wasLeader := r.isLeader() && r.leaderEpoch == 5
+			ktLead(e, p, 0, 5, []int32{0}, 2)
+			if !wasLeader || r.epochStartOffset != 10 {
+				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.epochStartOffset)
+			}
+			wantHW(t, r, tc.wantHW, "after makeLeader with ISR [0]")
+		})
+	}
+}
+
+// TestKafkaT21MonotonicOffsetsAfterLeaderChange ports the HW and epoch-start parts of
+// PartitionTest.testMonotonicOffsetsAfterLeaderChange (spec §9 T21). Not ported: the
+// ListOffsets answers (latest 5 without isolation, 2 READ_UNCOMMITTED, OFFSET_NOT_AVAILABLE while
+// HW < epoch start, earliest 0): the engine models no client ListOffsets (KIP-207). The port checks
+// the condition that answer depends on, epoch start 5 > HW 2.
+func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
+	appendLeader(e, r, 2)
+	appendLeader(e, r, 3)
+	for _, f := range []int32{1, 2} {
+		followerFetch(e, p, f, 0, -1)
+	}
+	for _, f := range []int32{1, 2} {
+		followerFetch(e, p, f, 2, -1)
+	}
+	complete(t, e)
+	wantISR(t, r, []int32{0, 1, 2}, []int32{0, 1, 2}, "after the expansion")
+	wantHW(t, r, 2, "after both followers fetched at 2")
+
+	ktFollow(e, p, 0, 1, 9, r.partitionEpoch+1)
+	ktLead(e, p, 0, 10, []int32{0, 1, 2}, r.partitionEpoch+1)
+	if r.epochStartOffset != 5 || r.log.HighWatermark() != 2 {
+		t.Errorf("after the re-election: epoch start %d, HW %d; want 5 > 2 (ListOffsets latest would be OFFSET_NOT_AVAILABLE)",
+			r.epochStartOffset, r.log.HighWatermark())
+	}
+	for _, f := range []int32{1, 2} {
+		followerFetch(e, p, f, 5, -1)
+	}
+	complete(t, e)
+	wantHW(t, r, 5, "after both followers fetched at 5")
+}
+
+// TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped ports
+// PartitionTest.testDoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped (spec §9 T22).
+func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
+	check := func(when string) {
+		t.Helper()
+		en := r.log.Cache().Entries()
+		if r.epochStartOffset != 0 || len(en) == 0 || en[len(en)-1].Epoch != 8 || en[len(en)-1].StartOffset != 0 {
+			t.Errorf("%s: epoch start %d, cache [%s]; want 0 and latest (8,0)", when, r.epochStartOffset, cacheString(r.log.Cache()))
+		}
+	}
+	check("after makeLeader(e8, partition epoch 1)")
+	appendLeader(e, r, 2)
+	ktLead(e, p, 0, 8, []int32{0, 1}, 2)
+	check("after makeLeader(e8, partition epoch 2)")
+	if r.partitionEpoch != 2 {
+		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	}
+}
