@@ -1,0 +1,97 @@
+package engine
+
+import "testing"
+
+// Ports of Kafka's ReplicaManagerTest cases, spec §9 T23–T24. Broker 0 leads t-0 at leader epoch 0
+// (the cluster's start state); requests travel over the simulated network (1 ms each way).
+
+// sendFollowerFetch sends a Fetch from follower to p's leader, as a fetcher would, and returns it.
+func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, minBytes, maxWaitMs int64) *Message {
+	r := p.replicaOn(p.leader)
+	m := &Message{Type: MsgFetch, From: follower, To: p.leader, Fetch: &FetchRequest{ReplicaID: follower,
+		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
+		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
+			LastFetchedEpoch: r.log.Cache().Latest(), epoch: r.leaderEpoch}}}}
+	e.send(m)
+	return m
+}
+
+// answerTo returns the answer to request m sent so far, or nil.
+func answerTo(e *Engine, m *Message) *Message {
+	for _, ev := range e.events {
+		if ev.Message != nil && ev.Message.ReplyTo == m.ID {
+			return ev.Message
+		}
+	}
+	return nil
+}
+
+// TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation ports
+// ReplicaManagerTest.testFollowerFetchWithDefaultSelectorNoForcedHwPropagation (spec §9 T23): the
+// HW in a fetch answer is the leader's HW before that fetch counted.
+func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+	e.produce(p, 2, -1)
+	runFor(t, e, 5)
+	op := e.clients.produces[0]
+	if r := p.replicaOn(0); r.log.LogEndOffset() != 2 || r.log.HighWatermark() != 0 || op.Done {
+		t.Fatalf("after the produce: LEO %d, HW %d, produce done %v; want 2, 0, pending", r.log.LogEndOffset(), r.log.HighWatermark(), op.Done)
+	}
+
+	m := sendFollowerFetch(e, p, 1, 2, 0, 500)
+	runFor(t, e, 5)
+	ans := answerTo(e, m)
+	if ans == nil || ans.FetchResponse.Partitions[0].HighWatermark != 0 {
+		t.Fatalf("answer to the fetch at 2 (minBytes 0): %+v; want HW 0", ans)
+	}
+	if op.Result != "acked" {
+		t.Errorf("produce result %q, want acked", op.Result)
+	}
+
+	m = sendFollowerFetch(e, p, 1, 2, 1000, 1000)
+	runFor(t, e, 5)
+	if answerTo(e, m) != nil {
+		t.Fatal("the fetch with minBytes 1000 was answered at once; want it parked")
+	}
+	runFor(t, e, 1001)
+	ans = answerTo(e, m)
+	if ans == nil || ans.FetchResponse.Partitions[0].HighWatermark != 2 {
+		t.Errorf("answer to the parked fetch after 1001 ms: %+v; want HW 2", ans)
+	}
+}
+
+// TestKafkaT24ReplicaManager ports ReplicaManagerTest.testClearPurgatoryOnBecomingFollower and
+// testFetchBeyondHighWatermark (spec §9 T24).
+func TestKafkaT24ReplicaManager(t *testing.T) {
+	t.Run("testClearPurgatoryOnBecomingFollower", func(t *testing.T) {
+		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
+		e.produce(p, 1, -1)
+		runFor(t, e, 5)
+		if n := len(p.replicaOn(0).produces); n != 1 {
+			t.Fatalf("%d produces in purgatory, want 1", n)
+		}
+		// The controller moves leadership to broker 1 in epoch 1; broker 0 gets the LeaderAndIsr.
+		p.leader, p.leaderEpoch = 1, 1
+		p.partitionEpoch++
+		e.becomeLeaderOrFollower(e.brokers[0], e.leaderAndIsrFor(0, []int32{p.pid}))
+		resps := eventsOf(e.events, MsgProduceResponse, nil)
+		if len(resps) != 1 || resps[0].Message.ProduceResponse.Error != ErrNotLeaderOrFollower {
+			t.Errorf("produce answers %d (first: %+v), want one NOT_LEADER_OR_FOLLOWER", len(resps), resps)
+		}
+	})
+	t.Run("testFetchBeyondHighWatermark", func(t *testing.T) {
+		e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+		r := p.replicaOn(0)
+		appendLeader(e, r, 2)
+		wantHW(t, r, 0, "after the append")
+		d := followerFetch(e, p, 1, 1, -1)
+		if d.Error != ErrNone || len(d.Records) != 1 {
+			t.Errorf("follower fetch at 1: error %q, %d records; want data", d.Error, len(d.Records))
+		}
+		req := &FetchRequest{ReplicaID: ClientNode, BrokerEpoch: -1}
+		d, _ = e.readPartition(e.brokers[0], req, FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
+		if d.Error != ErrNone || len(d.Records) != 0 {
+			t.Errorf("consumer fetch at 1 above HW %d: error %q, %d records; want empty, no error", r.log.HighWatermark(), d.Error, len(d.Records))
+		}
+	})
+}
