@@ -125,6 +125,13 @@ func TestKafkaT4Truncation(t *testing.T) {
 			if got := s.truncations(); !slices.Equal(got, []int64{2, 1, 0}) {
 				t.Errorf("truncated to %v, want [2 1 0] (ask e4 → (e3,2); ask e2 → (e1,1); ask e0 → (e0,0))", got)
 			}
+			wantAsks := 0 // truncate-on-fetch: the walk-back rides on fetches (divergingEpoch)
+			if !s.e.era.truncateOnFetch {
+				wantAsks = 3
+			}
+			if n := len(eventsOf(s.e.events, MsgOffsetsForEpoch, onBroker(1))); n != wantAsks {
+				t.Errorf("%d OffsetsForLeaderEpoch requests, want %d", n, wantAsks)
+			}
 		})
 	}
 }
