@@ -299,13 +299,13 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	t0 := e.now
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 	rr := r.remote(1)
-	if rr.lastCaughtUpTime != t0 || rr.leo != -1 {
-		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d; want t0, -1", rr.lastCaughtUpTime-t0, rr.leo)
+	if rr.lastCaughtUpTime != t0 || rr.leo != -1 || rr.logStart != -1 {
+		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d, logStart %d; want t0, -1, -1", rr.lastCaughtUpTime-t0, rr.leo, rr.logStart)
 	}
 	runFor(t, e, 500)
 	followerFetch(e, p, 1, 3, -1)
-	if rr.leo != 3 || rr.lastCaughtUpTime != t0 {
-		t.Errorf("after a fetch at 3: LEO %d, lastCaughtUp t0%+d; want 3, t0", rr.leo, rr.lastCaughtUpTime-t0)
+	if rr.leo != 3 || rr.logStart != 0 || rr.lastCaughtUpTime != t0 {
+		t.Errorf("after a fetch at 3: LEO %d, logStart %d, lastCaughtUp t0%+d; want 3, 0, t0", rr.leo, rr.logStart, rr.lastCaughtUpTime-t0)
 	}
 	runFor(t, e, 500)
 	followerFetch(e, p, 1, 6, -1)
