@@ -16,10 +16,13 @@ run: wasm
 build: wasm
 	$(GO) build -o bin/highwater ./cmd/highwater
 
-# The engine compiled to WebAssembly, with the matching wasm_exec.js, into web/dist.
+# The page's built files in web/dist: the engine compiled to WebAssembly with the matching
+# wasm_exec.js, the preset scenarios with an index, and the pinned chart library (npm ci).
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/dist/engine.wasm ./wasm
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" web/dist/wasm_exec.js
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	$(GO) run ./web/cmd/webbuild
 
 test: tools chromium vet lint wasm unit wasmtest
 	@echo "make test: all passed"
@@ -61,4 +64,4 @@ chromium:
 		(sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
 
 clean:
-	rm -rf bin web/dist/engine.wasm web/dist/wasm_exec.js
+	rm -rf bin web/dist/engine.wasm web/dist/wasm_exec.js web/dist/scenarios web/dist/vendor

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+type reply struct {
+	ID     int64  `json:"id"`
+	Type   string `json:"type"`
+	Error  string `json:"error"`
+	T      int64  `json:"t"`
+	Events []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"events"`
+	View *struct {
+		Partitions []struct {
+			Leader int32   `json:"leader"`
+			ISR    []int32 `json:"isr"`
+		} `json:"partitions"`
+	} `json:"view"`
+}
+
+func call(t *testing.T, b *Bridge, req string) reply {
+	t.Helper()
+	out := b.Handle(req)
+	var r reply
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("reply is not JSON: %v: %s", err, out)
+	}
+	return r
+}
+
+func TestBridgeRunsAPreset(t *testing.T) {
+	sc, err := os.ReadFile("../scenarios/follower-crash-rejoin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBridge()
+	req, _ := json.Marshal(map[string]any{"id": 1, "op": "load", "scenario": json.RawMessage(sc)})
+	if r := call(t, b, string(req)); r.Type != "reply" || r.ID != 1 {
+		t.Fatalf("load: %+v", r)
+	}
+	r := call(t, b, `{"id":2,"op":"advance","to":20000}`)
+	if r.Type != "reply" || r.T != 20000 || len(r.Events) == 0 {
+		t.Fatalf("advance: type %s t %d events %d error %q", r.Type, r.T, len(r.Events), r.Error)
+	}
+	p := r.View.Partitions[0]
+	if p.Leader != 0 || len(p.ISR) != 2 {
+		t.Fatalf("after broker 2's session expired: leader %d isr %v, want 0 and [0 1]", p.Leader, p.ISR)
+	}
+}
+
+func TestBridgeErrors(t *testing.T) {
+	b := NewBridge()
+	for _, tc := range []struct{ req, want string }{
+		{`not json`, "bad request"},
+		{`{"id":7,"op":"advance","by":5}`, "no cluster"},
+		{`{"id":8,"op":"load","scenario":{"name":"x"}}`, "brokers: required"},
+		{`{"id":9,"op":"fly"}`, "unknown op"},
+	} {
+		r := call(t, b, tc.req)
+		if r.Type != "error" || !strings.Contains(r.Error, tc.want) {
+			t.Errorf("%s: got %s %q, want an error containing %q", tc.req, r.Type, r.Error, tc.want)
+		}
+	}
+}
+
+func TestErrorReplyShape(t *testing.T) {
+	var r reply
+	if err := json.Unmarshal([]byte(errorReply(requestID(`{"id":42}`), "boom")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.ID != 42 || r.Type != "error" || r.Error != "boom" || r.Events == nil {
+		t.Fatalf("got %+v", r)
+	}
+	if requestID("{") != 0 {
+		t.Fatal("requestID of bad JSON should be 0")
+	}
+}

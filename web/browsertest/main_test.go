@@ -1,0 +1,251 @@
+//go:build !js
+
+// Package browsertest drives the page in Debian's headless Chromium with chromedp: the engine
+// runs in the page's Web Worker exactly as a user gets it. TestMain builds engine.wasm itself
+// (GOOS=js GOARCH=wasm), copies the matching wasm_exec.js and the preset scenarios into a temp
+// dir, and serves that dir over web/dist with httptest. Screenshots go to $HIGHWATER_ARTIFACTS
+// (default: a temp dir printed by the test) so a person can look at them.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/highwater-sim/highwater/web"
+)
+
+var (
+	srvURL    string
+	browser   context.Context
+	artifacts string
+	skipWhy   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	chrome := os.Getenv("HIGHWATER_CHROMIUM")
+	if chrome == "" {
+		chrome = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chrome); err != nil {
+		skipWhy = "no Chromium at " + chrome + " (make chromium installs Debian's)"
+		return m.Run()
+	}
+	build, err := os.MkdirTemp("", "highwater-web-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(build)
+	if err := buildPage(build); err != nil {
+		fmt.Fprintln(os.Stderr, "building the page:", err)
+		return 1
+	}
+	artifacts = os.Getenv("HIGHWATER_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = filepath.Join(os.TempDir(), "highwater-artifacts")
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	srv := httptest.NewServer(overlay(build, "../dist"))
+	defer srv.Close()
+	srvURL = srv.URL
+
+	profile, err := os.MkdirTemp("", "chromium-profile-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	if err := chromedp.Do(bctx); err != nil {
+		fmt.Fprintln(os.Stderr, "starting chromium:", err)
+		cancelBrowser()
+		cancelAlloc()
+		return 1
+	}
+	browser = bctx
+	code := m.Run()
+	cancelBrowser()
+	cancelAlloc()
+	_ = os.RemoveAll(profile)
+	fmt.Println("browsertest: screenshots in", artifacts)
+	return code
+}
+
+// buildPage puts engine.wasm, wasm_exec.js, the presets and (when npm ci has run) the chart
+// library into dir.
+func buildPage(dir string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "engine.wasm"), "../../wasm")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./wasm: %v\n%s", err, out)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return err
+	}
+	js, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), js, 0o644); err != nil {
+		return err
+	}
+	if _, err := web.CopyPresets("../../scenarios", filepath.Join(dir, "scenarios")); err != nil {
+		return err
+	}
+	if _, err := os.Stat("../node_modules"); err == nil {
+		return web.CopyVendor("../node_modules", filepath.Join(dir, "vendor"))
+	}
+	return nil
+}
+
+// overlay serves files from top first (the built ones), then from base (the page sources).
+func overlay(top, base string) http.Handler {
+	topH, baseH := http.FileServer(http.Dir(top)), http.FileServer(http.Dir(base))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if strings.HasPrefix(r.URL.Path, "/testdata/") {
+			http.StripPrefix("/testdata/", http.FileServer(http.Dir("testdata"))).ServeHTTP(w, r)
+			return
+		}
+		p := filepath.Join(top, filepath.FromSlash(filepath.Clean("/"+r.URL.Path)))
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			topH.ServeHTTP(w, r)
+			return
+		}
+		baseH.ServeHTTP(w, r)
+	})
+}
+
+// page is one browser tab for one test, with the page's console kept for failure reports.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+	mu  sync.Mutex
+	log []string
+}
+
+func newPage(t *testing.T, query string, width, height int64) *page {
+	t.Helper()
+	if skipWhy != "" {
+		t.Skip(skipWhy)
+	}
+	tab, cancelTab := chromedp.NewContext(browser)
+	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
+	p := &page{t: t, ctx: ctx}
+	t.Cleanup(func() {
+		cancel()
+		cancelTab()
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("page console:\n%s", strings.Join(p.log, "\n"))
+			p.mu.Unlock()
+		}
+	})
+	go func() {
+		for msg, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.log = append(p.log, msg.String())
+			p.mu.Unlock()
+		}
+	}()
+	p.do(chromedp.EmulateViewport(width, height), chromedp.Navigate(srvURL+"/index.html"+query))
+	return p
+}
+
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// wait polls a JS expression until it is truthy.
+func (p *page) wait(what, expr string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		errText, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`))
+		p.t.Fatalf("waiting for %s (%s): %v; page error: %q", what, expr, err, errText)
+	}
+}
+
+func evalJS[T any](p *page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		p.t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// advance uses the page's own "Advance … ms" control and waits for the clock to move.
+func (p *page) advance(ms int) {
+	p.t.Helper()
+	before := evalJS[int](p, `window.highwater.t`)
+	p.do(chromedp.SetValue(chromedp.ID("advance-ms"), fmt.Sprint(ms)))
+	p.click("#advance")
+	p.wait(fmt.Sprintf("t = %d", before+ms), fmt.Sprintf(`window.highwater.t === %d`, before+ms))
+}
+
+// change sets a form control's value the way a user does: the value, then a change event.
+func (p *page) change(id, value string) {
+	p.t.Helper()
+	p.do(chromedp.SetValue(chromedp.ID(id), value))
+	evalJS[bool](p, `document.getElementById("`+id+`").dispatchEvent(new Event("change"))`)
+}
+
+func (p *page) screenshot(name string) {
+	p.t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	path := filepath.Join(artifacts, name+".png")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Logf("screenshot %s", path)
+}
+
+// loaded waits until the engine runs in the worker and a cluster is drawn.
+func (p *page) loaded() {
+	p.t.Helper()
+	p.wait("the engine", `document.body.dataset.engine === "ready"`)
+	p.wait("a partition on screen", `document.querySelector(".partition[data-leader]") !== null`)
+}

@@ -1,0 +1,188 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// fixture loads the tests' own scenario (testdata/three-brokers.json).
+const fixture = "?scenario=testdata/three-brokers.json"
+
+func TestEngineStartsInWorker(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	status := evalJS[string](p, `document.getElementById("status").textContent`)
+	if !strings.Contains(status, "engine ready (in-page engine (WebAssembly worker)") {
+		t.Fatalf("status = %q", status)
+	}
+	if got := evalJS[string](p, `document.body.dataset.hasDocument`); got != "false" {
+		t.Fatalf("the engine should run in a worker (no document); hasDocument = %q", got)
+	}
+	// Play at 10× until the preset's writes are acknowledged and replicated.
+	p.change("speed", "100")
+	p.click("#play")
+	p.wait("t ≥ 1000", `window.highwater.t >= 1000`)
+	p.click("#play")
+	p.wait("five records on every replica", `[...document.querySelectorAll('.partition[data-tp="orders-0"] .replica')].every(r => r.querySelectorAll(".rec:not(.cut)").length === 5)`)
+	if n := evalJS[int](p, `document.querySelectorAll("#log li").length`); n == 0 {
+		t.Fatal("no narration")
+	}
+	p.screenshot("engine-started")
+}
+
+func TestKillLeaderElectsNewLeader(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	p.advance(1000)
+	if l := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader`); l != "0" {
+		t.Fatalf("leader before = %s, want 0", l)
+	}
+	p.click(`button[aria-label="Kill broker 0"]`)
+	p.wait("broker 0 down", `document.querySelector('.broker[data-broker="0"]').dataset.state === "dead"`)
+	// The controller learns of the death when the ZooKeeper session expires (18 000 ms).
+	p.advance(17000)
+	if l := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader`); l != "0" {
+		t.Fatalf("leader changed before the session timeout: %s", l)
+	}
+	p.advance(2000)
+	p.wait("a new leader", `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader === "1"`)
+	isr := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-0"]').dataset.isr`)
+	if isr != "1,2" {
+		t.Fatalf("ISR on screen = %q, want 1,2", isr)
+	}
+	info := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-0"] .pinfo').textContent`)
+	if !strings.Contains(info, "leader broker 1") || !strings.Contains(info, "ISR [1 2]") {
+		t.Fatalf("partition header = %q", info)
+	}
+	if !evalJS[bool](p, `document.querySelector('.partition[data-tp="orders-0"] .replica[data-broker="0"]').classList.contains("outsync")`) {
+		t.Fatal("broker 0's replica is not highlighted as out of sync")
+	}
+	if !evalJS[bool](p, `[...document.querySelectorAll("#log li")].some(li => li.textContent.includes("leader 0 → 1"))`) {
+		t.Fatal("the narration does not tell of the leader change")
+	}
+	p.screenshot("kill-leader")
+}
+
+func TestScrubBackAndActForks(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	p.advance(3000)
+	p.click(`button[aria-label="Kill broker 0"]`)
+	p.wait("broker 0 down", `document.querySelector('.broker[data-broker="0"]').dataset.state === "dead"`)
+	p.advance(20000)
+	p.wait("leader 1", `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader === "1"`)
+
+	// Drag the timeline back to 2 s, before the kill.
+	p.change("scrub", "2000")
+	p.wait("t = 2000", `window.highwater.t === 2000`)
+	p.wait("leader 0 again", `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader === "0"`)
+	if s := evalJS[string](p, `document.querySelector('.broker[data-broker="0"]').dataset.state`); s != "running" {
+		t.Fatalf("broker 0 after seeking back: %s", s)
+	}
+	if end := evalJS[int](p, `window.highwater.timeline.end`); end != 23000 {
+		t.Fatalf("timeline end after seek = %d, want 23000 (seek keeps the future)", end)
+	}
+
+	// Acting here forks: the old kill of broker 0 is dropped, broker 2 dies instead.
+	p.click(`button[aria-label="Kill broker 2"]`)
+	p.wait("the fork", `document.getElementById("timeline-info").dataset.forked === "2000"`)
+	actions := evalJS[[]map[string]any](p, `window.highwater.timeline.actions.map(a => ({at: a.at, do: a.action.do, broker: a.action.broker}))`)
+	for _, a := range actions {
+		if a["do"] == "kill" && a["broker"] == float64(0) {
+			t.Fatalf("the old future's kill of broker 0 survived the fork: %v", actions)
+		}
+	}
+	if last := actions[len(actions)-1]; last["do"] != "kill" || last["broker"] != float64(2) || last["at"] != float64(2000) {
+		t.Fatalf("last action = %v, want kill broker 2 at 2000", last)
+	}
+	p.advance(20000)
+	p.wait("broker 2 out of the ISR", `document.querySelector('.partition[data-tp="orders-0"]').dataset.isr === "0,1"`)
+	if l := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader`); l != "0" {
+		t.Fatalf("leader in the new future = %s, want 0", l)
+	}
+	if !evalJS[bool](p, `[...document.querySelectorAll("#log li")].some(li => li.textContent.includes("Timeline forked at 2.000 s"))`) {
+		t.Fatal("the narration does not tell of the fork")
+	}
+	p.screenshot("fork")
+}
+
+func TestMalformedScenarioShowsError(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "broken.json")
+	if err := os.WriteFile(bad, []byte(`{"name": "broken", "brokers": 3, "topics": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.do(chromedp.SetUploadFiles(chromedp.ID("scenario-file"), []string{bad}))
+	p.wait("an error", `!document.getElementById("error").hidden`)
+	msg := evalJS[string](p, `document.getElementById("error").textContent`)
+	if !strings.Contains(msg, "Could not load broken.json") || !strings.Contains(msg, "not valid JSON") {
+		t.Fatalf("error shown = %q", msg)
+	}
+	p.screenshot("malformed-scenario")
+
+	// Valid JSON that is not a valid scenario: the engine's parser names the field.
+	wrong := filepath.Join(dir, "wrong.json")
+	if err := os.WriteFile(wrong, []byte(`{"name": "wrong", "brokers": 3, "topics": [{"name": "t", "partitions": 1, "replicationFactor": 3}], "colour": "red"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.do(chromedp.SetUploadFiles(chromedp.ID("scenario-file"), []string{wrong}))
+	p.wait("the engine's error", `document.getElementById("error").textContent.includes("wrong.json")`)
+	msg = evalJS[string](p, `document.getElementById("error").textContent`)
+	if !strings.Contains(msg, "colour: unknown field") {
+		t.Fatalf("error shown = %q", msg)
+	}
+	// The old cluster is still there and usable.
+	if name := evalJS[string](p, `document.getElementById("scenario-name").textContent`); name != "Three brokers for the browser tests" {
+		t.Fatalf("scenario after a failed load = %q", name)
+	}
+}
+
+func TestNativeBackendWithoutServerShowsError(t *testing.T) {
+	p := newPage(t, "?backend=native", 1280, 900)
+	p.wait("an error", `!document.getElementById("error").hidden`)
+	msg := evalJS[string](p, `document.getElementById("error").textContent`)
+	if !strings.Contains(msg, "cannot reach the native engine") {
+		t.Fatalf("error shown = %q", msg)
+	}
+}
+
+func TestOverviewGridFocus(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	p.click("#new-cluster")
+	p.do(
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="brokers"]`), "6"),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "200"),
+		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
+	)
+	p.wait("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length === 200`)
+	if n := evalJS[int](p, `document.querySelectorAll(".partition").length`); n != 0 {
+		t.Fatalf("%d partitions in detail before any focus", n)
+	}
+	p.click(`#overview-grid .cell[data-tp="orders-17"]`)
+	p.wait("orders-17 in detail", `document.querySelector('.partition[data-tp="orders-17"]') !== null`)
+	p.click(`button[aria-label="Kill broker 2"]`)
+	p.advance(19000)
+	p.wait("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
+	p.screenshot("overview")
+}
+
+func TestPhoneWidth(t *testing.T) {
+	p := newPage(t, "?preset=leader-crash-truncation.json", 390, 844)
+	p.loaded()
+	p.advance(22010)
+	p.wait("the truncation narrated", `[...document.querySelectorAll("#log li")].some(li => li.textContent.includes("truncated orders-0"))`)
+	overflow := evalJS[bool](p, `document.documentElement.scrollWidth > window.innerWidth + 1`)
+	if overflow {
+		t.Error("the page scrolls sideways at phone width")
+	}
+	p.screenshot("phone")
+}

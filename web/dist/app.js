@@ -1,0 +1,503 @@
+// The page's controller: picks a transport (in-page worker by default, the native server's
+// websocket with ?backend=native), loads presets, paces simulated time with
+// requestAnimationFrame, turns clicks into protocol requests and hands every reply to the
+// renderers. All requests go through one queue, so replies arrive in order.
+
+import { WorkerTransport, WebSocketTransport, wsURL } from "./transport.js";
+import { ClusterView } from "./cluster.js";
+import { Wires, describeMessage } from "./wires.js";
+import { HWChart } from "./chart.js";
+import { Narration } from "./narration.js";
+import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
+
+const $ = (id) => document.getElementById(id);
+
+// Kafka's defaults for the settings the page shows (the engine uses the same ones).
+const DEFAULTS = {
+  "min.insync.replicas": 1,
+  "unclean.leader.election.enable": false,
+  "replica.lag.time.max.ms": 30000,
+  "replica.fetch.wait.max.ms": 500,
+  "zookeeper.session.timeout.ms": 18000,
+  "sim.network.latency.ms": 1,
+};
+const VIEW_OPTS = { detailLimit: 64, maxMessages: 300 };
+const MAX_EVENTS = 3000;
+
+const state = {
+  transport: null,
+  view: null,
+  t: 0,
+  next: -1,
+  timeline: null,
+  scenario: null, // the loaded scenario (JSON object)
+  topics: [],
+  focus: [],
+  playing: false,
+  speed: 1, // simulated ms per wall ms
+  displayT: 0,
+  lastFrame: 0,
+  busy: false,
+  queue: Promise.resolve(),
+  violations: 0,
+  lastViolation: null,
+  chartKey: "",
+  config: {},
+  firstFrameAt: 0,
+};
+window.highwater = state; // for the browser tests and the curious
+
+// ---- requests ----
+
+// call sends one request after every earlier one has been answered.
+function call(req) {
+  const p = state.queue.then(() => state.transport.request({ maxEvents: MAX_EVENTS, view: viewOpts(), ...req }));
+  state.queue = p.catch(() => {});
+  return p;
+}
+
+function viewOpts() { return { ...VIEW_OPTS, focus: state.focus }; }
+
+// run sends a request and applies its reply; an error reply is shown and returned as null.
+async function run(req, { what } = {}) {
+  let reply;
+  try {
+    reply = await call(req);
+  } catch (e) {
+    showError(`${what || req.op}: ${e.message}`);
+    return null;
+  }
+  if (reply.type === "error") {
+    showError(`${what || req.op} failed: ${reply.error}`);
+    if (reply.t !== undefined && state.view) { state.t = reply.t; }
+    return null;
+  }
+  applyReply(reply);
+  return reply;
+}
+
+function applyReply(r) {
+  if (r.reset) {
+    narration.clear();
+    chart.cut(r.t);
+    state.violations = 0;
+  }
+  state.t = r.t;
+  state.next = r.next;
+  if (state.displayT < r.t || r.reset) state.displayT = r.t;
+  if (r.timeline) { state.timeline = r.timeline; r.timeline.actions = r.timeline.actions || []; }
+  if (r.events.length || r.dropped) {
+    const evs = r.dropped ? [{ t: r.t, type: "page", text: `${r.dropped} earlier events skipped (fast-forward)` }, ...r.events] : r.events;
+    narration.add(evs);
+  }
+  if (r.expects) {
+    narration.add(r.expects.map((x) => ({
+      t: x.at, type: "expect", bad: !x.ok,
+      text: x.ok ? `expectation of step ${x.step} held` : `expectation of step ${x.step} failed: ` + x.failures.map((f) => `${f.field}: expected ${f.expected}, actual ${f.actual}`).join("; "),
+    })));
+  }
+  if (r.view) {
+    state.view = normalize(r.view);
+    render();
+  }
+}
+
+// normalize turns the lists Go may send as null (empty slices) into arrays.
+function normalize(v) {
+  for (const k of ["partitions", "messages", "violations", "produces", "consumes", "brokers"]) v[k] = v[k] || [];
+  for (const p of v.partitions) { p.isr = p.isr || []; p.replicas = p.replicas || []; p.assignment = p.assignment || []; }
+  return v;
+}
+
+// ---- rendering ----
+
+function render() {
+  const v = state.view;
+  if (!v) return;
+  cluster.render(v, { topics: state.topics, focus: state.focus });
+  updateChartChoice(v);
+  chart.sample(v);
+  $("era").textContent = v.era;
+  const n = v.messages.length;
+  $("inflight").textContent = n === 0 ? "No messages in flight." :
+    `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "");
+  checkViolations(v);
+  renderTimeline();
+}
+
+function nodeName(id) { return id === -1 ? "client" : `broker ${id}`; }
+
+function renderTimeline() {
+  const tl = state.timeline;
+  if (!tl) return;
+  const lastAction = tl.actions.length ? tl.actions[tl.actions.length - 1].at : 0;
+  const max = Math.max(tl.end, state.t, lastAction, 1);
+  const scrub = $("scrub");
+  if (!scrub.matches(":active")) {
+    scrub.max = String(max);
+    scrub.value = String(state.t);
+  }
+  scrub.setAttribute("aria-valuetext", `${fmtTime(state.t)} of ${fmtTime(max)}`);
+  $("clock").textContent = `t = ${fmtTime(state.t)}` + (state.next >= 0 ? ` · next event at ${fmtTime(state.next)}` : " · nothing scheduled");
+  const key = tl.actions.map((a) => a.at + a.action.do).join() + ":" + max;
+  if (key !== state.marksKey) {
+    state.marksKey = key;
+    $("scrub-marks").replaceChildren(...tl.actions.map((a) => el("span", {
+      class: "mark", style: `left:${(a.at / max) * 100}%`, title: `${fmtTime(a.at)}: ${a.action.do}${a.action.broker !== undefined ? " broker " + a.action.broker : ""}`,
+    })));
+  }
+  $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
+}
+
+function checkViolations(v) {
+  const vs = v.violations || [];
+  if (vs.length > state.violations) {
+    const x = vs[vs.length - 1];
+    state.lastViolation = x;
+    $("violation-text").textContent = `Invariant broken at ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${x.text}`;
+    $("violation").hidden = false;
+    if (state.violations === 0 && vs.length) pause();
+  }
+  state.violations = vs.length;
+}
+
+function updateChartChoice(v) {
+  const sel = $("chart-partition");
+  const key = v.partitions.map((p) => tpName(p.topic, p.partition)).join(",");
+  if (key !== state.chartKey) {
+    state.chartKey = key;
+    const cur = sel.value;
+    sel.replaceChildren(...v.partitions.map((p) => el("option", { value: tpName(p.topic, p.partition) }, tpName(p.topic, p.partition))));
+    if ([...sel.options].some((o) => o.value === cur)) sel.value = cur;
+    chooseChart();
+  }
+}
+
+function chooseChart() {
+  const v = state.view;
+  const p = v && v.partitions.find((q) => tpName(q.topic, q.partition) === $("chart-partition").value);
+  if (!p) return;
+  if (chart.tp && chart.tp.topic === p.topic && chart.tp.partition === p.partition) return;
+  chart.choose({ topic: p.topic, partition: p.partition }, p.replicas.map((r) => r.broker));
+  chart.sample(v);
+}
+
+// ---- errors and status ----
+
+function showError(msg) {
+  const e = $("error");
+  e.textContent = msg;
+  e.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { e.hidden = true; }, 12000);
+}
+
+function setStatus(msg) { $("status").textContent = msg; }
+
+// ---- loading ----
+
+async function loadScenario(obj, source) {
+  pause();
+  const prevScenario = state.scenario;
+  const r = await run({ op: "load", scenario: obj }, { what: `Could not load ${source}` });
+  if (!r) { state.scenario = prevScenario; return false; }
+  $("error").hidden = true;
+  $("violation").hidden = true;
+  state.scenario = obj;
+  state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
+  state.focus = [];
+  state.config = { ...DEFAULTS, ...(obj.config || {}) };
+  fillSettings();
+  cluster.reset();
+  state.chartKey = "";
+  chart.tp = null;
+  state.violations = 0;
+  $("scenario-name").textContent = obj.name || "unnamed scenario";
+  $("scenario-desc").textContent = obj.description || "";
+  if (state.view) render();
+  setStatus(`engine ready (${state.transport.name}) · loaded “${obj.name}”`);
+  return true;
+}
+
+async function loadPresets() {
+  const sel = $("preset");
+  let presets = [];
+  try {
+    const resp = await fetch("scenarios/index.json");
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    presets = await resp.json();
+  } catch (e) {
+    sel.replaceChildren(el("option", { value: "" }, "no presets (run make wasm)"));
+    return [];
+  }
+  sel.replaceChildren(el("option", { value: "" }, "choose a preset…"), ...presets.map((p) => el("option", { value: p.file, title: p.description }, p.name)));
+  state.presets = presets;
+  return presets;
+}
+
+async function loadPreset(file) {
+  if (await loadURL("scenarios/" + file, `preset ${file}`)) $("preset").value = file;
+}
+
+// loadURL loads a scenario file from the page's server (?scenario=path loads one at start).
+async function loadURL(url, what = url) {
+  let obj;
+  try {
+    const resp = await fetch(url);
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    obj = await resp.json();
+  } catch (e) {
+    showError(`Could not load ${what}: ${e.message}`);
+    return false;
+  }
+  return loadScenario(obj, what);
+}
+
+async function loadFile(file) {
+  const text = await file.text();
+  let obj;
+  try {
+    obj = JSON.parse(text);
+  } catch (e) {
+    showError(`Could not load ${file.name}: the file is not valid JSON (${e.message}). A scenario file is one JSON object; see docs/scenarios.md.`);
+    return;
+  }
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    showError(`Could not load ${file.name}: a scenario file must be a JSON object with name, brokers and topics.`);
+    return;
+  }
+  if (await loadScenario(obj, file.name)) $("preset").value = "";
+}
+
+// ---- actions ----
+
+function describeAction(a) {
+  const parts = [a.do];
+  if (a.broker !== undefined) parts.push(`broker ${a.broker}`);
+  if (a.topic !== undefined) parts.push(tpName(a.topic, a.partition));
+  if (a.loseUnflushed) parts.push("(power loss)");
+  if (a.unclean) parts.push("(unclean)");
+  if (a.set) parts.push(Object.entries(a.set).map(([k, v]) => `${k}=${v}`).join(", "));
+  return parts.join(" ");
+}
+
+async function act(action, problem) {
+  if (!action) { showError(problem); return; }
+  const tl = state.timeline;
+  const before = tl ? tl.actions.length : 0;
+  const wasEnd = tl ? tl.end : 0;
+  const r = await run({ op: "apply", action }, { what: describeAction(action) });
+  if (!r) return;
+  const dropped = before - (r.timeline.actions.length - 1);
+  if (dropped > 0 || r.t < wasEnd) {
+    const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped.`;
+    narration.add([{ t: r.t, type: "page", text }]);
+    $("timeline-info").dataset.forked = String(r.t);
+    setStatus(text);
+  }
+  if (action.do === "config") Object.assign(state.config, action.set);
+}
+
+// ---- time ----
+
+function play() {
+  if (!state.view) return;
+  state.playing = true;
+  state.lastFrame = performance.now();
+  $("play").textContent = "Pause";
+  $("play").setAttribute("aria-pressed", "true");
+}
+
+function pause() {
+  state.playing = false;
+  state.displayT = state.t;
+  $("play").textContent = "Play";
+  $("play").setAttribute("aria-pressed", "false");
+}
+
+async function stepOnce() {
+  pause();
+  await run({ op: "step" });
+}
+
+async function advanceBy(ms) {
+  pause();
+  await run({ op: "advance", by: ms });
+}
+
+async function seek(to) {
+  pause();
+  await run({ op: "seek", to }, { what: `seek to ${fmtTime(to)}` });
+}
+
+function frame(now) {
+  const dt = Math.min(100, now - state.lastFrame);
+  state.lastFrame = now;
+  if (state.playing && state.view) {
+    state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, 100 * state.speed));
+    const target = Math.floor(state.displayT);
+    if (target > state.t && !state.busy) {
+      state.busy = true;
+      run({ op: "advance", to: target }).finally(() => { state.busy = false; });
+    }
+  }
+  if (state.view) {
+    // Draw between t and t+1 only: the view holds the messages in flight at t.
+    const shown = state.playing ? Math.min(state.displayT, state.t + 0.999) : state.t;
+    wires.reduced = $("reduced-motion").checked;
+    wires.draw(state.view.messages, shown);
+    if (!state.firstFrameAt) {
+      state.firstFrameAt = performance.now();
+      document.body.dataset.firstFrameMs = String(Math.round(state.firstFrameAt));
+    }
+  }
+  chart.flush();
+  requestAnimationFrame(frame);
+}
+
+// ---- settings ----
+
+function fillSettings() {
+  const form = $("settings");
+  for (const [k, v] of Object.entries(state.config)) {
+    const f = form.elements.namedItem(k);
+    if (f) f.value = String(v);
+  }
+}
+
+async function applySettings(e) {
+  e.preventDefault();
+  const form = $("settings");
+  const set = {};
+  for (const k of Object.keys(DEFAULTS)) {
+    const f = form.elements.namedItem(k);
+    if (!f) continue;
+    const v = k === "unclean.leader.election.enable" ? f.value === "true" : Number(f.value);
+    if (String(v) !== String(state.config[k])) set[k] = v;
+  }
+  if (!Object.keys(set).length) { setStatus("settings unchanged"); return; }
+  await act({ do: "config", set });
+}
+
+// ---- new cluster ----
+
+function newCluster(e) {
+  e.preventDefault();
+  const f = $("new-form").elements;
+  const brokers = Number(f.brokers.value), rf = Number(f.rf.value), partitions = Number(f.partitions.value);
+  const err = $("new-error");
+  if (rf > brokers) { err.textContent = `Replication factor ${rf} is more than the ${brokers} brokers.`; err.hidden = false; return; }
+  err.hidden = true;
+  const sc = {
+    name: `${brokers} brokers, ${partitions} partition${partitions === 1 ? "" : "s"}, RF ${rf}`,
+    description: `A new cluster: topic ${f.topic.value}, protocol era ${f.era.value}. Use the controls to act on it.`,
+    seed: Number(f.seed.value),
+    brokers,
+    topics: [{ name: f.topic.value, partitions, replicationFactor: rf }],
+    config: { "inter.broker.protocol.version": f.era.value, "min.insync.replicas": Number(f.minisr.value) },
+  };
+  $("new-dialog").close();
+  loadScenario(sc, "the new cluster").then((ok) => { if (ok) $("preset").value = ""; });
+}
+
+// ---- export ----
+
+async function exportRun() {
+  const r = await run({ op: "export", noView: true });
+  if (!r || !r.export) return;
+  const blob = new Blob([JSON.stringify(r.export, null, 2) + "\n"], { type: "application/json" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: (r.export.name || "run").replace(/[^A-Za-z0-9]+/g, "-").toLowerCase() + ".json" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+// ---- focus (overview) ----
+
+function toggleFocus(tp) {
+  const i = state.focus.findIndex((f) => f.topic === tp.topic && f.partition === tp.partition);
+  if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
+  if (state.focus.length > 8) state.focus.shift();
+  run({ op: "view" });
+}
+
+// ---- wiring ----
+
+const cluster = new ClusterView({
+  brokers: $("brokers"), partitions: $("partitions"), overview: $("overview"),
+  overviewGrid: $("overview-grid"), overviewSummary: $("overview-summary"),
+}, {
+  act, toggleFocus,
+  clientOptions: () => ({ count: Math.max(1, Number($("produce-count").value) || 1), acks: $("acks").value === "all" ? "all" : Number($("acks").value) }),
+});
+const wires = new Wires($("wires"), $("stage"));
+const chart = new HWChart($("chart"));
+const narration = new Narration({ list: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
+
+function wire() {
+  $("play").addEventListener("click", () => (state.playing ? pause() : play()));
+  $("step").addEventListener("click", stepOnce);
+  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); });
+  $("advance").addEventListener("click", () => advanceBy(Math.max(1, Number($("advance-ms").value) || 1)));
+  const scrub = $("scrub");
+  scrub.addEventListener("input", () => {
+    if (state.playing) pause();
+    $("clock").textContent = `go to t = ${fmtTime(Number(scrub.value))}`;
+  });
+  scrub.addEventListener("change", () => seek(Number(scrub.value)));
+  $("preset").addEventListener("change", (e) => { if (e.target.value) loadPreset(e.target.value); });
+  $("scenario-file").addEventListener("change", (e) => { const f = e.target.files[0]; if (f) loadFile(f); e.target.value = ""; });
+  $("new-cluster").addEventListener("click", () => $("new-dialog").showModal());
+  $("new-cancel").addEventListener("click", () => $("new-dialog").close());
+  $("new-form").addEventListener("submit", newCluster);
+  $("export").addEventListener("click", exportRun);
+  $("settings").addEventListener("submit", applySettings);
+  $("chart-partition").addEventListener("change", chooseChart);
+  $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
+  $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
+  $("reduced-motion").checked = prefersReducedMotion();
+  document.body.classList.toggle("reduced", $("reduced-motion").checked);
+  $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", e.target.checked));
+  const backend = $("backend");
+  backend.value = new URLSearchParams(location.search).get("backend") === "native" ? "native" : "wasm";
+  backend.addEventListener("change", () => {
+    const u = new URL(location.href);
+    if (backend.value === "native") u.searchParams.set("backend", "native"); else u.searchParams.delete("backend");
+    location.href = u.href;
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === " ") { e.preventDefault(); state.playing ? pause() : play(); }
+    if (e.key === ".") { e.preventDefault(); stepOnce(); }
+  });
+  window.addEventListener("resize", () => { chart.resize(); if (state.view) { for (const c of cluster.partCards.values()) for (const r of c.replicaRows.values()) r.sig = ""; render(); } });
+}
+
+async function start() {
+  wire();
+  const native = new URLSearchParams(location.search).get("backend") === "native";
+  state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");
+  state.transport.onfatal = (msg) => { pause(); setStatus("engine unavailable"); showError(msg); };
+  const presetsP = loadPresets();
+  try {
+    const info = await state.transport.ready;
+    setStatus(`engine ready (${state.transport.name}${info.version ? ", " + info.version : ""})`);
+    document.body.dataset.engine = "ready";
+    if (info.hasDocument !== undefined) document.body.dataset.hasDocument = String(info.hasDocument);
+  } catch (e) {
+    setStatus("engine unavailable");
+    document.body.dataset.engine = "failed";
+    showError(e.message);
+    return;
+  }
+  requestAnimationFrame((t) => { state.lastFrame = t; frame(t); });
+  const presets = await presetsP;
+  const params = new URLSearchParams(location.search);
+  if (params.get("scenario")) { await loadURL(params.get("scenario")); return; }
+  const wanted = params.get("preset");
+  const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
+  if (first) await loadPreset(first.file);
+  else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
+}
+
+start();

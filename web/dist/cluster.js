@@ -1,0 +1,348 @@
+// The cluster drawing: broker cards (state, epochs, controller, fetchers, purgatory, controls),
+// partition cards (each replica's log as a row of records coloured by leader epoch, with HW and
+// LEO markers) and the overview grid for big clusters. Elements are keyed and kept between
+// frames, so controls keep keyboard focus and markers slide with CSS transitions.
+
+import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime } from "./dom.js";
+
+const CUT_MS = 1500; // how long truncated records stay visible (wall-clock ms) before they go
+
+export class ClusterView {
+  // act(action) applies an action; focus(tp) toggles a partition's detail in an overview.
+  constructor({ brokers, partitions, overview, overviewGrid, overviewSummary }, { act, toggleFocus, clientOptions }) {
+    this.brokersEl = brokers;
+    this.partitionsEl = partitions;
+    this.overviewEl = overview;
+    this.gridEl = overviewGrid;
+    this.summaryEl = overviewSummary;
+    this.act = act;
+    this.toggleFocus = toggleFocus;
+    this.clientOptions = clientOptions;
+    this.brokerCards = new Map();
+    this.partCards = new Map();
+    this.gridCells = [];
+    this.gridKey = "";
+  }
+
+  reset() {
+    this.brokersEl.replaceChildren();
+    this.partitionsEl.replaceChildren();
+    this.gridEl.replaceChildren();
+    this.brokerCards.clear();
+    this.partCards.clear();
+    this.gridCells = [];
+    this.gridKey = "";
+  }
+
+  render(view, { topics, focus }) {
+    this.renderBrokers(view);
+    this.renderOverview(view, topics, focus);
+    this.renderPartitions(view);
+  }
+
+  // ---- brokers ----
+
+  renderBrokers(view) {
+    const ids = new Set();
+    const clients = this.clientCard();
+    ids.add(-1);
+    this.updateClients(clients, view);
+    for (const b of view.brokers) {
+      ids.add(b.id);
+      let card = this.brokerCards.get(b.id);
+      if (!card) {
+        card = this.brokerCard(b.id);
+        this.brokerCards.set(b.id, card);
+        this.brokersEl.append(card.root);
+      }
+      this.updateBroker(card, b, view);
+    }
+    for (const [id, card] of this.brokerCards) {
+      if (!ids.has(id)) { card.root.remove(); this.brokerCards.delete(id); }
+    }
+  }
+
+  clientCard() {
+    let card = this.brokerCards.get(-1);
+    if (card) return card;
+    const info = el("p", { class: "binfo" });
+    const root = el("article", { class: "broker clients", "data-broker": "-1", "aria-label": "Clients" },
+      el("h3", {}, "Clients"), info);
+    card = { root, info };
+    this.brokerCards.set(-1, card);
+    this.brokersEl.prepend(root);
+    return card;
+  }
+
+  updateClients(card, view) {
+    const open = (view.produces || []).filter((p) => !p.done);
+    const acked = (view.produces || []).filter((p) => p.result === "acked").length;
+    const failed = (view.produces || []).filter((p) => p.done && p.result && p.result !== "acked" && p.result !== "sent").length;
+    const reads = (view.consumes || []).length;
+    setText(card.info, `producer: ${open.length} in progress, ${acked} acked, ${failed} failed · consumer: ${reads} reads`);
+  }
+
+  brokerCard(id) {
+    const title = el("h3", {}, `Broker ${id}`);
+    const badges = el("span", { class: "badges" });
+    const info = el("p", { class: "binfo" });
+    const fetchers = el("div", { class: "fetchers" });
+    const purgatory = el("div", { class: "purgatory" });
+    const btn = (label, aria, action) => el("button", { type: "button", "aria-label": aria, onclick: () => this.act(action) }, label);
+    const buttons = {
+      kill: btn("Kill", `Kill broker ${id}`, { do: "kill", broker: id }),
+      power: btn("Power loss", `Power loss on broker ${id}`, { do: "kill", broker: id, loseUnflushed: true }),
+      restart: btn("Restart", `Restart broker ${id}`, { do: "restart", broker: id }),
+      shutdown: btn("Shut down", `Shut down broker ${id} (controlled shutdown)`, { do: "shutdown", broker: id }),
+      isolate: btn("Isolate", `Isolate broker ${id}`, { do: "isolate", broker: id }),
+      heal: btn("Heal", `Heal broker ${id}`, { do: "heal", broker: id }),
+    };
+    const controls = el("div", { class: "bctl", role: "group", "aria-label": `Broker ${id} controls` }, ...Object.values(buttons));
+    const root = el("article", { class: "broker", "data-broker": id, "aria-label": `Broker ${id}` },
+      el("header", {}, title, badges), info, fetchers, purgatory, controls);
+    return { root, badges, info, fetchers, purgatory, buttons, sig: "" };
+  }
+
+  updateBroker(card, b, view) {
+    const isCtrl = view.controller.active && view.controller.broker === b.id;
+    setAttr(card.root, "data-state", b.state);
+    card.root.classList.toggle("isolated", b.isolated);
+    card.root.classList.toggle("controller", isCtrl);
+    const sig = JSON.stringify([b, isCtrl, view.controller.epoch]);
+    if (sig === card.sig) return;
+    card.sig = sig;
+    const badges = [];
+    if (isCtrl) badges.push(el("span", { class: "badge ctrl", title: "the active controller" }, `controller · epoch ${view.controller.epoch}`));
+    if (b.isolated) badges.push(el("span", { class: "badge iso" }, "isolated"));
+    if (b.diskFailed) badges.push(el("span", { class: "badge down" }, "disk failed"));
+    if (b.state !== "running") badges.push(el("span", { class: "badge " + (b.state === "dead" ? "down" : "warn") }, b.state === "dead" ? "down" : b.state));
+    card.badges.replaceChildren(...badges);
+    setText(card.info, `${b.state} · broker epoch ${b.brokerEpoch}${b.registered ? "" : " (not registered)"} · leads ${b.leaders} · knows controller epoch ${b.controllerEpoch}`);
+
+    const fl = (b.fetchers || []).map((f) => el("li", {},
+      `fetcher ${f.id} → leader ${f.leader}: `,
+      (f.partitions || []).map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} (${p.state}${p.state === "delayed" ? " until " + fmtTime(p.delayedUntil) : ""}, epoch ${p.leaderEpoch})`).join(", ") || "idle"));
+    card.fetchers.replaceChildren(...(fl.length ? [el("h4", {}, "Fetchers"), el("ul", {}, ...fl)] : []));
+
+    const parked = [
+      ...(b.parkedFetches || []).map((p) => el("li", {}, `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${(p.partitions || []).map((t) => tpName(t.topic, t.partition)).join(", ")}) until ${fmtTime(p.deadline)}`)),
+      ...(b.parkedProduces || []).map((p) => el("li", {}, `produce #${p.message} (${(p.partitions || []).map((t) => tpName(t.topic, t.partition)).join(", ")}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`)),
+    ];
+    card.purgatory.replaceChildren(...(parked.length ? [el("h4", {}, "Purgatory"), el("ul", {}, ...parked)] : []));
+
+    const dead = b.state === "dead";
+    card.buttons.kill.disabled = dead;
+    card.buttons.power.disabled = dead;
+    card.buttons.restart.disabled = !dead;
+    card.buttons.shutdown.disabled = b.state !== "running";
+    card.buttons.isolate.disabled = b.isolated;
+    card.buttons.heal.disabled = !b.isolated;
+  }
+
+  // ---- overview ----
+
+  renderOverview(view, topics, focus) {
+    const states = view.states || "";
+    this.overviewEl.hidden = !states;
+    if (!states) return;
+    const s = view.summary;
+    setText(this.summaryEl, `(${s.partitions} partitions: ${s.underReplicated} under-replicated, ${s.underMinIsr} under min ISR, ${s.offline} offline)`);
+    const names = [];
+    for (const t of topics) for (let i = 0; i < t.count; i++) names.push({ topic: t.name, partition: i });
+    const key = names.length + ":" + states.length;
+    if (key !== this.gridKey) {
+      this.gridKey = key;
+      this.gridCells = [];
+      const frag = document.createDocumentFragment();
+      for (let i = 0; i < states.length; i++) {
+        const tp = names[i] || { topic: "?", partition: i };
+        const b = el("button", { type: "button", class: "cell", "aria-pressed": "false", onclick: () => this.toggleFocus(tp) });
+        b.dataset.tp = tpName(tp.topic, tp.partition);
+        this.gridCells.push({ b, tp, st: "" });
+        frag.append(b);
+      }
+      this.gridEl.replaceChildren(frag);
+    }
+    const label = { h: "healthy", u: "under-replicated", m: "under min.insync.replicas", o: "offline" };
+    const focused = new Set(focus.map((f) => tpName(f.topic, f.partition)));
+    for (let i = 0; i < this.gridCells.length; i++) {
+      const c = this.gridCells[i];
+      const st = states[i] || "h";
+      const pressed = focused.has(c.b.dataset.tp);
+      const sig = st + pressed;
+      if (c.st === sig) continue;
+      c.st = sig;
+      c.b.className = "cell st-" + st;
+      c.b.setAttribute("aria-pressed", String(pressed));
+      c.b.setAttribute("aria-label", `${c.b.dataset.tp}: ${label[st] || st}${pressed ? ", shown in detail" : ""}`);
+      c.b.title = c.b.getAttribute("aria-label");
+    }
+  }
+
+  // ---- partitions ----
+
+  renderPartitions(view) {
+    const seen = new Set();
+    for (const p of view.partitions) {
+      const key = tpName(p.topic, p.partition);
+      seen.add(key);
+      let card = this.partCards.get(key);
+      if (!card) {
+        card = this.partitionCard(p);
+        this.partCards.set(key, card);
+        this.partitionsEl.append(card.root);
+      }
+      this.updatePartition(card, p, view);
+    }
+    for (const [key, card] of this.partCards) {
+      if (!seen.has(key)) { card.root.remove(); this.partCards.delete(key); }
+    }
+  }
+
+  partitionCard(p) {
+    const name = tpName(p.topic, p.partition);
+    const tp = { topic: p.topic, partition: p.partition };
+    const title = el("h3", {}, name);
+    const info = el("p", { class: "pinfo" });
+    const rows = el("div", { class: "replicas" });
+    const choose = el("select", { "aria-label": `Broker to make leader of ${name}` });
+    const btn = (label, aria, fn) => el("button", { type: "button", "aria-label": aria, onclick: fn }, label);
+    const controls = el("div", { class: "pctl", role: "group", "aria-label": `${name} controls` },
+      btn("Produce", `Produce to ${name}`, () => {
+        const o = this.clientOptions();
+        this.act({ do: "produce", ...tp, count: o.count, acks: o.acks });
+      }),
+      btn("Consume", `Consume from ${name}`, () => this.act({ do: "consume", ...tp })),
+      btn("Preferred election", `Preferred leader election for ${name}`, () => this.act({ do: "elect", ...tp })),
+      el("span", { class: "choose" }, choose,
+        btn("Elect", `Elect the chosen broker as leader of ${name}`, () => {
+          if (choose.value === "") { this.act(null, `choose a broker to elect for ${name} first`); return; }
+          this.act({ do: "elect", ...tp, broker: Number(choose.value) });
+        })),
+      btn("Unclean election", `Unclean leader election for ${name}`, () => {
+        const a = { do: "elect", ...tp, unclean: true };
+        if (choose.value !== "") a.broker = Number(choose.value);
+        this.act(a);
+      }),
+    );
+    const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}` },
+      el("header", {}, title, info), rows, controls);
+    return { root, info, rows, choose, replicaRows: new Map(), chooseKey: "" };
+  }
+
+  updatePartition(card, p, view) {
+    setAttr(card.root, "data-leader", p.leader);
+    setAttr(card.root, "data-isr", p.isr.join(","));
+    setAttr(card.root, "data-state", p.state);
+    setAttr(card.root, "data-leader-epoch", p.leaderEpoch);
+    setText(card.info, `leader ${p.leader < 0 ? "none" : "broker " + p.leader} · leader epoch ${p.leaderEpoch} · partition epoch ${p.partitionEpoch} · ISR ${setList(p.isr)} · ${p.state}${p.recovering ? " · recovering (unclean)" : ""} · ${p.acked} acked`);
+    const chooseKey = p.assignment.join(",");
+    if (chooseKey !== card.chooseKey) {
+      card.chooseKey = chooseKey;
+      card.choose.replaceChildren(el("option", { value: "" }, "choose a broker…"),
+        ...[...p.assignment].sort((a, b) => a - b).map((b) => el("option", { value: b }, `broker ${b}`)));
+    }
+    // One window of offsets for every row, so offsets line up.
+    let maxLeo = 0, minStart = Infinity;
+    for (const r of p.replicas) { maxLeo = Math.max(maxLeo, r.logEndOffset); minStart = Math.min(minStart, r.logStartOffset); }
+    const width = card.rows.clientWidth || 600;
+    const cell = parseFloat(getComputedStyle(card.root).getPropertyValue("--cell")) || 18;
+    const cap = Math.max(8, Math.floor((width - 150) / cell) - 2);
+    const from = Math.max(minStart === Infinity ? 0 : minStart, maxLeo + 1 - cap);
+    const seen = new Set();
+    const preferred = p.assignment[0];
+    for (const r of p.replicas) {
+      seen.add(r.broker);
+      let row = card.replicaRows.get(r.broker);
+      if (!row) {
+        row = replicaRow(r.broker, tpName(p.topic, p.partition));
+        card.replicaRows.set(r.broker, row);
+        card.rows.append(row.root);
+      }
+      updateReplica(row, r, p, { from, cell, preferred });
+    }
+    for (const [b, row] of card.replicaRows) if (!seen.has(b)) { row.root.remove(); card.replicaRows.delete(b); }
+  }
+}
+
+function replicaRow(broker, name) {
+  const label = el("div", { class: "rlabel" });
+  const cells = el("div", { class: "cells" });
+  const hw = el("div", { class: "marker hw", title: "high watermark" }, el("span", {}, "HW"));
+  const leo = el("div", { class: "marker leo", title: "log end offset" }, el("span", {}, "LEO"));
+  const log = el("div", { class: "log", role: "img" }, cells, hw, leo);
+  const info = el("div", { class: "rinfo" });
+  const root = el("div", { class: "replica", "data-broker": broker }, label, log, info);
+  return { root, label, log, cells, hw, leo, info, name, prev: null, ghosts: [], sig: "" };
+}
+
+function updateReplica(row, r, p, { from, cell, preferred }) {
+  const inIsr = p.isr.includes(r.broker);
+  const isLeader = p.leader === r.broker;
+  row.root.className = `replica role-${r.role} ${inIsr ? "insync" : "outsync"}${isLeader ? " leader" : ""}`;
+  const tags = [r.role];
+  if (r.broker === preferred) tags.push("preferred");
+  if (!inIsr) tags.push("out of sync");
+  setText(row.label, `broker ${r.broker} · ${tags.join(" · ")}`);
+
+  // Records cut since the last frame stay briefly as ghosts, so a truncation is seen before it goes.
+  const now = performance.now();
+  const recs = r.records || [];
+  if (row.prev) {
+    const prev = row.prev;
+    let diverge = Math.min(prev.start + prev.records.length, r.logStartOffset + recs.length);
+    for (let o = Math.max(prev.start, r.logStartOffset); o < diverge; o++) {
+      if (prev.records[o - prev.start].id !== recs[o - r.logStartOffset].id) { diverge = o; break; }
+    }
+    for (let o = diverge; o < prev.start + prev.records.length; o++) {
+      const rec = prev.records[o - prev.start];
+      if (!row.ghosts.some((g) => g.offset === o && g.rec.id === rec.id)) row.ghosts.push({ offset: o, rec, until: now + CUT_MS });
+    }
+  }
+  row.ghosts = row.ghosts.filter((g) => g.until > now);
+  row.prev = { start: r.logStartOffset, records: recs };
+
+  const sig = [from, cell, r.logStartOffset, recs.length, recs.length ? recs[recs.length - 1].id : 0, r.highWatermark, row.ghosts.length].join(",");
+  if (sig !== row.sig) {
+    row.sig = sig;
+    const frag = document.createDocumentFragment();
+    const start = Math.max(from, r.logStartOffset);
+    for (let o = start; o < r.logStartOffset + recs.length; o++) {
+      const rec = recs[o - r.logStartOffset];
+      const c = document.createElement("span");
+      c.className = o < r.highWatermark ? "rec" : "rec uncommitted";
+      c.style.left = `${(o - from) * cell}px`;
+      c.style.background = epochColour(rec.epoch);
+      c.style.color = epochTextColour(rec.epoch);
+      c.textContent = rec.epoch;
+      c.title = `offset ${o} · leader epoch ${rec.epoch} · record #${rec.id}${o < r.highWatermark ? "" : " · above the high watermark"}`;
+      frag.append(c);
+    }
+    for (const g of row.ghosts) {
+      if (g.offset < from) continue;
+      const c = document.createElement("span");
+      c.className = "rec cut";
+      c.style.left = `${(g.offset - from) * cell}px`;
+      c.style.background = epochColour(g.rec.epoch);
+      c.textContent = g.rec.epoch;
+      c.title = `offset ${g.offset}: record #${g.rec.id} truncated`;
+      frag.append(c);
+    }
+    if (from > 0) frag.prepend(el("span", { class: "from" }, `…${from}`));
+    row.cells.replaceChildren(frag);
+    row.cells.style.width = `${Math.max(0, r.logEndOffset - from) * cell}px`;
+  }
+  row.hw.style.transform = `translateX(${(Math.max(r.highWatermark, from) - from) * cell}px)`;
+  row.leo.style.transform = `translateX(${(Math.max(r.logEndOffset, from) - from) * cell}px)`;
+  row.log.setAttribute("aria-label", `${row.name} on broker ${r.broker}: ${r.logEndOffset - r.logStartOffset} records, log end offset ${r.logEndOffset}, high watermark ${r.highWatermark}`);
+
+  const cache = (r.epochCache || []).map((e) => `${e.epoch}@${e.startOffset}`).join(" ");
+  let extra = "";
+  if (r.role === "leader") {
+    extra = ` · leader's ISR ${setList(r.isr)} · maximal ISR ${setList(r.maximalIsr)}${r.pending ? " · " + r.pending + " pending" : ""}`;
+    if (r.followers && r.followers.length) {
+      extra += " · followers: " + r.followers.map((f) => `${f.broker} LEO ${f.logEndOffset < 0 ? "unknown" : f.logEndOffset}${f.caughtUp ? " caught up" : f.lastCaughtUpTime < 0 ? " never caught up" : " last caught up at " + fmtTime(f.lastCaughtUpTime)}`).join(", ");
+    }
+  }
+  setText(row.info, `LEO ${r.logEndOffset} · HW ${r.highWatermark} · epoch ${r.leaderEpoch} · epoch cache ${cache || "empty"} · flushed to ${r.recoveryPoint} · HW checkpoint ${r.hwCheckpoint}${extra}`);
+}

@@ -1,0 +1,57 @@
+// Small DOM helpers shared by the page's modules.
+
+// el(tag, attrs, ...children) creates an element. attrs keys: class, text, on<event>, dataset
+// entries as data-*, aria-* and any other attribute.
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on") && typeof v === "function") e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// setText changes a node's text only when it differs (cheap to call every frame).
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// setAttr changes an attribute only when it differs.
+export function setAttr(node, name, value) {
+  const v = String(value);
+  if (node.getAttribute(name) !== v) node.setAttribute(name, v);
+}
+
+// Leader epochs cycle through eight colours that stay apart for colour-blind viewers too
+// (Okabe–Ito order), so two neighbouring epochs never look alike.
+const EPOCH_COLOURS = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#7f7f7f"];
+
+export function epochColour(epoch) {
+  return EPOCH_COLOURS[((epoch % EPOCH_COLOURS.length) + EPOCH_COLOURS.length) % EPOCH_COLOURS.length];
+}
+
+// Dark text on the light colours, white on the dark ones.
+export function epochTextColour(epoch) {
+  const c = epochColour(epoch);
+  return ["#e69f00", "#f0e442", "#56b4e9"].includes(c) ? "#111" : "#fff";
+}
+
+export function tpName(topic, partition) { return `${topic}-${partition}`; }
+
+export function fmtTime(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  return `${(ms / 1000).toFixed(3)} s`;
+}
+
+export function setList(arr) { return "[" + (arr || []).join(" ") + "]"; }
+
+export function prefersReducedMotion() {
+  return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
