@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,6 +185,9 @@ func (c *conn) answer(in inbound) []byte {
 	if c.play != nil && isLoad(in.data) {
 		c.stopPlay()
 	}
+	if msg := c.checkSpan(in.data); msg != "" {
+		return c.errorReply(requestID(in.data), msg)
+	}
 	out := c.sess.HandleJSON(in.data)
 	// A request the session could not decode gets id 0; give the page its id back if it can be
 	// read, so the error reaches the request that caused it.
@@ -217,4 +221,33 @@ func (c *conn) errorReply(id int64, msg string) []byte {
 		r.T, r.Next = eng.Now(), eng.NextAt()
 	}
 	return mustMarshalReply(r)
+}
+
+// checkSpan refuses an advance or forward seek longer than MaxAdvanceMs (empty: fine). Only
+// requests that may be one of those are decoded twice.
+func (c *conn) checkSpan(data []byte) string {
+	eng := c.sess.Engine()
+	if eng == nil || (!bytes.Contains(data, []byte(`"advance"`)) && !bytes.Contains(data, []byte(`"seek"`))) {
+		return ""
+	}
+	var r struct {
+		Op     string `json:"op"`
+		To, By *int64
+	}
+	if json.Unmarshal(data, &r) != nil {
+		return "" // the session names the problem
+	}
+	now, limit := eng.Now(), c.srv.cfg.MaxAdvanceMs
+	var span int64
+	switch {
+	case r.Op == "advance" && r.By != nil && r.To == nil:
+		span = *r.By
+	case (r.Op == "advance" || r.Op == "seek") && r.To != nil && r.By == nil:
+		span = *r.To - now
+	}
+	if span > limit {
+		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request (--max-advance); go in steps",
+			r.Op, span, limit)
+	}
+	return ""
 }

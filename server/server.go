@@ -45,6 +45,10 @@ type Config struct {
 	// 200,000.
 	MaxBrokers    int
 	MaxPartitions int
+	// MaxAdvanceMs bounds the simulated time one request may move forward (advance, a forward
+	// seek, a play frame). The engine cannot be interrupted mid-run and buffers the events of a
+	// run until the reply, so this bounds a request's CPU time and memory. Default 10 minutes.
+	MaxAdvanceMs int64
 	// MaxSessions bounds websocket sessions at once; more are closed with StatusTryAgainLater.
 	// Default 64.
 	MaxSessions int
@@ -64,6 +68,7 @@ const (
 	DefaultMaxBrokers      = 200
 	DefaultMaxPartitions   = 200_000
 	DefaultMaxSessions     = 64
+	DefaultMaxAdvanceMs    = 10 * 60 * 1000
 	DefaultIdleTimeout     = 15 * time.Minute
 	DefaultWriteTimeout    = 10 * time.Second
 )
@@ -81,6 +86,9 @@ func (c *Config) fill() {
 	}
 	if c.MaxPartitions <= 0 {
 		c.MaxPartitions = DefaultMaxPartitions
+	}
+	if c.MaxAdvanceMs <= 0 {
+		c.MaxAdvanceMs = DefaultMaxAdvanceMs
 	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = DefaultMaxSessions
