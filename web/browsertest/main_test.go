@@ -10,6 +10,8 @@ package browsertest
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,11 +23,13 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/highwater-sim/highwater/server"
 	"github.com/highwater-sim/highwater/web"
 )
 
 var (
 	srvURL    string
+	nativeURL string
 	browser   context.Context
 	artifacts string
 	skipWhy   string
@@ -62,8 +66,13 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	srv := httptest.NewServer(overlay(build, "../dist"))
+	srv := httptest.NewServer(noStore(http.FileServer(http.Dir(build))))
 	defer srv.Close()
+	// The native backend: the websocket server serving the same page.
+	native := httptest.NewServer(server.New(server.Config{Static: os.DirFS(build),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	defer native.Close()
+	nativeURL = native.URL
 	srvURL = srv.URL
 
 	profile, err := os.MkdirTemp("", "chromium-profile-")
@@ -97,9 +106,17 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// buildPage puts engine.wasm, wasm_exec.js, the presets and (when npm ci has run) the chart
-// library into dir.
+// buildPage puts the page into dir: its sources from web/dist, a fresh engine.wasm and the
+// matching wasm_exec.js, the presets, the chart library (when npm ci has run in web/) and the
+// tests' own scenarios under testdata/.
 func buildPage(dir string) error {
+	if err := os.CopyFS(dir, os.DirFS("../dist")); err != nil {
+		return err
+	}
+	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("testdata")); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(dir, "engine.wasm")) // a copy from dist may be stale
 	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "engine.wasm"), "../../wasm")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -113,6 +130,7 @@ func buildPage(dir string) error {
 	if err != nil {
 		return err
 	}
+	_ = os.Remove(filepath.Join(dir, "wasm_exec.js"))
 	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), js, 0o644); err != nil {
 		return err
 	}
@@ -125,21 +143,11 @@ func buildPage(dir string) error {
 	return nil
 }
 
-// overlay serves files from top first (the built ones), then from base (the page sources).
-func overlay(top, base string) http.Handler {
-	topH, baseH := http.FileServer(http.Dir(top)), http.FileServer(http.Dir(base))
+// noStore keeps the browser from caching between tests.
+func noStore(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		if strings.HasPrefix(r.URL.Path, "/testdata/") {
-			http.StripPrefix("/testdata/", http.FileServer(http.Dir("testdata"))).ServeHTTP(w, r)
-			return
-		}
-		p := filepath.Join(top, filepath.FromSlash(filepath.Clean("/"+r.URL.Path)))
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			topH.ServeHTTP(w, r)
-			return
-		}
-		baseH.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -152,6 +160,10 @@ type page struct {
 }
 
 func newPage(t *testing.T, query string, width, height int64) *page {
+	return newPageAt(t, srvURL, query, width, height)
+}
+
+func newPageAt(t *testing.T, base, query string, width, height int64) *page {
 	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
@@ -178,7 +190,7 @@ func newPage(t *testing.T, query string, width, height int64) *page {
 			p.mu.Unlock()
 		}
 	}()
-	p.do(chromedp.EmulateViewport(width, height), chromedp.Navigate(srvURL+"/index.html"+query))
+	p.do(chromedp.EmulateViewport(width, height), chromedp.Navigate(base+"/index.html"+query))
 	return p
 }
 

@@ -5,6 +5,7 @@ package browsertest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,10 +161,10 @@ func TestOverviewGridFocus(t *testing.T) {
 	p.click("#new-cluster")
 	p.do(
 		chromedp.SetValue(chromedp.CSS(`#new-form [name="brokers"]`), "6"),
-		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "200"),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "100"),
 		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
 	)
-	p.wait("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length === 200`)
+	p.wait("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length === 100`)
 	if n := evalJS[int](p, `document.querySelectorAll(".partition").length`); n != 0 {
 		t.Fatalf("%d partitions in detail before any focus", n)
 	}
@@ -176,7 +177,7 @@ func TestOverviewGridFocus(t *testing.T) {
 }
 
 func TestPhoneWidth(t *testing.T) {
-	p := newPage(t, "?preset=leader-crash-truncation.json", 390, 844)
+	p := newPage(t, "?scenario=testdata/leader-crash.json", 390, 844)
 	p.loaded()
 	p.advance(22010)
 	p.wait("the truncation narrated", `[...document.querySelectorAll("#log li")].some(li => li.textContent.includes("truncated orders-0"))`)
@@ -185,4 +186,61 @@ func TestPhoneWidth(t *testing.T) {
 		t.Error("the page scrolls sideways at phone width")
 	}
 	p.screenshot("phone")
+}
+
+func TestViolationFlaggedWithJump(t *testing.T) {
+	p := newPage(t, "?scenario=testdata/unclean-loss.json", 1280, 900)
+	p.loaded()
+	p.change("speed", "1000")
+	p.click("#play")
+	p.wait("the violation notice", `!document.getElementById("violation").hidden`)
+	text := evalJS[string](p, `document.getElementById("violation-text").textContent`)
+	if !strings.Contains(text, "acked-write-lost") {
+		t.Fatalf("violation notice = %q", text)
+	}
+	if playing := evalJS[bool](p, `window.highwater.playing`); playing {
+		t.Fatal("play should pause at the first violation")
+	}
+	vt := evalJS[int](p, `window.highwater.lastViolation.t`)
+	p.advance(3000)
+	p.click("#violation-jump")
+	p.wait("the jump", `window.highwater.t === `+strconv.Itoa(vt))
+	if !evalJS[bool](p, `[...document.querySelectorAll("#log li.bad")].length > 0`) {
+		t.Fatal("the narration does not flag the violation")
+	}
+	p.screenshot("violation")
+}
+
+func TestNativeBackend(t *testing.T) {
+	p := newPageAt(t, nativeURL, "?backend=native&scenario=testdata/three-brokers.json", 1280, 900)
+	p.loaded()
+	status := evalJS[string](p, `document.getElementById("status").textContent`)
+	if !strings.Contains(status, "native engine (websocket") {
+		t.Fatalf("status = %q", status)
+	}
+	p.advance(1000)
+	p.click(`button[aria-label="Kill broker 0"]`)
+	p.advance(19000)
+	p.wait("a new leader", `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader === "1"`)
+	p.screenshot("native")
+}
+
+func TestTruncationShownBeforeItGoes(t *testing.T) {
+	p := newPage(t, "?scenario=testdata/leader-crash.json", 1280, 900)
+	p.loaded()
+	p.advance(22000)
+	row := `document.querySelector('.partition[data-tp="orders-0"] .replica[data-broker="0"]')`
+	if n := evalJS[int](p, row+`.querySelectorAll(".rec:not(.cut)").length`); n != 6 {
+		t.Fatalf("broker 0 holds %d records before the truncation, want 6", n)
+	}
+	// Step event by event until broker 0 truncates; the cut records stay briefly, marked.
+	for i := 0; i < 40 && !evalJS[bool](p, row+`.querySelector(".rec.cut") !== null`); i++ {
+		p.click("#step")
+		p.wait("the step", `!window.highwater.busy`)
+	}
+	if n := evalJS[int](p, row+`.querySelectorAll(".rec.cut").length`); n != 2 {
+		t.Fatalf("%d records shown as cut, want 2", n)
+	}
+	p.screenshot("truncation")
+	p.wait("the cut records to go", row+`.querySelector(".rec.cut") === null || (document.getElementById("step").click(), false)`)
 }

@@ -150,13 +150,14 @@ function renderTimeline() {
 }
 
 function checkViolations(v) {
-  const vs = v.violations || [];
+  const vs = v.violations;
   if (vs.length > state.violations) {
-    const x = vs[vs.length - 1];
-    state.lastViolation = x;
-    $("violation-text").textContent = `Invariant broken at ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${x.text}`;
+    const fresh = vs.slice(state.violations);
+    state.lastViolation = fresh[0];
+    $("violation-text").textContent = (fresh.length > 1 ? `${fresh.length} invariants broken. ` : "Invariant broken. ") +
+      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${x.text}`).join(" ");
     $("violation").hidden = false;
-    if (state.violations === 0 && vs.length) pause();
+    if (state.violations === 0) pause();
   }
   state.violations = vs.length;
 }

@@ -119,16 +119,26 @@ export class ClusterView {
     card.badges.replaceChildren(...badges);
     setText(card.info, `${b.state} · broker epoch ${b.brokerEpoch}${b.registered ? "" : " (not registered)"} · leads ${b.leaders} · knows controller epoch ${b.controllerEpoch}`);
 
-    const fl = (b.fetchers || []).map((f) => el("li", {},
-      `fetcher ${f.id} → leader ${f.leader}: `,
-      (f.partitions || []).map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} (${p.state}${p.state === "delayed" ? " until " + fmtTime(p.delayedUntil) : ""}, epoch ${p.leaderEpoch})`).join(", ") || "idle"));
+    const fl = (b.fetchers || []).map((f) => {
+      const parts = f.partitions || [];
+      const shown = parts.slice(0, 3).map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} (${p.state}${p.state === "delayed" ? " until " + fmtTime(p.delayedUntil) : ""}, epoch ${p.leaderEpoch})`);
+      if (parts.length > 3) shown.push(`… ${parts.length - 3} more`);
+      return el("li", { title: parts.map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} ${p.state}`).join(", ") },
+        `fetcher ${f.id} → leader ${f.leader}${parts.length > 3 ? ` (${parts.length} partitions)` : ""}: `, shown.join(", ") || "idle");
+    });
     card.fetchers.replaceChildren(...(fl.length ? [el("h4", {}, "Fetchers"), el("ul", {}, ...fl)] : []));
 
+    const tps = (list) => {
+      const names = (list || []).map((t) => tpName(t.topic, t.partition));
+      return names.length > 3 ? `${names.slice(0, 3).join(", ")} … ${names.length - 3} more` : names.join(", ");
+    };
     const parked = [
-      ...(b.parkedFetches || []).map((p) => el("li", {}, `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${(p.partitions || []).map((t) => tpName(t.topic, t.partition)).join(", ")}) until ${fmtTime(p.deadline)}`)),
-      ...(b.parkedProduces || []).map((p) => el("li", {}, `produce #${p.message} (${(p.partitions || []).map((t) => tpName(t.topic, t.partition)).join(", ")}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`)),
+      ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${tps(p.partitions)}) until ${fmtTime(p.deadline)}`),
+      ...(b.parkedProduces || []).map((p) => `produce #${p.message} (${tps(p.partitions)}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`),
     ];
-    card.purgatory.replaceChildren(...(parked.length ? [el("h4", {}, "Purgatory"), el("ul", {}, ...parked)] : []));
+    const items = parked.slice(0, 4).map((x) => el("li", {}, x));
+    if (parked.length > 4) items.push(el("li", {}, `… ${parked.length - 4} more`));
+    card.purgatory.replaceChildren(...(items.length ? [el("h4", {}, `Purgatory (${parked.length})`), el("ul", {}, ...items)] : []));
 
     const dead = b.state === "dead";
     card.buttons.kill.disabled = dead;
