@@ -153,8 +153,9 @@ func noStore(h http.Handler) http.Handler {
 
 // page is one browser tab for one test, with the page's console kept for failure reports.
 type page struct {
-	t   *testing.T
-	ctx context.Context
+	t      testing.TB
+	ctx    context.Context
+	cancel func()
 	mu  sync.Mutex
 	log []string
 }
@@ -163,17 +164,20 @@ func newPage(t *testing.T, query string, width, height int64) *page {
 	return newPageAt(t, srvURL, query, width, height)
 }
 
-func newPageAt(t *testing.T, base, query string, width, height int64) *page {
+func newPageB(b *testing.B, query string, width, height int64) *page {
+	return newPageAt(b, srvURL, query, width, height)
+}
+
+func newPageAt(t testing.TB, base, query string, width, height int64) *page {
 	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
 	}
 	tab, cancelTab := chromedp.NewContext(browser)
 	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
-	p := &page{t: t, ctx: ctx}
+	p := &page{t: t, ctx: ctx, cancel: func() { cancel(); cancelTab() }}
 	t.Cleanup(func() {
-		cancel()
-		cancelTab()
+		p.close()
 		if t.Failed() {
 			p.mu.Lock()
 			t.Logf("page console:\n%s", strings.Join(p.log, "\n"))
@@ -193,6 +197,9 @@ func newPageAt(t *testing.T, base, query string, width, height int64) *page {
 	p.do(chromedp.EmulateViewport(width, height), chromedp.Navigate(base+"/index.html"+query))
 	return p
 }
+
+// close closes the tab (also done at cleanup).
+func (p *page) close() { p.cancel() }
 
 func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()

@@ -21,7 +21,8 @@ const DEFAULTS = {
   "zookeeper.session.timeout.ms": 18000,
   "sim.network.latency.ms": 1,
 };
-const VIEW_OPTS = { detailLimit: 64, maxMessages: 300 };
+// Clusters with more partitions than detailLimit get the overview grid (?detail=N changes it).
+const VIEW_OPTS = { detailLimit: Number(new URLSearchParams(location.search).get("detail")) || 64, maxMessages: 300 };
 const MAX_EVENTS = 3000;
 
 const state = {
@@ -44,6 +45,7 @@ const state = {
   chartKey: "",
   config: {},
   firstFrameAt: 0,
+  perf: { request: 0, render: 0 }, // ms of the last request round trip and the last render
 };
 window.highwater = state; // for the browser tests and the curious
 
@@ -62,7 +64,9 @@ function viewOpts() { return { ...VIEW_OPTS, focus: state.focus }; }
 async function run(req, { what } = {}) {
   let reply;
   try {
+    const t0 = performance.now();
     reply = await call(req);
+    state.perf.request = performance.now() - t0;
   } catch (e) {
     showError(`${what || req.op}: ${e.message}`);
     return null;
@@ -114,6 +118,7 @@ function normalize(v) {
 function render() {
   const v = state.view;
   if (!v) return;
+  const t0 = performance.now();
   cluster.render(v, { topics: state.topics, focus: state.focus });
   updateChartChoice(v);
   chart.sample(v);
@@ -123,6 +128,7 @@ function render() {
     `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "");
   checkViolations(v);
   renderTimeline();
+  state.perf.render = performance.now() - t0;
 }
 
 function nodeName(id) { return id === -1 ? "client" : `broker ${id}`; }
@@ -332,6 +338,7 @@ async function seek(to) {
 }
 
 function frame(now) {
+  state.frames = (state.frames || 0) + 1;
   const dt = Math.min(100, now - state.lastFrame);
   state.lastFrame = now;
   if (state.playing && state.view) {

@@ -22,6 +22,17 @@ export class ClusterView {
     this.partCards = new Map();
     this.gridCells = [];
     this.gridKey = "";
+    // Only cards on screen (or near it) are updated each frame; a card coming into view is
+    // brought up to date at once. With content-visibility: auto the browser skips the rest too.
+    this.cardOf = new WeakMap();
+    this.io = typeof IntersectionObserver === "function" ? new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const card = this.cardOf.get(e.target);
+        if (!card) continue;
+        card.visible = e.isIntersecting;
+        if (card.visible && card.lastP) this.updatePartition(card, card.lastP);
+      }
+    }, { rootMargin: "300px 0px" }) : null;
   }
 
   reset() {
@@ -193,6 +204,10 @@ export class ClusterView {
 
   renderPartitions(view) {
     const seen = new Set();
+    // Read layout once per frame: reading it per card after writes would force a layout each time.
+    const width = this.partitionsEl.clientWidth || 600;
+    const cell = parseFloat(getComputedStyle(this.partitionsEl).getPropertyValue("--cell")) || 18;
+    this.layout = { width: width - 30, cell };
     for (const p of view.partitions) {
       const key = tpName(p.topic, p.partition);
       seen.add(key);
@@ -201,11 +216,15 @@ export class ClusterView {
         card = this.partitionCard(p);
         this.partCards.set(key, card);
         this.partitionsEl.append(card.root);
+        this.cardOf.set(card.root, card);
+        if (this.io) this.io.observe(card.root);
+        this.updatePartition(card, p);
       }
-      this.updatePartition(card, p, view);
+      card.lastP = p;
+      if (card.visible || !this.io) this.updatePartition(card, p);
     }
     for (const [key, card] of this.partCards) {
-      if (!seen.has(key)) { card.root.remove(); this.partCards.delete(key); }
+      if (!seen.has(key)) { if (this.io) this.io.unobserve(card.root); card.root.remove(); this.partCards.delete(key); }
     }
   }
 
@@ -237,10 +256,10 @@ export class ClusterView {
     );
     const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}` },
       el("header", {}, title, info), rows, controls);
-    return { root, info, rows, choose, replicaRows: new Map(), chooseKey: "" };
+    return { root, info, rows, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null };
   }
 
-  updatePartition(card, p, view) {
+  updatePartition(card, p) {
     setAttr(card.root, "data-leader", p.leader);
     setAttr(card.root, "data-isr", p.isr.join(","));
     setAttr(card.root, "data-state", p.state);
@@ -255,8 +274,7 @@ export class ClusterView {
     // One window of offsets for every row, so offsets line up.
     let maxLeo = 0, minStart = Infinity;
     for (const r of p.replicas) { maxLeo = Math.max(maxLeo, r.logEndOffset); minStart = Math.min(minStart, r.logStartOffset); }
-    const width = card.rows.clientWidth || 600;
-    const cell = parseFloat(getComputedStyle(card.root).getPropertyValue("--cell")) || 18;
+    const { width, cell } = this.layout;
     const cap = Math.max(8, Math.floor((width - 150) / cell) - 2);
     const from = Math.max(minStart === Infinity ? 0 : minStart, maxLeo + 1 - cap);
     const seen = new Set();

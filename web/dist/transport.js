@@ -21,7 +21,8 @@ class Base {
   }
   deliver(json) {
     let reply;
-    try { reply = JSON.parse(json); } catch (e) { this.fail("the engine host sent a reply that is not JSON: " + e); return; }
+    const t0 = performance.now();
+    try { reply = JSON.parse(json); this.parseMs = performance.now() - t0; this.replyBytes = json.length; } catch (e) { this.fail("the engine host sent a reply that is not JSON: " + e); return; }
     const p = this.pending.get(reply.id);
     if (!p) return; // a reply to a request we no longer wait for
     this.pending.delete(reply.id);

@@ -1,0 +1,49 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkFirstFrame measures the time from navigation to the first frame drawn with the
+// engine's view (the page marks it in body[data-first-frame-ms], ms since navigation start):
+// worker start, engine.wasm fetch and compile, scenario load, first render.
+func BenchmarkFirstFrame(b *testing.B) {
+	var total float64
+	for b.Loop() {
+		p := newPageB(b, "?scenario=testdata/three-brokers.json", 1280, 900)
+		p.wait("the first frame", `document.body.dataset.firstFrameMs !== undefined`)
+		total += evalJS[float64](p, `Number(document.body.dataset.firstFrameMs)`)
+		p.close()
+	}
+	b.ReportMetric(total/float64(b.N), "ms/first-frame")
+}
+
+// BenchmarkFrameRate1000Partitions plays a 1,000-partition cluster drawn in full detail
+// (?detail=1000) at real-time speed for two seconds and reports the animation frames per second
+// the page achieved, and how far simulated time got.
+func BenchmarkFrameRate1000Partitions(b *testing.B) {
+	var fps, simPerSec float64
+	for b.Loop() {
+		p := newPageB(b, "?scenario=testdata/thousand.json&detail=1000", 1280, 900)
+		p.wait("1000 partitions", `document.querySelectorAll(".partition").length === 1000`)
+		b.Logf("load: last request %.0f ms, render %.0f ms", evalJS[float64](p, `window.highwater.perf.request`), evalJS[float64](p, `window.highwater.perf.render`))
+		p.click("#play")
+		start := evalJS[float64](p, `window.highwater.frames`)
+		t0 := evalJS[float64](p, `performance.now()`)
+		sim0 := evalJS[float64](p, `window.highwater.t`)
+		time.Sleep(2 * time.Second)
+		frames := evalJS[float64](p, `window.highwater.frames`) - start
+		t1 := evalJS[float64](p, `performance.now()`)
+		sim1 := evalJS[float64](p, `window.highwater.t`)
+		b.Logf("playing: last request %.0f ms (JSON.parse %.0f ms of %.0f bytes), render %.0f ms", evalJS[float64](p, `window.highwater.perf.request`),
+			evalJS[float64](p, `window.highwater.transport.parseMs`), evalJS[float64](p, `window.highwater.transport.replyBytes`), evalJS[float64](p, `window.highwater.perf.render`))
+		fps += frames / ((t1 - t0) / 1000)
+		simPerSec += (sim1 - sim0) / ((t1 - t0) / 1000)
+		p.close()
+	}
+	b.ReportMetric(fps/float64(b.N), "frames/s")
+	b.ReportMetric(simPerSec/float64(b.N), "sim-ms/s")
+}
