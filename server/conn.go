@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/highwater-sim/highwater/engine"
 	"github.com/highwater-sim/highwater/engine/session"
 )
 
@@ -24,6 +25,8 @@ type conn struct {
 	sess     *session.Session
 	play     *player // nil unless playing (play.go)
 	requests int
+	// partitions is this session's share of Config.MaxTotalPartitions; guarded by srv.mu.
+	partitions int
 }
 
 // inbound is one message read off the wire: a request to hand to the session, or a problem with
@@ -182,17 +185,23 @@ func (c *conn) answer(in inbound) []byte {
 	if isPlayOp(in.data) {
 		return c.handlePlay(in.data)
 	}
-	if c.play != nil && isLoad(in.data) {
+	if isLoad(in.data) {
 		c.stopPlay()
+		return c.load(in.data)
 	}
 	if msg := c.checkSpan(in.data); msg != "" {
 		return c.errorReply(requestID(in.data), msg)
 	}
-	out := c.sess.HandleJSON(in.data)
+	return c.handle(in.data)
+}
+
+// handle passes a request to the session.
+func (c *conn) handle(data []byte) []byte {
+	out := c.sess.HandleJSON(data)
 	// A request the session could not decode gets id 0; give the page its id back if it can be
 	// read, so the error reaches the request that caused it.
 	if zero := []byte(`{"id":0,"type":"error"`); bytes.HasPrefix(out, zero) {
-		if id := requestID(in.data); id != 0 {
+		if id := requestID(data); id != 0 {
 			out = append([]byte(`{"id":`+strconv.FormatInt(id, 10)), out[len(`{"id":0`):]...)
 		}
 	}
@@ -250,4 +259,47 @@ func (c *conn) checkSpan(data []byte) string {
 			r.Op, span, limit)
 	}
 	return ""
+}
+
+// load reserves the new cluster's partitions in the server-wide budget before the session builds
+// it. A scenario that does not parse is left to the session to report.
+func (c *conn) load(data []byte) []byte {
+	var req struct {
+		Scenario json.RawMessage `json:"scenario"`
+	}
+	if json.Unmarshal(data, &req) != nil || len(req.Scenario) == 0 {
+		return c.handle(data)
+	}
+	sc, err := engine.ParseScenario(req.Scenario)
+	if err != nil {
+		return c.handle(data)
+	}
+	n := 0
+	for _, t := range sc.Topics {
+		if t.Assignment != nil {
+			n += len(t.Assignment)
+		} else {
+			n += max(t.Partitions, 0)
+		}
+	}
+	if n > c.srv.cfg.MaxPartitions {
+		return c.handle(data) // the session names its own limit
+	}
+	c.srv.mu.Lock()
+	prev := c.partitions
+	c.srv.mu.Unlock()
+	if msg := c.srv.reservePartitions(c, max(n, prev)); msg != "" {
+		return c.errorReply(requestID(data), msg)
+	}
+	out := c.handle(data)
+	// Keep the old share if the load failed (the old cluster stays), else the new one.
+	keep := n
+	if bytes.HasPrefix(out, []byte(`{"id":`)) && bytes.Contains(out[:min(len(out), 64)], []byte(`"type":"error"`)) {
+		keep = prev
+	}
+	if c.sess.Engine() == nil {
+		keep = 0
+	}
+	_ = c.srv.reservePartitions(c, keep) // never more than reserved: cannot fail
+	return out
 }

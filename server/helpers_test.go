@@ -90,13 +90,13 @@ func call(t testing.TB, ctx context.Context, c *websocket.Conn, req string) []by
 // reply is the client's reading of a session.Reply (engine.Event's optional fields only
 // marshal, so the test reads the parts it checks).
 type reply struct {
-	Push    string `json:"push"`
-	ID      int64  `json:"id"`
-	Type    string `json:"type"`
-	Error   string `json:"error"`
-	T       int64  `json:"t"`
-	Next    int64  `json:"next"`
-	Events  []struct {
+	Push   string `json:"push"`
+	ID     int64  `json:"id"`
+	Type   string `json:"type"`
+	Error  string `json:"error"`
+	T      int64  `json:"t"`
+	Next   int64  `json:"next"`
+	Events []struct {
 		T    int64  `json:"t"`
 		Type string `json:"type"`
 		Text string `json:"text"`

@@ -45,6 +45,10 @@ type Config struct {
 	// 200,000.
 	MaxBrokers    int
 	MaxPartitions int
+	// MaxTotalPartitions bounds the partitions loaded across all sessions at once: memory grows
+	// with them (about 3 KiB per partition with replication factor 3, measured). A load past it
+	// gets an error reply. Default 2 × MaxPartitions.
+	MaxTotalPartitions int
 	// MaxAdvanceMs bounds the simulated time one request may move forward (advance, a forward
 	// seek, a play frame). The engine cannot be interrupted mid-run and buffers the events of a
 	// run until the reply, so this bounds a request's CPU time and memory. Default 10 minutes.
@@ -58,6 +62,10 @@ type Config struct {
 	// WriteTimeout bounds writing one reply; a client that reads slower is disconnected. Default
 	// 10 s.
 	WriteTimeout time.Duration
+	// Compress negotiates permessage-deflate (no context takeover) with clients that offer it, as
+	// browsers other than Safari do. Replies are repetitive JSON and shrink about 10×; the cost is
+	// server CPU per reply.
+	Compress bool
 	// Logger gets structured logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -87,6 +95,9 @@ func (c *Config) fill() {
 	if c.MaxPartitions <= 0 {
 		c.MaxPartitions = DefaultMaxPartitions
 	}
+	if c.MaxTotalPartitions <= 0 {
+		c.MaxTotalPartitions = 2 * c.MaxPartitions
+	}
 	if c.MaxAdvanceMs <= 0 {
 		c.MaxAdvanceMs = DefaultMaxAdvanceMs
 	}
@@ -114,6 +125,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	conns    map[*conn]struct{} // guarded by mu
+	// partitions is the sum of the conns' partitions (loaded or being loaded); guarded by mu.
+	partitions int
 	closing  bool               // guarded by mu; set by Shutdown
 	shutdown chan struct{}      // closed by Shutdown: sessions send a close frame and end
 	wg       sync.WaitGroup     // one per running session
@@ -195,7 +208,11 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.AllowOrigins})
+	opts := &websocket.AcceptOptions{OriginPatterns: s.cfg.AllowOrigins}
+	if s.cfg.Compress {
+		opts.CompressionMode = websocket.CompressionNoContextTakeover
+	}
+	ws, err := websocket.Accept(w, r, opts)
 	if err != nil {
 		// Accept has already answered (403 for a foreign origin, 400 for a bad handshake).
 		s.log.Warn("websocket refused", "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "err", err)
@@ -241,6 +258,7 @@ func (s *Server) admit(c *conn) string {
 
 func (s *Server) release(c *conn) {
 	s.mu.Lock()
+	s.partitions -= c.partitions
 	delete(s.conns, c)
 	s.mu.Unlock()
 	s.wg.Done()
@@ -258,3 +276,25 @@ func (s *Server) noteRead() {
 }
 
 func (s *Server) noteAnswered() { s.unanswered.Add(-1) }
+
+// reservePartitions makes c's share of the partition budget n (its cluster being replaced), or
+// says why not. The previous share is returned by the caller on a failed load (see conn.load).
+func (s *Server) reservePartitions(c *conn, n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	others := s.partitions - c.partitions
+	if others+n > s.cfg.MaxTotalPartitions {
+		return fmt.Sprintf("server busy: sessions hold %d partitions and this load adds %d, over the server's limit of %d (--max-total-partitions); try a smaller cluster or later",
+			others, n, s.cfg.MaxTotalPartitions)
+	}
+	s.partitions = others + n
+	c.partitions = n
+	return ""
+}
+
+// TotalPartitions returns the partitions loaded across sessions.
+func (s *Server) TotalPartitions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.partitions
+}

@@ -182,6 +182,30 @@ func TestLimits(t *testing.T) {
 	})
 }
 
+func TestTotalPartitions(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	srv, ts, _ := startServer(t, Config{MaxPartitions: 100, MaxTotalPartitions: 150})
+	a, b := dial(t, ctx, ts), dial(t, ctx, ts)
+	callOK(t, ctx, a, 1, loadReq(1, bigScenario(3, 100)))
+	callOK(t, ctx, a, 2, loadReq(2, bigScenario(3, 100))) // replacing its own cluster is fine
+	r := expectError(t, ctx, b, loadReq(3, bigScenario(3, 100)), "server busy: sessions hold 100 partitions and this load adds 100, over the server's limit of 150")
+	if r.ID != 3 {
+		t.Errorf("busy: id %d", r.ID)
+	}
+	callOK(t, ctx, b, 4, loadReq(4, bigScenario(3, 50)))
+	expectError(t, ctx, b, loadReq(5, bigScenario(3, 1000)), "over this session's limit of 100") // a failed load keeps the old share
+	if n := srv.TotalPartitions(); n != 150 {
+		t.Errorf("total partitions %d, want 150", n)
+	}
+	_ = a.Close(websocket.StatusNormalClosure, "")
+	waitSessions(t, srv, 1)
+	callOK(t, ctx, b, 6, loadReq(6, bigScenario(3, 100)))
+	if n := srv.TotalPartitions(); n != 100 {
+		t.Errorf("total partitions %d, want 100", n)
+	}
+}
+
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t, 10*time.Second)
@@ -207,8 +231,8 @@ func TestOriginCheck(t *testing.T) {
 		origin string
 		ok     bool
 	}{
-		{"", true},             // not a browser
-		{ts.URL, true},         // same origin
+		{"", true},     // not a browser
+		{ts.URL, true}, // same origin
 		{"http://trusted.example", true},
 		{"http://localhost:5173", true},
 		{"http://evil.example", false},

@@ -60,9 +60,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxMsg := fset.Int64("max-message", server.DefaultMaxMessageBytes, "largest request in `bytes`; longer ones get an error reply (8× this closes the connection)")
 	maxBrokers := fset.Int("max-brokers", server.DefaultMaxBrokers, "most brokers one session's cluster may have")
 	maxPartitions := fset.Int("max-partitions", server.DefaultMaxPartitions, "most partitions one session's cluster may have")
+	maxAdvance := fset.Duration("max-advance", server.DefaultMaxAdvanceMs*time.Millisecond, "most simulated time one request may move forward (the engine cannot be interrupted mid-request)")
+	maxTotal := fset.Int("max-total-partitions", 0, "most partitions loaded across all sessions at once, the memory bound (default 2 × --max-partitions)")
 	maxSessions := fset.Int("max-sessions", server.DefaultMaxSessions, "most websocket sessions at once")
 	idle := fset.Duration("idle-timeout", server.DefaultIdleTimeout, "close a session that sends nothing for this long")
 	writeTimeout := fset.Duration("write-timeout", server.DefaultWriteTimeout, "disconnect a client that takes longer than this to read one reply")
+	compress := fset.Bool("compress", true, "compress websocket messages (permessage-deflate) for clients that offer it")
 	logJSON := fset.Bool("log-json", false, "write logs as JSON lines instead of text")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -76,7 +79,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for name, v := range map[string]int64{"max-message": *maxMsg, "max-brokers": int64(*maxBrokers),
 		"max-partitions": int64(*maxPartitions), "max-sessions": int64(*maxSessions),
-		"idle-timeout": int64(*idle), "write-timeout": int64(*writeTimeout)} {
+		"idle-timeout": int64(*idle), "max-advance": int64(*maxAdvance / time.Millisecond), "write-timeout": int64(*writeTimeout)} {
 		if v <= 0 {
 			fmt.Fprintf(stderr, "highwater serve: --%s must be positive\n", name)
 			return errUsage
@@ -96,6 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv := server.New(server.Config{
 		Static: static, AllowOrigins: origins, MaxMessageBytes: *maxMsg,
 		MaxBrokers: *maxBrokers, MaxPartitions: *maxPartitions, MaxSessions: *maxSessions,
+		MaxAdvanceMs: int64(*maxAdvance / time.Millisecond), Compress: *compress, MaxTotalPartitions: *maxTotal,
 		IdleTimeout: *idle, WriteTimeout: *writeTimeout, Logger: log,
 	})
 	ln, err := net.Listen("tcp", *addr)

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// BenchmarkBigCluster measures one session with a large cluster over a real websocket: load
+// time, live heap of the session, and for `advance by 1000` with the overview view (the page's
+// default for large clusters): wall time per simulated second (real-time factor) and bytes per
+// reply, hence bytes per second streamed when playing at real time.
+//
+//	go test -run '^$' -bench BigCluster -benchtime 1x ./server   (make bench-server)
+func BenchmarkBigCluster(b *testing.B) {
+	for _, size := range []struct{ brokers, partitions int }{{30, 1_000}, {100, 10_000}, {200, 100_000}, {200, 200_000}} {
+		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
+			for b.Loop() {
+				benchBig(b, size.brokers, size.partitions)
+			}
+		})
+	}
+}
+
+func benchBig(b *testing.B, brokers, partitions int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	_, ts, _ := startServer(b, Config{MaxMessageBytes: 4 << 20, Compress: true})
+	c, wire := dialCounting(b, ctx, ts, websocket.CompressionNoContextTakeover)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	t0 := time.Now()
+	loadOut := call(b, ctx, c, loadReq(1, bigScenario(brokers, partitions)))
+	loadTime := time.Since(t0)
+	if r := decodeReply(b, loadOut); r.Type != "reply" {
+		b.Fatalf("load: %s", r.Error)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	const steps, stepMs = 5, 1000
+	var wall time.Duration
+	bytes := 0
+	wire0 := wire.Load()
+	for i := range steps {
+		t0 := time.Now()
+		out := call(b, ctx, c, fmt.Sprintf(`{"id":%d,"op":"advance","by":%d,"maxEvents":200,"view":{"noRecords":true,"maxMessages":100}}`, i+2, stepMs))
+		wall += time.Since(t0)
+		bytes += len(out)
+		if r := decodeReply(b, out); r.Type != "reply" {
+			b.Fatalf("advance: %s", r.Error)
+		}
+	}
+	simMs := float64(steps * stepMs)
+	wireBytes := wire.Load() - wire0
+	b.ReportMetric(loadTime.Seconds(), "load-s")
+	b.ReportMetric(float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20), "session-MiB")
+	b.ReportMetric(float64(wall.Milliseconds())/simMs, "wall-ms/sim-ms")
+	b.ReportMetric(float64(bytes)/steps/1024, "KiB/reply")
+	b.ReportMetric(float64(wireBytes)/steps/1024, "wire-KiB/reply")
+	b.Logf("%d brokers, %d partitions: load %v (reply %d KiB), session heap %.0f MiB, advance 1 s in %v (real-time factor %.2f), %d KiB per overview reply, %d KiB compressed on the wire",
+		brokers, partitions, loadTime.Round(time.Millisecond), len(loadOut)/1024, float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20),
+		(wall / steps).Round(time.Millisecond), simMs/float64(max(1, wall.Milliseconds())), bytes/steps/1024, wireBytes/steps/1024)
+}
+
+// countingConn counts the bytes read off a TCP connection (what crossed the wire).
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// dialCounting dials /ws offering the given compression and counts the bytes received.
+func dialCounting(tb testing.TB, ctx context.Context, ts *httptest.Server, mode websocket.CompressionMode) (*websocket.Conn, *atomic.Int64) {
+	tb.Helper()
+	n := &atomic.Int64{}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{conn, n}, nil
+	}}
+	tb.Cleanup(tr.CloseIdleConnections)
+	c, _, err := websocket.Dial(ctx, wsURL(ts), &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}, CompressionMode: mode})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.SetReadLimit(-1)
+	tb.Cleanup(func() { _ = c.CloseNow() })
+	return c, n
+}
