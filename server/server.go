@@ -123,13 +123,13 @@ type Server struct {
 	log *slog.Logger
 	mux *http.ServeMux
 
-	mu       sync.Mutex
-	conns    map[*conn]struct{} // guarded by mu
+	mu    sync.Mutex
+	conns map[*conn]struct{} // guarded by mu
 	// partitions is the sum of the conns' partitions (loaded or being loaded); guarded by mu.
 	partitions int
-	closing  bool               // guarded by mu; set by Shutdown
-	shutdown chan struct{}      // closed by Shutdown: sessions send a close frame and end
-	wg       sync.WaitGroup     // one per running session
+	closing    bool           // guarded by mu; set by Shutdown
+	shutdown   chan struct{}  // closed by Shutdown: sessions send a close frame and end
+	wg         sync.WaitGroup // one per running session
 
 	nextID atomic.Uint64
 	// unanswered counts requests read off the wire but not yet answered, across sessions;
