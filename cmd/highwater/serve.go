@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/highwater-sim/highwater/server"
+	"github.com/highwater-sim/highwater/web"
 )
 
 // serve is `highwater serve`: the page at /, the native engine at /ws, health at /healthz.
@@ -149,7 +150,6 @@ func pageFS(dir string) (fs.FS, error) {
 	return os.DirFS(dir), nil
 }
 
-// embeddedPage is the page compiled into the binary.
-// TODO(server): switch to package web's embedded FS once web/embed.go lands; until then the
-// binary carries no page and serve needs --web-dir.
-func embeddedPage() (fs.FS, error) { return nil, nil }
+// embeddedPage is the page compiled into the binary (package web's dist/, with engine.wasm when
+// `make wasm` ran before the build).
+func embeddedPage() (fs.FS, error) { return web.FS(), nil }
