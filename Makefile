@@ -8,7 +8,7 @@ STATICCHECK := $(GOBIN)/staticcheck
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: run test build wasm vet lint unit wasmtest browser sim bench tools chromium clean
+.PHONY: run test build wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
 
 run: wasm
 	$(GO) run ./cmd/highwater serve --addr $(ADDR)
@@ -50,6 +50,17 @@ sim:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 ./engine/
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench . -benchtime=1x -count=1 ./engine/
+	$(MAKE) bench-server
+
+# The native backend (docs/server.md): 100 concurrent sessions on loopback (errors, latency
+# percentiles, memory) and one session per large cluster (load time, memory, speed against real
+# time, bytes per overview reply raw and compressed).
+bench-server:
+	$(GO) test -run '^$$' -bench 'Load|BigCluster' -benchtime=1x -count=1 -timeout 30m ./server/
+
+# Fuzz the server's request path (the seed corpus also runs in `make unit`).
+fuzz-server:
+	$(GO) test -run '^$$' -fuzz FuzzHandleJSON -fuzztime 60s ./server/
 
 tools: $(STATICCHECK)
 
