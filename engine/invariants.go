@@ -58,6 +58,11 @@ func (e *Engine) checkLeaderLog(p *partition, changed int32, from int64) {
 	if p.leader < 0 || (changed >= 0 && changed != p.leader) {
 		return
 	}
+	if e.brokers[p.leader].state == brokerDead {
+		// NB: a dead leader the controller has not noticed yet serves nothing, so a power loss
+		// there loses nothing by itself; the log is checked when a live leader is elected.
+		return
+	}
 	if changed < 0 {
 		from = 0
 	}
