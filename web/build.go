@@ -58,8 +58,8 @@ func CopyPresets(srcDir, dstDir string) ([]Preset, error) {
 
 // VendorFiles maps node_modules paths to their names under dist/vendor.
 var VendorFiles = map[string]string{
-	"uplot/dist/uPlot.esm.js":  "uPlot.esm.js",
-	"uplot/dist/uPlot.min.css": "uPlot.min.css",
+	"uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
+	"uplot/dist/uPlot.min.css":     "uPlot.min.css",
 }
 
 // CopyVendor copies the pinned npm files (installed by `npm ci` in web/) into dstDir.

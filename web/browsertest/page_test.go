@@ -34,6 +34,9 @@ func TestEngineStartsInWorker(t *testing.T) {
 	if n := evalJS[int](p, `document.querySelectorAll("#log li").length`); n == 0 {
 		t.Fatal("no narration")
 	}
+	if _, err := os.Stat("../node_modules/uplot"); err == nil {
+		p.wait("the HW/LEO chart", `document.querySelector("#chart .uplot canvas") !== null`)
+	}
 	p.screenshot("engine-started")
 }
 

@@ -1,13 +1,22 @@
 // HW and LEO of every replica of one partition over simulated time, drawn with uPlot (pinned in
-// web/package.json, copied to vendor/ by the build). Points are added only when a value changes.
+// web/package.json, copied to vendor/ by `make wasm`). Points are added only when a value changes.
 
 import { tpName } from "./dom.js";
 
 const COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000"];
 
+// The minified build is a classic script that defines window.uPlot; it is loaded on first use.
 let uPlotPromise = null;
 function loadUPlot() {
-  if (!uPlotPromise) uPlotPromise = import("./vendor/uPlot.esm.js").then((m) => m.default);
+  if (!uPlotPromise) {
+    uPlotPromise = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = "vendor/uPlot.iife.min.js";
+      s.onload = () => (window.uPlot ? resolve(window.uPlot) : reject(new Error("uPlot missing")));
+      s.onerror = () => reject(new Error("vendor/uPlot.iife.min.js did not load"));
+      document.head.append(s);
+    });
+  }
   return uPlotPromise;
 }
 
@@ -38,7 +47,7 @@ export class HWChart {
     try {
       uPlot = await loadUPlot();
     } catch (e) {
-      this.failed = "the chart library (vendor/uPlot.esm.js) did not load: run `make wasm`";
+      this.failed = "the chart library (vendor/uPlot.iife.min.js) did not load: run `make wasm`";
       this.container.textContent = this.failed;
       return;
     }

@@ -74,11 +74,13 @@ export class Narration {
     }
     if (this.events.length > KEEP) this.events.splice(0, this.events.length - KEEP);
     if (!shown) return;
+    // Follow the newest entries only when the reader is at the bottom already.
+    const follow = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 40;
     // Keep the newest SHOW; skip the middle of a huge batch so the live region stays readable.
     while (frag.childNodes.length > SHOW) frag.removeChild(frag.firstChild);
     this.list.append(frag);
     while (this.list.childNodes.length > SHOW) this.list.removeChild(this.list.firstChild);
-    this.list.scrollTop = this.list.scrollHeight;
+    if (follow) this.list.scrollTop = this.list.scrollHeight;
   }
 
   rebuild() {
