@@ -112,6 +112,17 @@ func (e *Engine) zkChanged() {
 	}
 	if e.ctrlUsable() {
 		e.reconcileBrokers()
+		if e.brokers[e.ctrl.broker].incarnation != e.ctrl.incarnation {
+			// NB: the controller's broker restarted before its session expired (a bounce). The
+			// restart was handled above as a death and a startup, but the controller lived in the
+			// old process and died with it, LeaderAndIsr requests it was still retrying included.
+			// As after any controller death, a controller is elected with the next epoch and sends
+			// every broker its partitions (onControllerFailover).
+			e.ctrl.active = false
+			e.emit(Event{Type: EvController, Broker: Some(e.ctrl.broker),
+				Text: fmt.Sprintf("broker %d is no longer controller (its process restarted)", e.ctrl.broker)})
+			e.zkChanged()
+		}
 	}
 }
 

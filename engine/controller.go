@@ -21,6 +21,8 @@ type controller struct {
 	offline map[[2]int32]bool
 	// batch collects LeaderAndIsr partitions per target broker during one controller action.
 	batch map[int32][]int32
+	// incarnation is its broker's process when it took over: the controller lives in that process.
+	incarnation uint64
 }
 
 // ctrlUsable reports whether the controller can act: its broker runs and reaches ZooKeeper.
@@ -269,6 +271,7 @@ func (e *Engine) controllerFailover(c int32) {
 	e.ctrl.broker = c
 	e.ctrl.epoch++
 	e.ctrl.active = true
+	e.ctrl.incarnation = e.brokers[c].incarnation
 	e.ctrl.shuttingDown = make([]bool, len(e.brokers))
 	e.ctrl.offline = map[[2]int32]bool{}
 	e.emit(Event{Type: EvController, Broker: Some(c), Epoch: Some(int64(e.ctrl.epoch)),

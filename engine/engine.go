@@ -123,7 +123,7 @@ func (e *Engine) start() {
 		e.startBroker(b, false)
 	}
 	e.ctrl = controller{broker: 0, epoch: 1, active: true, shuttingDown: make([]bool, len(e.brokers)),
-		offline: map[[2]int32]bool{}}
+		offline: map[[2]int32]bool{}, incarnation: e.brokers[0].incarnation}
 	e.ctrl.live = make([]int64, len(e.brokers))
 	for i := range e.brokers {
 		e.ctrl.live[i] = e.sessions[i].epoch
