@@ -21,7 +21,7 @@ import (
 //
 //	go test -run '^$' -bench BigCluster -benchtime 1x ./server   (make bench-server)
 func BenchmarkBigCluster(b *testing.B) {
-	for _, size := range []struct{ brokers, partitions int }{{30, 1_000}, {100, 10_000}, {200, 100_000}, {200, 200_000}} {
+	for _, size := range []struct{ brokers, partitions int }{{30, 1_000}, {100, 10_000}, {200, 50_000}, {200, 100_000}, {200, 200_000}} {
 		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
 			for b.Loop() {
 				benchBig(b, size.brokers, size.partitions)
@@ -59,16 +59,26 @@ func benchBig(b *testing.B, brokers, partitions int) {
 			b.Fatalf("advance: %s", r.Error)
 		}
 	}
+	var bare time.Duration // the engine alone: no view, one event
+	for i := range steps {
+		t0 := time.Now()
+		out := call(b, ctx, c, fmt.Sprintf(`{"id":%d,"op":"advance","by":%d,"maxEvents":1,"noView":true}`, i+100, stepMs))
+		bare += time.Since(t0)
+		if r := decodeReply(b, out); r.Type != "reply" {
+			b.Fatalf("advance: %s", r.Error)
+		}
+	}
 	simMs := float64(steps * stepMs)
 	wireBytes := wire.Load() - wire0
 	b.ReportMetric(loadTime.Seconds(), "load-s")
 	b.ReportMetric(float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20), "session-MiB")
 	b.ReportMetric(float64(wall.Milliseconds())/simMs, "wall-ms/sim-ms")
+	b.ReportMetric(float64(bare.Milliseconds())/simMs, "noview-wall-ms/sim-ms")
 	b.ReportMetric(float64(bytes)/steps/1024, "KiB/reply")
 	b.ReportMetric(float64(wireBytes)/steps/1024, "wire-KiB/reply")
-	b.Logf("%d brokers, %d partitions: load %v (reply %d KiB), session heap %.0f MiB, advance 1 s in %v (real-time factor %.2f), %d KiB per overview reply, %d KiB compressed on the wire",
+	b.Logf("%d brokers, %d partitions: load %v (reply %d KiB), session heap %.0f MiB, advance 1 s in %v (real-time factor %.2f), %d KiB per overview reply, %d KiB compressed on the wire; without a view 1 s takes %v",
 		brokers, partitions, loadTime.Round(time.Millisecond), len(loadOut)/1024, float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20),
-		(wall / steps).Round(time.Millisecond), simMs/float64(max(1, wall.Milliseconds())), bytes/steps/1024, wireBytes/steps/1024)
+		(wall / steps).Round(time.Millisecond), simMs/float64(max(1, wall.Milliseconds())), bytes/steps/1024, wireBytes/steps/1024, (bare / steps).Round(time.Millisecond))
 }
 
 // countingConn counts the bytes read off a TCP connection (what crossed the wire).
