@@ -208,15 +208,16 @@ func (c *conn) handle(data []byte) []byte {
 	return out
 }
 
-// write sends one reply under the write timeout. A client that does not read for that long is
+// write sends one reply under the write timeout. A client that does not read it in time is
 // disconnected (coder/websocket closes the connection when a write's context expires).
 func (c *conn) write(ctx context.Context, out []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.WriteTimeout)
+	timeout := c.srv.cfg.WriteTimeout + time.Duration(int64(len(out))*int64(time.Second)/c.srv.cfg.MinWriteRate)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := c.ws.Write(ctx, websocket.MessageText, out); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			c.log.Warn("slow reader: reply not written in time, disconnecting", "timeout", c.srv.cfg.WriteTimeout, "bytes", len(out))
-			return fmt.Errorf("writing a %d-byte reply: client did not read it within %v", len(out), c.srv.cfg.WriteTimeout)
+			c.log.Warn("slow reader: reply not written in time, disconnecting", "timeout", timeout, "bytes", len(out))
+			return fmt.Errorf("writing a %d-byte reply: client did not read it within %v", len(out), timeout)
 		}
 		return err
 	}

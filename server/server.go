@@ -59,9 +59,11 @@ type Config struct {
 	// IdleTimeout closes a session that sends no request (and is not playing) for this long.
 	// Default 15 minutes.
 	IdleTimeout time.Duration
-	// WriteTimeout bounds writing one reply; a client that reads slower is disconnected. Default
-	// 10 s.
+	// WriteTimeout bounds writing one reply, plus one second per MinWriteRate bytes of it (a
+	// 78 MB overview must not be cut off on a slow link); a client that reads slower is
+	// disconnected. Defaults 10 s and 1 MiB/s.
 	WriteTimeout time.Duration
+	MinWriteRate int64
 	// Compress negotiates permessage-deflate (no context takeover) with clients that offer it, as
 	// browsers other than Safari do. Replies are repetitive JSON and shrink about 10×; the cost is
 	// server CPU per reply.
@@ -109,6 +111,9 @@ func (c *Config) fill() {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.MinWriteRate <= 0 {
+		c.MinWriteRate = 1 << 20
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -56,7 +56,7 @@ func (h *heapSampler) growth() uint64 {
 // disconnected. Not parallel: it measures the heap.
 func TestSlowReaderMemoryBound(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
-	srv, ts, logs := startServer(t, Config{WriteTimeout: time.Second})
+	srv, ts, logs := startServer(t, Config{WriteTimeout: time.Second, MinWriteRate: 1 << 40})
 	c := dial(t, ctx, ts)
 	callOK(t, ctx, c, 1, loadReq(1, bigScenario(6, 3000)))
 	callOK(t, ctx, c, 2, `{"id":2,"op":"advance","by":3000,"noView":true}`)
