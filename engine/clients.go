@@ -95,6 +95,9 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Result = result
 	op.BaseOffset = base
 	p := e.partitions[op.pid]
+	if !e.tracing() {
+		return
+	}
 	text := fmt.Sprintf("producer: %d records to %s (acks=%s): %s", len(op.RecordIDs), p.name(), acksName(op.Acks), result)
 	if result == "acked" {
 		text = fmt.Sprintf("producer: %d records to %s acknowledged at offsets %d..%d (acks=%s)", len(op.RecordIDs), p.name(), base, base+int64(len(op.RecordIDs))-1, acksName(op.Acks))

@@ -219,6 +219,15 @@ func (e *Engine) emit(ev Event) {
 	e.events = append(e.events, ev)
 }
 
+// tracing reports whether events are recorded; when not, it counts the event the caller skips
+// building (its text costs more than the simulation step it describes).
+func (e *Engine) tracing() bool {
+	if !e.trace {
+		e.eventCount++
+	}
+	return e.trace
+}
+
 // schedule adds a timer for broker b's current incarnation.
 func (e *Engine) schedule(at int64, kind itemKind, b int32, id int64) {
 	var gen uint64

@@ -242,27 +242,15 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	req := m.req
-	for _, d := range m.FetchResponse.Partitions {
+	for i, d := range m.FetchResponse.Partitions {
 		st := f.state(d.pid)
 		if st == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != d.fetchOffset {
 			continue // removed, moved or re-truncated meanwhile
 		}
-		sentEpoch := requestedEpoch(req, d.pid)
-		e.processPartitionData(b, f, st, d, sentEpoch)
+		// A response lists the request's partitions in the request's order.
+		e.processPartitionData(b, f, st, d, req.Fetch.Partitions[i].epoch)
 	}
 	e.doWork(b, f)
-}
-
-func requestedEpoch(req *Message, pid int32) int32 {
-	if req == nil || req.Fetch == nil {
-		return -1
-	}
-	for _, p := range req.Fetch.Partitions {
-		if p.pid == pid {
-			return p.epoch
-		}
-	}
-	return -1
 }
 
 // processPartitionData applies one partition of a fetch response.

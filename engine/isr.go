@@ -62,9 +62,11 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 func (e *Engine) hwChanged(r *replica, old int64, role string) {
 	now := r.log.HighWatermark()
 	p := r.p
-	e.emit(Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-		From: Some(old), To: Some(now), Reason: role,
-		Text: fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)})
+	if e.tracing() {
+		e.emit(Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+			From: Some(old), To: Some(now), Reason: role,
+			Text: fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)})
+	}
 	if now > old {
 		e.checkCommittedRange(r, old, now)
 	} else if r.isLeader() {

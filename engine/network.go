@@ -90,7 +90,9 @@ func (e *Engine) send(m *Message) {
 	if isRequest(m.Type) {
 		e.pending[m.ID] = m
 	}
-	e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(e, m)})
+	if e.tracing() {
+		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(e, m)})
+	}
 	if !e.linkUp(m.From, m.To) {
 		e.drop(m, "link down")
 		return

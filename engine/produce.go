@@ -27,10 +27,12 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		return
 	}
 	base := r.log.AppendAsLeader(r.leaderEpoch, req.RecordIDs)
-	e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
-		From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.leaderEpoch)),
-		Text: fmt.Sprintf("leader %d appended %d records to %s at offsets %d..%d in epoch %d",
-			b.id, len(req.RecordIDs), p.name(), base, r.log.LogEndOffset()-1, r.leaderEpoch)})
+	if e.tracing() {
+		e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
+			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.leaderEpoch)),
+			Text: fmt.Sprintf("leader %d appended %d records to %s at offsets %d..%d in epoch %d",
+				b.id, len(req.RecordIDs), p.name(), base, r.log.LogEndOffset()-1, r.leaderEpoch)})
+	}
 	e.afterAppend(r, len(req.RecordIDs))
 	hwMoved := e.maybeIncrementHW(r)
 	e.tryCompleteWatchers(b, r)
