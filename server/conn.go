@@ -247,7 +247,7 @@ func (c *conn) checkSpan(data []byte) string {
 	if json.Unmarshal(data, &r) != nil {
 		return "" // the session names the problem
 	}
-	now, limit := eng.Now(), c.srv.cfg.MaxAdvanceMs
+	now, limit := eng.Now(), c.maxAdvance()
 	var span int64
 	switch {
 	case r.Op == "advance" && r.By != nil && r.To == nil:
@@ -256,7 +256,7 @@ func (c *conn) checkSpan(data []byte) string {
 		span = *r.To - now
 	}
 	if span > limit {
-		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request (--max-advance); go in steps",
+		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request for this cluster (--max-advance, scaled for its size); go in steps",
 			r.Op, span, limit)
 	}
 	return ""
@@ -303,4 +303,19 @@ func (c *conn) load(data []byte) []byte {
 	}
 	_ = c.srv.reservePartitions(c, keep) // never more than reserved: cannot fail
 	return out
+}
+
+// scaleFromPartitions is the cluster size up to which MaxAdvanceMs applies unscaled.
+const scaleFromPartitions = 1000
+
+// maxAdvance is MaxAdvanceMs scaled down for large clusters (see Config.MaxAdvanceMs).
+func (c *conn) maxAdvance() int64 {
+	limit := c.srv.cfg.MaxAdvanceMs
+	c.srv.mu.Lock()
+	n := c.partitions
+	c.srv.mu.Unlock()
+	if n > scaleFromPartitions {
+		limit = max(min(limit, 1000), limit*scaleFromPartitions/int64(n))
+	}
+	return limit
 }

@@ -111,8 +111,8 @@ func (c *conn) handlePlay(data []byte) []byte {
 	if p.Speed != nil {
 		speed = *p.Speed
 	}
-	if p.ChunkMs > c.srv.cfg.MaxAdvanceMs {
-		return c.errorReply(p.ID, fmt.Sprintf("chunkMs: %d is over this server's limit of %d ms per frame (--max-advance)", p.ChunkMs, c.srv.cfg.MaxAdvanceMs))
+	if limit := c.maxAdvance(); p.ChunkMs > limit {
+		return c.errorReply(p.ID, fmt.Sprintf("chunkMs: %d is over this server's limit of %d ms per frame for this cluster (--max-advance)", p.ChunkMs, limit))
 	}
 	pl := &player{req: p, speed: speed, interval: time.Duration(p.IntervalMs) * time.Millisecond,
 		startWall: time.Now(), startSim: eng.Now()}
@@ -144,7 +144,7 @@ func (c *conn) playTick(ctx context.Context) error {
 	} else {
 		wall := time.Now()
 		target := p.startSim + int64(float64(wall.Sub(p.startWall).Milliseconds())*p.speed)
-		maxStep := min(int64(p.speed*float64(p.req.IntervalMs)*4)+1, c.srv.cfg.MaxAdvanceMs)
+		maxStep := min(int64(p.speed*float64(p.req.IntervalMs)*4)+1, c.maxAdvance())
 		to = target
 		if target-now > maxStep { // behind: take a bounded step and restart the pace from it
 			to = now + maxStep

@@ -339,3 +339,22 @@ func waitSessions(t testing.TB, srv *Server, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestAdvanceLimit(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	_, ts, _ := startServer(t, Config{MaxAdvanceMs: 60_000})
+	c := dial(t, ctx, ts)
+	callOK(t, ctx, c, 1, loadReq(1, bigScenario(3, 1)))
+	expectError(t, ctx, c, `{"id":2,"op":"advance","by":60001}`, "advance: 60001 ms ahead is over this server's limit of 60000 ms")
+	expectError(t, ctx, c, `{"id":3,"op":"advance","by":9223372036854775807}`, "over this server's limit")
+	expectError(t, ctx, c, `{"id":4,"op":"seek","to":60001}`, "seek: 60001 ms ahead")
+	callOK(t, ctx, c, 5, `{"id":5,"op":"advance","by":60000,"noView":true}`)
+	callOK(t, ctx, c, 6, `{"id":6,"op":"seek","to":120000,"noView":true}`)
+	callOK(t, ctx, c, 7, `{"id":7,"op":"seek","to":0,"noView":true}`) // back: replays what was reached
+	// A cluster of 3,000 partitions gets a third of the span.
+	callOK(t, ctx, c, 8, loadReq(8, bigScenario(3, 3000)))
+	expectError(t, ctx, c, `{"id":9,"op":"advance","to":20001}`, "limit of 20000 ms per request for this cluster")
+	expectError(t, ctx, c, `{"id":10,"op":"play","speed":0,"chunkMs":20001}`, "chunkMs: 20001 is over this server's limit of 20000")
+	callOK(t, ctx, c, 11, `{"id":11,"op":"advance","to":20000,"noView":true}`)
+}
