@@ -3,6 +3,7 @@
 package browsertest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -238,12 +239,28 @@ func TestTruncationShownBeforeItGoes(t *testing.T) {
 	}
 	// Step event by event until broker 0 truncates; the cut records stay briefly, marked.
 	for i := 0; i < 40 && !evalJS[bool](p, row+`.querySelector(".rec.cut") !== null`); i++ {
+		n := evalJS[int](p, `window.highwater.replies`)
 		p.click("#step")
-		p.wait("the step", `!window.highwater.busy`)
+		p.wait("the step", fmt.Sprintf(`window.highwater.replies > %d`, n))
 	}
 	if n := evalJS[int](p, row+`.querySelectorAll(".rec.cut").length`); n != 2 {
 		t.Fatalf("%d records shown as cut, want 2", n)
 	}
 	p.screenshot("truncation")
 	p.wait("the cut records to go", row+`.querySelector(".rec.cut") === null || (document.getElementById("step").click(), false)`)
+}
+
+func TestMessagesAnimateInSlowMotion(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	p.advance(99)
+	p.change("speed", "0.01")
+	p.click("#play")
+	// At 1/100× the 1 ms Produce takes 100 ms of wall time to cross: catch it mid-way.
+	p.wait("a message in flight", `window.highwater.view.messages.length > 0 && window.highwater.displayT % 1 > 0.3`)
+	p.screenshot("slow-motion")
+	p.click("#play")
+	if !evalJS[bool](p, `document.getElementById("inflight").textContent.includes("in flight")`) {
+		t.Fatal("no text for the messages in flight")
+	}
 }

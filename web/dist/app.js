@@ -22,8 +22,12 @@ const DEFAULTS = {
   "sim.network.latency.ms": 1,
 };
 // Clusters with more partitions than detailLimit get the overview grid (?detail=N changes it).
-const VIEW_OPTS = { detailLimit: Number(new URLSearchParams(location.search).get("detail")) || 64, maxMessages: 300 };
-const MAX_EVENTS = 3000;
+// "Draw every partition" (?detail=all) keeps a card for each partition but asks the engine for
+// the detail of only the cards on screen (view.focus), so big clusters stay cheap.
+const DETAIL_PARAM = new URLSearchParams(location.search).get("detail");
+const VIEW_OPTS = { detailLimit: Number(DETAIL_PARAM) || 64, maxMessages: 300 };
+// Events per reply: the narration shows the newest 300, and each event may carry its message.
+const MAX_EVENTS = 1000;
 
 const state = {
   transport: null,
@@ -58,7 +62,18 @@ function call(req) {
   return p;
 }
 
-function viewOpts() { return { ...VIEW_OPTS, focus: state.focus }; }
+function viewOpts() {
+  const total = state.topics.reduce((n, t) => n + t.count, 0);
+  if (state.detailAll && total > VIEW_OPTS.detailLimit) {
+    if (!state.allBuilt) return { ...VIEW_OPTS, detailLimit: total, focus: [] };
+    const focus = [...state.focus];
+    for (const tp of cluster.visibleTPs()) {
+      if (!focus.some((f) => f.topic === tp.topic && f.partition === tp.partition)) focus.push(tp);
+    }
+    return { ...VIEW_OPTS, focus };
+  }
+  return { ...VIEW_OPTS, focus: state.focus };
+}
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
 async function run(req, { what } = {}) {
@@ -81,6 +96,7 @@ async function run(req, { what } = {}) {
 }
 
 function applyReply(r) {
+  state.replies = (state.replies || 0) + 1;
   if (r.reset) {
     narration.clear();
     chart.cut(r.t);
@@ -119,7 +135,9 @@ function render() {
   const v = state.view;
   if (!v) return;
   const t0 = performance.now();
-  cluster.render(v, { topics: state.topics, focus: state.focus });
+  const total = state.topics.reduce((n, t) => n + t.count, 0);
+  if (state.detailAll && v.partitions.length === total) state.allBuilt = true;
+  cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll });
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
@@ -213,6 +231,7 @@ async function loadScenario(obj, source) {
   state.scenario = obj;
   state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
   state.focus = [];
+  state.allBuilt = false;
   state.config = { ...DEFAULTS, ...(obj.config || {}) };
   fillSettings();
   cluster.reset();
@@ -222,6 +241,7 @@ async function loadScenario(obj, source) {
   $("scenario-name").textContent = obj.name || "unnamed scenario";
   $("scenario-desc").textContent = obj.description || "";
   if (state.view) render();
+  if (state.detailAll) await run({ op: "view" });
   setStatus(`engine ready (${state.transport.name}) · loaded “${obj.name}”`);
   return true;
 }
@@ -423,6 +443,10 @@ async function exportRun() {
 // ---- focus (overview) ----
 
 function toggleFocus(tp) {
+  if (state.detailAll) {
+    const card = cluster.partCards.get(tpName(tp.topic, tp.partition));
+    if (card) { card.root.scrollIntoView({ block: "center" }); card.root.focus({ preventScroll: true }); return; }
+  }
   const i = state.focus.findIndex((f) => f.topic === tp.topic && f.partition === tp.partition);
   if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
   if (state.focus.length > 8) state.focus.shift();
@@ -436,6 +460,8 @@ const cluster = new ClusterView({
   overviewGrid: $("overview-grid"), overviewSummary: $("overview-summary"),
 }, {
   act, toggleFocus,
+  // A card came into view: refresh it now unless playing does so anyway.
+  onVisible: () => { if (!state.playing && state.detailAll && state.allBuilt) { clearTimeout(state.visTimer); state.visTimer = setTimeout(() => run({ op: "view" }), 80); } },
   clientOptions: () => ({ count: Math.max(1, Number($("produce-count").value) || 1), acks: $("acks").value === "all" ? "all" : Number($("acks").value) }),
 });
 const wires = new Wires($("wires"), $("stage"));
@@ -463,6 +489,13 @@ function wire() {
   $("chart-partition").addEventListener("change", chooseChart);
   $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
+  $("detail-all").checked = state.detailAll = DETAIL_PARAM === "all";
+  $("detail-all").addEventListener("change", (e) => {
+    state.detailAll = e.target.checked;
+    state.allBuilt = false;
+    cluster.reset();
+    if (state.view) run({ op: "view" });
+  });
   $("reduced-motion").checked = prefersReducedMotion();
   document.body.classList.toggle("reduced", $("reduced-motion").checked);
   $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", e.target.checked));

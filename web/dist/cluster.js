@@ -9,7 +9,8 @@ const CUT_MS = 1500; // how long truncated records stay visible (wall-clock ms) 
 
 export class ClusterView {
   // act(action) applies an action; focus(tp) toggles a partition's detail in an overview.
-  constructor({ brokers, partitions, overview, overviewGrid, overviewSummary }, { act, toggleFocus, clientOptions }) {
+  constructor({ brokers, partitions, overview, overviewGrid, overviewSummary }, { act, toggleFocus, clientOptions, onVisible }) {
+    this.onVisible = onVisible || (() => {});
     this.brokersEl = brokers;
     this.partitionsEl = partitions;
     this.overviewEl = overview;
@@ -30,7 +31,7 @@ export class ClusterView {
         const card = this.cardOf.get(e.target);
         if (!card) continue;
         card.visible = e.isIntersecting;
-        if (card.visible && card.lastP) this.updatePartition(card, card.lastP);
+        if (card.visible && card.lastP) { this.updatePartition(card, card.lastP); this.onVisible(); }
       }
     }, { rootMargin: "300px 0px" }) : null;
   }
@@ -45,10 +46,17 @@ export class ClusterView {
     this.gridKey = "";
   }
 
-  render(view, { topics, focus }) {
+  render(view, { topics, focus, keep }) {
     this.renderBrokers(view);
     this.renderOverview(view, topics, focus);
-    this.renderPartitions(view);
+    this.renderPartitions(view, keep);
+  }
+
+  // visibleTPs lists the partitions whose cards are on screen (or near it).
+  visibleTPs() {
+    const out = [];
+    for (const c of this.partCards.values()) if (c.visible && c.lastP) out.push({ topic: c.lastP.topic, partition: c.lastP.partition });
+    return out;
   }
 
   // ---- brokers ----
@@ -202,7 +210,9 @@ export class ClusterView {
 
   // ---- partitions ----
 
-  renderPartitions(view) {
+  // renderPartitions updates the cards of view.partitions; with keep, cards missing from this view
+  // stay as they were (they are off screen and not asked for).
+  renderPartitions(view, keep) {
     const seen = new Set();
     // Read layout once per frame: reading it per card after writes would force a layout each time.
     const width = this.partitionsEl.clientWidth || 600;
@@ -224,7 +234,7 @@ export class ClusterView {
       if (card.visible || !this.io) this.updatePartition(card, p);
     }
     for (const [key, card] of this.partCards) {
-      if (!seen.has(key)) { if (this.io) this.io.unobserve(card.root); card.root.remove(); this.partCards.delete(key); }
+      if (!seen.has(key) && !keep) { if (this.io) this.io.unobserve(card.root); card.root.remove(); this.partCards.delete(key); }
     }
   }
 
@@ -254,7 +264,7 @@ export class ClusterView {
         this.act(a);
       }),
     );
-    const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}` },
+    const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}`, tabindex: "-1" },
       el("header", {}, title, info), rows, controls);
     return { root, info, rows, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null };
   }

@@ -83,6 +83,7 @@ export class Wires {
     if (!messages || !messages.length) return;
     const pos = this.centres();
     const labels = messages.length <= 10;
+    const detailed = messages.length <= 4;
     ctx.font = "11px system-ui, sans-serif";
     for (const m of messages) {
       const a = pos.get(m.from), b = pos.get(m.to);
@@ -122,7 +123,8 @@ export class Wires {
       ctx.lineWidth = 1.5;
       ctx.stroke();
       if (labels) {
-        const text = kind.label;
+        let text = detailed ? describeMessage(m) : kind.label;
+        if (text.length > 64) text = text.slice(0, 63) + "…";
         const tw = ctx.measureText(text).width;
         ctx.fillStyle = "rgba(255,255,255,0.9)";
         ctx.fillRect(x + 8, y - 8, tw + 6, 15);
