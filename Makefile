@@ -57,6 +57,7 @@ bench:
 # time, bytes per overview reply raw and compressed).
 bench-server:
 	$(GO) test -run '^$$' -bench 'Load|BigCluster' -benchtime=1x -count=1 -timeout 30m ./server/
+	$(GO) test -run '^$$' -bench RoundTrip -benchtime=2000x -count=1 ./server/
 
 # Fuzz the server's request path (the seed corpus also runs in `make unit`).
 fuzz-server:

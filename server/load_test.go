@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/highwater-sim/highwater/engine/session"
 )
 
 // loadResult is what a load run measured.
@@ -139,4 +140,27 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
 		b.ReportMetric(float64(res.heapGrowth)/(1<<20), "heap-MiB")
 	}
+}
+
+// BenchmarkRoundTrip compares one small request (advance 100 ms, no view) answered by
+// session.HandleJSON directly with the same through the websocket: the server's overhead.
+func BenchmarkRoundTrip(b *testing.B) {
+	scenario := readScenario(b, "leader-crash-truncation.json")
+	const req = `{"id":2,"op":"advance","by":100,"noView":true}`
+	b.Run("direct", func(b *testing.B) {
+		s := session.New(session.Limits{})
+		s.HandleJSON([]byte(loadReq(1, scenario)))
+		for b.Loop() {
+			s.HandleJSON([]byte(req))
+		}
+	})
+	b.Run("websocket", func(b *testing.B) {
+		ctx := testCtx(b, 5*time.Minute)
+		_, ts, _ := startServer(b, Config{MaxAdvanceMs: 1 << 40})
+		c := dial(b, ctx, ts)
+		call(b, ctx, c, loadReq(1, scenario))
+		for b.Loop() {
+			call(b, ctx, c, req)
+		}
+	})
 }
