@@ -180,3 +180,34 @@ func TestServeSIGTERM(t *testing.T) {
 		t.Errorf("exit took %v after SIGTERM", d)
 	}
 }
+
+// TestServeAllowOrigin: --allow-origin takes comma-separated patterns and repeats.
+func TestServeAllowOrigin(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--web-dir", t.TempDir(),
+			"--allow-origin", "a.example, b.example", "--allow-origin", "*.c.example"}, &stdout, &stderr)
+	}()
+	ws := strings.Replace(waitURL(t, &stdout), "http", "ws", 1) + "ws"
+	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer dcancel()
+	for origin, ok := range map[string]bool{"http://a.example": true, "http://b.example": true,
+		"https://x.c.example": true, "http://d.example": false} {
+		c, res, err := websocket.Dial(dctx, ws, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {origin}}})
+		if ok != (err == nil) {
+			t.Errorf("origin %s: err %v, want accepted %v", origin, err, ok)
+		}
+		if err == nil {
+			_ = c.Close(websocket.StatusNormalClosure, "")
+		} else if res == nil || res.StatusCode != http.StatusForbidden {
+			t.Errorf("origin %s: %v, want 403", origin, err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
