@@ -57,6 +57,7 @@ func benchFrameRate(b *testing.B, query string, partitions int) {
 		sim1 := evalJS[float64](p, `window.highwater.t`)
 		b.Logf("playing: last request %.0f ms (JSON.parse %.0f ms of %.0f bytes), render %.0f ms", evalJS[float64](p, `window.highwater.perf.request`),
 			evalJS[float64](p, `window.highwater.transport.parseMs`), evalJS[float64](p, `window.highwater.transport.replyBytes`), evalJS[float64](p, `window.highwater.perf.render`))
+		p.viewShot(fmt.Sprintf("bench-%d", partitions))
 		fps += frames / ((t1 - t0) / 1000)
 		simPerSec += (sim1 - sim0) / ((t1 - t0) / 1000)
 		p.close()

@@ -249,9 +249,14 @@ func (p *page) change(id, value string) {
 	evalJS[bool](p, `document.getElementById("`+id+`").dispatchEvent(new Event("change"))`)
 }
 
-func (p *page) screenshot(name string) {
+func (p *page) screenshot(name string) { p.shot(name, chromedp.FullScreenshot(100)) }
+
+// viewShot saves what is in the viewport only (for very long pages).
+func (p *page) viewShot(name string) { p.shot(name, chromedp.CaptureScreenshot()) }
+
+func (p *page) shot(name string, action chromedp.Action[[]byte]) {
 	p.t.Helper()
-	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	buf, err := chromedp.Run(p.ctx, action)
 	if err != nil {
 		p.t.Fatal(err)
 	}

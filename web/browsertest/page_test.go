@@ -264,3 +264,23 @@ func TestMessagesAnimateInSlowMotion(t *testing.T) {
 		t.Fatal("no text for the messages in flight")
 	}
 }
+
+func TestKeyboardFocusSurvivesFrames(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	kill := `document.querySelector('button[aria-label="Kill broker 1"]')`
+	evalJS[bool](p, `(`+kill+`.focus(), true)`)
+	evalJS[bool](p, `(window.highwater.api.run({op: "advance", by: 1500}), true)`)
+	p.wait("t = 1500", `window.highwater.t === 1500`)
+	if got := evalJS[string](p, `document.activeElement.getAttribute("aria-label")`); got != "Kill broker 1" {
+		t.Fatalf("focus after frames = %q, want the Kill broker 1 button", got)
+	}
+	p.do(chromedp.KeyEvent("\r"))
+	p.wait("broker 1 down", `document.querySelector('.broker[data-broker="1"]').dataset.state === "dead"`)
+	// Space on the page (not in a control) plays and pauses.
+	evalJS[bool](p, `(document.activeElement.blur(), true)`)
+	p.do(chromedp.KeyEvent(" "))
+	p.wait("playing", `window.highwater.playing === true`)
+	p.do(chromedp.KeyEvent(" "))
+	p.wait("paused", `window.highwater.playing === false`)
+}

@@ -51,7 +51,7 @@ const state = {
   firstFrameAt: 0,
   perf: { request: 0, render: 0 }, // ms of the last request round trip and the last render
 };
-window.highwater = state; // for the browser tests and the curious
+window.highwater = state; // for the browser tests and the curious (state.api.run sends a request)
 
 // ---- requests ----
 
@@ -64,15 +64,13 @@ function call(req) {
 
 function viewOpts() {
   const total = state.topics.reduce((n, t) => n + t.count, 0);
-  if (state.detailAll && total > VIEW_OPTS.detailLimit) {
-    if (!state.allBuilt) return { ...VIEW_OPTS, detailLimit: total, focus: [] };
-    const focus = [...state.focus];
-    for (const tp of cluster.visibleTPs()) {
-      if (!focus.some((f) => f.topic === tp.topic && f.partition === tp.partition)) focus.push(tp);
-    }
-    return { ...VIEW_OPTS, focus };
-  }
-  return { ...VIEW_OPTS, focus: state.focus };
+  if (total <= VIEW_OPTS.detailLimit) return { ...VIEW_OPTS, focus: state.focus };
+  if (state.detailAll && !state.allBuilt) return { ...VIEW_OPTS, detailLimit: total, focus: [] };
+  const focus = [...state.focus];
+  const add = (tp) => { if (tp && !focus.some((f) => f.topic === tp.topic && f.partition === tp.partition)) focus.push(tp); };
+  if (state.detailAll) for (const tp of cluster.visibleTPs()) add(tp);
+  add(state.chartTP); // the chart's partition, so its plot goes on
+  return { ...VIEW_OPTS, focus };
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
@@ -137,7 +135,11 @@ function render() {
   const t0 = performance.now();
   const total = state.topics.reduce((n, t) => n + t.count, 0);
   if (state.detailAll && v.partitions.length === total) state.allBuilt = true;
-  cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll });
+  // In an overview, the chart's partition is in the view for the plot only: draw the user's focus.
+  const show = v.states && !state.detailAll
+    ? (p) => state.focus.some((f) => f.topic === p.topic && f.partition === p.partition)
+    : () => true;
+  cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show });
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
@@ -186,25 +188,32 @@ function checkViolations(v) {
   state.violations = vs.length;
 }
 
+// The chart's partition list comes from the scenario's topics, so it does not change while the
+// view's detailed partitions do (overview, "draw every partition"); the chosen partition is
+// always in the view's focus, and its plot starts once its detail arrives.
 function updateChartChoice(v) {
   const sel = $("chart-partition");
-  const key = v.partitions.map((p) => tpName(p.topic, p.partition)).join(",");
+  const key = state.topics.map((t) => t.name + "/" + t.count).join(",");
   if (key !== state.chartKey) {
     state.chartKey = key;
-    const cur = sel.value;
-    sel.replaceChildren(...v.partitions.map((p) => el("option", { value: tpName(p.topic, p.partition) }, tpName(p.topic, p.partition))));
-    if ([...sel.options].some((o) => o.value === cur)) sel.value = cur;
-    chooseChart();
+    state.chartNames = [];
+    for (const t of state.topics) for (let i = 0; i < t.count && state.chartNames.length < 5000; i++) state.chartNames.push({ topic: t.name, partition: i });
+    sel.replaceChildren(...state.chartNames.map((tp, i) => el("option", { value: i }, tpName(tp.topic, tp.partition))));
+    state.chartTP = state.chartNames[0] || null;
+    chart.tp = null;
   }
+  const want = state.chartTP;
+  if (!want || (chart.tp && chart.tp.topic === want.topic && chart.tp.partition === want.partition)) return;
+  const p = v.partitions.find((q) => q.topic === want.topic && q.partition === want.partition);
+  if (p) chart.choose(want, p.replicas.map((r) => r.broker));
 }
 
 function chooseChart() {
-  const v = state.view;
-  const p = v && v.partitions.find((q) => tpName(q.topic, q.partition) === $("chart-partition").value);
-  if (!p) return;
-  if (chart.tp && chart.tp.topic === p.topic && chart.tp.partition === p.partition) return;
-  chart.choose({ topic: p.topic, partition: p.partition }, p.replicas.map((r) => r.broker));
-  chart.sample(v);
+  state.chartTP = state.chartNames[Number($("chart-partition").value)] || null;
+  if (state.view) {
+    updateChartChoice(state.view);
+    if (!chart.tp || chart.tp !== state.chartTP) run({ op: "view" });
+  }
 }
 
 // ---- errors and status ----
@@ -237,6 +246,7 @@ async function loadScenario(obj, source) {
   cluster.reset();
   state.chartKey = "";
   chart.tp = null;
+  chart.container.replaceChildren();
   state.violations = 0;
   $("scenario-name").textContent = obj.name || "unnamed scenario";
   $("scenario-desc").textContent = obj.description || "";
@@ -515,6 +525,7 @@ function wire() {
 }
 
 async function start() {
+  state.api = { run, act };
   wire();
   const native = new URLSearchParams(location.search).get("backend") === "native";
   state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");

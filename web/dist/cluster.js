@@ -46,10 +46,10 @@ export class ClusterView {
     this.gridKey = "";
   }
 
-  render(view, { topics, focus, keep }) {
+  render(view, { topics, focus, keep, show = () => true }) {
     this.renderBrokers(view);
     this.renderOverview(view, topics, focus);
-    this.renderPartitions(view, keep);
+    this.renderPartitions(view, keep, show);
   }
 
   // visibleTPs lists the partitions whose cards are on screen (or near it).
@@ -212,13 +212,14 @@ export class ClusterView {
 
   // renderPartitions updates the cards of view.partitions; with keep, cards missing from this view
   // stay as they were (they are off screen and not asked for).
-  renderPartitions(view, keep) {
+  renderPartitions(view, keep, show) {
     const seen = new Set();
     // Read layout once per frame: reading it per card after writes would force a layout each time.
     const width = this.partitionsEl.clientWidth || 600;
     const cell = parseFloat(getComputedStyle(this.partitionsEl).getPropertyValue("--cell")) || 18;
     this.layout = { width: width - 30, cell };
     for (const p of view.partitions) {
+      if (!show(p)) continue;
       const key = tpName(p.topic, p.partition);
       seen.add(key);
       let card = this.partCards.get(key);
