@@ -37,6 +37,9 @@ type inbound struct {
 	id      int64
 }
 
+// slowRequest is how long a request may take before its op and duration are logged.
+const slowRequest = time.Second
+
 // tooBigError is a message over the hard limit: the connection is closed with
 // StatusMessageTooBig.
 type tooBigError struct{ size, hard int64 }
@@ -97,8 +100,13 @@ func (c *conn) loop(ctx context.Context, reqs <-chan inbound, readErr *error, re
 				return c.closeAfterReadError(*readErr)
 			}
 			c.requests++
+			start := time.Now()
 			out := c.answer(in)
 			c.srv.noteAnswered()
+			if d := time.Since(start); d >= slowRequest {
+				_, op := peek(in.data)
+				c.log.Warn("slow request", "op", op, "duration", d.Round(time.Millisecond), "replyBytes", len(out))
+			}
 			if err := c.write(ctx, out); err != nil {
 				return err
 			}

@@ -204,7 +204,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	closing, n := s.closing, len(s.conns)
+	closing, n, parts := s.closing, len(s.conns), s.partitions
 	s.mu.Unlock()
 	status, code := "ok", http.StatusOK
 	if closing {
@@ -212,7 +212,8 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "sessions": n, "maxSessions": s.cfg.MaxSessions})
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "sessions": n, "maxSessions": s.cfg.MaxSessions,
+		"partitions": parts, "maxTotalPartitions": s.cfg.MaxTotalPartitions})
 }
 
 func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {

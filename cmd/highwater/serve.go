@@ -43,67 +43,86 @@ var errUsage = errors.New("usage")
 // shutdownGrace bounds how long sessions get to close after a signal.
 const shutdownGrace = 10 * time.Second
 
-// runServe parses flags, listens, prints the URL to stdout and serves until ctx is done.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// serveOptions is what the flags say.
+type serveOptions struct {
+	addr, webDir string
+	logJSON      bool
+	cfg          server.Config // Static and Logger are set by runServe
+}
+
+// parseServeFlags reads `serve`'s flags. Errors are printed to stderr and returned as errUsage
+// (or flag.ErrHelp for -h).
+func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
+	var o serveOptions
 	fset := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	addr := fset.String("addr", "127.0.0.1:8080", "listen on `host:port` (port 0 picks a free port)")
-	webDir := fset.String("web-dir", "", "serve the page from this `directory` instead of the embedded copy")
-	var origins []string
+	fset.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port` (port 0 picks a free port)")
+	fset.StringVar(&o.webDir, "web-dir", "", "serve the page from this `directory` instead of the embedded copy")
 	fset.Func("allow-origin", "also accept websocket connections from pages on this host `pattern` (path.Match, e.g. localhost:5173 or *.example.com; repeatable, comma-separated)", func(v string) error {
-		for _, o := range strings.Split(v, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				origins = append(origins, o)
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				o.cfg.AllowOrigins = append(o.cfg.AllowOrigins, p)
 			}
 		}
 		return nil
 	})
-	maxMsg := fset.Int64("max-message", server.DefaultMaxMessageBytes, "largest request in `bytes`; longer ones get an error reply (8× this closes the connection)")
-	maxBrokers := fset.Int("max-brokers", server.DefaultMaxBrokers, "most brokers one session's cluster may have")
-	maxPartitions := fset.Int("max-partitions", server.DefaultMaxPartitions, "most partitions one session's cluster may have")
-	maxAdvance := fset.Duration("max-advance", server.DefaultMaxAdvanceMs*time.Millisecond, "most simulated time one request may move forward (the engine cannot be interrupted mid-request)")
-	maxTotal := fset.Int("max-total-partitions", 0, "most partitions loaded across all sessions at once, the memory bound (default 2 × --max-partitions)")
-	maxSessions := fset.Int("max-sessions", server.DefaultMaxSessions, "most websocket sessions at once")
-	idle := fset.Duration("idle-timeout", server.DefaultIdleTimeout, "close a session that sends nothing for this long")
-	writeTimeout := fset.Duration("write-timeout", server.DefaultWriteTimeout, "disconnect a client that takes longer than this to read one reply")
-	compress := fset.Bool("compress", true, "compress websocket messages (permessage-deflate) for clients that offer it")
-	logJSON := fset.Bool("log-json", false, "write logs as JSON lines instead of text")
+	c := &o.cfg
+	fset.Int64Var(&c.MaxMessageBytes, "max-message", server.DefaultMaxMessageBytes, "largest request in `bytes`; longer ones get an error reply (8× this closes the connection)")
+	fset.IntVar(&c.MaxBrokers, "max-brokers", server.DefaultMaxBrokers, "most brokers one session's cluster may have")
+	fset.IntVar(&c.MaxPartitions, "max-partitions", server.DefaultMaxPartitions, "most partitions one session's cluster may have")
+	fset.IntVar(&c.MaxTotalPartitions, "max-total-partitions", 0, "most partitions loaded across all sessions at once, the memory bound (default 2 × --max-partitions)")
+	maxAdvance := fset.Duration("max-advance", server.DefaultMaxAdvanceMs*time.Millisecond, "most simulated time one request may move forward, scaled down above 1,000 partitions (the engine cannot be interrupted mid-request)")
+	fset.IntVar(&c.MaxSessions, "max-sessions", server.DefaultMaxSessions, "most websocket sessions at once")
+	fset.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a session that sends nothing for this long")
+	fset.DurationVar(&c.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "disconnect a client that takes longer than this (plus 1 s per MiB) to read one reply")
+	fset.BoolVar(&c.Compress, "compress", true, "compress websocket messages (permessage-deflate) for clients that offer it")
+	fset.BoolVar(&o.logJSON, "log-json", false, "write logs as JSON lines instead of text")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return o, err
 		}
-		return errUsage
+		return o, errUsage
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "highwater serve: unexpected argument %q\n", fset.Arg(0))
-		return errUsage
+		return o, errUsage
 	}
-	for name, v := range map[string]int64{"max-message": *maxMsg, "max-brokers": int64(*maxBrokers),
-		"max-partitions": int64(*maxPartitions), "max-sessions": int64(*maxSessions),
-		"idle-timeout": int64(*idle), "max-advance": int64(*maxAdvance / time.Millisecond), "write-timeout": int64(*writeTimeout)} {
-		if v <= 0 {
-			fmt.Fprintf(stderr, "highwater serve: --%s must be positive\n", name)
-			return errUsage
+	c.MaxAdvanceMs = int64(*maxAdvance / time.Millisecond)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"max-message", c.MaxMessageBytes}, {"max-brokers", int64(c.MaxBrokers)}, {"max-partitions", int64(c.MaxPartitions)},
+		{"max-advance", c.MaxAdvanceMs},
+		{"max-sessions", int64(c.MaxSessions)}, {"idle-timeout", int64(c.IdleTimeout)}, {"write-timeout", int64(c.WriteTimeout)}} {
+		if f.v <= 0 {
+			fmt.Fprintf(stderr, "highwater serve: --%s must be positive\n", f.name)
+			return o, errUsage
 		}
 	}
-
-	var h slog.Handler = slog.NewTextHandler(stderr, nil)
-	if *logJSON {
-		h = slog.NewJSONHandler(stderr, nil)
+	if c.MaxTotalPartitions < 0 {
+		fmt.Fprintln(stderr, "highwater serve: --max-total-partitions must be positive (or 0 for the default)")
+		return o, errUsage
 	}
-	log := slog.New(h)
+	return o, nil
+}
 
-	static, err := pageFS(*webDir)
+// runServe parses flags, listens, prints the URL to stdout and serves until ctx is done.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseServeFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	srv := server.New(server.Config{
-		Static: static, AllowOrigins: origins, MaxMessageBytes: *maxMsg,
-		MaxBrokers: *maxBrokers, MaxPartitions: *maxPartitions, MaxSessions: *maxSessions,
-		MaxAdvanceMs: int64(*maxAdvance / time.Millisecond), Compress: *compress, MaxTotalPartitions: *maxTotal,
-		IdleTimeout: *idle, WriteTimeout: *writeTimeout, Logger: log,
-	})
-	ln, err := net.Listen("tcp", *addr)
+	var h slog.Handler = slog.NewTextHandler(stderr, nil)
+	if o.logJSON {
+		h = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(h)
+	if o.cfg.Static, err = pageFS(o.webDir); err != nil {
+		return err
+	}
+	o.cfg.Logger = log
+	srv := server.New(o.cfg)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
@@ -114,8 +133,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(stdout, "highwater: serving %s (websocket %s)\n", url, "ws://"+ln.Addr().String()+"/ws")
-	log.Info("serving", "url", url, "maxSessions", *maxSessions, "maxBrokers", *maxBrokers,
-		"maxPartitions", *maxPartitions, "maxMessage", *maxMsg, "allowOrigins", origins)
+	cfg := srv.Config()
+	log.Info("serving", "url", url, "maxSessions", cfg.MaxSessions, "maxBrokers", cfg.MaxBrokers,
+		"maxPartitions", cfg.MaxPartitions, "maxTotalPartitions", cfg.MaxTotalPartitions,
+		"maxMessage", cfg.MaxMessageBytes, "maxAdvanceMs", cfg.MaxAdvanceMs, "compress", cfg.Compress,
+		"allowOrigins", cfg.AllowOrigins)
 
 	select {
 	case err := <-errc:

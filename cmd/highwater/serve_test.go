@@ -115,7 +115,7 @@ func TestServeShutdown(t *testing.T) {
 }
 
 func TestServeFlags(t *testing.T) {
-	for _, args := range [][]string{{"--max-sessions", "0"}, {"extra"}, {"--no-such-flag"}} {
+	for _, args := range [][]string{{"--max-sessions", "0"}, {"--max-total-partitions", "-1"}, {"--max-advance", "0s"}, {"extra"}, {"--no-such-flag"}} {
 		var out, errOut bytes.Buffer
 		if err := runServe(context.Background(), args, &out, &errOut); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", args, err)
