@@ -185,11 +185,15 @@ func TestPhoneWidth(t *testing.T) {
 	p.loaded()
 	p.advance(22010)
 	p.wait("the truncation narrated", `[...document.querySelectorAll("#log li")].some(li => li.textContent.includes("truncated orders-0"))`)
+	// Touch: tap a broker control.
+	p.do(chromedp.Tap(chromedp.CSS(`button[aria-label="Isolate broker 2"]`), chromedp.NodeVisible))
+	p.wait("broker 2 isolated", `document.querySelector('.broker[data-broker="2"]').classList.contains("isolated")`)
 	overflow := evalJS[bool](p, `document.documentElement.scrollWidth > window.innerWidth + 1`)
 	if overflow {
 		t.Error("the page scrolls sideways at phone width")
 	}
 	p.screenshot("phone")
+	p.viewShot("phone-viewport")
 }
 
 func TestViolationFlaggedWithJump(t *testing.T) {

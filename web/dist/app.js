@@ -175,13 +175,22 @@ function renderTimeline() {
   $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
 }
 
+// Plain-language explanations of the engine's invariants (docs/scenarios.md).
+const INVARIANTS = {
+  "acked-write-lost": "A record the producer was told was safely written (acks=all) is no longer in the leader's log: an acknowledged write was lost.",
+  "consumed-record-changed": "A consumer already read a record at this offset, and the leader now holds a different record there: readers saw history change.",
+  "committed-divergence": "Two replicas hold different records below both their high watermarks: data both consider committed disagrees.",
+  "hw-regression": "The leader's high watermark went down without a leader change: committed data was un-committed.",
+  "epoch-regression": "The partition's leader epoch went down: fencing by epoch no longer holds.",
+};
+
 function checkViolations(v) {
   const vs = v.violations;
   if (vs.length > state.violations) {
     const fresh = vs.slice(state.violations);
     state.lastViolation = fresh[0];
     $("violation-text").textContent = (fresh.length > 1 ? `${fresh.length} invariants broken. ` : "Invariant broken. ") +
-      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${x.text}`).join(" ");
+      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${INVARIANTS[x.name] || ""} (${x.text})`).join(" ");
     $("violation").hidden = false;
     if (state.violations === 0) pause();
   }
@@ -228,6 +237,21 @@ function showError(msg) {
 
 function setStatus(msg) { $("status").textContent = msg; }
 
+// inlineMarkdown renders the little markdown a description may use (`code`, **bold**, *emphasis*)
+// as DOM nodes, never as HTML.
+function inlineMarkdown(text) {
+  const out = [];
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*/g;
+  let last = 0, m;
+  while ((m = re.exec(text))) {
+    if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
+    out.push(m[1] ? el("code", {}, m[1]) : m[2] ? el("strong", {}, m[2]) : el("em", {}, m[3]));
+    last = re.lastIndex;
+  }
+  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
+  return out;
+}
+
 // ---- loading ----
 
 async function loadScenario(obj, source) {
@@ -249,7 +273,7 @@ async function loadScenario(obj, source) {
   chart.container.replaceChildren();
   state.violations = 0;
   $("scenario-name").textContent = obj.name || "unnamed scenario";
-  $("scenario-desc").textContent = obj.description || "";
+  $("scenario-desc").replaceChildren(...inlineMarkdown(obj.description || ""));
   if (state.view) render();
   if (state.detailAll) await run({ op: "view" });
   setStatus(`engine ready (${state.transport.name}) · loaded “${obj.name}”`);

@@ -271,6 +271,14 @@ export class ClusterView {
   }
 
   updatePartition(card, p) {
+    // A leader or ISR change flashes the card's header, so it is seen as it happens.
+    const change = `${p.leader}|${p.leaderEpoch}|${p.isr.join(",")}`;
+    if (card.change !== undefined && card.change !== change) {
+      card.root.classList.remove("changed");
+      void card.root.offsetWidth; // restart the animation
+      card.root.classList.add("changed");
+    }
+    card.change = change;
     setAttr(card.root, "data-leader", p.leader);
     setAttr(card.root, "data-isr", p.isr.join(","));
     setAttr(card.root, "data-state", p.state);

@@ -115,21 +115,25 @@ export class Wires {
         y = u * u * a.y + 2 * u * f * cy + f * f * b.y;
       }
       ctx.stroke();
-      ctx.fillStyle = (m.produceResponse && m.produceResponse.error) ? "#c00" : kind.colour;
+      const error = (m.produceResponse && m.produceResponse.error) || (m.fetchResponse && m.fetchResponse.error);
+      const diverging = m.fetchResponse && m.fetchResponse.partitions.some((p) => p.divergingEpoch);
+      ctx.fillStyle = error ? "#c00" : kind.colour;
       ctx.beginPath();
-      ctx.arc(x, y, 6, 0, Math.PI * 2);
+      ctx.arc(x, y, diverging ? 8 : 6, 0, Math.PI * 2);
       ctx.fill();
-      ctx.strokeStyle = "#fff";
-      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = diverging ? "#b3001b" : "#fff";
+      ctx.lineWidth = diverging ? 3 : 1.5;
       ctx.stroke();
       if (labels) {
-        let text = detailed ? describeMessage(m) : kind.label;
+        let text = detailed || diverging ? describeMessage(m) : kind.label;
         if (text.length > 64) text = text.slice(0, 63) + "…";
         const tw = ctx.measureText(text).width;
+        // Keep the label on the canvas: flip it to the dot's left near the right edge.
+        const lx = x + 8 + tw + 6 > w ? Math.max(0, x - 8 - tw - 6) : x + 8;
         ctx.fillStyle = "rgba(255,255,255,0.9)";
-        ctx.fillRect(x + 8, y - 8, tw + 6, 15);
+        ctx.fillRect(lx, y - 8, tw + 6, 15);
         ctx.fillStyle = "#111";
-        ctx.fillText(text, x + 11, y + 3);
+        ctx.fillText(text, lx + 3, y + 3);
       }
     }
   }
