@@ -101,7 +101,9 @@ func (c *conn) loop(ctx context.Context, reqs <-chan inbound, readErr *error, re
 			}
 			c.requests++
 			start := time.Now()
+			stop := c.watchdog(in.data)
 			out := c.answer(in)
+			stop()
 			c.srv.noteAnswered()
 			if d := time.Since(start); d >= slowRequest {
 				_, op := peek(in.data)
@@ -112,7 +114,10 @@ func (c *conn) loop(ctx context.Context, reqs <-chan inbound, readErr *error, re
 			}
 			resetTimer(idle, c.srv.cfg.IdleTimeout)
 		case <-tick:
-			if err := c.playTick(ctx); err != nil {
+			stop := c.watchdog([]byte(`{"op":"play"}`))
+			err := c.playTick(ctx)
+			stop()
+			if err != nil {
 				return err
 			}
 			resetTimer(idle, c.srv.cfg.IdleTimeout)
@@ -185,8 +190,25 @@ func (c *conn) readOne(ctx context.Context) (inbound, error) {
 	return inbound{data: buf.Bytes()}, nil
 }
 
+// watchdog tells the client when a request runs past StuckAfter: the engine cannot be
+// interrupted, so a request that long is most likely an engine livelock. The client gets a close
+// frame (1011) instead of waiting forever; the session's goroutine ends only if the engine
+// returns, and until then still counts against MaxSessions. It returns the function that
+// disarms it.
+func (c *conn) watchdog(req []byte) (stop func()) {
+	t := time.AfterFunc(c.srv.cfg.StuckAfter, func() {
+		_, op := peek(req)
+		c.log.Error("request still running: engine stuck? closing the connection", "op", op, "after", c.srv.cfg.StuckAfter)
+		_ = c.ws.Close(websocket.StatusInternalError, "request ran over "+c.srv.cfg.StuckAfter.String()+": engine stuck? (please report)")
+	})
+	return func() { t.Stop() }
+}
+
 // answer handles one inbound message and returns the reply to send.
 func (c *conn) answer(in inbound) []byte {
+	if h := c.srv.answerHook; h != nil {
+		h(in.data)
+	}
 	if in.problem != "" {
 		return c.errorReply(in.id, in.problem)
 	}

@@ -67,6 +67,10 @@ type Config struct {
 	// disconnected. Defaults 10 s and 1 MiB/s.
 	WriteTimeout time.Duration
 	MinWriteRate int64
+	// StuckAfter is how long a request may run before the client is told the engine seems stuck
+	// and its connection is closed (1011). Default 2 minutes; requests are bounded by
+	// MaxAdvanceMs to about 10 s of wall time.
+	StuckAfter time.Duration
 	// Compress negotiates permessage-deflate (no context takeover) with clients that offer it, as
 	// browsers other than Safari do. Replies are repetitive JSON and shrink about 10×; the cost is
 	// server CPU per reply.
@@ -115,6 +119,9 @@ func (c *Config) fill() {
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = DefaultWriteTimeout
 	}
+	if c.StuckAfter <= 0 {
+		c.StuckAfter = 2 * time.Minute
+	}
 	if c.MinWriteRate <= 0 {
 		c.MinWriteRate = 1 << 20
 	}
@@ -140,6 +147,8 @@ type Server struct {
 	wg         sync.WaitGroup // one per running session
 
 	nextID atomic.Uint64
+	// answerHook, when set by a test, runs before each request is answered.
+	answerHook func(req []byte)
 	// unanswered counts requests read off the wire but not yet answered, across sessions;
 	// maxUnanswered is its high-water mark (the slow-reader test reads it).
 	unanswered    atomic.Int64

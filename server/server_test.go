@@ -358,3 +358,30 @@ func TestAdvanceLimit(t *testing.T) {
 	expectError(t, ctx, c, `{"id":10,"op":"play","speed":0,"chunkMs":20001}`, "chunkMs: 20001 is over this server's limit of 20000")
 	callOK(t, ctx, c, 11, `{"id":11,"op":"advance","to":20000,"noView":true}`)
 }
+
+// TestStuckRequest: a request that runs past StuckAfter closes the connection with 1011 and a
+// reason instead of leaving the client waiting (the hook stands in for an engine livelock).
+func TestStuckRequest(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 20*time.Second)
+	srv, ts, logs := startServer(t, Config{StuckAfter: 200 * time.Millisecond})
+	srv.answerHook = func(req []byte) {
+		if strings.Contains(string(req), `"stall"`) {
+			time.Sleep(time.Second)
+		}
+	}
+	c := dial(t, ctx, ts)
+	callOK(t, ctx, c, 1, loadReq(1, bigScenario(3, 1)))
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"view","stall":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := c.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusInternalError || !strings.Contains(ce.Reason, "request ran over 200ms: engine stuck?") {
+		t.Fatalf("stuck request: %v, want close 1011 with a reason", err)
+	}
+	waitSessions(t, srv, 0) // the session ends once the request returns
+	if !strings.Contains(logs.String(), "engine stuck?") || !strings.Contains(logs.String(), "op=view") {
+		t.Errorf("logs:\n%s", logs)
+	}
+}
