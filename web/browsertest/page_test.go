@@ -288,3 +288,42 @@ func TestKeyboardFocusSurvivesFrames(t *testing.T) {
 	p.do(chromedp.KeyEvent(" "))
 	p.wait("paused", `window.highwater.playing === false`)
 }
+
+// TestPresetsRun loads every preset through the preset menu and runs it to its end: each loads,
+// shows its description, and runs without a page error, a script exception or a failed
+// expectation (the same files pass `highwater run`, so a failure here is the page's or the
+// session's).
+func TestPresetsRun(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	files := evalJS[[]string](p, `window.highwater.presets.map(x => x.file)`)
+	if len(files) == 0 {
+		t.Fatal("no presets offered")
+	}
+	for _, f := range files {
+		p.change("preset", f)
+		p.wait("preset "+f, `document.getElementById("scenario-name").textContent === window.highwater.scenario.name && window.highwater.scenario === window.highwater.presetObjects["`+f+`"]`)
+		desc := evalJS[string](p, `document.getElementById("scenario-desc").textContent`)
+		if desc == "" {
+			t.Errorf("%s: no description shown", f)
+		}
+		end := evalJS[int](p, `Math.max(window.highwater.scenario.duration || 0, ...(window.highwater.scenario.steps || []).map(s => s.at)) + 1000`)
+		now := evalJS[int](p, `window.highwater.t`)
+		p.advance(end - now)
+		if msg := evalJS[string](p, `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
+			t.Errorf("%s: page error %q", f, msg)
+		}
+		failed := evalJS[[]string](p, `[...document.querySelectorAll('#log li[data-type="expect"].bad')].map(li => li.textContent)`)
+		t.Logf("%s: ran to %d ms; %d failed expectations %v", f, end, len(failed), failed)
+		if len(failed) > 0 {
+			t.Errorf("%s: the page reports failed expectations (the CLI checks the same file): %v", f, failed)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.log {
+		if strings.HasPrefix(l, "exception") {
+			t.Errorf("script exception: %s", l)
+		}
+	}
+}

@@ -49,6 +49,9 @@ const state = {
   chartKey: "",
   config: {},
   firstFrameAt: 0,
+  presets: [],
+  expectTimes: [], // times of the loaded scenario's expect steps still in force
+  presetObjects: {}, // preset file → the scenario object last loaded from it
   perf: { request: 0, render: 0 }, // ms of the last request round trip and the last render
 };
 window.highwater = state; // for the browser tests and the curious (state.api.run sends a request)
@@ -265,6 +268,7 @@ async function loadScenario(obj, source) {
   state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
   state.focus = [];
   state.allBuilt = false;
+  state.expectTimes = (obj.steps || []).filter((st) => st && st.do === "expect").map((st) => st.at);
   state.config = { ...DEFAULTS, ...(obj.config || {}) };
   fillSettings();
   cluster.reset();
@@ -297,7 +301,10 @@ async function loadPresets() {
 }
 
 async function loadPreset(file) {
-  if (await loadURL("scenarios/" + file, `preset ${file}`)) $("preset").value = file;
+  if (await loadURL("scenarios/" + file, `preset ${file}`)) {
+    $("preset").value = file;
+    state.presetObjects[file] = state.scenario;
+  }
 }
 
 // loadURL loads a scenario file from the page's server (?scenario=path loads one at start).
@@ -357,6 +364,8 @@ async function act(action, problem) {
     setStatus(text);
   }
   if (action.do === "config") Object.assign(state.config, action.set);
+  // The session drops the expectations after a user's action (the run is no longer the file's).
+  state.expectTimes = state.expectTimes.filter((at) => at <= r.t);
 }
 
 // ---- time ----
@@ -381,9 +390,23 @@ async function stepOnce() {
   await run({ op: "step" });
 }
 
+// nextExpectAt is the time of the scenario's next expect step after t (-1: none). Advances stop
+// there, so the session checks each expectation at its own instant (it checks pending ones when
+// a reply is built, and at logged actions).
+function nextExpectAt(t) {
+  let best = -1;
+  for (const at of state.expectTimes) if (at > t && (best < 0 || at < best)) best = at;
+  return best;
+}
+
 async function advanceBy(ms) {
   pause();
-  await run({ op: "advance", by: ms });
+  const target = state.t + ms;
+  for (;;) {
+    const e = nextExpectAt(state.t);
+    const to = e > 0 && e < target ? e : target;
+    if (!(await run({ op: "advance", to })) || to === target) return;
+  }
 }
 
 async function seek(to) {
@@ -397,7 +420,9 @@ function frame(now) {
   state.lastFrame = now;
   if (state.playing && state.view) {
     state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, 100 * state.speed));
-    const target = Math.floor(state.displayT);
+    let target = Math.floor(state.displayT);
+    const e = nextExpectAt(state.t);
+    if (e > 0 && target > e) target = e;
     if (target > state.t && !state.busy) {
       state.busy = true;
       run({ op: "advance", to: target }).finally(() => { state.busy = false; });
