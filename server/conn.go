@@ -54,6 +54,7 @@ func (c *conn) run(ctx context.Context) error {
 	// The library's own limit is off: readOne enforces both limits so that a long request gets
 	// an error reply and a far too long one a close reason written here.
 	c.ws.SetReadLimit(-1)
+	defer c.ws.CloseNow() // whatever ended the session, release the connection (a no-op after Close)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
