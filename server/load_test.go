@@ -31,9 +31,12 @@ func (r loadResult) String() string {
 // runLoad opens `sessions` websocket sessions at once on loopback; each loads the scenario and
 // sends `requests` more (advance 200 ms with a view; a kill at the fifth, a restart at the tenth),
 // one at a time as the page does. Everything is bounded by ctx.
-func runLoad(ctx context.Context, t testing.TB, sessions, requests int, scenario string) loadResult {
-	srv, ts, _ := startServer(t, Config{MaxSessions: sessions})
-	_ = srv
+func runLoad(ctx context.Context, t testing.TB, sessions, requests int, scenario string, compress bool) loadResult {
+	_, ts, _ := startServer(t, Config{MaxSessions: sessions, Compress: compress})
+	var dialOpts *websocket.DialOptions
+	if compress {
+		dialOpts = &websocket.DialOptions{CompressionMode: websocket.CompressionNoContextTakeover}
+	}
 	var mu sync.Mutex
 	var res loadResult
 	var lat []time.Duration
@@ -50,7 +53,7 @@ func runLoad(ctx context.Context, t testing.TB, sessions, requests int, scenario
 	var wg sync.WaitGroup
 	for s := range sessions {
 		wg.Go(func() {
-			c, _, err := websocket.Dial(ctx, wsURL(ts), nil)
+			c, _, err := websocket.Dial(ctx, wsURL(ts), dialOpts)
 			if err != nil {
 				fail("session %d: dial: %v", s, err)
 				return
@@ -113,7 +116,7 @@ func TestLoad(t *testing.T) {
 		sessions, requests = 20, 5
 	}
 	ctx := testCtx(t, 60*time.Second)
-	res := runLoad(ctx, t, sessions, requests, readScenario(t, "leader-crash-truncation.json"))
+	res := runLoad(ctx, t, sessions, requests, readScenario(t, "leader-crash-truncation.json"), false)
 	t.Log(res)
 	if res.errors > 0 {
 		t.Errorf("%d errors, first: %q", res.errors, res.firstErrors)
@@ -123,22 +126,27 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad: 100 concurrent sessions of 200 requests each, per iteration. Run with
+// BenchmarkLoad: 100 concurrent sessions of 200 requests each, per iteration, without and with
+// permessage-deflate (what browsers negotiate). Run with
 // `go test -run '^$' -bench Load -benchtime 1x ./server` (make bench-server).
 func BenchmarkLoad(b *testing.B) {
 	scenario := readScenario(b, "leader-crash-truncation.json")
-	for b.Loop() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		res := runLoad(ctx, b, 100, 200, scenario)
-		cancel()
-		b.Log(res)
-		if res.errors > 0 {
-			b.Errorf("%d errors, first: %q", res.errors, res.firstErrors)
-		}
-		b.ReportMetric(float64(res.p50.Microseconds()), "p50-µs")
-		b.ReportMetric(float64(res.p99.Microseconds()), "p99-µs")
-		b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
-		b.ReportMetric(float64(res.heapGrowth)/(1<<20), "heap-MiB")
+	for _, compress := range []bool{false, true} {
+		b.Run(fmt.Sprintf("compress=%v", compress), func(b *testing.B) {
+			for b.Loop() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				res := runLoad(ctx, b, 100, 200, scenario, compress)
+				cancel()
+				b.Log(res)
+				if res.errors > 0 {
+					b.Errorf("%d errors, first: %q", res.errors, res.firstErrors)
+				}
+				b.ReportMetric(float64(res.p50.Microseconds()), "p50-µs")
+				b.ReportMetric(float64(res.p99.Microseconds()), "p99-µs")
+				b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
+				b.ReportMetric(float64(res.heapGrowth)/(1<<20), "heap-MiB")
+			}
+		})
 	}
 }
 
