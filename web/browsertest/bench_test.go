@@ -55,6 +55,7 @@ func benchFrameRate(b *testing.B, query string, partitions int) {
 		frames := evalJS[float64](p, `window.highwater.frames`) - start
 		t1 := evalJS[float64](p, `performance.now()`)
 		sim1 := evalJS[float64](p, `window.highwater.t`)
+		b.Logf("parts: %s", evalJS[string](p, `JSON.stringify({...window.highwater.api.cluster.perf, narration: window.highwater.perf.narration})`))
 		b.Logf("playing: last request %.0f ms (JSON.parse %.0f ms of %.0f bytes), render %.0f ms", evalJS[float64](p, `window.highwater.perf.request`),
 			evalJS[float64](p, `window.highwater.transport.parseMs`), evalJS[float64](p, `window.highwater.transport.replyBytes`), evalJS[float64](p, `window.highwater.perf.render`))
 		p.viewShot(fmt.Sprintf("bench-%d", partitions))

@@ -30,6 +30,7 @@ import (
 var (
 	srvURL    string
 	nativeURL string
+	bareURL   string
 	browser   context.Context
 	artifacts string
 	skipWhy   string
@@ -73,6 +74,16 @@ func runMain(m *testing.M) int {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer native.Close()
 	nativeURL = native.URL
+	// The page without its engine, as before `make wasm`.
+	bare := httptest.NewServer(noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/engine.wasm" {
+			http.NotFound(w, r)
+			return
+		}
+		http.FileServer(http.Dir(build)).ServeHTTP(w, r)
+	})))
+	defer bare.Close()
+	bareURL = bare.URL
 	srvURL = srv.URL
 
 	profile, err := os.MkdirTemp("", "chromium-profile-")

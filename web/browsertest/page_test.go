@@ -327,3 +327,15 @@ func TestPresetsRun(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingEngineShowsError(t *testing.T) {
+	p := newPageAt(t, bareURL, fixture, 1280, 900)
+	p.wait("an error", `!document.getElementById("error").hidden`)
+	msg := evalJS[string](p, `document.getElementById("error").textContent`)
+	if !strings.Contains(msg, "engine.wasm: HTTP 404 (run `make wasm`)") {
+		t.Fatalf("error shown = %q", msg)
+	}
+	if s := evalJS[string](p, `document.getElementById("status").textContent`); s != "engine unavailable" {
+		t.Fatalf("status = %q", s)
+	}
+}

@@ -107,6 +107,7 @@ function applyReply(r) {
   state.next = r.next;
   if (state.displayT < r.t || r.reset) state.displayT = r.t;
   if (r.timeline) { state.timeline = r.timeline; r.timeline.actions = r.timeline.actions || []; }
+  const tn = performance.now();
   if (r.events.length || r.dropped) {
     const evs = r.dropped ? [{ t: r.t, type: "page", text: `${r.dropped} earlier events skipped (fast-forward)` }, ...r.events] : r.events;
     narration.add(evs);
@@ -117,6 +118,7 @@ function applyReply(r) {
       text: x.ok ? `expectation of step ${x.step} held` : `expectation of step ${x.step} failed: ` + x.failures.map((f) => `${f.field}: expected ${f.expected}, actual ${f.actual}`).join("; "),
     })));
   }
+  state.perf.narration = performance.now() - tn;
   if (r.view) {
     state.view = normalize(r.view);
     render();
@@ -387,7 +389,9 @@ function pause() {
 
 async function stepOnce() {
   pause();
-  await run({ op: "step" });
+  const e = nextExpectAt(state.t);
+  if (e > 0 && (state.next < 0 || e <= state.next)) await run({ op: "advance", to: e });
+  else await run({ op: "step" });
 }
 
 // nextExpectAt is the time of the scenario's next expect step after t (-1: none). Advances stop
@@ -574,7 +578,7 @@ function wire() {
 }
 
 async function start() {
-  state.api = { run, act };
+  state.api = { run, act, cluster };
   wire();
   const native = new URLSearchParams(location.search).get("backend") === "native";
   state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");

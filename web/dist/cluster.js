@@ -47,9 +47,13 @@ export class ClusterView {
   }
 
   render(view, { topics, focus, keep, show = () => true }) {
+    const t0 = performance.now();
     this.renderBrokers(view);
+    const t1 = performance.now();
     this.renderOverview(view, topics, focus);
+    const t2 = performance.now();
     this.renderPartitions(view, keep, show);
+    this.perf = { brokers: t1 - t0, overview: t2 - t1, partitions: performance.now() - t2 };
   }
 
   // visibleTPs lists the partitions whose cards are on screen (or near it).
