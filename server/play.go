@@ -138,19 +138,7 @@ func (c *conn) playTick(ctx context.Context) error {
 	p := c.play
 	eng := c.sess.Engine()
 	now := eng.Now()
-	var to int64
-	if p.speed == 0 {
-		to = now + p.req.ChunkMs
-	} else {
-		wall := time.Now()
-		target := p.startSim + int64(float64(wall.Sub(p.startWall).Milliseconds())*p.speed)
-		maxStep := min(int64(p.speed*float64(p.req.IntervalMs)*4)+1, c.maxAdvance())
-		to = target
-		if target-now > maxStep { // behind: take a bounded step and restart the pace from it
-			to = now + maxStep
-			p.startWall, p.startSim = wall, to
-		}
-	}
+	to := p.target(now, time.Now(), c.maxAdvance())
 	next := p.interval
 	if p.speed == 0 {
 		next = 0
@@ -168,4 +156,29 @@ func (c *conn) playTick(ctx context.Context) error {
 		p.timer.Reset(next)
 	}
 	return c.write(ctx, out)
+}
+
+// target is the simulated time the frame built at wall-clock time wall should reach, with the
+// engine at now; it may move the pace's baseline. Flat out it is now + chunkMs. Paced, it is
+// startSim + speed × (wall - startWall), except:
+//   - behind by more than maxStep (the engine is too slow, or the page sought back): step maxStep
+//     and restart the pace from there, so no debt builds up;
+//   - ahead (the page advanced or sought forward meanwhile): restart the pace from now.
+//
+// A result ≤ now means there is nothing to send yet.
+func (p *player) target(now int64, wall time.Time, maxAdvance int64) int64 {
+	if p.speed == 0 {
+		return now + p.req.ChunkMs
+	}
+	target := p.startSim + int64(float64(wall.Sub(p.startWall).Milliseconds())*p.speed)
+	maxStep := min(int64(p.speed*float64(p.req.IntervalMs)*4)+1, maxAdvance)
+	switch {
+	case target-now > maxStep:
+		p.startWall, p.startSim = wall, now+maxStep
+		return now + maxStep
+	case target < now:
+		p.startWall, p.startSim = wall, now
+		return now
+	}
+	return target
 }
