@@ -153,6 +153,12 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 	var restart []LeaderAndIsrState
 	for _, ps := range states {
 		r := e.partitions[ps.pid].replicaOn(b.id)
+		if !slices.Contains(liveLeaders, ps.Leader) {
+			// The new leader is not alive (or there is none): Kafka only creates the log and
+			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
+			r.known = true
+			continue
+		}
 		if e.makeFollower(b, r, ps) {
 			restart = append(restart, ps)
 		}
@@ -169,7 +175,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 		r := e.partitions[ps.pid].replicaOn(b.id)
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)
-		if b.state == brokerShuttingDown || !slices.Contains(liveLeaders, ps.Leader) {
+		if b.state == brokerShuttingDown {
 			continue
 		}
 		if !e.era.epochRequests && !e.era.truncateOnFetch {

@@ -98,7 +98,12 @@ func (l *Log) TruncateTo(t int64) []Record {
 		l.cache.TruncateFromEnd(leo)
 		return nil
 	}
-	t = max(t, l.start)
+	if t < l.start {
+		// Below the first offset held: empty the log and start it at t, as Kafka does.
+		cut := append([]Record(nil), l.records...)
+		l.TruncateFullyAndStartAt(t)
+		return cut
+	}
 	cut := append([]Record(nil), l.records[t-l.start:]...)
 	// The full slice expression caps the backing array so the next append copies: records that
 	// fetch responses in flight still point at are never overwritten.
