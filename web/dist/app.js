@@ -170,12 +170,15 @@ function renderTimeline() {
   }
   scrub.setAttribute("aria-valuetext", `${fmtTime(state.t)} of ${fmtTime(max)}`);
   $("clock").textContent = `t = ${fmtTime(state.t)}` + (state.next >= 0 ? ` · next event at ${fmtTime(state.next)}` : " · nothing scheduled");
-  const key = tl.actions.map((a) => a.at + a.action.do).join() + ":" + max;
+  const vs = state.view ? state.view.violations : [];
+  const key = tl.actions.map((a) => a.at + a.action.do).join() + ":" + max + ":" + vs.length;
   if (key !== state.marksKey) {
     state.marksKey = key;
-    $("scrub-marks").replaceChildren(...tl.actions.map((a) => el("span", {
-      class: "mark", style: `left:${(a.at / max) * 100}%`, title: `${fmtTime(a.at)}: ${a.action.do}${a.action.broker !== undefined ? " broker " + a.action.broker : ""}`,
-    })));
+    $("scrub-marks").replaceChildren(
+      ...tl.actions.map((a) => el("span", {
+        class: "mark", style: `left:${(a.at / max) * 100}%`, title: `${fmtTime(a.at)}: ${a.action.do}${a.action.broker !== undefined ? " broker " + a.action.broker : ""}`,
+      })),
+      ...vs.map((x) => el("span", { class: "mark bad", style: `left:${(x.t / max) * 100}%`, title: `${fmtTime(x.t)}: ${x.name}` })));
   }
   $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
 }

@@ -74,7 +74,7 @@ export class ClusterView {
       ids.add(b.id);
       let card = this.brokerCards.get(b.id);
       if (!card) {
-        card = this.brokerCard(b.id);
+        card = this.brokerCard(b.id, view.brokers.length);
         this.brokerCards.set(b.id, card);
         this.brokersEl.append(card.root);
       }
@@ -105,12 +105,16 @@ export class ClusterView {
     setText(card.info, `producer: ${open.length} in progress, ${acked} acked, ${failed} failed · consumer: ${reads} reads`);
   }
 
-  brokerCard(id) {
+  brokerCard(id, total) {
     const title = el("h3", {}, `Broker ${id}`);
     const badges = el("span", { class: "badges" });
     const info = el("p", { class: "binfo" });
     const fetchers = el("div", { class: "fetchers" });
     const purgatory = el("div", { class: "purgatory" });
+    // Fetchers and purgatory fold away (closed by default in clusters of more than six brokers).
+    const summary = el("summary", {}, "fetchers and purgatory");
+    const more = el("details", { class: "more" }, summary, fetchers, purgatory);
+    more.open = total <= 6;
     const btn = (label, aria, action) => el("button", { type: "button", "aria-label": aria, onclick: () => this.act(action) }, label);
     const buttons = {
       kill: btn("Kill", `Kill broker ${id}`, { do: "kill", broker: id }),
@@ -122,8 +126,8 @@ export class ClusterView {
     };
     const controls = el("div", { class: "bctl", role: "group", "aria-label": `Broker ${id} controls` }, ...Object.values(buttons));
     const root = el("article", { class: "broker", "data-broker": id, "aria-label": `Broker ${id}` },
-      el("header", {}, title, badges), info, fetchers, purgatory, controls);
-    return { root, badges, info, fetchers, purgatory, buttons, sig: "" };
+      el("header", {}, title, badges), info, more, controls);
+    return { root, badges, info, fetchers, purgatory, summary, buttons, sig: "" };
   }
 
   updateBroker(card, b, view) {
@@ -162,6 +166,7 @@ export class ClusterView {
     const items = parked.slice(0, 4).map((x) => el("li", {}, x));
     if (parked.length > 4) items.push(el("li", {}, `… ${parked.length - 4} more`));
     card.purgatory.replaceChildren(...(items.length ? [el("h4", {}, `Purgatory (${parked.length})`), el("ul", {}, ...items)] : []));
+    setText(card.summary, `${fl.length} fetcher${fl.length === 1 ? "" : "s"} · ${parked.length} in purgatory`);
 
     const dead = b.state === "dead";
     card.buttons.kill.disabled = dead;
