@@ -213,17 +213,33 @@ func (c *conn) answer(in inbound) []byte {
 	if in.problem != "" {
 		return c.errorReply(in.id, in.problem)
 	}
-	if isPlayOp(in.data) {
+	// Route with the decoder the session uses (encoding/json: the last of duplicate keys wins,
+	// keys match case-insensitively), so no spelling of a request reaches the session past the
+	// checks here. A request that does not decode is the session's to name.
+	var rt route
+	if json.Unmarshal(in.data, &rt) != nil {
+		return c.handle(in.data)
+	}
+	switch rt.Op {
+	case "play", "pause":
 		return c.handlePlay(in.data)
-	}
-	if isLoad(in.data) {
+	case "load":
 		c.stopPlay()
-		return c.load(in.data)
+		return c.load(in.data, rt.Scenario)
 	}
-	if msg := c.checkSpan(in.data); msg != "" {
-		return c.errorReply(requestID(in.data), msg)
+	if msg := c.checkSpan(rt); msg != "" {
+		return c.errorReply(rt.ID, msg)
 	}
 	return c.handle(in.data)
+}
+
+// route is what the server reads of a request before the session does.
+type route struct {
+	ID       int64           `json:"id"`
+	Op       string          `json:"op"`
+	To       *int64          `json:"to"`
+	By       *int64          `json:"by"`
+	Scenario json.RawMessage `json:"scenario"`
 }
 
 // handle passes a request to the session.
@@ -264,45 +280,43 @@ func (c *conn) errorReply(id int64, msg string) []byte {
 	return mustMarshalReply(r)
 }
 
-// checkSpan refuses an advance or forward seek longer than MaxAdvanceMs (empty: fine). Only
-// requests that may be one of those are decoded twice.
-func (c *conn) checkSpan(data []byte) string {
+// checkSpan refuses a request that would run the engine too long (empty: fine): an advance or
+// forward seek past maxAdvance, or a seek back whose replay from time 0 is over 10 × maxAdvance
+// (the engine has no snapshots: going back rebuilds the run from the start).
+func (c *conn) checkSpan(r route) string {
 	eng := c.sess.Engine()
-	if eng == nil || (!bytes.Contains(data, []byte(`"advance"`)) && !bytes.Contains(data, []byte(`"seek"`))) {
-		return ""
-	}
-	var r struct {
-		Op     string `json:"op"`
-		To, By *int64
-	}
-	if json.Unmarshal(data, &r) != nil {
-		return "" // the session names the problem
+	if eng == nil || (r.Op != "advance" && r.Op != "seek") || (r.To != nil) == (r.By != nil) && r.Op == "advance" {
+		return "" // the session names malformed requests
 	}
 	now, limit := eng.Now(), c.maxAdvance()
 	var span int64
 	switch {
-	case r.Op == "advance" && r.By != nil && r.To == nil:
+	case r.By != nil && r.Op == "advance":
 		span = *r.By
-	case (r.Op == "advance" || r.Op == "seek") && r.To != nil && r.By == nil:
+	case r.To != nil:
 		span = *r.To - now
 	}
 	if span > limit {
 		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request for this cluster (--max-advance, scaled for its size); go in steps",
 			r.Op, span, limit)
 	}
+	if r.Op == "seek" && r.To != nil && *r.To < now && *r.To > replayFactor*limit {
+		return fmt.Sprintf("seek: going back to %d ms replays the run from 0, over this server's limit of %d ms of replay for this cluster (%d × --max-advance, scaled for its size)",
+			*r.To, replayFactor*limit, replayFactor)
+	}
 	return ""
 }
 
+// replayFactor is how much more simulated time a seek back may replay than a request may advance.
+const replayFactor = 10
+
 // load reserves the new cluster's partitions in the server-wide budget before the session builds
 // it. A scenario that does not parse is left to the session to report.
-func (c *conn) load(data []byte) []byte {
-	var req struct {
-		Scenario json.RawMessage `json:"scenario"`
-	}
-	if json.Unmarshal(data, &req) != nil || len(req.Scenario) == 0 {
+func (c *conn) load(data []byte, scenario json.RawMessage) []byte {
+	if len(scenario) == 0 {
 		return c.handle(data)
 	}
-	sc, err := engine.ParseScenario(req.Scenario)
+	sc, err := engine.ParseScenario(scenario)
 	if err != nil {
 		return c.handle(data)
 	}

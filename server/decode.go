@@ -84,24 +84,6 @@ func requestID(data []byte) int64 {
 	return id
 }
 
-// isPlayOp reports whether a request is one of the server's own ops (play, pause). The byte
-// check keeps the common path from scanning a request twice.
-func isPlayOp(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"play"`)) && !bytes.Contains(data, []byte(`"pause"`)) {
-		return false
-	}
-	_, op := peek(data)
-	return op == "play" || op == "pause"
-}
-
-func isLoad(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"load"`)) {
-		return false
-	}
-	_, op := peek(data)
-	return op == "load"
-}
-
 // mustMarshalReply encodes a reply as session.HandleJSON does.
 func mustMarshalReply(r session.Reply) []byte {
 	if r.Events == nil {

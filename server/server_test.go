@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -193,6 +194,7 @@ func TestTotalPartitions(t *testing.T) {
 	if r.ID != 3 {
 		t.Errorf("busy: id %d", r.ID)
 	}
+	expectError(t, ctx, b, `{"id":4,"op":"lo\u0061d","scenario":`+bigScenario(3, 100)+`}`, "server busy")
 	callOK(t, ctx, b, 4, loadReq(4, bigScenario(3, 50)))
 	expectError(t, ctx, b, loadReq(5, bigScenario(3, 1000)), "over this session's limit of 100") // a failed load keeps the old share
 	if n := srv.TotalPartitions(); n != 150 {
@@ -357,6 +359,25 @@ func TestAdvanceLimit(t *testing.T) {
 	expectError(t, ctx, c, `{"id":9,"op":"advance","to":20001}`, "limit of 20000 ms per request for this cluster")
 	expectError(t, ctx, c, `{"id":10,"op":"play","speed":0,"chunkMs":20001}`, "chunkMs: 20001 is over this server's limit of 20000")
 	callOK(t, ctx, c, 11, `{"id":11,"op":"advance","to":20000,"noView":true}`)
+
+	// Every spelling the session's decoder accepts is checked: escapes, duplicate keys (the last
+	// wins), any case.
+	for _, req := range []string{
+		`{"id":12,"op":"adv\u0061nce","by":20001}`,
+		`{"id":12,"op":"view","op":"advance","by":20001}`,
+		`{"id":12,"OP":"advance","By":20001}`,
+	} {
+		if r := expectError(t, ctx, c, req, "over this server's limit"); r.ID != 12 {
+			t.Errorf("%s: id %d", req, r.ID)
+		}
+	}
+	// A seek back replays from 0: at most 10 × the span.
+	callOK(t, ctx, c, 13, loadReq(13, bigScenario(3, 1)))
+	for i := range 12 {
+		callOK(t, ctx, c, int64(20+i), fmt.Sprintf(`{"id":%d,"op":"advance","by":60000,"noView":true}`, 20+i))
+	}
+	expectError(t, ctx, c, `{"id":40,"op":"seek","to":600001}`, "seek: going back to 600001 ms replays the run from 0, over this server's limit of 600000 ms")
+	callOK(t, ctx, c, 41, `{"id":41,"op":"seek","to":600000,"noView":true}`)
 }
 
 // TestStuckRequest: a request that runs past StuckAfter closes the connection with 1011 and a
