@@ -33,12 +33,6 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	if restart {
 		e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id),
 			Text: fmt.Sprintf("broker %d started from its disk state", b.id)})
-		for _, pid := range b.hosted {
-			r := e.partitions[pid].replicaOn(b.id)
-			if hw := r.log.HighWatermark(); hw > r.log.LogStartOffset() {
-				e.checkCommittedRange(r, r.log.LogStartOffset(), hw)
-			}
-		}
 	}
 	if !b.isolated {
 		e.register(b)

@@ -101,7 +101,7 @@ func missing(log interface {
 func (e *Engine) checkCommittedRange(r *replica, from, to int64) {
 	p := r.p
 	for _, s := range p.replicas {
-		if s == r || e.brokers[s.broker].state == brokerDead {
+		if s == r || e.brokers[s.broker].state == brokerDead || !s.hwConfirmed {
 			continue
 		}
 		end := min(to, s.log.HighWatermark())

@@ -56,6 +56,10 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 	if r.log.SetHighWatermark(leaderHW) != old {
 		e.hwChanged(r, old, "follower")
 	}
+	if !r.hwConfirmed {
+		r.hwConfirmed = true
+		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+	}
 }
 
 // hwChanged records a HW move and checks the invariants it touches.
@@ -67,7 +71,7 @@ func (e *Engine) hwChanged(r *replica, old int64, role string) {
 			From: Some(old), To: Some(now), Reason: role,
 			Text: fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)})
 	}
-	if now > old {
+	if now > old && r.hwConfirmed {
 		e.checkCommittedRange(r, old, now)
 	} else if r.isLeader() {
 		e.violate(p, "hw-regression", []int32{r.broker}, nil,

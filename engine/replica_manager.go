@@ -13,6 +13,7 @@ import (
 // disk and stay.
 func (r *replica) resetMemory() {
 	r.known = false
+	r.hwConfirmed = false
 	r.offline = false
 	r.leader = -1
 	r.leaderEpoch = -1
@@ -109,6 +110,10 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	}
 	r.partitionEpoch = ps.PartitionEpoch
 	r.leader = b.id
+	if !r.hwConfirmed {
+		r.hwConfirmed = true
+		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+	}
 	p := r.p
 	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
 		Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr,
@@ -195,6 +200,9 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	}
 	newEpoch := ps.LeaderEpoch > r.leaderEpoch
 	r.known = true
+	if newEpoch || r.isLeader() {
+		r.hwConfirmed = false
+	}
 	r.leader = ps.Leader
 	r.leaderEpoch = ps.LeaderEpoch
 	r.epochStartOffset = -1

@@ -48,7 +48,12 @@ type replica struct {
 	unflushed    int64 // records appended since the last flush
 
 	// In memory: lost on a crash.
-	known            bool // a LeaderAndIsr created the Partition object since the broker started
+	known bool // a LeaderAndIsr created the Partition object since the broker started
+	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
+	// has applied a fetch response in its current leader epoch). A HW recovered from the
+	// checkpoint after a restart is only a claim until then; committed-divergence is checked
+	// over the whole committed range when the HW becomes confirmed.
+	hwConfirmed      bool
 	offline          bool // the log directory failed
 	leader           int32
 	leaderEpoch      int32
