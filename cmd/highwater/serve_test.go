@@ -211,3 +211,28 @@ func TestServeAllowOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeEmbeddedPage: without --web-dir the page comes from the binary (package web).
+func TestServeEmbeddedPage(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, []string{"--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
+	url := waitURL(t, &stdout)
+	for _, path := range []string{"", "transport.js"} {
+		res, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || len(body) == 0 {
+			t.Errorf("GET /%s: %d, %d bytes", path, res.StatusCode, len(body))
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
