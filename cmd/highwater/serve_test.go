@@ -220,7 +220,7 @@ func TestServeEmbeddedPage(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, []string{"--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
 	url := waitURL(t, &stdout)
-	for _, path := range []string{"", "transport.js"} {
+	for _, path := range []string{"", "index.html"} {
 		res, err := http.Get(url + path)
 		if err != nil {
 			t.Fatal(err)
