@@ -5,7 +5,7 @@
 
 import { WorkerTransport, WebSocketTransport, wsURL } from "./transport.js";
 import { ClusterView } from "./cluster.js";
-import { Wires, describeMessage } from "./wires.js";
+import { Wires, describeMessage, legend } from "./wires.js";
 import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
 import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
@@ -180,6 +180,7 @@ function renderTimeline() {
       })),
       ...vs.map((x) => el("span", { class: "mark bad", style: `left:${(x.t / max) * 100}%`, title: `${fmtTime(x.t)}: ${x.name}` })));
   }
+  syncSettings(tl);
   $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
 }
 
@@ -275,6 +276,8 @@ async function loadScenario(obj, source) {
   state.allBuilt = false;
   state.expectTimes = (obj.steps || []).filter((st) => st && st.do === "expect").map((st) => st.at);
   state.config = { ...DEFAULTS, ...(obj.config || {}) };
+  state.settingsDirty = false;
+  state.configKey = "";
   fillSettings();
   cluster.reset();
   state.chartKey = "";
@@ -451,6 +454,20 @@ function frame(now) {
 
 // ---- settings ----
 
+// syncSettings shows the settings in force at the current time: the scenario's config plus the
+// config actions up to now (so a seek back shows the older values). It leaves a form being
+// edited alone.
+function syncSettings(tl) {
+  if (state.settingsDirty || !state.scenario) return;
+  const cfg = { ...DEFAULTS, ...(state.scenario.config || {}) };
+  for (const a of tl.actions) if (a.action.do === "config" && a.at <= state.t) Object.assign(cfg, a.action.set);
+  const key = JSON.stringify(cfg);
+  if (key === state.configKey) return;
+  state.configKey = key;
+  state.config = cfg;
+  fillSettings();
+}
+
 function fillSettings() {
   const form = $("settings");
   for (const [k, v] of Object.entries(state.config)) {
@@ -469,6 +486,7 @@ async function applySettings(e) {
     const v = k === "unclean.leader.election.enable" ? f.value === "true" : Number(f.value);
     if (String(v) !== String(state.config[k])) set[k] = v;
   }
+  state.settingsDirty = false;
   if (!Object.keys(set).length) { setStatus("settings unchanged"); return; }
   await act({ do: "config", set });
 }
@@ -535,6 +553,8 @@ const chart = new HWChart($("chart"));
 const narration = new Narration({ list: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
 
 function wire() {
+  $("message-key").replaceChildren(...legend().map(([label, colour]) => el("span", { class: "key" }, el("i", { style: `background:${colour}` }), label)),
+    el("span", { class: "key" }, el("i", { class: "diverging" }), "response with divergingEpoch"));
   $("play").addEventListener("click", () => (state.playing ? pause() : play()));
   $("step").addEventListener("click", stepOnce);
   $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); });
@@ -552,6 +572,7 @@ function wire() {
   $("new-form").addEventListener("submit", newCluster);
   $("export").addEventListener("click", exportRun);
   $("settings").addEventListener("submit", applySettings);
+  $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
   $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });

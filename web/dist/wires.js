@@ -138,3 +138,13 @@ export class Wires {
     }
   }
 }
+
+// legend returns [label, colour] pairs, one per message family, for the key under the stage.
+export function legend() {
+  const seen = new Map();
+  for (const k of Object.values(MESSAGE_KINDS)) {
+    const family = k.label.replace(/ (response|answer|ack)$/, "");
+    if (!seen.has(family)) seen.set(family, k.colour);
+  }
+  return [...seen];
+}
