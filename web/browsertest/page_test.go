@@ -339,3 +339,31 @@ func TestMissingEngineShowsError(t *testing.T) {
 		t.Fatalf("status = %q", s)
 	}
 }
+
+// TestKIP101PresetFlagsViolation plays KIP-101's first scenario under the 0.10.2 era (truncate to
+// the high watermark) until the page flags the lost acknowledged write, and the same scenario
+// under 3.7 to its end without a flag.
+func TestKIP101PresetFlagsViolation(t *testing.T) {
+	const old, fixed = "kip101-hw-truncation-0.10.2.json", "kip101-hw-truncation-3.7.json"
+	for _, f := range []string{old, fixed} {
+		if _, err := os.Stat(filepath.Join("../../scenarios", f)); err != nil {
+			t.Skipf("preset %s not there yet", f)
+		}
+	}
+	p := newPage(t, "?preset="+old, 1280, 900)
+	p.loaded()
+	p.change("speed", "1000")
+	p.click("#play")
+	p.wait("the violation notice", `!document.getElementById("violation").hidden`)
+	if text := evalJS[string](p, `document.getElementById("violation-text").textContent`); !strings.Contains(text, "acked-write-lost") {
+		t.Fatalf("violation notice = %q", text)
+	}
+	p.screenshot("kip101-0.10.2")
+
+	p.change("preset", fixed)
+	p.wait("the 3.7 preset", `document.getElementById("preset").value === "`+fixed+`" && window.highwater.t === 0`)
+	p.advance(41000)
+	if !evalJS[bool](p, `document.getElementById("violation").hidden && window.highwater.view.violations.length === 0`) {
+		t.Fatal("the 3.7 era should keep the write")
+	}
+}
