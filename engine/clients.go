@@ -76,11 +76,11 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 
 // retryProduce schedules another attempt, or gives up at delivery.timeout.ms.
 func (e *Engine) retryProduce(op *ProduceOp, why string) {
-	if e.now+e.cfg.RetryBackoffMs >= op.Sent+e.cfg.DeliveryTimeoutMs {
+	if e.now+e.retryBackoff() >= op.Sent+e.cfg.DeliveryTimeoutMs {
 		e.finishProduce(op, ErrDeliveryTimeout, -1)
 		return
 	}
-	e.agenda.push(item{at: e.now + e.cfg.RetryBackoffMs, kind: itProducerRetry, broker: -1, id: op.ID})
+	e.agenda.push(item{at: e.now + e.retryBackoff(), kind: itProducerRetry, broker: -1, id: op.ID})
 }
 
 func (e *Engine) producerRetry(id int64) {
@@ -136,8 +136,8 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 			}
 		}
 		e.finishProduce(op, "acked", resp.BaseOffset)
-		if op.Acks == -1 {
-			e.checkLeaderLog(p, -1, resp.BaseOffset)
+		if op.Acks == -1 && p.leader >= 0 {
+			e.checkLeaderLog(p, p.leader, resp.BaseOffset)
 		}
 	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage:
 		e.retryProduce(op, resp.Error)

@@ -228,6 +228,10 @@ func (e *Engine) tracing() bool {
 	return e.trace
 }
 
+// retryBackoff is retry.backoff.ms, at least 1 ms: simulated time must move between retries,
+// or a zero setting would loop forever at one instant.
+func (e *Engine) retryBackoff() int64 { return max(1, e.cfg.RetryBackoffMs) }
+
 // schedule adds a timer for broker b's current incarnation.
 func (e *Engine) schedule(at int64, kind itemKind, b int32, id int64) {
 	var gen uint64

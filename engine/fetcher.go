@@ -27,6 +27,7 @@ type fetcher struct {
 	parts    []fetchState
 	inflight uint64 // the request in flight, 0 for none
 	wakeAt   int64  // the pending wake-up, -1 for none
+	lastSent int64  // when the last request left (-1: never)
 }
 
 // javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
@@ -74,7 +75,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
-		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1}
+		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1, lastSent: -1}
 		b.fetchers = append(b.fetchers, f)
 		slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
 			if x.leader != y.leader {
@@ -99,8 +100,13 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 
 // removeFetcherForPartitions takes partitions off every fetcher of b.
 func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
+	sorted := slices.Clone(pids)
+	slices.Sort(sorted)
 	for _, f := range b.fetchers {
-		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool { return slices.Contains(pids, s.pid) })
+		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
+			_, found := slices.BinarySearch(sorted, s.pid)
+			return found
+		})
 	}
 }
 
@@ -138,6 +144,12 @@ func (e *Engine) doWork(b *broker, f *fetcher) {
 	if f.inflight != 0 || b.state == brokerDead {
 		return
 	}
+	if f.lastSent == e.now {
+		// Simplification: a fetcher sends at most one request per simulated millisecond, so
+		// zero latency with zero max wait cannot loop forever at one instant.
+		e.wakeFetcher(f, e.now+1)
+		return
+	}
 	if e.maybeTruncate(b, f) {
 		return
 	}
@@ -171,14 +183,14 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.leader,
 		OffsetsForEpoch: &OffsetsForEpochRequest{ReplicaID: b.id, Partitions: ask}}
 	e.send(m)
-	f.inflight = m.ID
+	f.inflight, f.lastSent = m.ID, e.now
 	return true
 }
 
 // maybeFetch sends one Fetch for every ready partition, or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	var parts []FetchPartition
-	next := e.now + e.cfg.ReplicaFetchBackoffMs
+	next := e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
 	for _, st := range f.parts {
 		if st.truncating {
 			continue
@@ -206,7 +218,7 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
 		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, Partitions: parts}}
 	e.send(m)
-	f.inflight = m.ID
+	f.inflight, f.lastSent = m.ID, e.now
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.
@@ -232,7 +244,7 @@ func (f *fetcher) remove(pid int32) {
 }
 
 // backoff delays a partition by replica.fetch.backoff.ms.
-func (e *Engine) backoff(st *fetchState) { st.delayUntil = e.now + e.cfg.ReplicaFetchBackoffMs }
+func (e *Engine) backoff(st *fetchState) { st.delayUntil = e.now + max(1, e.cfg.ReplicaFetchBackoffMs) }
 
 // handleFetchResponse is processFetchRequest's answer handling on the follower.
 func (e *Engine) handleFetchResponse(b *broker, m *Message) {
@@ -317,7 +329,7 @@ func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), epoch: st.epoch}}
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
-	f.inflight = m.ID
+	f.inflight, f.lastSent = m.ID, e.now
 }
 
 func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {

@@ -129,7 +129,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	to := e.ctrl.broker
 	if !e.ctrl.active {
 		// No controller: try again later.
-		e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, r.broker, int64(r.p.pid))
+		e.schedule(e.now+e.retryBackoff(), itResend, r.broker, int64(r.p.pid))
 		return
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
@@ -153,7 +153,7 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 		return
 	}
 	r.pending.msg = 0
-	e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, b.id, int64(r.p.pid))
+	e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
 }
 
 // handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
@@ -181,7 +181,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 		r.pending.stuck = true // wait for new metadata
 	default:
 		r.pending.msg = 0
-		e.schedule(e.now+e.cfg.RetryBackoffMs, itResend, b.id, int64(r.p.pid))
+		e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
 	}
 }
 

@@ -22,3 +22,17 @@ func (o Opt[T]) MarshalJSON() ([]byte, error) {
 	}
 	return strconv.AppendInt(nil, int64(o.V), 10), nil
 }
+
+// UnmarshalJSON reads a number, or null as unset.
+func (o *Opt[T]) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*o = Opt[T]{}
+		return nil
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return err
+	}
+	*o = Some(T(v))
+	return nil
+}

@@ -120,7 +120,12 @@ func (s *Session) HandleJSON(data []byte) []byte {
 	var req Request
 	var reply Reply
 	if err := strictDecode(data, &req); err != nil {
-		reply = Reply{Type: "error", Error: "bad request: " + err.Error(), Events: []engine.Event{}}
+		// Answer with the request's id when it can be read at all.
+		var idOnly struct {
+			ID int64 `json:"id"`
+		}
+		_ = json.Unmarshal(data, &idOnly)
+		reply = s.errorReply(Request{ID: idOnly.ID}, fmt.Errorf("bad request: %v", err))
 	} else {
 		reply = s.Handle(req)
 	}
