@@ -66,6 +66,7 @@ export class ClusterView {
   // ---- brokers ----
 
   renderBrokers(view) {
+    this.brokersEl.classList.toggle("compact", view.brokers.length > 12);
     const ids = new Set();
     const clients = this.clientCard();
     ids.add(-1);
@@ -144,7 +145,9 @@ export class ClusterView {
     if (b.diskFailed) badges.push(el("span", { class: "badge down" }, "disk failed"));
     if (b.state !== "running") badges.push(el("span", { class: "badge " + (b.state === "dead" ? "down" : "warn") }, b.state === "dead" ? "down" : b.state));
     card.badges.replaceChildren(...badges);
-    setText(card.info, `${b.state} · broker epoch ${b.brokerEpoch}${b.registered ? "" : " (not registered)"} · leads ${b.leaders} · knows controller epoch ${b.controllerEpoch}`);
+    const infoText = `${b.state} · broker epoch ${b.brokerEpoch}${b.registered ? "" : " (not registered)"} · leads ${b.leaders} · knows controller epoch ${b.controllerEpoch}`;
+    setText(card.info, infoText);
+    card.root.querySelector("h3").title = infoText; // shown on hover when compact cards hide it
 
     const fl = (b.fetchers || []).map((f) => {
       const parts = f.partitions || [];
