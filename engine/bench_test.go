@@ -20,18 +20,19 @@ func benchCluster(b *testing.B, brokers, partitions int) *Engine {
 	return e
 }
 
-// steadyLoad drives e for simSeconds with a producer writing one acks=all record to a random
-// partition every tick (ratePerSec records per simulated second in all).
+// steadyLoad drives e for simSeconds with producers writing acks=all batches of 10 records to
+// random partitions, ratePerSec records per simulated second in all.
 func steadyLoad(e *Engine, simSeconds int64, ratePerSec int64) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	n := int32(len(e.partitions))
+	// A producer batches: one 10-record batch per 10 ms per 1,000 records/s of load.
 	step := int64(10) // ms
-	perStep := max(1, ratePerSec*step/1000)
+	perStep := max(1, ratePerSec*step/1000/10)
 	start := e.Now()
 	for t := start + step; t <= start+simSeconds*1000; t += step {
 		_ = e.RunUntil(t)
 		for range perStep {
-			e.produce(e.partitions[rng.Int32N(n)], 1, -1)
+			e.produce(e.partitions[rng.Int32N(n)], 10, -1)
 		}
 		e.Drain()
 	}

@@ -19,6 +19,8 @@ type fetchState struct {
 	lastFetchedEpoch int32 // -1: none
 	truncating       bool
 	delayUntil       int64 // backoff deadline
+	// r and lr cache this broker's and the leader's replica (lookups, not state).
+	r, lr *replica
 }
 
 type fetcher struct {
@@ -72,6 +74,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
+	st.r, st.lr = p.replicaOn(b.id), p.replicaOn(leader)
 	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
@@ -199,14 +202,14 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 			next = min(next, st.delayUntil)
 			continue
 		}
-		r := e.partitions[st.pid].replicaOn(b.id)
+		r := st.r
 		lfe := int32(-1)
 		if e.era.truncateOnFetch {
 			lfe = st.lastFetchedEpoch
 		}
 		parts = append(parts, FetchPartition{TP: r.p.tp(), FetchOffset: st.fetchOffset,
 			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
-			LastFetchedEpoch: lfe, epoch: st.epoch})
+			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr})
 	}
 	if len(parts) == 0 {
 		if len(f.parts) > 0 {
@@ -267,7 +270,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 
 // processPartitionData applies one partition of a fetch response.
 func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d FetchPartitionData, sentEpoch int32) {
-	r := e.partitions[d.pid].replicaOn(b.id)
+	r := st.r
 	switch d.Error {
 	case ErrNone:
 	case ErrFencedLeaderEpoch:

@@ -48,7 +48,10 @@ func (e *Engine) respondFetch(b *broker, m *Message, resp *FetchResponse) {
 func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, update bool) (FetchPartitionData, int64) {
 	p := e.partitions[fp.pid]
 	d := FetchPartitionData{TP: fp.TP, fetchOffset: fp.FetchOffset, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
-	r := p.replicaOn(b.id)
+	r := fp.lr
+	if r == nil || r.broker != b.id {
+		r = p.replicaOn(b.id)
+	}
 	if d.Error = e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
 		return d, 0
 	}
@@ -164,7 +167,10 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch) bool {
 	req := df.req.Fetch
 	var bytes int64
 	for _, fp := range req.Partitions {
-		r := e.partitions[fp.pid].replicaOn(b.id)
+		r := fp.lr
+		if r == nil || r.broker != b.id {
+			r = e.partitions[fp.pid].replicaOn(b.id)
+		}
 		if r == nil || !r.isLeader() || r.offline {
 			return true
 		}

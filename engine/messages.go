@@ -84,6 +84,8 @@ type FetchPartition struct {
 	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
 	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
 	epoch int32
+	// lr caches the leader's replica (a lookup, not protocol).
+	lr *replica
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
