@@ -309,10 +309,11 @@ async function loadPresets() {
 }
 
 async function loadPreset(file) {
-  if (await loadURL("scenarios/" + file, `preset ${file}`)) {
-    $("preset").value = file;
-    state.presetObjects[file] = state.scenario;
-  }
+  if (!(await loadURL("scenarios/" + file, `preset ${file}`))) return false;
+  $("preset").value = file;
+  state.presetShown = file;
+  state.presetObjects[file] = state.scenario;
+  return true;
 }
 
 // loadURL loads a scenario file from the page's server (?scenario=path loads one at start).
@@ -342,7 +343,7 @@ async function loadFile(file) {
     showError(`Could not load ${file.name}: a scenario file must be a JSON object with name, brokers and topics.`);
     return;
   }
-  if (await loadScenario(obj, file.name)) $("preset").value = "";
+  if (await loadScenario(obj, file.name)) { $("preset").value = ""; state.presetShown = ""; }
 }
 
 // ---- actions ----
@@ -509,7 +510,7 @@ function newCluster(e) {
     config: { "inter.broker.protocol.version": f.era.value, "min.insync.replicas": Number(f.minisr.value) },
   };
   $("new-dialog").close();
-  loadScenario(sc, "the new cluster").then((ok) => { if (ok) $("preset").value = ""; });
+  loadScenario(sc, "the new cluster").then((ok) => { if (ok) { $("preset").value = ""; state.presetShown = ""; } });
 }
 
 // ---- export ----
@@ -565,7 +566,11 @@ function wire() {
     $("clock").textContent = `go to t = ${fmtTime(Number(scrub.value))}`;
   });
   scrub.addEventListener("change", () => seek(Number(scrub.value)));
-  $("preset").addEventListener("change", (e) => { if (e.target.value) loadPreset(e.target.value); });
+  $("preset").addEventListener("change", async (e) => {
+    const prev = state.presetShown || "";
+    if (!e.target.value) return;
+    if (!(await loadPreset(e.target.value))) e.target.value = prev; // a failed load keeps the old cluster
+  });
   $("scenario-file").addEventListener("change", (e) => { const f = e.target.files[0]; if (f) loadFile(f); e.target.value = ""; });
   $("new-cluster").addEventListener("click", () => $("new-dialog").showModal());
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
