@@ -185,6 +185,8 @@ type sweepRun struct {
 	violationTail []string
 	// textLog, when HIGHWATER_SWEEP_TRACE names a file, gets every event text of the run.
 	textLog *os.File
+	// sink, if set, gets every event (the determinism tests record the trace with it).
+	sink func([]Event)
 	// parts lists (topic, partition) in pid order.
 	parts []sweepPart
 
@@ -663,7 +665,11 @@ func (s *sweepRun) runTo(t int64) bool {
 
 // drain keeps the last event texts, and freezes them at the first violation.
 func (s *sweepRun) drain() {
-	for _, ev := range s.e.Drain() {
+	evs := s.e.Drain()
+	if s.sink != nil && len(evs) > 0 {
+		s.sink(evs)
+	}
+	for _, ev := range evs {
 		if len(s.tail) == sweepTailEvents {
 			copy(s.tail, s.tail[1:])
 			s.tail = s.tail[:sweepTailEvents-1]
