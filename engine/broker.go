@@ -223,6 +223,12 @@ func (e *Engine) heal(id *int32) {
 			delete(e.net.links, k) // back to the default latency, up
 		}
 	}
+	// New connections: messages still crawling on an old slow link no longer hold new ones back.
+	for k := range e.net.lastDeliver {
+		if id == nil || k.from == *id || k.to == *id {
+			delete(e.net.lastDeliver, k)
+		}
+	}
 	for _, i := range ids {
 		b := e.brokers[i]
 		was := b.isolated

@@ -101,7 +101,9 @@ func missing(log interface {
 func (e *Engine) checkCommittedRange(r *replica, from, to int64) {
 	p := r.p
 	for _, s := range p.replicas {
-		if s == r || e.brokers[s.broker].state == brokerDead || !s.hwConfirmed {
+		// Only replicas in the same leader epoch are compared: a deposed leader cut off from the
+		// cluster keeps its old HW until it hears of the new epoch.
+		if s == r || e.brokers[s.broker].state == brokerDead || !s.hwConfirmed || s.leaderEpoch != r.leaderEpoch {
 			continue
 		}
 		end := min(to, s.log.HighWatermark())
