@@ -19,6 +19,9 @@ type fetchState struct {
 	lastFetchedEpoch int32 // -1: none
 	truncating       bool
 	delayUntil       int64 // backoff deadline
+	// inSession: the leader's fetch session has answered for this partition (KIP-227); until
+	// then fetches ask for a full answer.
+	inSession bool
 	// r and lr cache this broker's and the leader's replica (lookups, not state).
 	r, lr *replica
 }
@@ -194,7 +197,8 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	var parts []FetchPartition
 	next := e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
-	for _, st := range f.parts {
+	for i := range f.parts {
+		st := &f.parts[i]
 		if st.truncating {
 			continue
 		}
@@ -209,7 +213,7 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		}
 		parts = append(parts, FetchPartition{TP: r.p.tp(), FetchOffset: st.fetchOffset,
 			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
-			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr})
+			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr, hw: r.log.HighWatermark(), full: !st.inSession})
 	}
 	if len(parts) == 0 {
 		if len(f.parts) > 0 {
@@ -256,14 +260,13 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		return
 	}
 	f.inflight = 0
-	req := m.req
-	for i, d := range m.FetchResponse.Partitions {
+	for _, d := range m.FetchResponse.Partitions {
 		st := f.state(d.pid)
 		if st == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != d.fetchOffset {
 			continue // removed, moved or re-truncated meanwhile
 		}
-		// A response lists the request's partitions in the request's order.
-		e.processPartitionData(b, f, st, d, req.Fetch.Partitions[i].epoch)
+		st.inSession = true
+		e.processPartitionData(b, f, st, d, d.epoch)
 	}
 	e.doWork(b, f)
 }
@@ -410,6 +413,7 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	f.inflight = 0
 	for i := range f.parts {
 		e.backoff(&f.parts[i])
+		f.parts[i].inSession = false // a failed fetch ends the session: the next one is full
 	}
 	e.doWork(b, f)
 }

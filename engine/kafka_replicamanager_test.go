@@ -11,7 +11,7 @@ func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, mi
 	m := &Message{Type: MsgFetch, From: follower, To: p.leader, Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
-			LastFetchedEpoch: r.log.Cache().Latest(), epoch: r.leaderEpoch}}}}
+			LastFetchedEpoch: r.log.Cache().Latest(), epoch: r.leaderEpoch, full: true}}}} // a sessionless (full) fetch
 	e.send(m)
 	return m
 }

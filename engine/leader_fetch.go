@@ -40,6 +40,9 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 }
 
 func (e *Engine) respondFetch(b *broker, m *Message, resp *FetchResponse) {
+	if m.Fetch.ReplicaID != ClientNode {
+		resp.Partitions = incremental(m.Fetch, resp.Partitions)
+	}
 	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, FetchResponse: resp})
 }
 
@@ -47,7 +50,7 @@ func (e *Engine) respondFetch(b *broker, m *Message, resp *FetchResponse) {
 // leader knows of the follower. It returns the data and the bytes it holds.
 func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, update bool) (FetchPartitionData, int64) {
 	p := e.partitions[fp.pid]
-	d := FetchPartitionData{TP: fp.TP, fetchOffset: fp.FetchOffset, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
+	d := FetchPartitionData{TP: fp.TP, fetchOffset: fp.FetchOffset, epoch: fp.epoch, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
 	r := fp.lr
 	if r == nil || r.broker != b.id {
 		r = p.replicaOn(b.id)
@@ -236,6 +239,23 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
 	}
 	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ListOffsetsResponse: resp})
+}
+
+// incremental keeps the partitions a follower's fetch session must hear about (KIP-227
+// incremental fetch responses): records, an error, a divergence, or a HW or log start that
+// differs from the follower's. Partitions with nothing new are left out; the follower's state for
+// them does not change either way. resp is in request order; it is filtered in place.
+func incremental(req *FetchRequest, resp []FetchPartitionData) []FetchPartitionData {
+	kept := resp[:0]
+	for i, d := range resp {
+		fp := req.Partitions[i]
+		if !fp.full && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
+			d.HighWatermark == fp.hw && d.LogStartOffset <= fp.LogStartOffset {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
 }
 
 func describeFetchPart(d FetchPartitionData) string {

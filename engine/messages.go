@@ -86,6 +86,10 @@ type FetchPartition struct {
 	epoch int32
 	// lr caches the leader's replica (a lookup, not protocol).
 	lr *replica
+	// hw is the follower's HW when it sent this: what the fetch session knows it was last told.
+	hw int64
+	// full asks for an answer even if nothing changed (first fetch in a session).
+	full bool
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
@@ -112,8 +116,10 @@ type FetchPartitionData struct {
 	LogEndOffset   int64              `json:"logEndOffset"`
 	DivergingEpoch *EpochEndOffset    `json:"divergingEpoch,omitempty"`
 	Records        []commitlog.Record `json:"records,omitempty"`
-	// fetchOffset echoes the request's, so a follower can tell whether the answer is still current.
+	// fetchOffset and epoch echo the request's, so a follower can tell whether the answer is
+	// still current.
 	fetchOffset int64
+	epoch       int32
 }
 
 // OffsetsForEpochRequest is OffsetsForLeaderEpoch from a follower in the truncation phase.
