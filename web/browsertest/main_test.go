@@ -253,11 +253,11 @@ func (p *page) advance(ms int) {
 	p.wait(fmt.Sprintf("t = %d", before+ms), fmt.Sprintf(`window.highwater.t === %d`, before+ms))
 }
 
-// change sets a form control's value the way a user does: the value, then a change event.
+// change sets a form control's value the way a user does (chromedp's SetValue fires input and
+// change events).
 func (p *page) change(id, value string) {
 	p.t.Helper()
 	p.do(chromedp.SetValue(chromedp.ID(id), value))
-	evalJS[bool](p, `document.getElementById("`+id+`").dispatchEvent(new Event("change"))`)
 }
 
 func (p *page) screenshot(name string) { p.shot(name, chromedp.FullScreenshot(100)) }

@@ -318,6 +318,15 @@ func TestPresetsRun(t *testing.T) {
 		if len(failed) > 0 {
 			t.Errorf("%s: the page reports failed expectations (the CLI checks the same file): %v", f, failed)
 		}
+		// Scrub back to the middle and forward to the end: the expectations are checked again,
+		// each at its own time.
+		p.change("scrub", strconv.Itoa(end/2))
+		p.wait("the seek back", fmt.Sprintf(`window.highwater.t === %d`, end/2))
+		p.change("scrub", strconv.Itoa(end))
+		p.wait("the seek forward", fmt.Sprintf(`window.highwater.t === %d`, end))
+		if failed := evalJS[[]string](p, `[...document.querySelectorAll('#log li[data-type="expect"].bad')].map(li => li.textContent)`); len(failed) > 0 {
+			t.Errorf("%s: after scrubbing back and forth: failed expectations %v", f, failed)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

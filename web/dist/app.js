@@ -358,7 +358,7 @@ function describeAction(a) {
   return parts.join(" ");
 }
 
-async function act(action, problem) {
+const act = serial(async function act(action, problem) {
   if (!action) { showError(problem); return; }
   const tl = state.timeline;
   const before = tl ? tl.actions.length : 0;
@@ -375,6 +375,17 @@ async function act(action, problem) {
   if (action.do === "config") Object.assign(state.config, action.set);
   // The session drops the expectations after a user's action (the run is no longer the file's).
   state.expectTimes = state.expectTimes.filter((at) => at <= r.t);
+});
+
+// serial runs user operations one after another: an operation may take several requests (a
+// seek past expect steps, an advance split at them), and a second click must not interleave.
+let opChain = Promise.resolve();
+function serial(fn) {
+  return (...args) => {
+    const p = opChain.then(async () => { await state.queue; return fn(...args); });
+    opChain = p.catch(() => {});
+    return p;
+  };
 }
 
 // ---- time ----
@@ -394,12 +405,12 @@ function pause() {
   $("play").setAttribute("aria-pressed", "false");
 }
 
-async function stepOnce() {
+const stepOnce = serial(async function stepOnce() {
   pause();
   const e = nextExpectAt(state.t);
   if (e > 0 && (state.next < 0 || e <= state.next)) await run({ op: "advance", to: e });
   else await run({ op: "step" });
-}
+});
 
 // nextExpectAt is the time of the scenario's next expect step after t (-1: none). Advances stop
 // there, so the session checks each expectation at its own instant (it checks pending ones when
@@ -410,9 +421,12 @@ function nextExpectAt(t) {
   return best;
 }
 
-async function advanceBy(ms) {
+const advanceBy = serial(async function advanceBy(ms) {
   pause();
-  const target = state.t + ms;
+  await advanceTo(state.t + ms);
+});
+
+async function advanceTo(target) {
   for (;;) {
     const e = nextExpectAt(state.t);
     const to = e > 0 && e < target ? e : target;
@@ -420,10 +434,17 @@ async function advanceBy(ms) {
   }
 }
 
-async function seek(to) {
+const seek = serial(async function seek(to) {
   pause();
+  // With expect steps on the way, replay from 0 and advance stop by stop, so each expectation is
+  // checked at its own instant (a single seek would check them late; see advanceBy).
+  if (state.expectTimes.some((at) => at <= to)) {
+    if (to < state.t && !(await run({ op: "seek", to: 0 }, { what: `seek to ${fmtTime(to)}` }))) return;
+    await advanceTo(to);
+    return;
+  }
   await run({ op: "seek", to }, { what: `seek to ${fmtTime(to)}` });
-}
+});
 
 function frame(now) {
   state.frames = (state.frames || 0) + 1;
