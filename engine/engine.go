@@ -38,10 +38,22 @@ type Engine struct {
 	clients    clients
 
 	trace      bool
+	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
+	unsafe unsafeRules
 	events     []Event
 	eventCount uint64
 	processed  uint64
 	violations []Violation
+}
+
+// unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
+type unsafeRules struct {
+	// committedISROnly: the HW waits only on the committed ISR, not on a replica being added or a
+	// caught-up eligible follower (before KIP-497's maximal ISR; spec §6.6).
+	committedISROnly bool
+	// noEpochStartRule: a follower may join the ISR before reaching the current leader epoch's
+	// start offset (before KAFKA-7128; spec §6.7).
+	noEpochStartRule bool
 }
 
 type topicInfo struct {

@@ -37,6 +37,12 @@ func (e *Engine) maybeIncrementHW(r *replica) bool {
 		if rr.leo >= cand {
 			continue
 		}
+		if e.unsafe.committedISROnly {
+			if contains(r.isr, rr.broker) {
+				cand = rr.leo
+			}
+			continue
+		}
 		if r.inMaximalISR(rr.broker) || (e.caughtUp(r, rr) && e.isrEligible(rr.broker)) {
 			cand = rr.leo
 		}
@@ -84,7 +90,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
 	if r.pending.active || contains(r.isr, rr.broker) || !e.isrEligible(rr.broker) {
 		return
 	}
-	if rr.leo < r.log.HighWatermark() || rr.leo < r.epochStartOffset {
+	if rr.leo < r.log.HighWatermark() || (rr.leo < r.epochStartOffset && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
 	e.submitAlterPartition(r, true, []int32{rr.broker}, sortedUnion(r.isr, []int32{rr.broker}))
