@@ -37,9 +37,9 @@ type Engine struct {
 	net        network
 	clients    clients
 
-	trace      bool
+	trace bool
 	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
-	unsafe unsafeRules
+	unsafe     unsafeRules
 	events     []Event
 	eventCount uint64
 	processed  uint64
