@@ -376,3 +376,19 @@ func TestKIP101PresetFlagsViolation(t *testing.T) {
 		t.Fatal("the 3.7 era should keep the write")
 	}
 }
+
+func TestNewClusterWithTwoTopics(t *testing.T) {
+	p := newPage(t, fixture, 1280, 900)
+	p.loaded()
+	p.click("#new-cluster")
+	p.do(
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="topic"]`), "orders, payments"),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "2"),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="era"]`), "0.11.0"),
+		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
+	)
+	p.wait("four partitions", `document.querySelectorAll(".partition").length === 4 && document.querySelector('.partition[data-tp="payments-1"]') !== null`)
+	if era := evalJS[string](p, `document.getElementById("era").textContent`); era != "0.11.0" {
+		t.Fatalf("era = %q", era)
+	}
+}

@@ -521,13 +521,15 @@ function newCluster(e) {
   const brokers = Number(f.brokers.value), rf = Number(f.rf.value), partitions = Number(f.partitions.value);
   const err = $("new-error");
   if (rf > brokers) { err.textContent = `Replication factor ${rf} is more than the ${brokers} brokers.`; err.hidden = false; return; }
+  const names = [...new Set(f.topic.value.split(",").map((x) => x.trim()).filter(Boolean))];
+  if (!names.length) { err.textContent = "Name at least one topic."; err.hidden = false; return; }
   err.hidden = true;
   const sc = {
-    name: `${brokers} brokers, ${partitions} partition${partitions === 1 ? "" : "s"}, RF ${rf}`,
-    description: `A new cluster: topic ${f.topic.value}, protocol era ${f.era.value}. Use the controls to act on it.`,
+    name: `${brokers} brokers, ${names.length > 1 ? names.length + " topics × " : ""}${partitions} partition${partitions === 1 ? "" : "s"}, RF ${rf}`,
+    description: `A new cluster: topic${names.length > 1 ? "s" : ""} ${names.join(", ")}, protocol era ${f.era.value}. Use the controls to act on it.`,
     seed: Number(f.seed.value),
     brokers,
-    topics: [{ name: f.topic.value, partitions, replicationFactor: rf }],
+    topics: names.map((name) => ({ name, partitions, replicationFactor: rf })),
     config: { "inter.broker.protocol.version": f.era.value, "min.insync.replicas": Number(f.minisr.value) },
   };
   $("new-dialog").close();
