@@ -53,6 +53,7 @@ type FetcherView struct {
 	Leader     int32            `json:"leader"`
 	ID         int32            `json:"id"`
 	InFlight   uint64           `json:"inFlight"`
+	Count      int              `json:"count"` // partitions carried (an overview lists only focused ones)
 	Partitions []FetchStateView `json:"partitions"`
 }
 
@@ -73,6 +74,7 @@ type Parked struct {
 	From     int32  `json:"from"`
 	Deadline int64  `json:"deadline"`
 	Topics   []TP   `json:"partitions"`
+	Count    int    `json:"count"` // partitions in the request (an overview omits the list)
 	// RequiredOffset is the HW an acks=all produce waits for.
 	RequiredOffset int64 `json:"requiredOffset,omitempty"`
 }
@@ -185,14 +187,20 @@ func (e *Engine) View(opt ViewOptions) View {
 		v.States = string(states)
 	}
 	for _, b := range e.brokers {
-		v.Brokers = append(v.Brokers, e.brokerView(b))
+		var focus func(p *partition) bool
+		if overview {
+			focus = func(p *partition) bool {
+				return slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index })
+			}
+		}
+		v.Brokers = append(v.Brokers, e.brokerView(b, focus))
 	}
 	for _, p := range e.partitions {
 		if p.leader >= 0 {
 			v.Brokers[p.leader].Leaders++
 		}
 	}
-	e.collectAgenda(&v, opt.MaxMessages)
+	e.collectAgenda(&v, opt.MaxMessages, overview)
 	return v
 }
 
@@ -254,15 +262,20 @@ func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
 	return rv
 }
 
-func (e *Engine) brokerView(b *broker) BrokerView {
+// brokerView describes a broker. In an overview (focus != nil) a fetcher lists only the focused
+// partitions and counts the rest, so a view of a large cluster stays small.
+func (e *Engine) brokerView(b *broker, focus func(p *partition) bool) BrokerView {
 	s := e.sessions[b.id]
 	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed,
 		Registered: s.registered, BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch,
 		Fetchers: []FetcherView{}, ParkedFetches: []Parked{}, ParkedProduces: []Parked{}}
 	for _, f := range b.fetchers {
-		fv := FetcherView{Leader: f.leader, ID: f.id, InFlight: f.inflight}
+		fv := FetcherView{Leader: f.leader, ID: f.id, InFlight: f.inflight, Count: len(f.parts), Partitions: []FetchStateView{}}
 		for _, st := range f.parts {
 			p := e.partitions[st.pid]
+			if focus != nil && !focus(p) {
+				continue
+			}
 			state := "fetching"
 			switch {
 			case st.delayUntil > e.now:
@@ -280,7 +293,8 @@ func (e *Engine) brokerView(b *broker) BrokerView {
 }
 
 // collectAgenda lists the messages in flight and the parked requests, in id order.
-func (e *Engine) collectAgenda(v *View, maxMessages int) {
+// In an overview, parked requests are listed without their partitions.
+func (e *Engine) collectAgenda(v *View, maxMessages int, overview bool) {
 	v.Messages = []*Message{}
 	for _, it := range e.agenda.items {
 		switch {
@@ -288,8 +302,11 @@ func (e *Engine) collectAgenda(v *View, maxMessages int) {
 			v.Messages = append(v.Messages, it.msg)
 		case it.kind == itDelayedFetchDone && !it.fetch.done && e.brokers[it.broker].incarnation == it.gen:
 			m := it.fetch.req
-			pk := Parked{Message: m.ID, From: m.From, Deadline: it.at}
+			pk := Parked{Message: m.ID, From: m.From, Deadline: it.at, Count: len(m.Fetch.Partitions)}
 			for _, fp := range m.Fetch.Partitions {
+				if overview {
+					break
+				}
 				pk.Topics = append(pk.Topics, fp.TP)
 			}
 			bv := &v.Brokers[it.broker]
