@@ -514,3 +514,13 @@ func (st Step) MarshalJSON() ([]byte, error) {
 	fields["at"] = at
 	return json.Marshal(fields)
 }
+
+// UnmarshalJSON reads a step as the file has it (ParseStep; ids are checked by Validate).
+func (st *Step) UnmarshalJSON(b []byte) error {
+	parsed, err := ParseStep(b)
+	if err != nil {
+		return err
+	}
+	*st = parsed
+	return nil
+}
