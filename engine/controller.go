@@ -352,6 +352,7 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 	req := m.AlterPartition
 	p := e.partitions[req.TP.pid]
 	resp := &AlterPartitionResponse{TP: req.TP, Leader: -1, LeaderEpoch: -1, PartitionEpoch: -1}
+	alreadyDone := false
 	switch {
 	case !e.ctrlUsable() || e.ctrl.broker != b.id:
 		resp.Error = ErrNotController
@@ -361,12 +362,17 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		resp.Error = ErrFencedLeaderEpoch
 	case req.BrokerID != p.leader:
 		resp.Error = ErrInvalidRequest
+	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(sortedCopy(req.NewISR), p.isr):
+		// NB: already the state asked for, so a retry whose answer was lost: KafkaController
+		// answers with the current state before fencing by partition epoch
+		// (equalsAllowStalePartitionEpoch), which keeps AlterPartition idempotent.
+		alreadyDone = true
 	case req.PartitionEpoch < p.partitionEpoch:
 		resp.Error = ErrInvalidUpdateVersion
 	case !slices.Contains(req.NewISR, p.leader):
 		resp.Error = ErrInvalidRequest
 	}
-	if resp.Error == ErrNone {
+	if resp.Error == ErrNone && !alreadyDone {
 		for _, id := range req.NewISR {
 			if !slices.Contains(p.hosts, id) {
 				resp.Error = ErrInvalidRequest
@@ -376,7 +382,9 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		}
 	}
 	if resp.Error == ErrNone {
-		e.writePartition(p, p.leader, req.NewISR, false, "AlterPartition from the leader")
+		if !alreadyDone {
+			e.writePartition(p, p.leader, req.NewISR, false, "AlterPartition from the leader")
+		}
 		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
 	} else {
 		e.emit(Event{Type: MsgAlterPartition + "-rejected", Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error,

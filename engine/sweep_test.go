@@ -115,7 +115,7 @@ func (tt *sweepTotals) add(s *sweepRun) {
 func (tt *sweepTotals) line(elapsed time.Duration) string {
 	total := 0
 	var kinds []string
-	for _, k := range sweepFaultKinds {
+	for _, k := range append(slices.Clone(sweepFaultKinds), sweepFaultKind{name: "slow-link"}) {
 		total += tt.faults[k.name]
 		kinds = append(kinds, fmt.Sprintf("%s %d", k.name, tt.faults[k.name]))
 	}
@@ -162,11 +162,14 @@ var sweepFaultKinds = []sweepFaultKind{
 	{name: "shutdown", weight: 15, recoverMinMs: 1_000, recoverMaxMs: 30_000},
 }
 
-// sweepRecovery is a restart or heal due at a time.
+// sweepRecovery is a restart or heal due at a time, or the end of a slow link.
 type sweepRecovery struct {
 	at     int64
 	broker int32
 	heal   bool
+	// link: the link broker → to gets its default latency back.
+	link bool
+	to   int32
 }
 
 // sweepRun is one seed's run.
@@ -278,6 +281,9 @@ func sweepScenario(rng *rand.Rand, seed uint64) *Scenario {
 		"sim.network.latency.ms":                        pick("1", "2", "5"),
 		"sim.network.jitter.ms":                         pick("0", "0", "3"),
 		"leader.imbalance.check.interval.seconds":       pick("300", "20"),
+		// Small fetches (100-byte records) make followers catch up over several rounds.
+		"replica.fetch.max.bytes":          pick("1048576", "1048576", "300"),
+		"replica.fetch.response.max.bytes": pick("10485760", "10485760", "500"),
 	}
 	if v := pick("0", "0", "1", "5"); string(v) != "0" {
 		sc.Config["log.flush.interval.messages"] = v
@@ -360,12 +366,12 @@ func (s *sweepRun) faultPhase() bool {
 // act draws one action: load, a fault, an election, or nothing.
 func (s *sweepRun) act() {
 	switch w := s.rng.IntN(100); {
-	case w < 45:
+	case w < 42:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
 		count := 1 + s.rng.Int64N(5)
 		s.apply(Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index), Count: &count})
 		s.produced++
-	case w < 60:
+	case w < 56:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
 		a := Action{Do: "consume", Topic: pt.topic, Partition: ptr(pt.index)}
 		if s.rng.IntN(2) == 0 {
@@ -373,12 +379,14 @@ func (s *sweepRun) act() {
 		}
 		s.apply(a)
 		s.consumes++
-	case w < 88:
+	case w < 84:
 		s.tryFault()
-	case w < 94:
+	case w < 90:
+		s.slowLink()
+	case w < 95:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
 		s.apply(Action{Do: "elect", Topic: pt.topic, Partition: ptr(pt.index)})
-	case w < 97:
+	case w < 98:
 		// An operator's choice of leader: a clean election (the engine refuses a replica outside
 		// the ISR), which also reorders the assignment.
 		pt := s.parts[s.rng.IntN(len(s.parts))]
@@ -426,6 +434,19 @@ func (s *sweepRun) tryFault() {
 	s.schedule(sweepRecovery{at: s.e.Now() + delay, broker: b, heal: kind.name == "isolate"})
 }
 
+// slowLink raises the latency of one direction of one link to 20–1500 ms for 1–30 s. Messages
+// stay in order and arrive well within every timeout, so this is not a replica fault: it only
+// moves the timing of fetches, ISR changes and LeaderAndIsr.
+func (s *sweepRun) slowLink() {
+	from := int32(s.rng.IntN(s.sc.Brokers))
+	to := (from + 1 + int32(s.rng.IntN(s.sc.Brokers-1))) % int32(s.sc.Brokers)
+	latency := 20 + s.rng.Int64N(1481)
+	delay := 1_000 + s.rng.Int64N(29_001)
+	s.apply(Action{Do: "link", From: &from, To: &to, LatencyMs: &latency})
+	s.faults["slow-link"]++
+	s.schedule(sweepRecovery{at: s.e.Now() + delay, broker: from, link: true, to: to})
+}
+
 func (s *sweepRun) schedule(rc sweepRecovery) {
 	i := len(s.recoveries)
 	for i > 0 && s.recoveries[i-1].at > rc.at {
@@ -439,6 +460,9 @@ func (s *sweepRun) schedule(rc sweepRecovery) {
 func (s *sweepRun) recover(rc sweepRecovery) {
 	b := rc.broker
 	switch {
+	case rc.link:
+		latency := s.e.Config().NetworkLatencyMs
+		s.apply(Action{Do: "link", From: &b, To: &rc.to, LatencyMs: &latency})
 	case rc.heal:
 		s.apply(Action{Do: "heal", Broker: &b})
 	case s.e.brokers[b].state == brokerDead:
@@ -484,7 +508,7 @@ func (s *sweepRun) healthy(p *partition) bool {
 func (s *sweepRun) settled(x int32) bool {
 	e := s.e
 	for _, rc := range s.recoveries {
-		if rc.broker == x {
+		if rc.broker == x && !rc.link {
 			return false
 		}
 	}
