@@ -149,22 +149,26 @@ export class ClusterView {
     setText(card.info, infoText);
     card.root.querySelector("h3").title = infoText; // shown on hover when compact cards hide it
 
+    // In an overview the engine lists only the focused partitions and gives the count.
     const fl = (b.fetchers || []).map((f) => {
       const parts = f.partitions || [];
+      const n = f.count ?? parts.length;
       const shown = parts.slice(0, 3).map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} (${p.state}${p.state === "delayed" ? " until " + fmtTime(p.delayedUntil) : ""}, epoch ${p.leaderEpoch})`);
-      if (parts.length > 3) shown.push(`… ${parts.length - 3} more`);
+      if (n > shown.length) shown.push(`${shown.length ? "… " : ""}${n - shown.length} ${shown.length ? "more" : "partitions"}`);
       return el("li", { title: parts.map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} ${p.state}`).join(", ") },
-        `fetcher ${f.id} → leader ${f.leader}${parts.length > 3 ? ` (${parts.length} partitions)` : ""}: `, shown.join(", ") || "idle");
+        `fetcher ${f.id} → leader ${f.leader}${n > 3 && parts.length ? ` (${n} partitions)` : ""}: `, shown.join(", ") || "idle");
     });
     card.fetchers.replaceChildren(...(fl.length ? [el("h4", {}, "Fetchers"), el("ul", {}, ...fl)] : []));
 
-    const tps = (list) => {
+    const tps = (list, count) => {
       const names = (list || []).map((t) => tpName(t.topic, t.partition));
-      return names.length > 3 ? `${names.slice(0, 3).join(", ")} … ${names.length - 3} more` : names.join(", ");
+      const n = count ?? names.length;
+      if (!names.length) return `${n} partition${n === 1 ? "" : "s"}`;
+      return n > 3 ? `${names.slice(0, 3).join(", ")} … ${n - Math.min(3, names.length)} more` : names.join(", ");
     };
     const parked = [
-      ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${tps(p.partitions)}) until ${fmtTime(p.deadline)}`),
-      ...(b.parkedProduces || []).map((p) => `produce #${p.message} (${tps(p.partitions)}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`),
+      ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${tps(p.partitions, p.count)}) until ${fmtTime(p.deadline)}`),
+      ...(b.parkedProduces || []).map((p) => `produce #${p.message} (${tps(p.partitions, p.count)}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`),
     ];
     const items = parked.slice(0, 4).map((x) => el("li", {}, x));
     if (parked.length > 4) items.push(el("li", {}, `… ${parked.length - 4} more`));
