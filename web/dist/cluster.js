@@ -201,12 +201,19 @@ export class ClusterView {
       const frag = document.createDocumentFragment();
       for (let i = 0; i < states.length; i++) {
         const tp = names[i] || { topic: "?", partition: i };
-        const b = el("button", { type: "button", class: "cell", "aria-pressed": "false", onclick: () => this.toggleFocus(tp) });
+        const b = el("button", { type: "button", class: "cell", "aria-pressed": "false", onclick: () => { this.setActive(i); this.toggleFocus(tp); } });
         b.dataset.tp = tpName(tp.topic, tp.partition);
         this.gridCells.push({ b, tp, st: "" });
         frag.append(b);
       }
       this.gridEl.replaceChildren(frag);
+      this.gridActive = 0;
+      if (this.gridCells.length) this.gridCells[0].b.tabIndex = 0;
+      for (let i = 1; i < this.gridCells.length; i++) this.gridCells[i].b.tabIndex = -1;
+      if (!this.gridKeys) {
+        this.gridKeys = true;
+        this.gridEl.addEventListener("keydown", (e) => this.onGridKey(e));
+      }
     }
     const label = { h: "healthy", u: "under-replicated", m: "under min.insync.replicas", o: "offline" };
     const focused = new Set(focus.map((f) => tpName(f.topic, f.partition)));
@@ -222,6 +229,31 @@ export class ClusterView {
       c.b.setAttribute("aria-label", `${c.b.dataset.tp}: ${label[st] || st}${pressed ? ", shown in detail" : ""}`);
       c.b.title = c.b.getAttribute("aria-label");
     }
+  }
+
+  // onGridKey moves through the overview with the arrow keys, Home and End: the grid is one tab
+  // stop (a roving tabindex), not a thousand.
+  onGridKey(e) {
+    const n = this.gridCells.length;
+    if (!n) return;
+    const first = this.gridCells[0].b, w = first.offsetWidth + 3;
+    const cols = Math.max(1, Math.floor((this.gridEl.clientWidth + 3) / w));
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
+    let i = this.gridActive || 0;
+    if (step !== undefined) i = Math.min(n - 1, Math.max(0, i + step));
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = n - 1;
+    else return;
+    e.preventDefault();
+    this.setActive(i);
+    this.gridCells[i].b.focus();
+  }
+
+  setActive(i) {
+    const old = this.gridCells[this.gridActive || 0];
+    if (old) old.b.tabIndex = -1;
+    this.gridActive = i;
+    this.gridCells[i].b.tabIndex = 0;
   }
 
   // ---- partitions ----
