@@ -175,13 +175,14 @@ func TestOverviewGridFocus(t *testing.T) {
 	}
 	p.click(`#overview-grid .cell[data-tp="orders-17"]`)
 	p.wait("orders-17 in detail", `document.querySelector('.partition[data-tp="orders-17"]') !== null`)
-	// The grid is one tab stop; arrow keys move within it and Enter shows a partition.
+	// The grid is one tab stop (the cell last used); arrow keys move within it and Enter shows a
+	// partition.
 	if n := evalJS[int](p, `[...document.querySelectorAll("#overview-grid .cell")].filter(b => b.tabIndex === 0).length`); n != 1 {
 		t.Fatalf("%d tab stops in the overview grid, want 1", n)
 	}
 	evalJS[bool](p, `(document.querySelector('#overview-grid .cell[tabindex="0"]').focus(), true)`)
 	p.do(chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent("\r"))
-	p.wait("orders-2 in detail", `document.querySelector('.partition[data-tp="orders-2"]') !== null`)
+	p.wait("orders-19 in detail", `document.querySelector('.partition[data-tp="orders-19"]') !== null`)
 	p.click(`button[aria-label="Kill broker 2"]`)
 	p.advance(19000)
 	p.wait("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
