@@ -206,7 +206,7 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 
 // Produces returns every produce so far, in order.
 func (e *Engine) Produces() []ProduceOp {
-	out := make([]ProduceOp, len(e.clients.produces))
+	out := make([]ProduceOp, len(e.clients.produces)) // never nil: [] in JSON
 	for i, op := range e.clients.produces {
 		out[i] = *op
 		out[i].RecordIDs = slices.Clone(op.RecordIDs)

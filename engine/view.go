@@ -9,9 +9,11 @@ import (
 // View is the whole state at one instant, as the page draws it. It shares nothing with the
 // engine's state (messages aside, which are immutable).
 type View struct {
-	T          int64           `json:"t"`
-	Seed       uint64          `json:"seed"`
-	Era        string          `json:"era"`
+	T    int64  `json:"t"`
+	Seed uint64 `json:"seed"`
+	Era  string `json:"era"`
+	// Config is every setting in force (Kafka names and sim.*).
+	Config     map[string]any  `json:"config"`
 	Controller ControllerView  `json:"controller"`
 	Brokers    []BrokerView    `json:"brokers"`
 	Summary    Summary         `json:"summary"`
@@ -152,7 +154,8 @@ func (e *Engine) View(opt ViewOptions) View {
 	if opt.MaxMessages == 0 {
 		opt.MaxMessages = 500
 	}
-	v := View{T: e.now, Seed: e.seed, Era: e.era.version, Stats: e.Stats(),
+	v := View{T: e.now, Seed: e.seed, Era: e.era.version, Stats: e.Stats(), Config: e.cfg.Values(),
+		Partitions: []PartitionView{}, Consumes: []ConsumeOp{},
 		Controller: ControllerView{Broker: e.ctrl.broker, Epoch: e.ctrl.epoch, Active: e.ctrl.active},
 		Violations: e.Violations(), Produces: e.Produces()}
 	for _, c := range e.clients.consumes {

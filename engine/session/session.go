@@ -59,6 +59,9 @@ type Reply struct {
 	Timeline *Timeline        `json:"timeline,omitempty"`
 	Expects  []ExpectOutcome  `json:"expects,omitempty"`
 	Export   *engine.Scenario `json:"export,omitempty"`
+	// Warnings name timeline actions that could not be replayed (skipped), e.g. a scripted
+	// restart of a broker the user already restarted.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Timeline is what the page's scrubber shows: how far the run has gone and the actions taken.
@@ -74,6 +77,9 @@ type Timeline struct {
 type TimedAction struct {
 	At     int64         `json:"at"`
 	Action engine.Action `json:"action"`
+	// order is the step's index in the scenario file (user actions come after every file step),
+	// so actions and expects at one instant run in file order.
+	order int
 }
 
 // ExpectOutcome is the result of a scenario's expect step, reported when time passes it.
@@ -101,8 +107,10 @@ type Session struct {
 	checked int // expects[:checked] have been checked
 	end     int64
 	pending []engine.Event
-	// pendingOutcomes are expect results not yet reported.
+	// pendingOutcomes are expect results not yet reported; warnings likewise.
 	pendingOutcomes []ExpectOutcome
+	warnings        []string
+	userOrder       int
 }
 
 type expectStep struct {
@@ -212,7 +220,8 @@ func (s *Session) fill(r *Reply, req Request) {
 		evs = []engine.Event{}
 	}
 	r.Events = evs
-	r.Expects = s.checkExpects()
+	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
+	r.Warnings, s.warnings = s.warnings, nil
 	if !req.NoView {
 		opt := engine.ViewOptions{}
 		if v := req.View; v != nil {
@@ -221,7 +230,7 @@ func (s *Session) fill(r *Reply, req Request) {
 		view := s.eng.View(opt)
 		r.View = &view
 	}
-	r.Timeline = &Timeline{End: s.end, Actions: slices.Clone(s.log), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
+	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
 }
 
 // load starts a new run from a scenario file. Its actions form the initial timeline; its expect
@@ -242,13 +251,13 @@ func (s *Session) load(raw json.RawMessage) error {
 		return fmt.Errorf("scenario: %v", err)
 	}
 	s.sc, s.eng = sc, eng
-	s.log, s.expects, s.applied, s.checked, s.end, s.pending, s.pendingOutcomes = nil, nil, 0, 0, 0, nil, nil
+	s.log, s.expects, s.applied, s.checked, s.end, s.pending, s.pendingOutcomes, s.warnings = nil, nil, 0, 0, 0, nil, nil, nil
 	for i, st := range sc.Steps {
 		if st.Action.Expect != nil {
 			s.expects = append(s.expects, expectStep{step: i, at: st.At, ex: st.Action.Expect})
 			continue
 		}
-		s.log = append(s.log, TimedAction{At: st.At, Action: st.Action})
+		s.log = append(s.log, TimedAction{At: st.At, Action: st.Action, order: i})
 	}
 	return s.runTo(0)
 }
@@ -295,16 +304,23 @@ func (s *Session) apply(raw json.RawMessage) error {
 		return errors.New("action.do: expect is for scenario files, not apply")
 	}
 	now := s.eng.Now()
-	// Fork: forget the old future.
-	s.log = s.log[:s.applied]
+	fork := now < s.end
 	if err := s.eng.Apply(a); err != nil {
 		return fmt.Errorf("action.%v", err)
 	}
-	s.log = append(s.log, TimedAction{At: now, Action: a})
-	s.applied = len(s.log)
-	s.end = now
-	s.expects = slices.DeleteFunc(s.expects, func(x expectStep) bool { return x.at > now })
-	s.checked = min(s.checked, len(s.expects))
+	s.userOrder++
+	ta := TimedAction{At: now, Action: a, order: 1<<30 + s.userOrder}
+	if fork {
+		// Acting in the past forks the timeline: the old future is forgotten.
+		s.log = append(s.log[:s.applied], ta)
+		s.end = now
+		s.expects = slices.DeleteFunc(s.expects, func(x expectStep) bool { return x.at > now })
+		s.checked = min(s.checked, len(s.expects))
+	} else {
+		// At the frontier the scenario's own future steps stay.
+		s.log = slices.Insert(s.log, s.applied, ta)
+	}
+	s.applied++
 	return nil
 }
 
@@ -334,14 +350,27 @@ func (s *Session) advance(req Request) error {
 
 // runTo moves time to t, applying the logged actions due on the way.
 func (s *Session) runTo(t int64) error {
-	for s.applied < len(s.log) && s.log[s.applied].At <= t {
+	for {
+		hasA := s.applied < len(s.log) && s.log[s.applied].At <= t
+		hasE := s.checked < len(s.expects) && s.expects[s.checked].at <= t
+		if !hasA && !hasE {
+			break
+		}
+		// Actions and expects run in time order, then file order.
+		if hasE && (!hasA || s.expects[s.checked].at < s.log[s.applied].At ||
+			(s.expects[s.checked].at == s.log[s.applied].At && s.expects[s.checked].step < s.log[s.applied].order)) {
+			if err := s.eng.RunUntil(s.expects[s.checked].at); err != nil {
+				return err
+			}
+			s.checkNextExpect()
+			continue
+		}
 		ta := s.log[s.applied]
 		if err := s.eng.RunUntil(ta.At); err != nil {
 			return err
 		}
-		s.checkExpectsUpTo(ta.At)
 		if err := s.eng.Apply(ta.Action); err != nil {
-			return fmt.Errorf("replaying the action at %d (%s): %v", ta.At, ta.Action.Do, err)
+			s.warnings = append(s.warnings, fmt.Sprintf("skipped the timeline's action at %d ms (%s): %v", ta.At, ta.Action.Do, err))
 		}
 		s.applied++
 	}
@@ -358,8 +387,15 @@ func (s *Session) step() error {
 		return err
 	}
 	next := s.eng.NextAt()
-	if s.applied < len(s.log) && (next < 0 || s.log[s.applied].At <= next) {
-		return s.runTo(s.log[s.applied].At)
+	stop := int64(-1) // the next timeline action or expect, if it comes before the engine's next event
+	if s.applied < len(s.log) {
+		stop = s.log[s.applied].At
+	}
+	if s.checked < len(s.expects) && (stop < 0 || s.expects[s.checked].at < stop) {
+		stop = s.expects[s.checked].at
+	}
+	if stop >= 0 && (next < 0 || stop <= next) {
+		return s.runTo(stop)
 	}
 	if next < 0 {
 		return nil
@@ -385,7 +421,7 @@ func (s *Session) seek(to *int64) error {
 	if err != nil {
 		return err
 	}
-	s.eng, s.applied, s.checked, s.pendingOutcomes = eng, 0, 0, nil
+	s.eng, s.applied, s.checked, s.pendingOutcomes, s.warnings = eng, 0, 0, nil, nil
 	end := s.end
 	if err := s.runTo(*to); err != nil {
 		return err
@@ -400,26 +436,16 @@ func (s *Session) seek(to *int64) error {
 	return nil
 }
 
-func (s *Session) checkExpectsUpTo(t int64) { s.checkUpTo(t, false) }
-
-func (s *Session) checkExpects() []ExpectOutcome { return s.checkUpTo(s.eng.Now(), true) }
-
-func (s *Session) checkUpTo(t int64, collect bool) []ExpectOutcome {
-	var out []ExpectOutcome
-	for s.checked < len(s.expects) && s.expects[s.checked].at <= t {
-		x := s.expects[s.checked]
-		fails := s.eng.CheckExpect(x.ex)
-		o := ExpectOutcome{Step: x.step, At: x.at, OK: len(fails) == 0, Failures: fails}
-		for i := range o.Failures {
-			o.Failures[i].Step, o.Failures[i].At = x.step, x.at
-		}
-		s.pendingOutcomes = append(s.pendingOutcomes, o)
-		s.checked++
+// checkNextExpect checks the next expect step now.
+func (s *Session) checkNextExpect() {
+	x := s.expects[s.checked]
+	fails := s.eng.CheckExpect(x.ex)
+	o := ExpectOutcome{Step: x.step, At: x.at, OK: len(fails) == 0, Failures: fails}
+	for i := range o.Failures {
+		o.Failures[i].Step, o.Failures[i].At = x.step, x.at
 	}
-	if collect {
-		out, s.pendingOutcomes = s.pendingOutcomes, nil
-	}
-	return out
+	s.pendingOutcomes = append(s.pendingOutcomes, o)
+	s.checked++
 }
 
 // Export returns the run so far as a scenario file: the original cluster and config, its actions

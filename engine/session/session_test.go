@@ -2,6 +2,9 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,5 +119,61 @@ func TestErrors(t *testing.T) {
 	ok(t, do(t, s, `{"id":13,"op":"advance","by":100}`))
 	if r := do(t, s, `{"id":14,"op":"nope"}`); r.ID != 14 {
 		t.Errorf("error reply id %d, want 14", r.ID)
+	}
+}
+
+// TestPresetsInOneAdvance: every preset's expect steps hold when the page runs it in one advance
+// (each expect is checked at its own instant, in file order with the actions).
+func TestPresetsInOneAdvance(t *testing.T) {
+	files, _ := filepath.Glob("../../scenarios/*.json")
+	if len(files) == 0 {
+		t.Fatal("no presets")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := engine.ParseScenario(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(Limits{})
+		ok(t, do(t, s, `{"id":1,"op":"load","noView":true,"scenario":`+string(data)+`}`))
+		end := sc.Duration
+		for _, st := range sc.Steps {
+			end = max(end, st.At)
+		}
+		r := ok(t, do(t, s, fmt.Sprintf(`{"id":2,"op":"advance","to":%d,"noView":true,"maxEvents":1}`, end)))
+		want := 0
+		for _, st := range sc.Steps {
+			if st.Action.Expect != nil {
+				want++
+			}
+		}
+		if len(r.Expects) != want {
+			t.Errorf("%s: %d expects reported, want %d", f, len(r.Expects), want)
+		}
+		for _, o := range r.Expects {
+			if !o.OK {
+				t.Errorf("%s: expect step %d failed: %v", f, o.Step, o.Failures)
+			}
+		}
+	}
+}
+
+// TestActAtFrontierKeepsScript: an action at the furthest point reached adds to the timeline; the
+// scenario's later steps stay.
+func TestActAtFrontierKeepsScript(t *testing.T) {
+	s := New(Limits{})
+	ok(t, do(t, s, `{"id":1,"op":"load","scenario":`+scenario+`}`))
+	ok(t, do(t, s, `{"id":2,"op":"advance","to":50}`))
+	r := ok(t, do(t, s, `{"id":3,"op":"apply","action":{"do":"produce","topic":"t","partition":0}}`))
+	if len(r.Timeline.Actions) != 2 {
+		t.Fatalf("timeline %+v, want the user's produce and the scripted one", r.Timeline.Actions)
+	}
+	r = ok(t, do(t, s, `{"id":4,"op":"advance","to":1000}`))
+	if r.View.Partitions[0].Acked != 3 {
+		t.Fatalf("acked %d, want 3", r.View.Partitions[0].Acked)
 	}
 }
