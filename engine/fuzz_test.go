@@ -17,12 +17,12 @@ const (
 	// fuzzRunMs is how far an accepted scenario runs.
 	fuzzRunMs = 5_000
 	// fuzzMaxReplicas bounds the cluster the fuzzer builds; bigger ones are only parsed.
-	fuzzMaxReplicas = 2_000
+	fuzzMaxReplicas = 300
 	// fuzzMaxItems bounds the agenda items one run may process; the run stops there.
-	fuzzMaxItems = 1_000_000
+	fuzzMaxItems = 100_000
 	// fuzzSameMsItems is how many agenda items one simulated millisecond may take before the run
 	// counts as a livelock.
-	fuzzSameMsItems = 100_000
+	fuzzSameMsItems = 20_000
 )
 
 // fuzzMalformed are hand-made scenarios just inside and outside the contract.

@@ -12,9 +12,12 @@ package engine
 //   - power loss: kill with loseUnflushed (the page cache is lost), restart later (0–30 s);
 //   - isolate: every link of the broker is cut, ZooKeeper's included; heal later (0.5–40 s);
 //   - shutdown: controlled shutdown, restart later (1–30 s);
-//   - preferred and operator-chosen elections (clean: the target must be in the ISR).
-// Faults never stack on a partition. A broker is *settled* when it runs, is not isolated, holds a
-// ZooKeeper session, no recovery of it is scheduled, and a usable controller has processed its
+//   - preferred and operator-chosen elections (clean: the target must be in the ISR);
+//   - slow link: one direction between two brokers gets 20–1500 ms of latency for 1–30 s. Not a
+//     replica fault (messages stay in order and arrive within every timeout), so it is allowed
+//     at any time; it only moves the timing.
+// The load is acks=all produces and consumes. Faults never stack on a partition. A broker is
+// *settled* when it runs, is not isolated, holds a ZooKeeper session, no recovery of it is scheduled, and a usable controller has processed its
 // current registration (controller.live equals the session's broker epoch). A new fault may hit
 // broker b only when every replica of every partition b hosts is settled and in the controller's
 // ISR, and the partition has a leader. So a restarted or healed replica counts as faulty until it
@@ -33,7 +36,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,17 +57,11 @@ const (
 	sweepTailEvents = 40
 	// sweepDefaultSeeds is the number of seeds `go test` runs without HIGHWATER_SWEEP_SEEDS.
 	sweepDefaultSeeds = 300
-	// sweepDefaultSeedsWasm is the default under GOOS=js, where the engine runs about three times
-	// slower; the wasm run is there to show the same results, the native run covers more seeds.
-	sweepDefaultSeedsWasm = 100
 )
 
 // sweepSeeds returns how many seeds to run: HIGHWATER_SWEEP_SEEDS, else the default.
 func sweepSeeds(t *testing.T) int {
 	s := os.Getenv("HIGHWATER_SWEEP_SEEDS")
-	if s == "" && runtime.GOOS == "js" {
-		return sweepDefaultSeedsWasm
-	}
 	if s == "" {
 		return sweepDefaultSeeds
 	}
