@@ -23,7 +23,21 @@ type controller struct {
 	batch map[int32][]int32
 	// incarnation is its broker's process when it took over: the controller lives in that process.
 	incarnation uint64
+	// channels are the controller's per-broker request queues (ControllerChannelManager): one
+	// LeaderAndIsr in flight per broker, the rest queued behind it in order.
+	channels []ctrlChannel
 }
+
+// ctrlChannel is one broker's queue. Kafka's RequestSendThread sends one request at a time and
+// retries a failed one every 100 ms until it succeeds or the broker is gone, so requests are
+// never lost and never overtake each other.
+type ctrlChannel struct {
+	queue    []*LeaderAndIsrRequest
+	inflight uint64 // the message of queue[0] in flight, 0 for none
+}
+
+// controllerRetryMs is the controller's backoff before re-sending a failed request.
+const controllerRetryMs = 100
 
 // ctrlUsable reports whether the controller can act: its broker runs and reaches ZooKeeper.
 func (e *Engine) ctrlUsable() bool {
@@ -83,22 +97,69 @@ func (e *Engine) flushLeaderAndIsr() {
 	e.ctrl.batch = nil
 }
 
+// sendLeaderAndIsr queues a LeaderAndIsr with the current state of pids for broker b.
 func (e *Engine) sendLeaderAndIsr(b int32, pids []int32) {
-	e.send(&Message{Type: MsgLeaderAndIsr, From: e.ctrl.broker, To: b, LeaderAndIsr: e.leaderAndIsrFor(b, pids)})
+	if e.ctrl.channels == nil {
+		e.ctrl.channels = make([]ctrlChannel, len(e.brokers))
+	}
+	ch := &e.ctrl.channels[b]
+	ch.queue = append(ch.queue, e.leaderAndIsrFor(b, pids))
+	e.pumpChannel(b)
 }
 
-// controllerRequestFailed re-sends a lost LeaderAndIsr with the current state, as the
-// controller's RequestSendThread retries until the broker is gone.
-func (e *Engine) controllerRequestFailed(req *Message) {
-	l := req.LeaderAndIsr
-	if !e.ctrlUsable() || l.ControllerEpoch != e.ctrl.epoch || e.ctrl.live[req.To] != l.BrokerEpoch {
+// pumpChannel sends the head of broker b's queue unless one is in flight.
+func (e *Engine) pumpChannel(b int32) {
+	ch := &e.ctrl.channels[b]
+	if ch.inflight != 0 || len(ch.queue) == 0 {
 		return
 	}
-	pids := make([]int32, len(l.Partitions))
-	for i, ps := range l.Partitions {
-		pids[i] = ps.pid
+	if !e.ctrlUsable() {
+		ch.queue = nil // the controller is gone: its queues go with it
+		return
 	}
-	e.sendLeaderAndIsr(req.To, pids)
+	// Requests for an earlier registration of the broker are dropped.
+	for len(ch.queue) > 0 && ch.queue[0].BrokerEpoch != e.ctrl.live[b] {
+		ch.queue = ch.queue[1:]
+	}
+	if len(ch.queue) == 0 {
+		return
+	}
+	m := &Message{Type: MsgLeaderAndIsr, From: e.ctrl.broker, To: b, LeaderAndIsr: ch.queue[0]}
+	e.send(m)
+	ch.inflight = m.ID
+}
+
+// handleLeaderAndIsrResponse takes the answered request off its queue and sends the next.
+func (e *Engine) handleLeaderAndIsrResponse(b *broker, m *Message) {
+	req := m.req.LeaderAndIsr
+	if !e.ctrl.active || e.ctrl.broker != b.id || req.ControllerEpoch != e.ctrl.epoch || e.ctrl.channels == nil {
+		return
+	}
+	ch := &e.ctrl.channels[m.From]
+	if ch.inflight != m.ReplyTo {
+		return
+	}
+	ch.inflight = 0
+	ch.queue = ch.queue[1:]
+	e.pumpChannel(m.From)
+}
+
+// controllerRequestFailed retries a LeaderAndIsr that got no answer after controllerRetryMs,
+// while its broker keeps the same registration.
+func (e *Engine) controllerRequestFailed(req *Message) {
+	l := req.LeaderAndIsr
+	if l.ControllerEpoch != e.ctrl.epoch || e.ctrl.channels == nil || e.ctrl.channels[req.To].inflight != req.ID {
+		return
+	}
+	e.ctrl.channels[req.To].inflight = 0
+	e.agenda.push(item{at: e.now + controllerRetryMs, kind: itControllerRetry, broker: req.To, gen: uint64(e.ctrl.epoch)})
+}
+
+func (e *Engine) controllerRetry(b int32, epoch uint64) {
+	if uint64(e.ctrl.epoch) != epoch || e.ctrl.channels == nil {
+		return
+	}
+	e.pumpChannel(b)
 }
 
 // writePartition is the controller's ZooKeeper write of a new leader and ISR. A new leader (or
@@ -245,6 +306,9 @@ func (e *Engine) reconcileBrokers() {
 	}
 	if len(dead) > 0 {
 		for _, b := range dead {
+			if e.ctrl.channels != nil {
+				e.ctrl.channels[b] = ctrlChannel{} // removeBroker: the old connection's queue goes
+			}
 			e.ctrl.live[b] = 0
 			e.ctrl.shuttingDown[b] = false
 		}
@@ -274,6 +338,7 @@ func (e *Engine) controllerFailover(c int32) {
 	e.ctrl.incarnation = e.brokers[c].incarnation
 	e.ctrl.shuttingDown = make([]bool, len(e.brokers))
 	e.ctrl.offline = map[[2]int32]bool{}
+	e.ctrl.channels = make([]ctrlChannel, len(e.brokers))
 	e.emit(Event{Type: EvController, Broker: Some(c), Epoch: Some(int64(e.ctrl.epoch)),
 		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, e.ctrl.epoch)})
 	e.ctrl.live = make([]int64, len(e.brokers))

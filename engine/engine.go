@@ -270,6 +270,9 @@ func (e *Engine) handle(it item) {
 	case itSessionExpire:
 		e.sessionExpire(it.broker, it.gen)
 		return
+	case itControllerRetry:
+		e.controllerRetry(it.broker, it.gen)
+		return
 	}
 	b := e.brokers[it.broker]
 	if b.state == brokerDead || b.incarnation != it.gen {

@@ -172,7 +172,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	case MsgLeaderAndIsr:
 		e.handleLeaderAndIsr(b, m)
 	case MsgLeaderAndIsrResponse:
-		// The controller only logs these in ZooKeeper mode.
+		e.handleLeaderAndIsrResponse(b, m)
 	case MsgStopReplica:
 		e.handleStopReplica(b, m)
 	case MsgAlterPartition:

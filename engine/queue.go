@@ -19,6 +19,7 @@ const (
 	itProducerRetry                      // client op (id) retries
 	itAutoRebalance                      // controller's leader imbalance check
 	itResend                             // broker re-sends a controller-bound request (id = pid or op)
+	itControllerRetry                    // the controller (its epoch in gen) retries a broker's queue head
 )
 
 type item struct {
