@@ -15,19 +15,28 @@ type delayedFetch struct {
 
 func (e *Engine) handleFetch(b *broker, m *Message) {
 	req := m.Fetch
-	resp := &FetchResponse{Partitions: make([]FetchPartitionData, 0, len(req.Partitions))}
+	// The answer is built already filtered (the session's rule, quiet, partition by partition): a parked
+	// fetch discards it, and most partitions of a steady follower's fetch have nothing new.
+	consumer := req.ReplicaID == ClientNode
+	var kept []FetchPartitionData
 	var bytes int64
-	now := req.MaxWaitMs <= 0 || req.ReplicaID == ClientNode
-	for _, fp := range req.Partitions {
-		d, n := e.readPartition(b, req, fp, true)
+	now := req.MaxWaitMs <= 0 || consumer
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		d, n := e.readPartition(b, req, *fp, true)
 		bytes += n
 		if d.Error != ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
-		resp.Partitions = append(resp.Partitions, d)
+		if consumer || !quiet(fp, &d) {
+			kept = append(kept, d)
+		}
 	}
 	if now || bytes >= req.MinBytes {
-		e.respondFetch(b, m, resp)
+		if kept == nil {
+			kept = []FetchPartitionData{}
+		}
+		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
 		return
 	}
 	df := &delayedFetch{req: m}
@@ -39,10 +48,8 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
 }
 
-func (e *Engine) respondFetch(b *broker, m *Message, resp *FetchResponse) {
-	if m.Fetch.ReplicaID != ClientNode {
-		resp.Partitions = incremental(m.Fetch, resp.Partitions)
-	}
+// sendFetchResponse sends the answer to fetch m; resp holds only what the session must hear.
+func (e *Engine) sendFetchResponse(b *broker, m *Message, resp *FetchResponse) {
 	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, FetchResponse: resp})
 }
 
@@ -200,12 +207,40 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch) bool {
 func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
 	df.done = true
 	req := df.req.Fetch
-	resp := &FetchResponse{Partitions: make([]FetchPartitionData, 0, len(req.Partitions))}
-	for _, fp := range req.Partitions {
-		d, _ := e.readPartition(b, req, fp, false)
-		resp.Partitions = append(resp.Partitions, d)
+	consumer := req.ReplicaID == ClientNode
+	kept := []FetchPartitionData{}
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		if !consumer && e.unchangedForSession(b, req, fp) {
+			continue // readPartition would answer nothing new, and the session would drop it
+		}
+		d, _ := e.readPartition(b, req, *fp, false)
+		if consumer || !quiet(fp, &d) {
+			kept = append(kept, d)
+		}
 	}
-	e.respondFetch(b, df.req, resp)
+	e.sendFetchResponse(b, df.req, &FetchResponse{Partitions: kept})
+}
+
+// unchangedForSession reports, cheaply, that a follower's partition would read as nothing new
+// (no records, error or divergence, the HW and log start it already has), so that quiet
+// drops it. It may answer false for such a partition; never true for another.
+func (e *Engine) unchangedForSession(b *broker, req *FetchRequest, fp *FetchPartition) bool {
+	if fp.full {
+		return false
+	}
+	r := fp.lr
+	if r == nil || r.broker != b.id {
+		return false
+	}
+	log := &r.log
+	if log.LogEndOffset() != fp.FetchOffset || log.HighWatermark() != fp.hw || log.LogStartOffset() > fp.LogStartOffset {
+		return false
+	}
+	if fp.LastFetchedEpoch >= 0 && fp.LastFetchedEpoch != log.Cache().Latest() {
+		return false // EndOffsetFor decides; leave it to readPartition
+	}
+	return e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, req.ReplicaID) == ErrNone
 }
 
 func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
@@ -241,21 +276,13 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ListOffsetsResponse: resp})
 }
 
-// incremental keeps the partitions a follower's fetch session must hear about (KIP-227
-// incremental fetch responses): records, an error, a divergence, or a HW or log start that
-// differs from the follower's. Partitions with nothing new are left out; the follower's state for
-// them does not change either way. resp is in request order; it is filtered in place.
-func incremental(req *FetchRequest, resp []FetchPartitionData) []FetchPartitionData {
-	kept := resp[:0]
-	for i, d := range resp {
-		fp := req.Partitions[i]
-		if !fp.full && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
-			d.HighWatermark == fp.hw && d.LogStartOffset <= fp.LogStartOffset {
-			continue
-		}
-		kept = append(kept, d)
-	}
-	return kept
+// quiet reports that answer d to fp has nothing the follower's fetch session must hear (KIP-227
+// incremental fetch responses): the session keeps the partitions with records, an error, a
+// divergence, or a HW or log start that differs from the follower's. Partitions with nothing new
+// are left out; the follower's state for them does not change either way.
+func quiet(fp *FetchPartition, d *FetchPartitionData) bool {
+	return !fp.full && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
+		d.HighWatermark == fp.hw && d.LogStartOffset <= fp.LogStartOffset
 }
 
 func describeFetchPart(d FetchPartitionData) string {
