@@ -320,3 +320,6 @@ func (p *partition) replicaOn(b int32) *replica {
 func (p *partition) tp() TP { return TP{pid: p.pid, Topic: p.topic, Partition: p.index} }
 
 func (p *partition) name() string { return fmt.Sprintf("%s-%d", p.topic, p.index) }
+
+// PartitionCount returns the number of partitions in the cluster.
+func (e *Engine) PartitionCount() int { return len(e.partitions) }

@@ -18,6 +18,8 @@ type Message struct {
 	ReplyTo uint64 `json:"replyTo,omitempty"`
 	// req is the request a response answers.
 	req *Message
+	// Omitted counts partitions left out of a trimmed copy (see Trimmed); 0 on the wire.
+	Omitted int `json:"omitted,omitempty"`
 
 	Fetch                  *FetchRequest               `json:"fetch,omitempty"`
 	FetchResponse          *FetchResponse              `json:"fetchResponse,omitempty"`
@@ -257,4 +259,51 @@ type ProduceResponse struct {
 	TP         TP     `json:"tp"`
 	Error      string `json:"error,omitempty"`
 	BaseOffset int64  `json:"baseOffset"`
+}
+
+// Trimmed returns the message itself when its partition lists are at most max long, else a copy
+// whose lists keep their first max entries, with Omitted counting what was left out. Views and
+// replies of large clusters use it so one Fetch does not carry a thousand partitions to the page.
+func (m *Message) Trimmed(max int) *Message {
+	n := 0
+	switch {
+	case m.Fetch != nil:
+		n = len(m.Fetch.Partitions)
+	case m.FetchResponse != nil:
+		n = len(m.FetchResponse.Partitions)
+	case m.LeaderAndIsr != nil:
+		n = len(m.LeaderAndIsr.Partitions)
+	case m.LeaderAndIsrResponse != nil:
+		n = len(m.LeaderAndIsrResponse.Partitions)
+	case m.StopReplica != nil:
+		n = len(m.StopReplica.Partitions)
+	}
+	if n <= max {
+		return m
+	}
+	c := *m
+	c.Omitted = n - max
+	switch {
+	case m.Fetch != nil:
+		f := *m.Fetch
+		f.Partitions = f.Partitions[:max:max]
+		c.Fetch = &f
+	case m.FetchResponse != nil:
+		f := *m.FetchResponse
+		f.Partitions = f.Partitions[:max:max]
+		c.FetchResponse = &f
+	case m.LeaderAndIsr != nil:
+		l := *m.LeaderAndIsr
+		l.Partitions = l.Partitions[:max:max]
+		c.LeaderAndIsr = &l
+	case m.LeaderAndIsrResponse != nil:
+		l := *m.LeaderAndIsrResponse
+		l.Partitions = l.Partitions[:max:max]
+		c.LeaderAndIsrResponse = &l
+	case m.StopReplica != nil:
+		s := *m.StopReplica
+		s.Partitions = s.Partitions[:max:max]
+		c.StopReplica = &s
+	}
+	return &c
 }

@@ -23,9 +23,35 @@ type View struct {
 	States     string      `json:"states,omitempty"`
 	Messages   []*Message  `json:"messages"`
 	Violations []Violation `json:"violations"`
-	Produces   []ProduceOp `json:"produces"`
-	Consumes   []ConsumeOp `json:"consumes"`
-	Stats      Stats       `json:"stats"`
+	Produces   []ProduceOp `json:"produces"` // the latest 200
+	// Clients counts every client operation so far (the lists hold only the latest).
+	Clients  ClientCounts `json:"clients"`
+	Consumes []ConsumeOp  `json:"consumes"` // the latest 200
+	Stats    Stats        `json:"stats"`
+}
+
+// ClientCounts counts producer and consumer operations.
+type ClientCounts struct {
+	Produces int `json:"produces"`
+	Open     int `json:"open"`
+	Acked    int `json:"acked"`
+	Failed   int `json:"failed"`
+	Consumes int `json:"consumes"`
+}
+
+func (e *Engine) clientCounts() ClientCounts {
+	c := ClientCounts{Produces: len(e.clients.produces), Consumes: len(e.clients.consumes)}
+	for _, op := range e.clients.produces {
+		switch {
+		case !op.Done:
+			c.Open++
+		case op.Result == "acked":
+			c.Acked++
+		case op.Result != "sent":
+			c.Failed++
+		}
+	}
+	return c
 }
 
 // ControllerView is the active controller.
@@ -133,6 +159,12 @@ type FollowerView struct {
 	CaughtUp         bool  `json:"caughtUp"`
 }
 
+// trimPartitions is how many partitions of one message an overview keeps.
+const trimPartitions = 20
+
+// maxOps bounds the produce and consume operations a view lists (the latest ones).
+const maxOps = 200
+
 // ViewOptions chooses how much a view holds.
 type ViewOptions struct {
 	// Focus lists partitions ("topic", index) drawn in full even in an overview.
@@ -158,9 +190,11 @@ func (e *Engine) View(opt ViewOptions) View {
 		Partitions: []PartitionView{}, Consumes: []ConsumeOp{},
 		Controller: ControllerView{Broker: e.ctrl.broker, Epoch: e.ctrl.epoch, Active: e.ctrl.active},
 		Violations: e.Violations(), Produces: e.Produces()}
-	for _, c := range e.clients.consumes {
+	for _, c := range e.clients.consumes[max(0, len(e.clients.consumes)-maxOps):] {
 		v.Consumes = append(v.Consumes, *c)
 	}
+	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
+	v.Clients = e.clientCounts()
 	overview := len(e.partitions) > opt.DetailLimit
 	states := make([]byte, 0, len(e.partitions))
 	for _, p := range e.partitions {
@@ -324,6 +358,11 @@ func (e *Engine) collectAgenda(v *View, maxMessages int, overview bool) {
 	slices.SortFunc(v.Messages, func(a, b *Message) int { return int(a.ID) - int(b.ID) })
 	if len(v.Messages) > maxMessages {
 		v.Messages = v.Messages[:maxMessages]
+	}
+	if overview {
+		for i, m := range v.Messages {
+			v.Messages[i] = m.Trimmed(trimPartitions)
+		}
 	}
 	for i := range v.Brokers {
 		slices.SortFunc(v.Brokers[i].ParkedFetches, func(a, b Parked) int { return int(a.Message) - int(b.Message) })

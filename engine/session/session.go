@@ -59,6 +59,9 @@ type Reply struct {
 	Timeline *Timeline        `json:"timeline,omitempty"`
 	Expects  []ExpectOutcome  `json:"expects,omitempty"`
 	Export   *engine.Scenario `json:"export,omitempty"`
+	// StatesUnchanged: the view's overview letters (view.states) are as in the previous reply and
+	// were left out.
+	StatesUnchanged bool `json:"statesUnchanged,omitempty"`
 	// Warnings name timeline actions that could not be replayed (skipped), e.g. a scripted
 	// restart of a broker the user already restarted.
 	Warnings []string `json:"warnings,omitempty"`
@@ -110,6 +113,8 @@ type Session struct {
 	// pendingOutcomes are expect results not yet reported; warnings likewise.
 	pendingOutcomes []ExpectOutcome
 	warnings        []string
+	lastStates      string
+	overview        bool // the cluster has more partitions than a detailed view holds
 	userOrder       int
 }
 
@@ -219,6 +224,14 @@ func (s *Session) fill(r *Reply, req Request) {
 	if evs == nil {
 		evs = []engine.Event{}
 	}
+	if s.overview {
+		// Large clusters: a message event keeps at most 20 partitions (the rest counted).
+		for i := range evs {
+			if evs[i].Message != nil {
+				evs[i].Message = evs[i].Message.Trimmed(20)
+			}
+		}
+	}
 	r.Events = evs
 	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
 	r.Warnings, s.warnings = s.warnings, nil
@@ -228,6 +241,13 @@ func (s *Session) fill(r *Reply, req Request) {
 			opt = engine.ViewOptions{Focus: v.Focus, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
 		}
 		view := s.eng.View(opt)
+		// Deltas: the overview's state letters are sent only when they change.
+		if view.States != "" && view.States == s.lastStates && !r.Reset {
+			view.States = ""
+			r.StatesUnchanged = true
+		} else {
+			s.lastStates = view.States
+		}
 		r.View = &view
 	}
 	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
@@ -251,6 +271,8 @@ func (s *Session) load(raw json.RawMessage) error {
 		return fmt.Errorf("scenario: %v", err)
 	}
 	s.sc, s.eng = sc, eng
+	s.lastStates = ""
+	s.overview = eng.PartitionCount() > 64
 	s.log, s.expects, s.applied, s.checked, s.end, s.pending, s.pendingOutcomes, s.warnings = nil, nil, 0, 0, 0, nil, nil, nil
 	for i, st := range sc.Steps {
 		if st.Action.Expect != nil {

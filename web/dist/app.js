@@ -120,6 +120,8 @@ function applyReply(r) {
   }
   state.perf.narration = performance.now() - tn;
   if (r.view) {
+    // Overview letters come only when they change (deltas for large clusters).
+    if (r.statesUnchanged && state.view) r.view.states = state.view.states;
     state.view = normalize(r.view);
     render();
   }

@@ -99,11 +99,9 @@ export class ClusterView {
   }
 
   updateClients(card, view) {
-    const open = (view.produces || []).filter((p) => !p.done);
-    const acked = (view.produces || []).filter((p) => p.result === "acked").length;
-    const failed = (view.produces || []).filter((p) => p.done && p.result && p.result !== "acked" && p.result !== "sent").length;
-    const reads = (view.consumes || []).length;
-    setText(card.info, `producer: ${open.length} in progress, ${acked} acked, ${failed} failed · consumer: ${reads} reads`);
+    // Counts over the whole run (the view lists only the latest operations).
+    const c = view.clients || { open: 0, acked: 0, failed: 0, consumes: 0 };
+    setText(card.info, `producer: ${c.open} in progress, ${c.acked} acked, ${c.failed} failed · consumer: ${c.consumes} reads`);
   }
 
   brokerCard(id, total) {
