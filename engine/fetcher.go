@@ -195,7 +195,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 
 // maybeFetch sends one Fetch for every ready partition, or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
-	var parts []FetchPartition
+	parts := make([]FetchPartition, 0, len(f.parts))
 	next := e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
 	for i := range f.parts {
 		st := &f.parts[i]

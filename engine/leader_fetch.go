@@ -23,6 +23,12 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 	now := req.MaxWaitMs <= 0 || consumer
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
+		if !consumer && e.unchangedForSession(b, req, fp) {
+			// readPartition's answer would be quiet, hold no bytes, and update the follower's
+			// state with these values.
+			e.updateFollowerFetchState(fp.lr, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, fp.FetchOffset, req.BrokerEpoch)
+			continue
+		}
 		d, n := e.readPartition(b, req, *fp, true)
 		bytes += n
 		if d.Error != ErrNone || d.DivergingEpoch != nil {
