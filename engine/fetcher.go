@@ -22,8 +22,10 @@ type fetchState struct {
 	// inSession: the leader's fetch session has answered for this partition (KIP-227); until
 	// then fetches ask for a full answer.
 	inSession bool
-	// r and lr cache this broker's and the leader's replica (lookups, not state).
+	// r and lr cache this broker's and the leader's replica, tp the partition's name (lookups,
+	// not state).
 	r, lr *replica
+	tp    TP
 }
 
 type fetcher struct {
@@ -77,7 +79,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
-	st.r, st.lr = p.replicaOn(b.id), p.replicaOn(leader)
+	st.r, st.lr, st.tp = p.replicaOn(b.id), p.replicaOn(leader), p.tp()
 	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
@@ -211,9 +213,10 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		if e.era.truncateOnFetch {
 			lfe = st.lastFetchedEpoch
 		}
-		parts = append(parts, FetchPartition{TP: r.p.tp(), FetchOffset: st.fetchOffset,
+		parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset,
 			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
-			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr, hw: r.log.HighWatermark(), full: !st.inSession})
+			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr, hw: r.log.HighWatermark(), full: !st.inSession,
+			hosted: true})
 	}
 	if len(parts) == 0 {
 		if len(f.parts) > 0 {

@@ -68,7 +68,7 @@ func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, 
 	if r == nil || r.broker != b.id {
 		r = p.replicaOn(b.id)
 	}
-	if d.Error = e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
+	if d.Error = e.checkLeaderFetch(b, r, &fp, req.ReplicaID); d.Error != ErrNone {
 		return d, 0
 	}
 	log := &r.log
@@ -131,6 +131,15 @@ func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, r
 		return ErrNotLeaderOrFollower
 	}
 	return ErrNone
+}
+
+// checkLeaderFetch is checkLeaderRequest for one partition of a Fetch; a partition the sender is
+// known to host skips the assignment lookup (it would pass).
+func (e *Engine) checkLeaderFetch(b *broker, r *replica, fp *FetchPartition, replicaID int32) string {
+	if fp.hosted {
+		replicaID = ClientNode // the replica check is the only use of replicaID
+	}
+	return e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, replicaID)
 }
 
 // updateFollowerFetchState is Replica.updateFetchState (§1.6 of the spec): a fetch at offset f
@@ -246,7 +255,7 @@ func (e *Engine) unchangedForSession(b *broker, req *FetchRequest, fp *FetchPart
 	if fp.LastFetchedEpoch >= 0 && fp.LastFetchedEpoch != log.Cache().Latest() {
 		return false // EndOffsetFor decides; leave it to readPartition
 	}
-	return e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, req.ReplicaID) == ErrNone
+	return e.checkLeaderFetch(b, r, fp, req.ReplicaID) == ErrNone
 }
 
 func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {

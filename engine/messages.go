@@ -92,6 +92,10 @@ type FetchPartition struct {
 	hw int64
 	// full asks for an answer even if nothing changed (first fetch in a session).
 	full bool
+	// hosted: the sender hosts a replica of the partition (a follower's fetcher only carries
+	// partitions it hosts, and replica assignments never change), so the leader's check that the
+	// fetching replica is assigned holds without a lookup.
+	hosted bool
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
