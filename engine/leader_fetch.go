@@ -46,9 +46,14 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 		return
 	}
 	df := &delayedFetch{req: m}
-	for _, fp := range req.Partitions {
-		if r := e.partitions[fp.pid].replicaOn(b.id); r != nil {
-			r.watchers = append(r.watchers, df)
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		r := fp.lr
+		if r == nil || r.broker != b.id {
+			r = e.partitions[fp.pid].replicaOn(b.id)
+		}
+		if r != nil {
+			r.watchers = addWatcher(r.watchers, df)
 		}
 	}
 	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
@@ -165,6 +170,20 @@ func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStar
 	if moved && e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
 	}
+}
+
+// addWatcher parks df on a replica's watch list, dropping the fetches already completed (they
+// are skipped when the list is checked; without this, a partition that gets no new data keeps
+// every fetch that ever waited on it, and each holds its whole request).
+func addWatcher(ws []*delayedFetch, df *delayedFetch) []*delayedFetch {
+	kept := ws[:0]
+	for _, w := range ws {
+		if !w.done {
+			kept = append(kept, w)
+		}
+	}
+	clear(ws[len(kept):])
+	return append(kept, df)
 }
 
 // tryCompleteWatchers re-checks the fetches parked on r (new data, a moved HW, a leadership change).
