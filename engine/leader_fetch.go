@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // The leader's side of Fetch (Partition.fetchRecords, ReplicaManager.fetchMessages) and the fetch
 // purgatory (DelayedFetch). A follower's fetch is answered at once when it brings an error or a
@@ -196,7 +200,7 @@ func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
 		if df.done {
 			continue
 		}
-		if e.canCompleteFetch(b, df) {
+		if e.canCompleteFetch(b, df, r) {
 			e.completeFetch(b, df)
 			continue
 		}
@@ -206,34 +210,60 @@ func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
 	r.watchers = kept
 }
 
-// canCompleteFetch is DelayedFetch.tryComplete's conditions (A)–(H) but the timeout.
-func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch) bool {
+// canCompleteFetch is DelayedFetch.tryComplete's conditions (A)–(H) but the timeout: some
+// partition can answer at once (an error, a divergence), or the bytes ready reach MinBytes. Every
+// partition's bytes are ≥ 0, so one partition that suffices decides it: the partition of r, whose
+// change prompted the check, is looked at first.
+func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool {
 	req := df.req.Fetch
-	var bytes int64
-	for _, fp := range req.Partitions {
-		r := fp.lr
-		if r == nil || r.broker != b.id {
-			r = e.partitions[fp.pid].replicaOn(b.id)
-		}
-		if r == nil || !r.isLeader() || r.offline {
-			return true
-		}
-		if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {
-			return true
-		}
-		leo := r.log.LogEndOffset()
-		if fp.FetchOffset > leo {
-			return true
-		}
-		if fp.LastFetchedEpoch >= 0 {
-			ep, off := r.log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
-			if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
+	parts := req.Partitions
+	if r != nil {
+		pid := r.p.pid
+		i, found := slices.BinarySearchFunc(parts, pid, func(fp FetchPartition, pid int32) int { return cmp.Compare(fp.pid, pid) })
+		if found {
+			if now, n := e.fetchPartReady(b, &parts[i]); now || n >= req.MinBytes {
 				return true
 			}
 		}
-		bytes += (leo - fp.FetchOffset) * e.cfg.RecordSizeBytes
+	}
+	var bytes int64
+	for i := range parts {
+		now, n := e.fetchPartReady(b, &parts[i])
+		if now {
+			return true
+		}
+		bytes += n
+		if bytes >= req.MinBytes {
+			return true
+		}
 	}
 	return bytes >= req.MinBytes
+}
+
+// fetchPartReady is one partition of canCompleteFetch: whether it completes the fetch at once,
+// else the bytes it has ready.
+func (e *Engine) fetchPartReady(b *broker, fp *FetchPartition) (bool, int64) {
+	r := fp.lr
+	if r == nil || r.broker != b.id {
+		r = e.partitions[fp.pid].replicaOn(b.id)
+	}
+	if r == nil || !r.isLeader() || r.offline {
+		return true, 0
+	}
+	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {
+		return true, 0
+	}
+	leo := r.log.LogEndOffset()
+	if fp.FetchOffset > leo {
+		return true, 0
+	}
+	if fp.LastFetchedEpoch >= 0 {
+		ep, off := r.log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+		if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
+			return true, 0
+		}
+	}
+	return false, (leo - fp.FetchOffset) * e.cfg.RecordSizeBytes
 }
 
 // completeFetch answers a parked fetch, re-reading without updating follower state again; the HW
