@@ -94,7 +94,9 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		e.brokers = append(e.brokers, &broker{id: int32(i)})
 	}
 	e.sessions = make([]zkSession, sc.Brokers)
-	for _, t := range sc.Topics {
+	assigns := make([][][]int32, len(sc.Topics))
+	hosted := make([]int, sc.Brokers)
+	for ti, t := range sc.Topics {
 		assign := t.Assignment
 		if assign == nil {
 			for p := range t.Partitions {
@@ -105,6 +107,21 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				assign = append(assign, reps)
 			}
 		}
+		assigns[ti] = assign
+		for _, reps := range assign {
+			for _, b := range reps {
+				hosted[b]++
+			}
+		}
+	}
+	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
+	// its partitions in pid order on both brokers.
+	arenas := make([][]replica, sc.Brokers)
+	for b, n := range hosted {
+		arenas[b] = make([]replica, 0, n)
+	}
+	for ti, t := range sc.Topics {
+		assign := assigns[ti]
 		ti := topicInfo{name: t.Name, first: int32(len(e.partitions)), count: int32(len(assign))}
 		e.topics = append(e.topics, ti)
 		for idx, reps := range assign {
@@ -118,7 +135,8 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				isr:        sortedCopy(reps),
 			}
 			for _, b := range reps {
-				r := &replica{broker: b, p: p}
+				arenas[b] = append(arenas[b], replica{broker: b, p: p})
+				r := &arenas[b][len(arenas[b])-1]
 				r.resetMemory()
 				p.replicas = append(p.replicas, r)
 				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
