@@ -62,9 +62,9 @@ const (
 
 // TP names a partition in messages. pid is the engine's dense index (not part of the protocol).
 type TP struct {
-	pid       int32
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
+	pid       int32  // after Partition: no padding (24 bytes, not 32)
 }
 
 // FetchRequest is Kafka's Fetch from a follower (ReplicaID ≥ 0) or a consumer (ReplicaID -1).
@@ -84,12 +84,13 @@ type FetchPartition struct {
 	LogStartOffset     int64 `json:"logStartOffset"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
-	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
-	epoch int32
 	// lr caches the leader's replica (a lookup, not protocol).
 	lr *replica
 	// hw is the follower's HW when it sent this: what the fetch session knows it was last told.
 	hw int64
+	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
+	// (Next to the flags below: a thousand of these go in one Fetch, so no padding.)
+	epoch int32
 	// full asks for an answer even if nothing changed (first fetch in a session).
 	full bool
 	// hosted: the sender hosts a replica of the partition (a follower's fetcher only carries
