@@ -8,7 +8,11 @@ STATICCHECK := $(GOBIN)/staticcheck
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: run test build wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
+# The 100,000-partition native user path in a real browser (about a minute).
+bigcheck: wasm
+	HIGHWATER_BIG=1 $(GO) test -count=1 -run TestNativeLargeCluster -v ./web/browsertest/
+
+.PHONY: bigcheck run test build wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
 
 run: wasm
 	$(GO) run ./cmd/highwater serve --addr $(ADDR)
@@ -43,9 +47,13 @@ unit:
 wasmtest:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/...
 
-# Long sweeps: thousands of seeded fault schedules.
+# Long sweeps: thousands of seeded fault schedules (HIGHWATER_SWEEP_SEEDS, 5000 by default) in every
+# mode: the default 3.7 generator, the harsh one, each protocol era (docs/testing.md). Prints one
+# `sweep:` line per mode, and each failing seed with how to replay it; fails if any seed does.
+SIM_SEEDS ?= $(or $(HIGHWATER_SWEEP_SEEDS),5000)
 sim:
-	HIGHWATER_SWEEP_SEEDS=5000 $(GO) test -count=1 -run 'Sweep' -timeout 60m -v ./engine/ | grep -E '^(=== RUN|--- |sweep|ok|FAIL|PASS)'
+	@out=$$(mktemp); HIGHWATER_SWEEP_SEEDS=$(SIM_SEEDS) $(GO) test -count=1 -run '^TestSweep(Eras)?$$' -timeout 180m -v ./engine/ >$$out 2>&1; rc=$$?; \
+		grep -E '^(sweep|ok|FAIL|PASS)|^ *--- FAIL|^ *sweep_test.go:[0-9]+: seed [0-9]+ failed|^ *replay:' $$out; rm -f $$out; exit $$rc
 
 # The engine on steady clusters up to 100 brokers × 100,000 partitions natively; under WebAssembly
 # (Node) the two smaller sizes, which are what a page holds.

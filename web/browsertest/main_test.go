@@ -181,11 +181,17 @@ func newPageB(b *testing.B, query string, width, height int64) *page {
 
 func newPageAt(t testing.TB, base, query string, width, height int64) *page {
 	t.Helper()
+	return newPageFor(t, base, query, width, height, 30*time.Second)
+}
+
+// newPageFor is newPageAt with a chosen time budget for the whole page test.
+func newPageFor(t testing.TB, base, query string, width, height int64, budget time.Duration) *page {
+	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
 	}
 	tab, cancelTab := chromedp.NewContext(browser)
-	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
+	ctx, cancel := context.WithTimeout(tab, budget)
 	p := &page{t: t, ctx: ctx, cancel: func() { cancel(); cancelTab() }}
 	t.Cleanup(func() {
 		p.close()

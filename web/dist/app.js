@@ -77,7 +77,7 @@ function viewOpts() {
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
-async function run(req, { what } = {}) {
+async function run(req, { what, capped } = {}) {
   let reply;
   try {
     const t0 = performance.now();
@@ -88,6 +88,13 @@ async function run(req, { what } = {}) {
     return null;
   }
   if (reply.type === "error") {
+    // A native server may cap how far one request advances a large cluster; learn the cap and
+    // go in steps of it instead of failing.
+    const cap = req.op === "advance" && /limit of (\d+) ms per request/.exec(reply.error || "");
+    if (cap && !capped) {
+      state.maxAdvance = Number(cap[1]);
+      return advanceInSteps(req.to);
+    }
     showError(`${what || req.op} failed: ${reply.error}`);
     if (reply.t !== undefined && state.view) { state.t = reply.t; }
     return null;
@@ -427,6 +434,17 @@ const advanceBy = serial(async function advanceBy(ms) {
   pause();
   await advanceTo(state.t + ms);
 });
+
+// advanceInSteps advances to `to` in steps no longer than the server's cap.
+async function advanceInSteps(to) {
+  let last = null;
+  while (state.t < to) {
+    const next = Math.min(to, state.t + state.maxAdvance);
+    last = await run({ op: "advance", to: next }, { capped: true });
+    if (!last) return null;
+  }
+  return last;
+}
 
 async function advanceTo(target) {
   for (;;) {

@@ -1,0 +1,54 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestNativeLargeCluster is issue 5's user path at full size: switch to the native backend,
+// create 100 brokers × 100,000 partitions, watch the overview, drill into one partition and kill
+// its leader. It takes about a minute, so it runs only with HIGHWATER_BIG=1 (make bigcheck).
+func TestNativeLargeCluster(t *testing.T) {
+	if os.Getenv("HIGHWATER_BIG") == "" {
+		t.Skip("set HIGHWATER_BIG=1 to run the 100,000-partition native check (make bigcheck)")
+	}
+	p := newPageFor(t, nativeURL, "?backend=native&scenario=testdata/three-brokers.json", 1280, 900, 5*time.Minute)
+	p.loaded()
+	p.click("#new-cluster")
+	p.do(
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="brokers"]`), "100"),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "100000"),
+		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
+	)
+	long := func(what, expr string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(p.ctx, 120*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(110*time.Second))); err != nil {
+			state, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`"t=" + window.highwater.t + " parts=" + document.querySelectorAll(".partition").length + " focus=" + JSON.stringify(window.highwater.focus) + " viewparts=" + JSON.stringify((window.highwater.view.partitions||[]).map(p => p.topic + "-" + p.partition + ":" + p.leader)) + " tps=" + [...document.querySelectorAll(".partition")].map(e => e.dataset.tp + ":" + e.dataset.leader).join(",") + " error=" + document.getElementById("error").textContent + " status=" + document.getElementById("status").textContent`))
+			p.screenshot("big-native-failed")
+			t.Fatalf("waiting for %s: %v (%s)", what, err, state)
+		}
+	}
+	long("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length > 0`)
+	p.screenshot("big-overview")
+	p.click(`#overview-grid .cell[data-tp="orders-17"]`)
+	long("orders-17 in detail", `document.querySelector('.partition[data-tp="orders-17"]') !== null`)
+	leader := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader`)
+	t0 := time.Now()
+	p.click(`button[aria-label="Kill broker ` + leader + `"]`)
+	p.do(chromedp.SetValue(chromedp.ID("advance-ms"), "19000"))
+	p.click("#advance")
+	// Cards off screen are refreshed when they scroll into view, as a user would look at it.
+	evalJS[bool](p, `(document.querySelector('.partition[data-tp="orders-17"]').scrollIntoView(), true)`)
+	long("a new leader for orders-17", `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader !== "`+leader+`"`)
+	t.Logf("kill → new leader on screen: %v (19 simulated seconds of 100,000 partitions)", time.Since(t0))
+	long("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
+	p.screenshot("big-native-kill")
+}
