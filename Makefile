@@ -8,14 +8,14 @@ STATICCHECK := $(GOBIN)/staticcheck
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ADDR      ?= 127.0.0.1:8080
 
-# The 100,000-partition native user path in a real browser (about a minute).
-bigcheck: wasm
-	HIGHWATER_BIG=1 $(GO) test -count=1 -run TestNativeLargeCluster -v ./web/browsertest/
-
 .PHONY: bigcheck run test build wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
 
 run: wasm
 	$(GO) run ./cmd/highwater serve --addr $(ADDR)
+
+# The 100,000-partition native user path in a real browser (about a minute).
+bigcheck: wasm
+	HIGHWATER_BIG=1 $(GO) test -count=1 -run TestNativeLargeCluster -v ./web/browsertest/
 
 build: wasm
 	$(GO) build -o bin/highwater ./cmd/highwater

@@ -167,8 +167,8 @@ type page struct {
 	t      testing.TB
 	ctx    context.Context
 	cancel func()
-	mu  sync.Mutex
-	log []string
+	mu     sync.Mutex
+	log    []string
 }
 
 func newPage(t *testing.T, query string, width, height int64) *page {
