@@ -14,14 +14,14 @@ import (
 // fetchState is a follower's per-partition fetch state (PartitionFetchState).
 type fetchState struct {
 	pid              int32
-	fetchOffset      int64
 	epoch            int32 // currentLeaderEpoch
 	lastFetchedEpoch int32 // -1: none
 	truncating       bool
-	delayUntil       int64 // backoff deadline
 	// inSession: the leader's fetch session has answered for this partition (KIP-227); until
 	// then fetches ask for a full answer.
-	inSession bool
+	inSession   bool
+	fetchOffset int64
+	delayUntil  int64 // backoff deadline
 	// r and lr cache this broker's and the leader's replica, tp the partition's name (lookups,
 	// not state).
 	r, lr *replica

@@ -39,33 +39,40 @@ type offsetID struct {
 
 // replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog.
 type replica struct {
+	// Fields are ordered for the leader's per-partition fetch path: what it reads first shares
+	// the first cache lines.
 	broker int32
-	p      *partition
-
-	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
-	log          commitlog.Log
-	hwCheckpoint int64 // replication-offset-checkpoint
-	unflushed    int64 // records appended since the last flush
 
 	// In memory: lost on a crash.
-	known bool // a LeaderAndIsr created the Partition object since the broker started
+	leader      int32
+	leaderEpoch int32
+	known       bool // a LeaderAndIsr created the Partition object since the broker started
+	offline     bool // the log directory failed
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
 	// has applied a fetch response in its current leader epoch). A HW recovered from the
 	// checkpoint after a restart is only a claim until then; committed-divergence is checked
 	// over the whole committed range when the HW becomes confirmed.
-	hwConfirmed      bool
-	offline          bool // the log directory failed
-	leader           int32
-	leaderEpoch      int32
-	partitionEpoch   int32
-	epochStartOffset int64 // only while leader; -1 otherwise
+	hwConfirmed bool
+
+	p *partition
+
+	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
+	log commitlog.Log
+
+	// In memory (continued).
+	remotes []remoteReplica // follower state, leader only, in hosts order without self
 	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
 	isr     []int32
 	pending isrPending
-	remotes []remoteReplica // follower state, leader only, in hosts order without self
 	// parked operations on this leader replica
-	watchers []*delayedFetch
-	produces []*delayedProduce
+	watchers         []*delayedFetch
+	produces         []*delayedProduce
+	partitionEpoch   int32
+	epochStartOffset int64 // only while leader; -1 otherwise
+
+	// On disk (continued).
+	hwCheckpoint int64 // replication-offset-checkpoint
+	unflushed    int64 // records appended since the last flush
 }
 
 // isrPending is Kafka's PendingExpand / PendingShrink partition state.
