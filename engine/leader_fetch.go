@@ -25,12 +25,20 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 	var kept []FetchPartitionData
 	var bytes int64
 	now := req.MaxWaitMs <= 0 || consumer
+	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
+	// answered at once it is marked done, which every watch list skips (nothing checks a watch
+	// list during the walk).
+	df := &delayedFetch{req: m}
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		if !consumer && e.unchangedForSession(b, req, fp) {
 			// readPartition's answer would be quiet, hold no bytes, and update the follower's
 			// state with these values.
-			e.updateFollowerFetchState(fp.lr, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, fp.FetchOffset, req.BrokerEpoch)
+			r := fp.lr
+			e.updateFollowerFetchState(r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, fp.FetchOffset, req.BrokerEpoch)
+			if !now {
+				r.watchers = addWatcher(r.watchers, df)
+			}
 			continue
 		}
 		d, n := e.readPartition(b, req, *fp, true)
@@ -41,24 +49,23 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 		if consumer || !quiet(fp, &d) {
 			kept = append(kept, d)
 		}
+		if !now {
+			r := fp.lr
+			if r == nil || r.broker != b.id {
+				r = e.partitions[fp.pid].replicaOn(b.id)
+			}
+			if r != nil {
+				r.watchers = addWatcher(r.watchers, df)
+			}
+		}
 	}
 	if now || bytes >= req.MinBytes {
+		df.done = true
 		if kept == nil {
 			kept = []FetchPartitionData{}
 		}
 		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
 		return
-	}
-	df := &delayedFetch{req: m}
-	for i := range req.Partitions {
-		fp := &req.Partitions[i]
-		r := fp.lr
-		if r == nil || r.broker != b.id {
-			r = e.partitions[fp.pid].replicaOn(b.id)
-		}
-		if r != nil {
-			r.watchers = addWatcher(r.watchers, df)
-		}
 	}
 	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
 }
