@@ -27,15 +27,18 @@ package engine
 // ZooKeeper may be stale, so no new fault starts at all. Partitions that a broker does not host
 // do not restrict faults on it.
 //
-// Beyond the model, and never generated: two replicas of one partition down at once, unclean
-// elections, the older protocol eras, failed disks and asymmetric link faults.
+// Beyond the model, and never generated here: two replicas of one partition down at once, unclean
+// elections, failed disks and asymmetric link faults. TestSweepEras runs the older protocol eras
+// (each with the fault mix it survives) and a harsher 3.7 generator; see sweepModes.
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,11 +62,11 @@ const (
 	sweepDefaultSeeds = 300
 )
 
-// sweepSeeds returns how many seeds to run: HIGHWATER_SWEEP_SEEDS, else the default.
-func sweepSeeds(t *testing.T) int {
+// sweepSeeds returns how many seeds to run: HIGHWATER_SWEEP_SEEDS, else the mode's default.
+func sweepSeeds(t *testing.T, m *sweepMode) int {
 	s := os.Getenv("HIGHWATER_SWEEP_SEEDS")
 	if s == "" {
-		return sweepDefaultSeeds
+		return m.defaultSeeds
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
@@ -85,6 +88,10 @@ type sweepTotals struct {
 	liveness   int
 	maxConvMs  int64
 	events     uint64
+	// byInvariant counts, per invariant name, the seeds that broke it; anomalies counts the
+	// seeds of a measuring mode (0.10.2) that broke anything, liveness and log checks included.
+	byInvariant map[string]int
+	anomalies   int
 }
 
 func (tt *sweepTotals) add(s *sweepRun) {
@@ -101,6 +108,12 @@ func (tt *sweepTotals) add(s *sweepRun) {
 	tt.acked += s.acked
 	tt.consumes += s.consumes
 	tt.violations += len(s.e.Violations())
+	for _, name := range s.e.ViolationNames() {
+		tt.byInvariant[name]++
+	}
+	if s.anomaly != "" {
+		tt.anomalies++
+	}
 	if s.livenessFailed {
 		tt.liveness++
 	}
@@ -108,34 +121,73 @@ func (tt *sweepTotals) add(s *sweepRun) {
 	tt.events += s.e.Stats().Events
 }
 
-func (tt *sweepTotals) line(elapsed time.Duration) string {
+func (tt *sweepTotals) line(m *sweepMode, elapsed time.Duration) string {
 	total := 0
 	var kinds []string
-	for _, k := range append(slices.Clone(sweepFaultKinds), sweepFaultKind{name: "slow-link"}) {
+	for _, k := range append(slices.Clone(m.faultKinds), sweepFaultKind{name: "slow-link"}) {
 		total += tt.faults[k.name]
 		kinds = append(kinds, fmt.Sprintf("%s %d", k.name, tt.faults[k.name]))
 	}
-	return fmt.Sprintf("sweep: %d seeds, %d faults injected (%s), %d produces, %d acked, %d consumes, %d events, "+
-		"%d violations, %d liveness failures, %d seeds failed, slowest convergence %d ms, %.1f s",
-		tt.seeds, total, strings.Join(kinds, ", "), tt.produced, tt.acked, tt.consumes, tt.events,
-		tt.violations, tt.liveness, tt.failed, tt.maxConvMs, elapsed.Seconds())
+	var byName []string
+	for _, name := range slices.Sorted(maps.Keys(tt.byInvariant)) {
+		byName = append(byName, fmt.Sprintf("%s %d (%.1f per 1000 seeds)", name, tt.byInvariant[name],
+			1000*float64(tt.byInvariant[name])/float64(max(tt.seeds, 1))))
+	}
+	inv := "none"
+	if len(byName) > 0 {
+		inv = strings.Join(byName, ", ")
+	}
+	head := "sweep:"
+	if m.name != sweepDefault.name {
+		head = fmt.Sprintf("sweep: mode %s (era %s):", m.name, m.eraName())
+	}
+	line := fmt.Sprintf("%s %d seeds, %d faults injected (%s), %d produces, %d acked, %d consumes, %d events, "+
+		"%d violations, seeds per invariant: %s, %d liveness failures, %d seeds failed, slowest convergence %d ms, %.1f s",
+		head, tt.seeds, total, strings.Join(kinds, ", "), tt.produced, tt.acked, tt.consumes, tt.events,
+		tt.violations, inv, tt.liveness, tt.failed, tt.maxConvMs, elapsed.Seconds())
+	if m.measure {
+		line += fmt.Sprintf(", seeds with an anomaly %d (%.1f per 1000 seeds)", tt.anomalies,
+			1000*float64(tt.anomalies)/float64(max(tt.seeds, 1)))
+	}
+	return line
 }
 
 // TestSweep runs the seeded fault sweep. Replay one seed with
-// `go test ./engine -run 'TestSweep/seed=N$'` (add HIGHWATER_SWEEP_SEEDS=M when N > 300).
+// `go test ./engine -run '^TestSweep$/^seed=N$'` (add HIGHWATER_SWEEP_SEEDS=M when N > 300).
 func TestSweep(t *testing.T) {
-	n := sweepSeeds(t)
-	totals := &sweepTotals{faults: map[string]int{}}
+	sweepMany(t, &sweepDefault)
+}
+
+// TestSweepEras runs the sweep in each mode other than the default one: the older protocol eras,
+// each with the fault mix it is known to survive, 0.10.2 with the KIP-101 triggers (measured, not
+// required to pass), and the harsher 3.7 generator. Replay one seed with
+// `go test ./engine -run '^TestSweepEras$/^MODE$/^seed=N$'`.
+func TestSweepEras(t *testing.T) {
+	for _, m := range sweepModes {
+		t.Run(m.name, func(t *testing.T) {
+			sweepMany(t, m)
+		})
+	}
+}
+
+// sweepMany runs seeds 1..N of a mode in parallel and prints the mode's summary line.
+func sweepMany(t *testing.T, m *sweepMode) {
+	n := sweepSeeds(t, m)
+	totals := &sweepTotals{faults: map[string]int{}, byInvariant: map[string]int{}}
 	start := time.Now()
 	t.Cleanup(func() {
-		line := totals.line(time.Since(start))
+		line := totals.line(m, time.Since(start))
 		t.Log(line)
 		fmt.Println(line) // at the start of a line, for `make sim`'s grep
+		// Counted over the seeds that ran (a -run filter may pick a few).
+		if m.measure && m.minSeedsForAnomaly > 0 && totals.seeds >= m.minSeedsForAnomaly && totals.anomalies == 0 && !t.Failed() {
+			t.Errorf("era %s: no anomaly in %d seeds with the KIP-101 triggers; the checker is blind", m.eraName(), totals.seeds)
+		}
 	})
 	for seed := 1; seed <= n; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
-			s := newSweepRun(t, uint64(seed))
+			s := newSweepRunMode(t, uint64(seed), m)
 			defer totals.add(s)
 			s.run()
 		})
@@ -158,6 +210,80 @@ var sweepFaultKinds = []sweepFaultKind{
 	{name: "shutdown", weight: 15, recoverMinMs: 1_000, recoverMaxMs: 30_000},
 }
 
+// The KIP-101 triggers (kafka-replication.md §6.1, §6.2, §6.8):
+//   - kip101: an acks=all produce to a healthy partition; 0–3 ms after it is acknowledged (the
+//     followers' HW still lags one fetch round, up to replica.fetch.wait.max.ms) the operator
+//     elects another ISR member, and 0–10 ms after that (before or just after its
+//     LeaderAndIsr reaches the others, so they cannot fetch the records back) the new leader is
+//     killed. Before KIP-101 the remaining follower truncates to its lagging HW on the new leader
+//     epoch and may be elected without the acked records (§6.1, §6.8 TruncateToHW). One faulty
+//     replica and a clean election: within Kafka's guarantees from 0.11.0 on;
+//   - kip101-3: kip101, then 0–50 ms after the kill the operator elects the remaining follower
+//     (clean: it is in the ISR). Before KIP-101 it has truncated to its lagging HW, so the acked
+//     records are gone, and the old leader truncates to it (OFFSET_OUT_OF_RANGE). Three leader
+//     epochs in well under a second: the fast consecutive leader changes of KIP-279 (§6.3), so
+//     not drawn in 0.11.0;
+//   - power-loss-2: two replicas of one partition lose power together and restart 0–5 s apart in
+//     either order (§6.2). Beyond min.insync.replicas−1, so measured only in 0.10.2.
+var (
+	sweepKip101      = sweepFaultKind{name: "kip101", weight: 20, recoverMinMs: 1_000, recoverMaxMs: 40_000}
+	sweepKip101x3    = sweepFaultKind{name: "kip101-3", weight: 20, recoverMinMs: 1_000, recoverMaxMs: 40_000}
+	sweepPowerLoss2  = sweepFaultKind{name: "power-loss-2", weight: 10, recoverMinMs: 0, recoverMaxMs: 5_000}
+	sweepKindsKip101 = append(slices.Clone(sweepFaultKinds), sweepKip101)
+	// kip101-3 as well: the eras with KIP-279 (2.1) and 0.10.2 (measured).
+	sweepKindsKip101x3 = append(slices.Clone(sweepKindsKip101), sweepKip101x3)
+	// power-loss-2 gets 10 of 130 fault draws.
+	sweepKindsPowerLoss2 = append(slices.Clone(sweepKindsKip101x3), sweepPowerLoss2)
+)
+
+// sweepMode is one generator: the protocol era and the faults and elections it draws.
+type sweepMode struct {
+	name string
+	// era is inter.broker.protocol.version; "" keeps the default (3.7) and the scenario's config
+	// as it always was (the golden trace hashes of sweep seeds 1–4).
+	era        string
+	faultKinds []sweepFaultKind
+	// oneLeaderChange: a partition is healthy only when every replica has also applied the
+	// controller's current leader epoch and finished its truncation in it (a follower has applied
+	// a fetch response in the epoch: hwConfirmed), and elections need a healthy partition too; the
+	// auto rebalance is off. So no replica misses a leader epoch, and no leader is elected holding
+	// records of an older epoch above the start of one it never saw: the KIP-279 trigger (§6.3).
+	oneLeaderChange bool
+	// harsh: half the faults aimed at a partition's current leader, one produce in five acks=1.
+	harsh bool
+	// measure: violations are counted, not failures (an era known to break); the run fails only
+	// if minSeedsForAnomaly seeds or more show no anomaly at all.
+	measure            bool
+	minSeedsForAnomaly int
+	defaultSeeds       int
+}
+
+func (m *sweepMode) eraName() string {
+	if m.era == "" {
+		return "3.7"
+	}
+	return m.era
+}
+
+// sweepDefault is TestSweep's generator (docs/testing.md).
+var sweepDefault = sweepMode{name: "3.7", faultKinds: sweepFaultKinds, defaultSeeds: sweepDefaultSeeds}
+
+// sweepModes are TestSweepEras' generators. Why each era gets its mix: docs/testing.md, "Eras".
+var sweepModes = []*sweepMode{
+	{name: "3.7-harsh", faultKinds: sweepFaultKinds, harsh: true, defaultSeeds: 40},
+	{name: "2.1", era: "2.1", faultKinds: sweepKindsKip101x3, defaultSeeds: 40},
+	{name: "0.11.0", era: "0.11.0", faultKinds: sweepKindsKip101, oneLeaderChange: true, defaultSeeds: 40},
+	// 0.11.0's mix and kip101-3, within Kafka's guarantees from 2.1 on (kip101 from 0.11.0).
+	{name: "0.10.2", era: "0.10.2", faultKinds: sweepKindsKip101x3, oneLeaderChange: true,
+		measure: true, minSeedsForAnomaly: 40, defaultSeeds: 60},
+	// Beyond the guarantees (two replicas lose power together, §6.2): measured in both eras, to
+	// show what KIP-101 changes there (committed-divergence only before it).
+	{name: "0.10.2-power-loss", era: "0.10.2", faultKinds: sweepKindsPowerLoss2, oneLeaderChange: true,
+		measure: true, defaultSeeds: 20},
+	{name: "0.11.0-power-loss", era: "0.11.0", faultKinds: sweepKindsPowerLoss2, oneLeaderChange: true,
+		measure: true, defaultSeeds: 20},
+}
+
 // sweepRecovery is a restart or heal due at a time, or the end of a slow link.
 type sweepRecovery struct {
 	at     int64
@@ -172,6 +298,7 @@ type sweepRecovery struct {
 type sweepRun struct {
 	t    *testing.T
 	seed uint64
+	mode *sweepMode
 	// rng drives every choice of the test; the engine has its own PRNG, seeded from sc.Seed.
 	rng   *rand.Rand
 	sc    *Scenario
@@ -196,6 +323,8 @@ type sweepRun struct {
 	failed         bool
 	livenessFailed bool
 	convergedMs    int64
+	// anomaly is the first failure of a measuring mode, which is counted instead of failing.
+	anomaly string
 }
 
 type sweepPart struct {
@@ -203,9 +332,11 @@ type sweepPart struct {
 	index int32
 }
 
-func newSweepRun(t *testing.T, seed uint64) *sweepRun {
-	s := &sweepRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x7377656570)), faults: map[string]int{}}
-	s.sc = sweepScenario(s.rng, seed)
+func newSweepRun(t *testing.T, seed uint64) *sweepRun { return newSweepRunMode(t, seed, &sweepDefault) }
+
+func newSweepRunMode(t *testing.T, seed uint64, m *sweepMode) *sweepRun {
+	s := &sweepRun{t: t, seed: seed, mode: m, rng: rand.New(rand.NewPCG(seed, 0x7377656570)), faults: map[string]int{}}
+	s.sc = sweepScenario(s.rng, seed, m)
 	for _, tp := range s.sc.Topics {
 		for i := range sweepTopicPartitions(tp) {
 			s.parts = append(s.parts, sweepPart{topic: tp.Name, index: int32(i)})
@@ -237,7 +368,7 @@ func sweepTopicPartitions(tp Topic) int {
 // sweepScenario draws the cluster and the swarm configuration for a seed: 3–5 brokers, 1–4
 // partitions of RF 3 in one or two topics, min.insync.replicas 2, and timeouts, latencies and
 // flush settings varied within Kafka's guarantees.
-func sweepScenario(rng *rand.Rand, seed uint64) *Scenario {
+func sweepScenario(rng *rand.Rand, seed uint64, m *sweepMode) *Scenario {
 	brokers := 3 + rng.IntN(3)
 	partitions := 1 + rng.IntN(4)
 	sc := &Scenario{
@@ -283,6 +414,13 @@ func sweepScenario(rng *rand.Rand, seed uint64) *Scenario {
 	}
 	if v := pick("0", "0", "1", "5"); string(v) != "0" {
 		sc.Config["log.flush.interval.messages"] = v
+	}
+	if m.era != "" {
+		sc.Name = fmt.Sprintf("sweep %s seed %d", m.name, seed)
+		sc.Config["inter.broker.protocol.version"] = json.RawMessage(strconv.Quote(m.era))
+	}
+	if m.oneLeaderChange {
+		sc.Config["auto.leader.rebalance.enable"] = json.RawMessage("false")
 	}
 	return sc
 }
@@ -365,7 +503,11 @@ func (s *sweepRun) act() {
 	case w < 42:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
 		count := 1 + s.rng.Int64N(5)
-		s.apply(Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index), Count: &count})
+		a := Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index), Count: &count}
+		if s.mode.harsh && s.rng.IntN(5) == 0 {
+			a.Acks = ptr(Acks(1))
+		}
+		s.apply(a)
 		s.produced++
 	case w < 56:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
@@ -381,6 +523,9 @@ func (s *sweepRun) act() {
 		s.slowLink()
 	case w < 95:
 		pt := s.parts[s.rng.IntN(len(s.parts))]
+		if s.mode.oneLeaderChange && !s.healthy(s.e.partitionOf(pt.topic, pt.index)) {
+			return
+		}
 		s.apply(Action{Do: "elect", Topic: pt.topic, Partition: ptr(pt.index)})
 	case w < 98:
 		// An operator's choice of leader: a clean election (the engine refuses a replica outside
@@ -388,6 +533,9 @@ func (s *sweepRun) act() {
 		pt := s.parts[s.rng.IntN(len(s.parts))]
 		p := s.e.partitionOf(pt.topic, pt.index)
 		target := p.hosts[s.rng.IntN(len(p.hosts))]
+		if s.mode.oneLeaderChange && !s.healthy(p) {
+			return
+		}
 		s.apply(Action{Do: "elect", Topic: pt.topic, Partition: ptr(pt.index), Broker: &target})
 	}
 }
@@ -395,12 +543,12 @@ func (s *sweepRun) act() {
 // tryFault draws a fault kind and a broker, and injects the fault if the model allows it now.
 func (s *sweepRun) tryFault() {
 	total := 0
-	for _, k := range sweepFaultKinds {
+	for _, k := range s.mode.faultKinds {
 		total += k.weight
 	}
 	w := s.rng.IntN(total)
 	var kind sweepFaultKind
-	for _, k := range sweepFaultKinds {
+	for _, k := range s.mode.faultKinds {
 		if w < k.weight {
 			kind = k
 			break
@@ -408,7 +556,22 @@ func (s *sweepRun) tryFault() {
 		w -= k.weight
 	}
 	b := int32(s.rng.IntN(s.sc.Brokers))
+	if s.mode.harsh && s.rng.IntN(2) == 0 {
+		// Aimed at a partition's current leader.
+		pt := s.parts[s.rng.IntN(len(s.parts))]
+		if l := s.e.partitionOf(pt.topic, pt.index).leader; l >= 0 {
+			b = l
+		}
+	}
 	delay := kind.recoverMinMs + s.rng.Int64N(kind.recoverMaxMs-kind.recoverMinMs+1)
+	switch kind.name {
+	case "kip101", "kip101-3":
+		s.kip101(delay, kind.name == "kip101-3")
+		return
+	case "power-loss-2":
+		s.powerLoss2(delay)
+		return
+	}
 	if kind.name == "bounce" {
 		// A bounce restarts before the session expires, so the controller sees a new broker epoch.
 		delay = min(delay, s.e.Config().ZookeeperSessionTimeoutMs-1)
@@ -428,6 +591,97 @@ func (s *sweepRun) tryFault() {
 	}
 	s.faults[kind.name]++
 	s.schedule(sweepRecovery{at: s.e.Now() + delay, broker: b, heal: kind.name == "isolate"})
+}
+
+// kip101 is the KIP-101 trigger (see sweepKip101): produce, elect another ISR member within a
+// fetch round, kill the new leader. The partition must be healthy and every broker involved
+// settled.
+func (s *sweepRun) kip101(delay int64, third bool) {
+	pt := s.parts[s.rng.IntN(len(s.parts))]
+	p := s.e.partitionOf(pt.topic, pt.index)
+	kind := "kip101"
+	if third {
+		kind = "kip101-3"
+	}
+	flip := s.rng.IntN(2)
+	d1, d2 := s.rng.Int64N(4), s.rng.Int64N(11)
+	var d3 int64
+	if third {
+		d3 = s.rng.Int64N(51)
+	}
+	if p.leader < 0 || !s.healthy(p) {
+		return
+	}
+	// The target is a follower whose fellow follower comes before the leader in the assignment:
+	// after the target's death the clean election then picks that fellow, which truncated (before
+	// KIP-101) to its lagging HW. If neither does, the old leader is elected and nothing is lost.
+	var followers []int32
+	for _, x := range p.assignment {
+		if x != p.leader {
+			followers = append(followers, x)
+		}
+	}
+	target := followers[flip]
+	before := func(a, b int32) bool { return slices.Index(p.assignment, a) < slices.Index(p.assignment, b) }
+	if other := followers[1-flip]; !before(other, p.leader) {
+		target = followers[0]
+	}
+	if !s.mayFault(target) {
+		return
+	}
+	count := 1 + s.rng.Int64N(3)
+	op := len(s.e.clients.produces)
+	s.apply(Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index), Count: &count})
+	s.produced++
+	// Until the produce is acknowledged (at most 200 ms), then 0–3 ms more.
+	for end := s.e.Now() + 200; !s.e.Produces()[op].Done; {
+		if s.e.Now() >= end || !s.runTo(s.e.Now()+1) {
+			return
+		}
+	}
+	if s.e.Produces()[op].Result != "acked" || !s.runTo(s.e.Now()+d1) {
+		return
+	}
+	if !s.healthy(p) || !s.mayFault(target) {
+		return
+	}
+	s.apply(Action{Do: "elect", Topic: pt.topic, Partition: ptr(pt.index), Broker: &target})
+	if !s.runTo(s.e.Now()+d2) || !s.up(target) {
+		return
+	}
+	s.apply(Action{Do: "kill", Broker: &target})
+	s.faults[kind]++
+	s.schedule(sweepRecovery{at: s.e.Now() + delay, broker: target})
+	if !third || !s.runTo(s.e.Now()+d3) {
+		return
+	}
+	// kip101-3: the operator elects the fellow follower (clean: it is in the ISR, the dead
+	// target not yet noticed) while it has truncated to its lagging HW, before KIP-101.
+	fellow := followers[0]
+	if fellow == target {
+		fellow = followers[1]
+	}
+	if s.up(fellow) {
+		s.apply(Action{Do: "elect", Topic: pt.topic, Partition: ptr(pt.index), Broker: &fellow})
+	}
+}
+
+// powerLoss2 makes two replicas of one partition lose power together and restart apart, in
+// either order (KIP-101 scenario 2). Beyond Kafka's guarantees: 0.10.2's measurement only.
+func (s *sweepRun) powerLoss2(delay int64) {
+	pt := s.parts[s.rng.IntN(len(s.parts))]
+	p := s.e.partitionOf(pt.topic, pt.index)
+	perm := s.rng.Perm(len(p.hosts))
+	a, b := p.hosts[perm[0]], p.hosts[perm[1]]
+	apart := s.rng.Int64N(5_001)
+	if !s.mayFault(a) || !s.mayFault(b) {
+		return
+	}
+	s.apply(Action{Do: "kill", Broker: &a, LoseUnflushed: true})
+	s.apply(Action{Do: "kill", Broker: &b, LoseUnflushed: true})
+	s.faults["power-loss-2"]++
+	s.schedule(sweepRecovery{at: s.e.Now() + delay, broker: a})
+	s.schedule(sweepRecovery{at: s.e.Now() + delay + apart, broker: b})
 }
 
 // slowLink raises the latency of one direction of one link to 20–1500 ms for 1–30 s. Messages
@@ -485,14 +739,24 @@ func (s *sweepRun) mayFault(b int32) bool {
 	return true
 }
 
+// up reports whether broker b runs, is not isolated and holds its ZooKeeper registration: the
+// new leader of a kip101 trigger is killed only then (it was settled before the election).
+func (s *sweepRun) up(b int32) bool {
+	br, ss := s.e.brokers[b], s.e.sessions[b]
+	return br.state == brokerRunning && !br.isolated && ss.registered && ss.connected
+}
+
 // healthy reports whether a partition has a leader and every replica is settled and in the
 // controller's ISR.
 func (s *sweepRun) healthy(p *partition) bool {
 	if p.leader < 0 {
 		return false
 	}
-	for _, x := range p.hosts {
+	for i, x := range p.hosts {
 		if !s.settled(x) || !slices.Contains(p.isr, x) {
+			return false
+		}
+		if r := p.replicas[i]; s.mode.oneLeaderChange && (!r.known || r.leaderEpoch != p.leaderEpoch || !r.hwConfirmed) {
 			return false
 		}
 	}
@@ -676,6 +940,8 @@ func (s *sweepRun) apply(a Action) {
 
 // runTo moves time to t; it reports false if an invariant broke.
 func (s *sweepRun) runTo(t int64) bool {
+	// A compound fault (kip101) may have moved time a few ms past a scheduled recovery.
+	t = max(t, s.e.Now())
 	if err := s.e.RunUntil(t); err != nil {
 		s.t.Fatalf("seed %d: %v", s.seed, err)
 	}
@@ -723,21 +989,42 @@ func (s *sweepRun) violated() bool {
 
 // fail reports the seed's failure with everything needed to replay and read it.
 func (s *sweepRun) fail(why string) {
+	if s.mode.measure {
+		// A measured era: the anomaly is counted (and logged with -v), not a failure.
+		if s.anomaly == "" {
+			s.anomaly = why
+			s.t.Log(s.report(why))
+		}
+		return
+	}
 	s.failed = true
+	s.t.Error(s.report(why))
+}
+
+// report is a failure's text: the seed, how to replay it, the run as a scenario file and the
+// events up to the first violation.
+func (s *sweepRun) report(why string) string {
 	tail := s.violationTail
 	if tail == nil {
 		tail = s.tail
 	}
-	replay := fmt.Sprintf("go test ./engine -run 'TestSweep/seed=%d$'", s.seed)
-	if s.seed > sweepDefaultSeeds {
+	replay := fmt.Sprintf("go test ./engine -run '^TestSweep$/^seed=%d$'", s.seed)
+	if s.mode.name != sweepDefault.name {
+		replay = fmt.Sprintf("go test ./engine -run '^TestSweepEras$/^%s$/^seed=%d$' -v", regexp.QuoteMeta(s.mode.name), s.seed)
+	}
+	if s.seed > uint64(s.mode.defaultSeeds) {
 		replay = fmt.Sprintf("HIGHWATER_SWEEP_SEEDS=%d %s", s.seed, replay)
 	}
-	msg := fmt.Sprintf("seed %d failed at %d ms: %s\nreplay: %s\n", s.seed, s.e.Now(), why, replay)
+	verb := "failed"
+	if s.mode.measure {
+		verb = "shows an anomaly (measured, not a failure)"
+	}
+	msg := fmt.Sprintf("seed %d %s at %d ms: %s\nreplay: %s\n", s.seed, verb, s.e.Now(), why, replay)
 	if path, err := s.writeScenario(); err == nil {
 		msg += fmt.Sprintf("the run as a scenario: highwater run %s\n", path)
 	}
 	msg += fmt.Sprintf("last %d events:\n  %s", len(tail), strings.Join(tail, "\n  "))
-	s.t.Error(msg)
+	return msg
 }
 
 // scenario returns the seed's run as a scenario file: the cluster and every action applied,
@@ -754,7 +1041,11 @@ func (s *sweepRun) writeScenario() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("highwater-sweep-seed-%d.json", s.seed))
+	name := fmt.Sprintf("highwater-sweep-seed-%d.json", s.seed)
+	if s.mode.name != sweepDefault.name {
+		name = fmt.Sprintf("highwater-sweep-%s-seed-%d.json", s.mode.name, s.seed)
+	}
+	path := filepath.Join(os.TempDir(), name)
 	return path, os.WriteFile(path, data, 0o644)
 }
 
