@@ -53,7 +53,8 @@ wasmtest:
 SIM_SEEDS ?= $(or $(HIGHWATER_SWEEP_SEEDS),5000)
 sim:
 	@out=$$(mktemp); HIGHWATER_SWEEP_SEEDS=$(SIM_SEEDS) $(GO) test -count=1 -run '^TestSweep(Eras)?$$' -timeout 180m -v ./engine/ >$$out 2>&1; rc=$$?; \
-		grep -E '^(sweep|ok|FAIL|PASS)|^ *--- FAIL|^ *sweep_test.go:[0-9]+: seed [0-9]+ failed|^ *replay:' $$out; rm -f $$out; exit $$rc
+		grep -E '^(sweep|ok|FAIL|PASS)|^ *--- FAIL' $$out; grep -E -A1 '^ *sweep_test.go:[0-9]+: seed [0-9]+ failed' $$out; \
+		rm -f $$out; exit $$rc
 
 # The engine on steady clusters up to 100 brokers × 100,000 partitions natively; under WebAssembly
 # (Node) the two smaller sizes, which are what a page holds.

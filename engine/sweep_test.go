@@ -232,8 +232,8 @@ var (
 	sweepKindsKip101 = append(slices.Clone(sweepFaultKinds), sweepKip101)
 	// kip101-3 as well: the eras with KIP-279 (2.1) and 0.10.2 (measured).
 	sweepKindsKip101x3 = append(slices.Clone(sweepKindsKip101), sweepKip101x3)
-	// power-loss-2 gets 10 of 130 fault draws.
-	sweepKindsPowerLoss2 = append(slices.Clone(sweepKindsKip101x3), sweepPowerLoss2)
+	// 0.11.0's mix and power-loss-2 (10 of 120 fault draws), for both eras.
+	sweepKindsPowerLoss2 = append(slices.Clone(sweepKindsKip101), sweepPowerLoss2)
 )
 
 // sweepMode is one generator: the protocol era and the faults and elections it draws.
