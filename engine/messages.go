@@ -270,45 +270,41 @@ type ProduceResponse struct {
 // whose lists keep their first max entries, with Omitted counting what was left out. Views and
 // replies of large clusters use it so one Fetch does not carry a thousand partitions to the page.
 func (m *Message) Trimmed(max int) *Message {
+	c := *m
 	n := 0
 	switch {
 	case m.Fetch != nil:
-		n = len(m.Fetch.Partitions)
+		f := *m.Fetch
+		n, f.Partitions = cut(f.Partitions, max)
+		c.Fetch = &f
 	case m.FetchResponse != nil:
-		n = len(m.FetchResponse.Partitions)
+		f := *m.FetchResponse
+		n, f.Partitions = cut(f.Partitions, max)
+		c.FetchResponse = &f
 	case m.LeaderAndIsr != nil:
-		n = len(m.LeaderAndIsr.Partitions)
+		l := *m.LeaderAndIsr
+		n, l.Partitions = cut(l.Partitions, max)
+		c.LeaderAndIsr = &l
 	case m.LeaderAndIsrResponse != nil:
-		n = len(m.LeaderAndIsrResponse.Partitions)
+		l := *m.LeaderAndIsrResponse
+		n, l.Partitions = cut(l.Partitions, max)
+		c.LeaderAndIsrResponse = &l
 	case m.StopReplica != nil:
-		n = len(m.StopReplica.Partitions)
+		r := *m.StopReplica
+		n, r.Partitions = cut(r.Partitions, max)
+		c.StopReplica = &r
 	}
 	if n <= max {
 		return m
 	}
-	c := *m
 	c.Omitted = n - max
-	switch {
-	case m.Fetch != nil:
-		f := *m.Fetch
-		f.Partitions = f.Partitions[:max:max]
-		c.Fetch = &f
-	case m.FetchResponse != nil:
-		f := *m.FetchResponse
-		f.Partitions = f.Partitions[:max:max]
-		c.FetchResponse = &f
-	case m.LeaderAndIsr != nil:
-		l := *m.LeaderAndIsr
-		l.Partitions = l.Partitions[:max:max]
-		c.LeaderAndIsr = &l
-	case m.LeaderAndIsrResponse != nil:
-		l := *m.LeaderAndIsrResponse
-		l.Partitions = l.Partitions[:max:max]
-		c.LeaderAndIsrResponse = &l
-	case m.StopReplica != nil:
-		s := *m.StopReplica
-		s.Partitions = s.Partitions[:max:max]
-		c.StopReplica = &s
-	}
 	return &c
+}
+
+// cut returns the length of s and s cut to at most max entries.
+func cut[T any](s []T, max int) (int, []T) {
+	if len(s) <= max {
+		return len(s), s
+	}
+	return len(s), s[:max:max]
 }
