@@ -349,14 +349,28 @@ func (sc *Scenario) validateTopic(i int) (int, error) {
 	return t.Partitions, nil
 }
 
+// count returns the topic's number of partitions.
+func (t Topic) count() int {
+	if t.Assignment != nil {
+		return len(t.Assignment)
+	}
+	return t.Partitions
+}
+
+// PartitionCount returns the number of partitions of every topic together.
+func (sc *Scenario) PartitionCount() int {
+	n := 0
+	for _, t := range sc.Topics {
+		n += t.count()
+	}
+	return n
+}
+
 // topicPartitions returns how many partitions topic name has, or -1 if there is no such topic.
 func (sc *Scenario) topicPartitions(name string) int {
 	for _, t := range sc.Topics {
 		if t.Name == name {
-			if t.Assignment != nil {
-				return len(t.Assignment)
-			}
-			return t.Partitions
+			return t.count()
 		}
 	}
 	return -1

@@ -196,6 +196,9 @@ func (e *Engine) View(opt ViewOptions) View {
 	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
 	v.Clients = e.clientCounts()
 	overview := len(e.partitions) > opt.DetailLimit
+	inFocus := func(p *partition) bool {
+		return slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index })
+	}
 	states := make([]byte, 0, len(e.partitions))
 	for _, p := range e.partitions {
 		st := e.partitionState(p)
@@ -211,7 +214,7 @@ func (e *Engine) View(opt ViewOptions) View {
 			v.Summary.Offline++
 		}
 		states = append(states, st[0])
-		if !overview || slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index }) {
+		if !overview || inFocus(p) {
 			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
 		}
 	}
@@ -226,9 +229,7 @@ func (e *Engine) View(opt ViewOptions) View {
 	for _, b := range e.brokers {
 		var focus func(p *partition) bool
 		if overview {
-			focus = func(p *partition) bool {
-				return slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index })
-			}
+			focus = inFocus
 		}
 		v.Brokers = append(v.Brokers, e.brokerView(b, focus))
 	}

@@ -288,14 +288,7 @@ func (s *Session) checkLimits(sc *engine.Scenario) error {
 	if s.limits.MaxBrokers > 0 && sc.Brokers > s.limits.MaxBrokers {
 		return fmt.Errorf("scenario.brokers: %d is over this session's limit of %d", sc.Brokers, s.limits.MaxBrokers)
 	}
-	total := 0
-	for _, t := range sc.Topics {
-		if t.Assignment != nil {
-			total += len(t.Assignment)
-		} else {
-			total += t.Partitions
-		}
-	}
+	total := sc.PartitionCount()
 	if s.limits.MaxPartitions > 0 && total > s.limits.MaxPartitions {
 		return fmt.Errorf("scenario.topics: %d partitions is over this session's limit of %d", total, s.limits.MaxPartitions)
 	}
