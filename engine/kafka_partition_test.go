@@ -104,12 +104,7 @@ func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 // PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
 // (spec §9 T14, KAFKA-7128).
 func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch(t *testing.T) {
-	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-	r := p.replicaOn(0)
-	r.log = logOf(t, "")
-	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
-	appendLeader(e, r, 2)
-	appendLeader(e, r, 3)
+	e, p, r := leaderAtEpoch8WithFiveRecords(t)
 	if r.log.LogEndOffset() != 5 {
 		t.Fatalf("LEO %d, want 5", r.log.LogEndOffset())
 	}
@@ -390,12 +385,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 // HW < epoch start, earliest 0): the engine models no client ListOffsets (KIP-207). The port checks
 // the condition that answer depends on, epoch start 5 > HW 2.
 func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
-	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-	r := p.replicaOn(0)
-	r.log = logOf(t, "")
-	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
-	appendLeader(e, r, 2)
-	appendLeader(e, r, 3)
+	e, p, r := leaderAtEpoch8WithFiveRecords(t)
 	for _, f := range []int32{1, 2} {
 		followerFetch(e, p, f, 0, -1)
 	}
@@ -440,4 +430,17 @@ func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.
 	if r.partitionEpoch != 2 {
 		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
 	}
+}
+
+// leaderAtEpoch8WithFiveRecords is the setup PartitionTest's T14 and T21 share: replicas
+// [0, 1, 2], broker 0 leader at epoch 8 with ISR {0, 2}, and two appends of 2 and 3 records.
+func leaderAtEpoch8WithFiveRecords(t *testing.T) (*Engine, *partition, *replica) {
+	t.Helper()
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+	r := p.replicaOn(0)
+	r.log = logOf(t, "")
+	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
+	appendLeader(e, r, 2)
+	appendLeader(e, r, 3)
+	return e, p, r
 }
