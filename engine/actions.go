@@ -168,7 +168,7 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 	}
 	e.flushLeaderAndIsr()
 	if result != ErrNone {
-		e.emit(Event{Type: "election-failed", Topic: p.topic, Partition: Some(p.index), Name: result,
+		e.emit(Event{Type: EvElectFailed, Topic: p.topic, Partition: Some(p.index), Name: result,
 			Text: fmt.Sprintf("election for %s not done: %s", p.name(), result)})
 	}
 }

@@ -48,7 +48,7 @@ func (e *Engine) register(b *broker) {
 	s.epoch = 0x100000000 + e.zxid // a czxid-like broker epoch, rising at every registration
 	s.gen++
 	b.brokerEpoch = s.epoch
-	e.emit(Event{Type: "zk-register", Broker: Some(b.id), Epoch: Some(s.epoch),
+	e.emit(Event{Type: EvZKRegister, Broker: Some(b.id), Epoch: Some(s.epoch),
 		Text: fmt.Sprintf("broker %d registered in ZooKeeper with broker epoch %d", b.id, s.epoch)})
 	e.zkChanged()
 }
@@ -156,7 +156,7 @@ func (e *Engine) restart(b *broker) {
 // beginShutdown is a controlled shutdown: ask the controller to move leadership, then stop.
 func (e *Engine) beginShutdown(b *broker) {
 	b.state = brokerShuttingDown
-	e.emit(Event{Type: "shutdown", Broker: Some(b.id),
+	e.emit(Event{Type: EvShutdown, Broker: Some(b.id),
 		Text: fmt.Sprintf("broker %d begins a controlled shutdown", b.id)})
 	if e.ctrlUsable() && e.ctrl.broker == b.id {
 		e.controlledShutdown(b.id)

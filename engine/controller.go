@@ -177,11 +177,13 @@ func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLea
 		e.violate(p, "epoch-regression", nil, nil, fmt.Sprintf("the leader epoch of %s went down from %d to %d", p.name(), oldEpoch, p.leaderEpoch))
 	}
 	if oldLeader != leader {
+		e.tally.leaderChanges++
 		e.emit(Event{Type: EvLeaderChange, Topic: p.topic, Partition: Some(p.index), From: Some(int64(oldLeader)),
 			To: Some(int64(leader)), Epoch: Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
 			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", p.name(), leaderName(oldLeader), leaderName(leader), p.leaderEpoch, why)})
 	}
 	if !slices.Equal(oldISR, p.isr) {
+		e.countISRChange(oldISR, p.isr)
 		e.emit(Event{Type: EvISRChange, Topic: p.topic, Partition: Some(p.index), OldISR: oldISR, ISR: p.isr,
 			Epoch: Some(int64(p.leaderEpoch)), Reason: why,
 			Text: fmt.Sprintf("controller: %s ISR %v → %v (%s)", p.name(), oldISR, p.isr, why)})

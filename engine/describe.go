@@ -6,7 +6,7 @@ import (
 )
 
 // describeMessage is the one stable text of a message, used by the trace, tests and narration.
-func describeMessage(e *Engine, m *Message) string {
+func describeMessage(m *Message) string {
 	head := fmt.Sprintf("%s → %s: ", nodeName(m.From), nodeName(m.To))
 	switch {
 	case m.Fetch != nil:

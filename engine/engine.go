@@ -44,6 +44,8 @@ type Engine struct {
 	eventCount uint64
 	processed  uint64
 	violations []Violation
+	// tally holds the overview's run-wide counters (overview.go).
+	tally tallies
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.

@@ -55,4 +55,7 @@ const (
 	EvISRPending    = "isr-pending"
 	EvFailed        = "partition-failed"
 	EvZKSession     = "zk-session-expired"
+	EvZKRegister    = "zk-register"
+	EvShutdown      = "shutdown"
+	EvElectFailed   = "election-failed"
 )

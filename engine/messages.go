@@ -269,42 +269,120 @@ type ProduceResponse struct {
 // Trimmed returns the message itself when its partition lists are at most max long, else a copy
 // whose lists keep their first max entries, with Omitted counting what was left out. Views and
 // replies of large clusters use it so one Fetch does not carry a thousand partitions to the page.
-func (m *Message) Trimmed(max int) *Message {
+func (m *Message) Trimmed(max int) *Message { return m.Focused(nil, max) }
+
+// Focused is Trimmed for a page looking at some partitions: when keep accepts any partition the
+// message carries, the copy keeps those (up to max) and drops the others; otherwise it keeps the
+// first max. Omitted counts what was left out.
+func (m *Message) Focused(keep func(TP) bool, max int) *Message {
+	if keep != nil && !m.Carries(keep) {
+		keep = nil
+	}
 	c := *m
-	n := 0
+	n, kept := 0, 0
 	switch {
 	case m.Fetch != nil:
 		f := *m.Fetch
-		n, f.Partitions = cut(f.Partitions, max)
+		n, kept, f.Partitions = cut(f.Partitions, keep, max)
 		c.Fetch = &f
 	case m.FetchResponse != nil:
 		f := *m.FetchResponse
-		n, f.Partitions = cut(f.Partitions, max)
+		n, kept, f.Partitions = cut(f.Partitions, keep, max)
 		c.FetchResponse = &f
+	case m.OffsetsForEpoch != nil:
+		o := *m.OffsetsForEpoch
+		n, kept, o.Partitions = cut(o.Partitions, keep, max)
+		c.OffsetsForEpoch = &o
+	case m.OffsetsForEpochResp != nil:
+		o := *m.OffsetsForEpochResp
+		n, kept, o.Partitions = cut(o.Partitions, keep, max)
+		c.OffsetsForEpochResp = &o
 	case m.LeaderAndIsr != nil:
 		l := *m.LeaderAndIsr
-		n, l.Partitions = cut(l.Partitions, max)
+		n, kept, l.Partitions = cut(l.Partitions, keep, max)
 		c.LeaderAndIsr = &l
 	case m.LeaderAndIsrResponse != nil:
 		l := *m.LeaderAndIsrResponse
-		n, l.Partitions = cut(l.Partitions, max)
+		n, kept, l.Partitions = cut(l.Partitions, keep, max)
 		c.LeaderAndIsrResponse = &l
 	case m.StopReplica != nil:
 		r := *m.StopReplica
-		n, r.Partitions = cut(r.Partitions, max)
+		n, kept, r.Partitions = cut(r.Partitions, keep, max)
 		c.StopReplica = &r
+	case m.ControlledShutdownResp != nil:
+		r := *m.ControlledShutdownResp
+		n, kept, r.Remaining = cut(r.Remaining, keep, max)
+		c.ControlledShutdownResp = &r
 	}
-	if n <= max {
+	if n == kept {
 		return m
 	}
-	c.Omitted = n - max
+	c.Omitted = n - kept
 	return &c
 }
 
-// cut returns the length of s and s cut to at most max entries.
-func cut[T any](s []T, max int) (int, []T) {
-	if len(s) <= max {
-		return len(s), s
+// Carries reports whether the message carries a partition keep accepts.
+func (m *Message) Carries(keep func(TP) bool) bool {
+	switch {
+	case m.Fetch != nil:
+		return carries(m.Fetch.Partitions, keep)
+	case m.FetchResponse != nil:
+		return carries(m.FetchResponse.Partitions, keep)
+	case m.OffsetsForEpoch != nil:
+		return carries(m.OffsetsForEpoch.Partitions, keep)
+	case m.OffsetsForEpochResp != nil:
+		return carries(m.OffsetsForEpochResp.Partitions, keep)
+	case m.LeaderAndIsr != nil:
+		return carries(m.LeaderAndIsr.Partitions, keep)
+	case m.LeaderAndIsrResponse != nil:
+		return carries(m.LeaderAndIsrResponse.Partitions, keep)
+	case m.StopReplica != nil:
+		return carries(m.StopReplica.Partitions, keep)
+	case m.ControlledShutdownResp != nil:
+		return carries(m.ControlledShutdownResp.Remaining, keep)
+	case m.ListOffsets != nil:
+		return keep(m.ListOffsets.TP)
+	case m.ListOffsetsResponse != nil:
+		return keep(m.ListOffsetsResponse.TP)
+	case m.AlterPartition != nil:
+		return keep(m.AlterPartition.TP)
+	case m.AlterPartitionResponse != nil:
+		return keep(m.AlterPartitionResponse.TP)
+	case m.Produce != nil:
+		return keep(m.Produce.TP)
+	case m.ProduceResponse != nil:
+		return keep(m.ProduceResponse.TP)
 	}
-	return len(s), s[:max:max]
+	return false
+}
+
+// tpOf is a partition entry of a message: each embeds TP (or is one).
+type tpOf interface{ tp() TP }
+
+func (t TP) tp() TP { return t }
+
+func carries[T tpOf](s []T, keep func(TP) bool) bool {
+	for _, x := range s {
+		if keep(x.tp()) {
+			return true
+		}
+	}
+	return false
+}
+
+// cut returns the length of s, how many entries it keeps, and s cut to the entries keep accepts
+// (all, without keep) and then to at most max. It copies only when it drops entries in between.
+func cut[T tpOf](s []T, keep func(TP) bool, max int) (n, kept int, out []T) {
+	if keep == nil {
+		if len(s) <= max {
+			return len(s), len(s), s
+		}
+		return len(s), max, s[:max:max]
+	}
+	for _, x := range s {
+		if len(out) < max && keep(x.tp()) {
+			out = append(out, x)
+		}
+	}
+	return len(s), len(out), out
 }

@@ -90,8 +90,11 @@ func (e *Engine) send(m *Message) {
 	if isRequest(m.Type) {
 		e.pending[m.ID] = m
 	}
+	if m.Type == MsgFetch || m.Type == MsgFetchResponse {
+		e.countTraffic(m)
+	}
 	if e.tracing() {
-		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(e, m)})
+		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
 	}
 	if !e.linkUp(m.From, m.To) {
 		e.drop(m, "link down")

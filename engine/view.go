@@ -28,6 +28,11 @@ type View struct {
 	Clients  ClientCounts `json:"clients"`
 	Consumes []ConsumeOp  `json:"consumes"` // the latest 200
 	Stats    Stats        `json:"stats"`
+	// Traffic is the replica fetch traffic between brokers since time 0.
+	Traffic Traffic `json:"traffic"`
+	// MessagesOmitted counts the messages in flight an overview leaves out: those that neither
+	// carry a focused partition nor go to or from a focused broker.
+	MessagesOmitted int `json:"messagesOmitted,omitempty"`
 }
 
 // ClientCounts counts producer and consumer operations.
@@ -63,25 +68,31 @@ type ControllerView struct {
 
 // BrokerView is one broker.
 type BrokerView struct {
-	ID              int32         `json:"id"`
-	State           string        `json:"state"`
-	Isolated        bool          `json:"isolated"`
-	DiskFailed      bool          `json:"diskFailed"`
-	Registered      bool          `json:"registered"`
-	BrokerEpoch     int64         `json:"brokerEpoch"`
-	ControllerEpoch int32         `json:"controllerEpoch"`
-	Leaders         int           `json:"leaders"`
+	ID              int32  `json:"id"`
+	State           string `json:"state"`
+	Isolated        bool   `json:"isolated"`
+	DiskFailed      bool   `json:"diskFailed"`
+	Registered      bool   `json:"registered"`
+	BrokerEpoch     int64  `json:"brokerEpoch"`
+	ControllerEpoch int32  `json:"controllerEpoch"`
+	Leaders         int    `json:"leaders"`
+	// UnderReplicated counts the partitions it leads that are under-replicated (or under min ISR).
+	UnderReplicated int           `json:"underReplicated"`
 	Fetchers        []FetcherView `json:"fetchers"`
-	ParkedFetches   []Parked      `json:"parkedFetches"`
-	ParkedProduces  []Parked      `json:"parkedProduces"`
+	// An overview lists parked requests only for focused brokers, and those carrying a focused
+	// partition; the counts are of all of them.
+	ParkedFetches      []Parked `json:"parkedFetches"`
+	ParkedProduces     []Parked `json:"parkedProduces"`
+	ParkedFetchCount   int      `json:"parkedFetchCount"`
+	ParkedProduceCount int      `json:"parkedProduceCount"`
 }
 
 // FetcherView is one replica fetcher thread.
 type FetcherView struct {
 	Leader     int32            `json:"leader"`
 	ID         int32            `json:"id"`
-	InFlight   uint64           `json:"inFlight"`
-	Count      int              `json:"count"` // partitions carried (an overview lists only focused ones)
+	InFlight   uint64           `json:"inFlight"` // the Fetch in flight (an overview: focused ones only)
+	Count      int              `json:"count"`    // partitions carried (an overview lists only focused ones)
 	Partitions []FetchStateView `json:"partitions"`
 }
 
@@ -114,6 +125,16 @@ type Summary struct {
 	UnderMinIsr     int   `json:"underMinIsr"`
 	Offline         int   `json:"offline"`
 	Acked           int64 `json:"acked"`
+	// HWLag sums, over partitions with a live leader, the leader's log end minus its high
+	// watermark: records written but not yet committed. MaxHWLag is the largest, Lagging how many
+	// partitions have any.
+	HWLag    int64 `json:"hwLag"`
+	MaxHWLag int64 `json:"maxHwLag"`
+	Lagging  int   `json:"lagging"`
+	// Run-wide counts of committed ISR changes and leader changes.
+	ISRShrinks    int64 `json:"isrShrinks"`
+	ISRExpands    int64 `json:"isrExpands"`
+	LeaderChanges int64 `json:"leaderChanges"`
 }
 
 // PartitionView is one partition: the controller's state and every replica.
@@ -169,6 +190,9 @@ const maxOps = 200
 type ViewOptions struct {
 	// Focus lists partitions ("topic", index) drawn in full even in an overview.
 	Focus []TP
+	// FocusBrokers lists brokers drawn in full in an overview: their fetchers' requests in flight,
+	// their parked requests, and the messages to and from them.
+	FocusBrokers []int32
 	// DetailLimit: clusters with more partitions than this get an overview (States) and full
 	// detail only for Focus. 0 means 64.
 	DetailLimit int
@@ -199,6 +223,15 @@ func (e *Engine) View(opt ViewOptions) View {
 	inFocus := func(p *partition) bool {
 		return slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index })
 	}
+	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = e.tally.isrShrinks, e.tally.isrExpands, e.tally.leaderChanges
+	v.Traffic = e.Traffic()
+	for _, b := range e.brokers {
+		var focus func(p *partition) bool
+		if overview && !slices.Contains(opt.FocusBrokers, b.id) {
+			focus = inFocus
+		}
+		v.Brokers = append(v.Brokers, e.brokerView(b, focus))
+	}
 	states := make([]byte, 0, len(e.partitions))
 	for _, p := range e.partitions {
 		st := e.partitionState(p)
@@ -213,32 +246,34 @@ func (e *Engine) View(opt ViewOptions) View {
 		case "offline":
 			v.Summary.Offline++
 		}
-		states = append(states, st[0])
+		if p.leader >= 0 {
+			v.Brokers[p.leader].Leaders++
+			if st != "healthy" {
+				v.Brokers[p.leader].UnderReplicated++
+			}
+		}
+		if lag := e.hwLag(p); lag > 0 {
+			v.Summary.HWLag += lag
+			v.Summary.MaxHWLag = max(v.Summary.MaxHWLag, lag)
+			v.Summary.Lagging++
+		}
+		if st == "under-min-isr" {
+			states = append(states, 'm')
+		} else {
+			states = append(states, st[0])
+		}
 		if !overview || inFocus(p) {
 			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
 		}
 	}
 	if overview {
-		for i, c := range states {
-			if c == 'u' && e.partitionState(e.partitions[i]) == "under-min-isr" {
-				states[i] = 'm'
-			}
-		}
 		v.States = string(states)
 	}
-	for _, b := range e.brokers {
-		var focus func(p *partition) bool
-		if overview {
-			focus = inFocus
-		}
-		v.Brokers = append(v.Brokers, e.brokerView(b, focus))
+	var lod *Detail
+	if overview {
+		lod = &Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
 	}
-	for _, p := range e.partitions {
-		if p.leader >= 0 {
-			v.Brokers[p.leader].Leaders++
-		}
-	}
-	e.collectAgenda(&v, opt.MaxMessages, overview)
+	e.collectAgenda(&v, opt.MaxMessages, lod)
 	return v
 }
 
@@ -300,8 +335,9 @@ func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
 	return rv
 }
 
-// brokerView describes a broker. In an overview (focus != nil) a fetcher lists only the focused
-// partitions and counts the rest, so a view of a large cluster stays small.
+// brokerView describes a broker. In an overview (focus != nil: the broker itself is not focused)
+// a fetcher lists only the focused partitions and counts the rest, and shows its request in flight
+// only when it carries one of them, so a view of a large cluster stays small and steady.
 func (e *Engine) brokerView(b *broker, focus func(p *partition) bool) BrokerView {
 	s := e.sessions[b.id]
 	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed,
@@ -325,44 +361,60 @@ func (e *Engine) brokerView(b *broker, focus func(p *partition) bool) BrokerView
 				FetchOffset: st.fetchOffset, LeaderEpoch: st.epoch, LastFetchedEpoch: st.lastFetchedEpoch,
 				State: state, DelayedUntil: st.delayUntil})
 		}
+		if focus != nil && len(fv.Partitions) == 0 {
+			fv.InFlight = 0
+		}
 		bv.Fetchers = append(bv.Fetchers, fv)
 	}
 	return bv
 }
 
-// collectAgenda lists the messages in flight and the parked requests, in id order.
-// In an overview, parked requests are listed without their partitions.
-func (e *Engine) collectAgenda(v *View, maxMessages int, overview bool) {
+// collectAgenda lists the messages in flight and the parked requests, in id order. An overview
+// (lod != nil) keeps only what concerns a focused broker or partition, cut to the focused
+// partitions, and counts the rest.
+func (e *Engine) collectAgenda(v *View, maxMessages int, lod *Detail) {
 	v.Messages = []*Message{}
 	for _, it := range e.agenda.items {
 		switch {
 		case it.kind == itDeliver:
+			if lod != nil && !lod.Message(it.msg) {
+				v.MessagesOmitted++
+				continue
+			}
 			v.Messages = append(v.Messages, it.msg)
 		case it.kind == itDelayedFetchDone && !it.fetch.done && e.brokers[it.broker].incarnation == it.gen:
 			m := it.fetch.req
+			bv := &v.Brokers[it.broker]
+			bv.ParkedFetchCount++
+			if lod != nil && !lod.Message(m) {
+				continue
+			}
 			pk := Parked{Message: m.ID, From: m.From, Deadline: it.at, Count: len(m.Fetch.Partitions)}
 			for _, fp := range m.Fetch.Partitions {
-				if overview {
-					break
+				if lod == nil || lod.Partition(fp.TP) {
+					pk.Topics = append(pk.Topics, fp.TP)
 				}
-				pk.Topics = append(pk.Topics, fp.TP)
 			}
-			bv := &v.Brokers[it.broker]
 			bv.ParkedFetches = append(bv.ParkedFetches, pk)
 		case it.kind == itDelayedProduceDone && !it.produce.done && e.brokers[it.broker].incarnation == it.gen:
 			m := it.produce.req
 			bv := &v.Brokers[it.broker]
+			bv.ParkedProduceCount++
+			if lod != nil && !lod.Message(m) {
+				continue
+			}
 			bv.ParkedProduces = append(bv.ParkedProduces, Parked{Message: m.ID, From: m.From, Deadline: it.at,
-				Topics: []TP{m.Produce.TP}, RequiredOffset: it.produce.required})
+				Topics: []TP{m.Produce.TP}, Count: 1, RequiredOffset: it.produce.required})
 		}
 	}
 	slices.SortFunc(v.Messages, func(a, b *Message) int { return int(a.ID) - int(b.ID) })
 	if len(v.Messages) > maxMessages {
+		v.MessagesOmitted += len(v.Messages) - maxMessages
 		v.Messages = v.Messages[:maxMessages]
 	}
-	if overview {
+	if lod != nil {
 		for i, m := range v.Messages {
-			v.Messages[i] = m.Trimmed(trimPartitions)
+			v.Messages[i] = m.Focused(lod.Partition, trimPartitions)
 		}
 	}
 	for i := range v.Brokers {

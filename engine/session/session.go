@@ -36,10 +36,15 @@ type Request struct {
 
 // ViewRequest is the page's choice of detail.
 type ViewRequest struct {
-	Focus       []engine.TP `json:"focus,omitempty"`
-	DetailLimit int         `json:"detailLimit,omitempty"`
-	NoRecords   bool        `json:"noRecords,omitempty"`
-	MaxMessages int         `json:"maxMessages,omitempty"`
+	Focus []engine.TP `json:"focus,omitempty"`
+	// FocusBrokers are the brokers an overview shows in full (drill-down into a broker).
+	FocusBrokers []int32 `json:"focusBrokers,omitempty"`
+	DetailLimit  int     `json:"detailLimit,omitempty"`
+	NoRecords    bool    `json:"noRecords,omitempty"`
+	MaxMessages  int     `json:"maxMessages,omitempty"`
+	// Delta asks for a patch against the last view sent (viewPatch) instead of a whole view,
+	// once a whole one has been sent (delta.go).
+	Delta bool `json:"delta,omitempty"`
 }
 
 // Reply answers one request.
@@ -59,9 +64,12 @@ type Reply struct {
 	Timeline *Timeline        `json:"timeline,omitempty"`
 	Expects  []ExpectOutcome  `json:"expects,omitempty"`
 	Export   *engine.Scenario `json:"export,omitempty"`
-	// StatesUnchanged: the view's overview letters (view.states) are as in the previous reply and
-	// were left out.
-	StatesUnchanged bool `json:"statesUnchanged,omitempty"`
+	// ViewSeq numbers a whole view; ViewPatch replaces it when the page asked for deltas.
+	ViewSeq   int64      `json:"viewSeq,omitempty"`
+	ViewPatch *ViewPatch `json:"viewPatch,omitempty"`
+	// Aggregated counts, by type, the events an overview left out: those that concern neither a
+	// focused partition nor a focused broker (nor the whole cluster).
+	Aggregated map[string]int `json:"aggregated,omitempty"`
 	// Warnings name timeline actions that could not be replayed (skipped), e.g. a scripted
 	// restart of a broker the user already restarted.
 	Warnings []string `json:"warnings,omitempty"`
@@ -113,8 +121,10 @@ type Session struct {
 	// pendingOutcomes are expect results not yet reported; warnings likewise.
 	pendingOutcomes []ExpectOutcome
 	warnings        []string
-	lastStates      string
-	overview        bool // the cluster has more partitions than a detailed view holds
+	// sent is the last view sent to a page taking deltas (nil: send a whole one next); viewSeq
+	// numbers the views sent.
+	sent    *sentView
+	viewSeq int64
 	userOrder       int
 }
 
@@ -213,6 +223,30 @@ func (s *Session) fill(r *Reply, req Request) {
 	r.Next = s.eng.NextAt()
 	evs := append(s.pending, s.eng.Drain()...)
 	s.pending = nil
+	opt := engine.ViewOptions{}
+	if v := req.View; v != nil {
+		opt = engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
+	}
+	detailLimit := opt.DetailLimit
+	if detailLimit <= 0 {
+		detailLimit = 64 // the engine's default (ViewOptions)
+	}
+	if s.eng.PartitionCount() > detailLimit {
+		// An overview: full events only for what the page looks at, counts for the rest.
+		d := &engine.Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
+		shown := evs[:0]
+		for _, ev := range evs {
+			if ev, ok := d.Event(ev); ok {
+				shown = append(shown, ev)
+			} else {
+				if r.Aggregated == nil {
+					r.Aggregated = map[string]int{}
+				}
+				r.Aggregated[ev.Type]++
+			}
+		}
+		evs = shown
+	}
 	limit := req.MaxEvents
 	if limit <= 0 {
 		limit = 5000
@@ -224,33 +258,37 @@ func (s *Session) fill(r *Reply, req Request) {
 	if evs == nil {
 		evs = []engine.Event{}
 	}
-	if s.overview {
-		// Large clusters: a message event keeps at most 20 partitions (the rest counted).
-		for i := range evs {
-			if evs[i].Message != nil {
-				evs[i].Message = evs[i].Message.Trimmed(20)
-			}
-		}
-	}
 	r.Events = evs
 	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
 	r.Warnings, s.warnings = s.warnings, nil
 	if !req.NoView {
-		opt := engine.ViewOptions{}
-		if v := req.View; v != nil {
-			opt = engine.ViewOptions{Focus: v.Focus, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
-		}
 		view := s.eng.View(opt)
-		// Deltas: the overview's state letters are sent only when they change.
-		if view.States != "" && view.States == s.lastStates && !r.Reset {
-			view.States = ""
-			r.StatesUnchanged = true
-		} else {
-			s.lastStates = view.States
-		}
-		r.View = &view
+		s.viewSeq++
+		s.sendView(r, &view, req.View != nil && req.View.Delta)
 	}
 	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
+}
+
+// sendView puts the view in the reply: whole, or as a patch against the last one sent when the
+// page takes deltas and nothing was reset.
+func (s *Session) sendView(r *Reply, view *engine.View, delta bool) {
+	if !delta {
+		s.sent = nil
+		r.View, r.ViewSeq = view, s.viewSeq
+		return
+	}
+	cur, err := split(view, s.viewSeq)
+	if err != nil {
+		s.sent = nil
+		r.View, r.ViewSeq = view, s.viewSeq
+		return
+	}
+	if s.sent == nil || r.Reset {
+		r.View, r.ViewSeq = view, s.viewSeq
+	} else {
+		r.ViewPatch = patch(s.sent, cur)
+	}
+	s.sent = cur
 }
 
 // load starts a new run from a scenario file. Its actions form the initial timeline; its expect
@@ -271,8 +309,7 @@ func (s *Session) load(raw json.RawMessage) error {
 		return fmt.Errorf("scenario: %v", err)
 	}
 	s.sc, s.eng = sc, eng
-	s.lastStates = ""
-	s.overview = eng.PartitionCount() > 64
+	s.sent = nil
 	s.log, s.expects, s.applied, s.checked, s.end, s.pending, s.pendingOutcomes, s.warnings = nil, nil, 0, 0, 0, nil, nil, nil
 	for i, st := range sc.Steps {
 		if st.Action.Expect != nil {

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// The overview of a large cluster: what a page shows when it cannot draw every partition. Run-wide
+// counters (ISR shrinks and expands, leader changes), fetch traffic between brokers, and the high
+// watermark lag summed over partitions. All of it is plain tallying: no effect on the simulation.
+
+// tallies are run-wide counters kept as the run goes (they survive nothing: a seek rebuilds them).
+type tallies struct {
+	isrShrinks    int64
+	isrExpands    int64
+	leaderChanges int64
+	// flows counts replication traffic per (follower, leader) pair.
+	flows map[linkKey]*flow
+}
+
+// flow is the replica fetch traffic from one follower broker to one leader broker since time 0:
+// Fetch requests sent and records the responses returned.
+type flow struct {
+	fetches, records int64
+}
+
+// Traffic is the replica fetch traffic between brokers since time 0, in columns (it is sent often
+// and the pairs rarely change): pair i is follower From[i] fetching from leader To[i], with
+// Fetches[i] Fetch requests sent and Records[i] records returned.
+type Traffic struct {
+	From    []int32 `json:"from"`
+	To      []int32 `json:"to"`
+	Fetches []int64 `json:"fetches"`
+	Records []int64 `json:"records"`
+}
+
+// countISRChange tallies a committed ISR change as a shrink, an expand, or both (a replica out
+// and another in, as a controller write after a restart can do).
+func (e *Engine) countISRChange(old, isr []int32) {
+	for _, b := range old {
+		if !slices.Contains(isr, b) {
+			e.tally.isrShrinks++
+			break
+		}
+	}
+	for _, b := range isr {
+		if !slices.Contains(old, b) {
+			e.tally.isrExpands++
+			break
+		}
+	}
+}
+
+// countTraffic tallies a follower's Fetch and the leader's answer to it.
+func (e *Engine) countTraffic(m *Message) {
+	var key linkKey
+	switch {
+	case m.Fetch != nil && m.Fetch.ReplicaID >= 0:
+		key = linkKey{m.From, m.To}
+	case m.FetchResponse != nil && m.req != nil && m.req.Fetch.ReplicaID >= 0:
+		key = linkKey{m.To, m.From}
+	default:
+		return
+	}
+	if e.tally.flows == nil {
+		e.tally.flows = map[linkKey]*flow{}
+	}
+	f := e.tally.flows[key]
+	if f == nil {
+		f = &flow{}
+		e.tally.flows[key] = f
+	}
+	if m.Fetch != nil {
+		f.fetches++
+		return
+	}
+	for i := range m.FetchResponse.Partitions {
+		f.records += int64(len(m.FetchResponse.Partitions[i].Records))
+	}
+}
+
+// Traffic returns the replica fetch traffic per (follower, leader) pair, in broker order.
+func (e *Engine) Traffic() Traffic {
+	keys := make([]linkKey, 0, len(e.tally.flows))
+	for k := range e.tally.flows {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b linkKey) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
+	t := Traffic{From: []int32{}, To: []int32{}, Fetches: []int64{}, Records: []int64{}}
+	for _, k := range keys {
+		f := e.tally.flows[k]
+		t.From, t.To = append(t.From, k.from), append(t.To, k.to)
+		t.Fetches, t.Records = append(t.Fetches, f.fetches), append(t.Records, f.records)
+	}
+	return t
+}
+
+// hwLag is how far a partition's leader HW trails its log end: records written but not yet
+// committed. 0 when the partition has no live leader.
+func (e *Engine) hwLag(p *partition) int64 {
+	if p.leader < 0 || e.brokers[p.leader].state == brokerDead {
+		return 0
+	}
+	r := p.replicaOn(p.leader)
+	if r == nil || r.offline || !r.isLeader() {
+		return 0
+	}
+	return r.log.LogEndOffset() - r.log.HighWatermark()
+}
+
+// Detail is what a page looks at closely in an overview: brokers and partitions it drills into.
+// Everything about them is sent in full; the rest is counted.
+type Detail struct {
+	Brokers    []int32
+	Partitions []TP
+}
+
+// Partition reports whether a partition is focused.
+func (d *Detail) Partition(tp TP) bool {
+	return slices.ContainsFunc(d.Partitions, func(f TP) bool { return f.Topic == tp.Topic && f.Partition == tp.Partition })
+}
+
+// Message reports whether a message is shown: it goes to or from a focused broker or carries a
+// focused partition.
+func (d *Detail) Message(m *Message) bool {
+	return slices.Contains(d.Brokers, m.From) || slices.Contains(d.Brokers, m.To) || m.Carries(d.Partition)
+}
+
+// clusterEvents are shown in an overview whatever it focuses on: they concern the whole cluster
+// or are rare and grave (violations).
+var clusterEvents = []string{EvViolation, EvBrokerDown, EvBrokerUp, EvController, EvIsolate, EvHeal,
+	EvLink, EvConfig, EvZKSession, EvLogDirFailure, EvShutdown, EvZKRegister, EvElectFailed}
+
+// Event reports whether an overview shows an event in full: a cluster-wide one, a message shown
+// by Message, or one that happened to a focused partition or (with no partition) on a focused
+// broker. Event returns the event to show, its message cut to the focused partitions.
+func (d *Detail) Event(ev Event) (Event, bool) {
+	switch {
+	case slices.Contains(clusterEvents, ev.Type):
+		return ev, true
+	case ev.Message != nil:
+		if !d.Message(ev.Message) {
+			return ev, false
+		}
+		cut := ev.Message.Focused(d.Partition, trimPartitions)
+		if cut != ev.Message && ev.Type == cut.Type {
+			// The narration names what the page is shown, not the thousand partitions it is not.
+			ev.Text = fmt.Sprintf("%s (and %d more partitions)", describeMessage(cut), cut.Omitted)
+		}
+		ev.Message = cut
+		return ev, true
+	case ev.Topic != "":
+		return ev, d.Partition(TP{Topic: ev.Topic, Partition: ev.Partition.V})
+	case ev.Broker.Set:
+		return ev, slices.Contains(d.Brokers, ev.Broker.V)
+	}
+	return ev, true
+}
