@@ -186,6 +186,30 @@ func TestOverviewGridFocus(t *testing.T) {
 	p.click(`button[aria-label="Kill broker 2"]`)
 	p.advance(19000)
 	p.wait("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
+	// The rest of the overview: counters, broker tiles, traffic, and what was only counted.
+	p.wait("ISR shrinks counted", `/ISR shrinks [1-9]/.test(document.getElementById("overview-counters").textContent)`)
+	p.wait("fetch traffic", `/^[1-9][0-9.]* fetches\/s/.test(document.getElementById("traffic-note").textContent)`)
+	if n := evalJS[int](p, `document.querySelectorAll("#overview-brokers .btile").length`); n != 6 {
+		t.Fatalf("%d broker tiles, want 6", n)
+	}
+	if !evalJS[bool](p, `document.querySelector('#overview-brokers .btile[data-broker="2"]').classList.contains("bt-dead")`) {
+		t.Fatal("broker 2's tile does not show it down")
+	}
+	if !evalJS[bool](p, `/Counted, not sent in full: .*fetch/.test(document.getElementById("overview-elsewhere").textContent)`) {
+		t.Fatal("the fetches left out of the overview are not counted on screen")
+	}
+	// Drill into broker 3: it leads neither focused partition, so its purgatory is only counted
+	// until it is focused; then its parked fetches are listed.
+	if evalJS[bool](p, `/fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="3"]').textContent)`) {
+		t.Fatal("broker 3's parked fetches are listed before it is focused")
+	}
+	p.click(`#overview-brokers .btile[data-broker="3"]`)
+	p.advance(600)
+	p.wait("broker 3 in detail", `document.querySelector('#overview-brokers .btile[data-broker="3"]').getAttribute("aria-pressed") === "true" && /fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="3"]').textContent)`)
+	// Replies after the first carry view patches, and the patched view is what is drawn.
+	if n := evalJS[int](p, `window.highwater.patches || 0`); n < 3 {
+		t.Fatalf("%d view patches applied, want several", n)
+	}
 	p.screenshot("overview")
 }
 

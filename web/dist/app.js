@@ -5,6 +5,7 @@
 
 import { WorkerTransport, WebSocketTransport, wsURL } from "./transport.js";
 import { ClusterView } from "./cluster.js";
+import { OverviewPanel } from "./overview.js";
 import { Wires, describeMessage, legend } from "./wires.js";
 import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
@@ -25,7 +26,8 @@ const DEFAULTS = {
 // "Draw every partition" (?detail=all) keeps a card for each partition but asks the engine for
 // the detail of only the cards on screen (view.focus), so big clusters stay cheap.
 const DETAIL_PARAM = new URLSearchParams(location.search).get("detail");
-const VIEW_OPTS = { detailLimit: Number(DETAIL_PARAM) || 64, maxMessages: 300 };
+// delta: after the first whole view, replies carry only what changed (viewPatch, docs/protocol.md).
+const VIEW_OPTS = { detailLimit: Number(DETAIL_PARAM) || 64, maxMessages: 300, delta: true };
 // Events per reply: the narration shows the newest 300, and each event may carry its message.
 const MAX_EVENTS = 1000;
 
@@ -38,6 +40,8 @@ const state = {
   scenario: null, // the loaded scenario (JSON object)
   topics: [],
   focus: [],
+  focusBrokers: [], // brokers drilled into in an overview
+  viewSeq: 0, // the sequence number of state.view (a patch names the view it applies to)
   playing: false,
   speed: 1, // simulated ms per wall ms
   displayT: 0,
@@ -73,7 +77,7 @@ function viewOpts() {
   const add = (tp) => { if (tp && !focus.some((f) => f.topic === tp.topic && f.partition === tp.partition)) focus.push(tp); };
   if (state.detailAll) for (const tp of cluster.visibleTPs()) add(tp);
   add(state.chartTP); // the chart's partition, so its plot goes on
-  return { ...VIEW_OPTS, focus };
+  return { ...VIEW_OPTS, focus, focusBrokers: state.focusBrokers };
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
@@ -107,6 +111,7 @@ function applyReply(r) {
   state.replies = (state.replies || 0) + 1;
   if (r.reset) {
     narration.clear();
+    overview.reset();
     chart.cut(r.t);
     state.violations = 0;
   }
@@ -125,12 +130,49 @@ function applyReply(r) {
       text: x.ok ? `expectation of step ${x.step} held` : `expectation of step ${x.step} failed: ` + x.failures.map((f) => `${f.field}: expected ${f.expected}, actual ${f.actual}`).join("; "),
     })));
   }
+  overview.count(r.aggregated);
   state.perf.narration = performance.now() - tn;
   if (r.view) {
-    // Overview letters come only when they change (deltas for large clusters).
-    if (r.statesUnchanged && state.view) r.view.states = state.view.states;
+    state.viewSeq = r.viewSeq;
     state.view = normalize(r.view);
     render();
+  } else if (r.viewPatch) {
+    if (!state.view || r.viewPatch.base !== state.viewSeq) {
+      // Out of step (a reply went missing): ask for a whole view rather than draw a wrong one.
+      if (!state.resyncing) {
+        state.resyncing = true;
+        run({ op: "view", view: { ...viewOpts(), delta: false } }).finally(() => { state.resyncing = false; });
+      }
+      return;
+    }
+    applyPatch(state.view, r.viewPatch);
+    state.patches = (state.patches || 0) + 1;
+    state.viewSeq = r.viewPatch.seq;
+    state.view = normalize(state.view);
+    render();
+  }
+}
+
+// applyPatch turns the last view into the current one (engine/session/delta.go): fields and
+// object members replaced, list entries replaced by index, runs of overview letters overwritten.
+function applyPatch(v, p) {
+  for (const k of p.unset || []) delete v[k];
+  for (const [k, val] of Object.entries(p.set || {})) {
+    const dot = k.indexOf(".");
+    if (dot < 0) v[k] = val; else v[k.slice(0, dot)][k.slice(dot + 1)] = val;
+  }
+  for (const name of ["brokers", "partitions"]) {
+    const lp = p[name];
+    if (!lp) continue;
+    const list = (v[name] || []).slice(0, lp.len);
+    lp.at.forEach((i, j) => { list[i] = lp.items[j]; });
+    v[name] = list;
+  }
+  if (p.states) {
+    let out = "", from = 0;
+    const old = v.states;
+    p.states.at.forEach((i, j) => { out += old.slice(from, i) + p.states.runs[j]; from = i + p.states.runs[j].length; });
+    v.states = out + old.slice(from);
   }
 }
 
@@ -154,12 +196,14 @@ function render() {
     ? (p) => state.focus.some((f) => f.topic === p.topic && f.partition === p.partition)
     : () => true;
   cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show });
+  overview.render(v, state.focusBrokers);
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
   const n = v.messages.length;
-  $("inflight").textContent = n === 0 ? "No messages in flight." :
-    `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "");
+  const more = v.messagesOmitted ? ` (and ${v.messagesOmitted.toLocaleString("en-US")} more elsewhere in the cluster, counted in the fetch traffic)` : "";
+  $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
+    `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "")) + more;
   checkViolations(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
@@ -282,6 +326,8 @@ async function loadScenario(obj, source) {
   state.scenario = obj;
   state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
   state.focus = [];
+  state.focusBrokers = [];
+  overview.reset();
   state.allBuilt = false;
   state.expectTimes = (obj.steps || []).filter((st) => st && st.do === "expect").map((st) => st.at);
   state.config = { ...DEFAULTS, ...(obj.config || {}) };
@@ -581,6 +627,22 @@ function toggleFocus(tp) {
   run({ op: "view" });
 }
 
+// toggleBroker drills into a broker in an overview (its fetchers, purgatory and messages in full),
+// or out again.
+function toggleBroker(id) {
+  const i = state.focusBrokers.indexOf(id);
+  if (i >= 0) state.focusBrokers.splice(i, 1); else state.focusBrokers.push(id);
+  if (state.focusBrokers.length > 4) state.focusBrokers.shift();
+  run({ op: "view" }).then(() => {
+    const card = document.querySelector(`.broker[data-broker="${id}"]`);
+    if (card && state.focusBrokers.includes(id)) {
+      const more = card.querySelector("details.more");
+      if (more) more.open = true;
+      card.scrollIntoView({ block: "nearest" });
+    }
+  });
+}
+
 // ---- wiring ----
 
 const cluster = new ClusterView({
@@ -592,6 +654,10 @@ const cluster = new ClusterView({
   onVisible: () => { if (!state.playing && state.detailAll && state.allBuilt) { clearTimeout(state.visTimer); state.visTimer = setTimeout(() => run({ op: "view" }), 80); } },
   clientOptions: () => ({ count: Math.max(1, Number($("produce-count").value) || 1), acks: $("acks").value === "all" ? "all" : Number($("acks").value) }),
 });
+const overview = new OverviewPanel({
+  counters: $("overview-counters"), brokers: $("overview-brokers"), traffic: $("overview-traffic"),
+  trafficNote: $("traffic-note"), elsewhere: $("overview-elsewhere"),
+}, { toggleBroker });
 const wires = new Wires($("wires"), $("stage"));
 const chart = new HWChart($("chart"));
 const narration = new Narration({ list: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });

@@ -168,10 +168,13 @@ export class ClusterView {
       ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${tps(p.partitions, p.count)}) until ${fmtTime(p.deadline)}`),
       ...(b.parkedProduces || []).map((p) => `produce #${p.message} (${tps(p.partitions, p.count)}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`),
     ];
+    // An overview lists the parked requests of focused brokers and partitions only; the counts
+    // are of all of them.
+    const inPurgatory = (b.parkedFetchCount ?? 0) + (b.parkedProduceCount ?? 0) || parked.length;
     const items = parked.slice(0, 4).map((x) => el("li", {}, x));
-    if (parked.length > 4) items.push(el("li", {}, `… ${parked.length - 4} more`));
-    card.purgatory.replaceChildren(...(items.length ? [el("h4", {}, `Purgatory (${parked.length})`), el("ul", {}, ...items)] : []));
-    setText(card.summary, `${fl.length} fetcher${fl.length === 1 ? "" : "s"} · ${parked.length} in purgatory`);
+    if (inPurgatory > items.length) items.push(el("li", {}, `… ${inPurgatory - items.length} ${items.length ? "more" : "requests (click the broker in the overview to list them)"}`));
+    card.purgatory.replaceChildren(...(items.length ? [el("h4", {}, `Purgatory (${inPurgatory})`), el("ul", {}, ...items)] : []));
+    setText(card.summary, `${fl.length} fetcher${fl.length === 1 ? "" : "s"} · ${inPurgatory} in purgatory`);
 
     const dead = b.state === "dead";
     card.buttons.kill.disabled = dead;

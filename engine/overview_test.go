@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOverviewTallies: the overview's counters follow what happens. Traffic runs exactly between
+// each follower and its leader; a produce shows as HW lag until the followers catch up, then as
+// records fetched; a kill shrinks ISRs and moves leaders, a restart expands them again.
+func TestOverviewTallies(t *testing.T) {
+	// t-0 on 0,1,2 and t-1 on 1,2,3: follower → leader pairs 1→0, 2→0, 2→1, 3→1.
+	e := newKafkaEngine(t, 4, [][]int32{{0, 1, 2}, {1, 2, 3}}, nil)
+	runFor(t, e, 1200)
+	tr := e.Traffic()
+	var pairs []string
+	for i := range tr.From {
+		pairs = append(pairs, string(rune('0'+tr.From[i]))+">"+string(rune('0'+tr.To[i])))
+		if tr.Fetches[i] < 2 {
+			t.Errorf("pair %s: %d fetches in 1.2 s, want a fetch per 500 ms at least", pairs[i], tr.Fetches[i])
+		}
+	}
+	if want := []string{"1>0", "2>0", "2>1", "3>1"}; !slices.Equal(pairs, want) {
+		t.Fatalf("traffic pairs %v, want %v", pairs, want)
+	}
+
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":5}`)
+	runFor(t, e, 1) // the produce arrives and is appended; no follower has fetched it yet
+	v := e.View(ViewOptions{})
+	if v.Summary.HWLag != 5 || v.Summary.MaxHWLag != 5 || v.Summary.Lagging != 1 {
+		t.Fatalf("just after the append: HW lag %d, max %d, lagging %d; want 5, 5, 1", v.Summary.HWLag, v.Summary.MaxHWLag, v.Summary.Lagging)
+	}
+	runFor(t, e, 100)
+	v = e.View(ViewOptions{})
+	if v.Summary.HWLag != 0 {
+		t.Fatalf("after the followers fetched: HW lag %d, want 0", v.Summary.HWLag)
+	}
+	tr = e.Traffic()
+	for i := range tr.From {
+		want := int64(0)
+		if tr.To[i] == 0 {
+			want = 5 // both followers of t-0 fetched the five records
+		}
+		if tr.Records[i] != want {
+			t.Errorf("%d→%d: %d records fetched, want %d", tr.From[i], tr.To[i], tr.Records[i], want)
+		}
+	}
+
+	apply(t, e, `{"do":"kill","broker":2}`)
+	runFor(t, e, 40_000) // past replica.lag.time.max.ms: both leaders drop broker 2
+	v = e.View(ViewOptions{})
+	if v.Summary.ISRShrinks != 2 || v.Summary.ISRExpands != 0 {
+		t.Fatalf("after the kill: %d shrinks, %d expands; want 2, 0", v.Summary.ISRShrinks, v.Summary.ISRExpands)
+	}
+	apply(t, e, `{"do":"kill","broker":0}`) // the controller too: failover after the ZooKeeper session times out
+	runFor(t, e, 25_000)
+	v = e.View(ViewOptions{})
+	if v.Summary.LeaderChanges != 1 || v.Brokers[1].Leaders != 2 {
+		t.Fatalf("after killing leader 0: %d leader changes, broker 1 leads %d; want 1, 2", v.Summary.LeaderChanges, v.Brokers[1].Leaders)
+	}
+	apply(t, e, `{"do":"restart","broker":2}`)
+	runFor(t, e, 10_000)
+	v = e.View(ViewOptions{})
+	if v.Summary.ISRExpands < 2 {
+		t.Fatalf("after restarting broker 2: %d expands, want 2 (it rejoins both ISRs)", v.Summary.ISRExpands)
+	}
+}
+
+// TestOverviewDetail: an overview keeps in full what concerns a focused partition or broker, cut
+// to the focused partitions, and leaves the rest to counts.
+func TestOverviewDetail(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {0, 1, 2}, {0, 1, 2}}, nil)
+	runFor(t, e, 5)
+	var fetch *Message
+	for _, ev := range e.Drain() {
+		if ev.Type == MsgFetch && ev.Message.From == 1 {
+			fetch = ev.Message
+		}
+	}
+	if fetch == nil || len(fetch.Fetch.Partitions) != 3 {
+		t.Fatalf("no fetch from broker 1 with 3 partitions: %+v", fetch)
+	}
+	d := &Detail{Partitions: []TP{{Topic: "t", Partition: 1}}}
+	ev, ok := d.Event(Event{Type: MsgFetch, Message: fetch, Text: describeMessage(fetch)})
+	if !ok || len(ev.Message.Fetch.Partitions) != 1 || ev.Message.Fetch.Partitions[0].Partition != 1 || ev.Message.Omitted != 2 {
+		t.Fatalf("focused fetch: shown %v, %+v", ok, ev.Message)
+	}
+	if !strings.Contains(ev.Text, "t-1@0") || strings.Contains(ev.Text, "t-0@") || !strings.HasSuffix(ev.Text, "(and 2 more partitions)") {
+		t.Fatalf("focused fetch text: %q", ev.Text)
+	}
+	if len(fetch.Fetch.Partitions) != 3 {
+		t.Fatal("cutting the event changed the engine's message")
+	}
+	other := &Detail{Partitions: []TP{{Topic: "t", Partition: 9}}}
+	if _, ok := other.Event(Event{Type: MsgFetch, Message: fetch}); ok {
+		t.Fatal("a fetch without a focused partition or broker is shown")
+	}
+	if _, ok := other.Event(Event{Type: EvISRChange, Topic: "t", Partition: Some[int32](0)}); ok {
+		t.Fatal("an ISR change of an unfocused partition is shown")
+	}
+	if _, ok := other.Event(Event{Type: EvBrokerDown, Broker: Some[int32](2)}); !ok {
+		t.Fatal("a broker going down is not shown")
+	}
+	byBroker := &Detail{Brokers: []int32{1}}
+	ev, ok = byBroker.Event(Event{Type: MsgFetch, Message: fetch})
+	if !ok || len(ev.Message.Fetch.Partitions) != 3 {
+		t.Fatalf("a fetch from a focused broker: shown %v, %d partitions (want all 3: none is focused)", ok, len(ev.Message.Fetch.Partitions))
+	}
+	if _, ok := byBroker.Event(Event{Type: EvFetcher, Broker: Some[int32](2)}); ok {
+		t.Fatal("a fetcher change on an unfocused broker is shown")
+	}
+}
