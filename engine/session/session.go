@@ -123,9 +123,9 @@ type Session struct {
 	warnings        []string
 	// sent is the last view sent to a page taking deltas (nil: send a whole one next); viewSeq
 	// numbers the views sent.
-	sent    *sentView
-	viewSeq int64
-	userOrder       int
+	sent      *sentView
+	viewSeq   int64
+	userOrder int
 }
 
 type expectStep struct {
