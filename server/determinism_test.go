@@ -64,8 +64,9 @@ func TestPlayDeterminism(t *testing.T) {
 	c := dial(t, ctx, ts)
 	callOK(t, ctx, c, 1, load)
 	callOK(t, ctx, c, 2, `{"id":2,"op":"play","speed":0,"chunkMs":250,"maxEvents":100000,"view":{"detailLimit":5}}`)
-	direct.HandleJSON([]byte(`{"id":2,"op":"view","maxEvents":100000,"view":{"detailLimit":5}}`)) // play's first answer
-	const frames = 120                                                                            // 30 s of simulated time: crash, election, truncation
+	// Play answers at once like view does.
+	direct.HandleJSON([]byte(`{"id":2,"op":"view","maxEvents":100000,"view":{"detailLimit":5}}`))
+	const frames = 120 // 30 s of simulated time: crash, election, truncation
 	for i := range frames {
 		_, got, err := c.Read(ctx)
 		if err != nil {
