@@ -57,17 +57,21 @@ sim:
 		rm -f $$out; exit $$rc
 
 # The engine on steady clusters up to 100 brokers × 100,000 partitions natively; under WebAssembly
-# (Node) the two smaller sizes, which are what a page holds.
+# (Node) the two smaller sizes, which are what a page holds; then the native/in-page speed ratio on
+# the same scenarios (cmd/benchratio), and the server's benchmarks.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -timeout 60m ./engine/
-	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'SteadyCluster/^brokers=(10|100)$$/^partitions=(1000|10000)$$' -benchtime=1x -count=1 -timeout 30m ./engine/
+	@out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -timeout 60m ./engine/ >$$out/native.txt; rc=$$?; cat $$out/native.txt; [ $$rc = 0 ] || exit $$rc; \
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'SteadyCluster/^brokers=(10|100)$$/^partitions=(1000|10000)$$' -benchtime=1x -count=1 -timeout 30m ./engine/ >$$out/in-page.txt; rc=$$?; cat $$out/in-page.txt; [ $$rc = 0 ] || exit $$rc; \
+	$(GO) run ./cmd/benchratio -unit sim-s/wall-s $$out/native.txt $$out/in-page.txt
 	$(MAKE) bench-server
 
 # The native backend (docs/server.md): 100 concurrent sessions on loopback (errors, latency
-# percentiles, memory) and one session per large cluster (load time, memory, speed against real
-# time, bytes per overview reply raw and compressed).
+# percentiles, memory); one session per large cluster (load time, memory, speed against real
+# time, bytes per reply, the largest cluster at real time); the 100,000-partition overview stream
+# (bytes per second per client, raw and compressed).
 bench-server:
-	$(GO) test -run '^$$' -bench 'Load|BigCluster' -benchtime=1x -count=1 -timeout 30m ./server/
+	$(GO) test -run '^$$' -bench 'Load|BigCluster|OverviewStream' -benchtime=1x -count=1 -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench RoundTrip -benchtime=2000x -count=1 ./server/
 
 # Fuzz the server's request path (the seed corpus also runs in `make unit`).
