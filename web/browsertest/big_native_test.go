@@ -50,5 +50,25 @@ func TestNativeLargeCluster(t *testing.T) {
 	long("a new leader for orders-17", `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader !== "`+leader+`"`)
 	t.Logf("kill → new leader on screen: %v (19 simulated seconds of 100,000 partitions)", time.Since(t0))
 	long("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
+	long("the ISR shrinks counted", `/ISR shrinks [1-9]/.test(document.getElementById("overview-counters").textContent)`)
 	p.screenshot("big-native-kill")
+	// Play at real time for 10 s: what the page receives per second, as JSON (the wire carries it
+	// compressed), and how far simulated time got.
+	before := evalJS[[]float64](p, `[window.highwater.transport.bytes, window.highwater.transport.replies, window.highwater.t, performance.now(), window.highwater.frames]`)
+	p.click("#play")
+	time.Sleep(10 * time.Second)
+	p.click("#play")
+	after := evalJS[[]float64](p, `[window.highwater.transport.bytes, window.highwater.transport.replies, window.highwater.t, performance.now(), window.highwater.frames]`)
+	wall := (after[3] - before[3]) / 1000
+	rate := (after[0] - before[0]) / wall
+	t.Logf("playing 100,000 partitions at 1× for %.1f s: %.0f frames/s, %.0f replies/s, %.1f KiB/s received as JSON, %.1f simulated s (%.2f × real time); last request and render (ms): %s",
+		wall, (after[4]-before[4])/wall, (after[1]-before[1])/wall, rate/1024, (after[2]-before[2])/1000, (after[2]-before[2])/1000/wall, evalJS[string](p, `JSON.stringify(window.highwater.perf)`))
+	if rate > 100*1024 {
+		t.Errorf("the overview streams %.0f KiB/s; the goal is at most 100", rate/1024)
+	}
+	// Drill into a broker: the leader of orders-17 now.
+	nl := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader`)
+	p.click(`#overview-brokers .btile[data-broker="` + nl + `"]`)
+	long("the broker's purgatory listed", `/fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="`+nl+`"]').textContent)`)
+	p.screenshot("big-native-broker")
 }

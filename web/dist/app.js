@@ -195,7 +195,15 @@ function render() {
   const show = v.states && !state.detailAll
     ? (p) => state.focus.some((f) => f.topic === p.topic && f.partition === p.partition)
     : () => true;
-  cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show });
+  // A large overview shows broker cards only for the brokers drilled into and those holding a
+  // focused partition (their messages are the ones that fly); the heatmap shows them all.
+  let showBroker;
+  if (v.states && v.brokers.length > 12 && !state.detailAll) {
+    const ids = new Set(state.focusBrokers);
+    for (const p of v.partitions) if (show(p)) for (const b of p.assignment) ids.add(b);
+    showBroker = (id) => ids.has(id);
+  }
+  cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show, showBroker, focusBrokers: state.focusBrokers });
   overview.render(v, state.focusBrokers);
   updateChartChoice(v);
   chart.sample(v);
@@ -514,10 +522,15 @@ const seek = serial(async function seek(to) {
 
 function frame(now) {
   state.frames = (state.frames || 0) + 1;
-  const dt = Math.min(100, now - state.lastFrame);
+  // A long frame still counts (up to 250 ms); a tab coming back from the background does not jump.
+  const dt = Math.min(250, now - state.lastFrame);
   state.lastFrame = now;
   if (state.playing && state.view) {
-    state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, 100 * state.speed));
+    // The shown time may run ahead of the engine by two round trips (at least 100 ms of wall
+    // time) at this speed: enough for a slow engine (a large native cluster) to keep real time,
+    // not so much that the animation jumps.
+    const lead = Math.max(100, 2 * (state.perf.request + state.perf.render));
+    state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, lead * state.speed));
     let target = Math.floor(state.displayT);
     const e = nextExpectAt(state.t);
     if (e > 0 && target > e) target = e;
@@ -635,11 +648,7 @@ function toggleBroker(id) {
   if (state.focusBrokers.length > 4) state.focusBrokers.shift();
   run({ op: "view" }).then(() => {
     const card = document.querySelector(`.broker[data-broker="${id}"]`);
-    if (card && state.focusBrokers.includes(id)) {
-      const more = card.querySelector("details.more");
-      if (more) more.open = true;
-      card.scrollIntoView({ block: "nearest" });
-    }
+    if (card && state.focusBrokers.includes(id)) card.scrollIntoView({ block: "nearest" });
   });
 }
 

@@ -46,9 +46,10 @@ export class ClusterView {
     this.gridKey = "";
   }
 
-  render(view, { topics, focus, keep, show = () => true }) {
+  render(view, { topics, focus, keep, show = () => true, showBroker = () => true, focusBrokers = [] }) {
     const t0 = performance.now();
-    this.renderBrokers(view);
+    this.focusBrokers = focusBrokers;
+    this.renderBrokers(view, showBroker);
     const t1 = performance.now();
     this.renderOverview(view, topics, focus);
     const t2 = performance.now();
@@ -65,19 +66,27 @@ export class ClusterView {
 
   // ---- brokers ----
 
-  renderBrokers(view) {
-    this.brokersEl.classList.toggle("compact", view.brokers.length > 12);
+  // renderBrokers draws a card per broker that showBroker accepts (a large overview shows only
+  // the brokers the page drills into).
+  renderBrokers(view, showBroker) {
+    const shown = view.brokers.filter((b) => showBroker(b.id));
+    this.brokersEl.classList.toggle("compact", shown.length > 12);
     const ids = new Set();
     const clients = this.clientCard();
     ids.add(-1);
     this.updateClients(clients, view);
-    for (const b of view.brokers) {
+    const hidden = view.brokers.length - shown.length;
+    if (!this.hiddenNote) this.hiddenNote = el("p", { class: "hidden-brokers legend" });
+    setText(this.hiddenNote, hidden ? `${shown.length ? "Also " : ""}${hidden} more broker${hidden === 1 ? "" : "s"} in the overview above: click a broker tile or a partition there to bring its brokers here.` : "");
+    if (hidden && !this.hiddenNote.isConnected) this.brokersEl.append(this.hiddenNote);
+    if (!hidden) this.hiddenNote.remove();
+    for (const b of shown) {
       ids.add(b.id);
       let card = this.brokerCards.get(b.id);
       if (!card) {
         card = this.brokerCard(b.id, view.brokers.length);
         this.brokerCards.set(b.id, card);
-        this.brokersEl.append(card.root);
+        this.brokersEl.insertBefore(card.root, this.hiddenNote.isConnected ? this.hiddenNote : null);
       }
       this.updateBroker(card, b, view);
     }
@@ -126,11 +135,16 @@ export class ClusterView {
     const controls = el("div", { class: "bctl", role: "group", "aria-label": `Broker ${id} controls` }, ...Object.values(buttons));
     const root = el("article", { class: "broker", "data-broker": id, "aria-label": `Broker ${id}` },
       el("header", {}, title, badges), info, more, controls);
-    return { root, badges, info, fetchers, purgatory, summary, buttons, sig: "" };
+    return { root, badges, info, fetchers, purgatory, summary, more, buttons, sig: "", focused: false };
   }
 
   updateBroker(card, b, view) {
     const isCtrl = view.controller.active && view.controller.broker === b.id;
+    // A broker drilled into in the overview opens its fetchers and purgatory.
+    const focused = (this.focusBrokers || []).includes(b.id);
+    if (focused && !card.focused) card.more.open = true;
+    card.focused = focused;
+    card.root.classList.toggle("focused", focused);
     setAttr(card.root, "data-state", b.state);
     card.root.classList.toggle("isolated", b.isolated);
     card.root.classList.toggle("controller", isCtrl);
@@ -198,6 +212,7 @@ export class ClusterView {
     const key = names.length + ":" + states.length;
     if (key !== this.gridKey) {
       this.gridKey = key;
+      this.gridStates = "";
       this.gridCells = [];
       const frag = document.createDocumentFragment();
       for (let i = 0; i < states.length; i++) {
@@ -218,7 +233,14 @@ export class ClusterView {
     }
     const label = { h: "healthy", u: "under-replicated", m: "under min.insync.replicas", o: "offline" };
     const focused = new Set(focus.map((f) => tpName(f.topic, f.partition)));
+    // Touch only the cells whose letter changed, unless the focus changed (100,000 cells).
+    const focusKey = [...focused].join();
+    const old = this.gridStates || "";
+    const full = focusKey !== this.gridFocusKey || old.length !== states.length;
+    this.gridFocusKey = focusKey;
+    this.gridStates = states;
     for (let i = 0; i < this.gridCells.length; i++) {
+      if (!full && states.charCodeAt(i) === old.charCodeAt(i)) continue;
       const c = this.gridCells[i];
       const st = states[i] || "h";
       const pressed = focused.has(c.b.dataset.tp);

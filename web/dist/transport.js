@@ -22,6 +22,9 @@ class Base {
   deliver(json) {
     let reply;
     const t0 = performance.now();
+    // bytes and replies count everything received (the native check measures the stream with it).
+    this.bytes = (this.bytes || 0) + json.length;
+    this.replies = (this.replies || 0) + 1;
     try { reply = JSON.parse(json); this.parseMs = performance.now() - t0; this.replyBytes = json.length; } catch (e) { this.fail("the engine host sent a reply that is not JSON: " + e); return; }
     const p = this.pending.get(reply.id);
     if (!p) return; // a reply to a request we no longer wait for
