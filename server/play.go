@@ -1,8 +1,8 @@
 package server
 
-// Server-paced play: the one protocol extension the native backend adds. The page normally paces
-// time itself (it asks `advance by N` each animation frame), which works unchanged here. For
-// long unattended runs it may instead ask the server to play:
+// Server-paced play: the one protocol extension the native backend adds. In the page's Web Worker
+// the page paces time itself (it asks `advance` each animation frame); on the native backend its
+// Play button asks the server to play instead, saving a round trip per step:
 //
 //	{"id": 7, "op": "play", "speed": 1, "intervalMs": 100, "maxEvents": 2000, "view": {...}}
 //	{"id": 8, "op": "pause"}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -264,6 +265,47 @@ func TestNativeBackend(t *testing.T) {
 	p.advance(19000)
 	p.wait("a new leader", `document.querySelector('.partition[data-tp="orders-0"]').dataset.leader === "1"`)
 	p.screenshot("native")
+	// Play: on the native backend the server paces time and pushes frames; pausing stops them.
+	requests := evalJS[int](p, `window.highwater.transport.nextId`)
+	p.change("speed", "100")
+	p.click("#play")
+	p.wait("server-paced frames", `window.highwater.t > 25000`)
+	p.click("#play")
+	if sent := evalJS[int](p, `window.highwater.transport.nextId`) - requests; sent > 3 {
+		t.Fatalf("the page sent %d requests while the server played (want play and pause only)", sent)
+	}
+	time.Sleep(300 * time.Millisecond) // frames already on the way still land
+	stopped := evalJS[int](p, `window.highwater.t`)
+	time.Sleep(400 * time.Millisecond)
+	if now := evalJS[int](p, `window.highwater.t`); now != stopped {
+		t.Fatalf("time went on after the pause: %d → %d", stopped, now)
+	}
+}
+
+// TestSameOutcomeBothBackends: the same clicks in the page engine and on the native server give
+// the same view, byte for byte (the engine is deterministic and both hosts run engine/session).
+func TestSameOutcomeBothBackends(t *testing.T) {
+	views := map[string]string{}
+	for _, backend := range []struct{ name, base, query string }{
+		{"in-page", srvURL, "?scenario=testdata/three-brokers.json"},
+		{"native", nativeURL, "?backend=native&scenario=testdata/three-brokers.json"},
+	} {
+		p := newPageAt(t, backend.base, backend.query, 1280, 900)
+		p.loaded()
+		p.advance(1000)
+		p.click(`button[aria-label="Kill broker 0"]`)
+		p.advance(19000)
+		p.click(`button[aria-label="Restart broker 0"]`)
+		p.advance(5000)
+		views[backend.name] = evalJS[string](p, `JSON.stringify(window.highwater.view)`)
+		p.close()
+	}
+	if views["in-page"] != views["native"] {
+		t.Fatalf("the views differ:\nin-page: %.400s\nnative:  %.400s", views["in-page"], views["native"])
+	}
+	if !strings.Contains(views["native"], `"leader":1`) {
+		t.Fatalf("no new leader in the view: %.300s", views["native"])
+	}
 }
 
 func TestTruncationShownBeforeItGoes(t *testing.T) {

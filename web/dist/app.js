@@ -291,7 +291,7 @@ function chooseChart() {
   state.chartTP = state.chartNames[Number($("chart-partition").value)] || null;
   if (state.view) {
     updateChartChoice(state.view);
-    if (!chart.tp || chart.tp !== state.chartTP) run({ op: "view" });
+    if (!chart.tp || chart.tp !== state.chartTP) { run({ op: "view" }); playOnServer(); }
   }
 }
 
@@ -453,19 +453,42 @@ function serial(fn) {
 
 // ---- time ----
 
+// On the native backend the server paces time (its play op pushes a frame every 50 ms); in the
+// page, each animation frame asks the worker to advance. Either way displayT runs on locally
+// between replies so messages in flight move smoothly.
+const PLAY_INTERVAL_MS = 50;
+
 function play() {
   if (!state.view) return;
   state.playing = true;
   state.lastFrame = performance.now();
   $("play").textContent = "Pause";
   $("play").setAttribute("aria-pressed", "true");
+  if (state.serverPlay) playOnServer();
 }
 
 function pause() {
+  const was = state.playing;
   state.playing = false;
   state.displayT = state.t;
   $("play").textContent = "Play";
   $("play").setAttribute("aria-pressed", "false");
+  if (was && state.serverPlay) run({ op: "pause" });
+}
+
+// playOnServer (re)starts server-paced play with the current speed and view options (a focus
+// change while playing sends it again).
+function playOnServer() {
+  if (!state.playing || !state.serverPlay) return;
+  run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS });
+}
+
+// onPlayFrame applies a frame the server pushed. Frames written before a pause reached the
+// server still arrive after it: they are applied too, since the engine did move (and each view
+// patch builds on the one before).
+function onPlayFrame(r) {
+  if (r.type === "error") { showError(`play: ${r.error}`); pause(); return; }
+  applyReply(r);
 }
 
 const stepOnce = serial(async function stepOnce() {
@@ -525,7 +548,9 @@ function frame(now) {
   // A long frame still counts (up to 250 ms); a tab coming back from the background does not jump.
   const dt = Math.min(250, now - state.lastFrame);
   state.lastFrame = now;
-  if (state.playing && state.view) {
+  if (state.playing && state.view && state.serverPlay) {
+    state.displayT = Math.min(state.displayT + dt * state.speed, state.t + 0.999);
+  } else if (state.playing && state.view) {
     // The shown time may run ahead of the engine by two round trips (at least 100 ms of wall
     // time) at this speed: enough for a slow engine (a large native cluster) to keep real time,
     // not so much that the animation jumps.
@@ -638,6 +663,7 @@ function toggleFocus(tp) {
   if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
   if (state.focus.length > 8) state.focus.shift();
   run({ op: "view" });
+  playOnServer();
 }
 
 // toggleBroker drills into a broker in an overview (its fetchers, purgatory and messages in full),
@@ -646,6 +672,7 @@ function toggleBroker(id) {
   const i = state.focusBrokers.indexOf(id);
   if (i >= 0) state.focusBrokers.splice(i, 1); else state.focusBrokers.push(id);
   if (state.focusBrokers.length > 4) state.focusBrokers.shift();
+  playOnServer();
   run({ op: "view" }).then(() => {
     const card = document.querySelector(`.broker[data-broker="${id}"]`);
     if (card && state.focusBrokers.includes(id)) card.scrollIntoView({ block: "nearest" });
@@ -660,7 +687,12 @@ const cluster = new ClusterView({
 }, {
   act, toggleFocus,
   // A card came into view: refresh it now unless playing does so anyway.
-  onVisible: () => { if (!state.playing && state.detailAll && state.allBuilt) { clearTimeout(state.visTimer); state.visTimer = setTimeout(() => run({ op: "view" }), 80); } },
+  // While the server plays, its frames must carry the new cards too: play again with them.
+  onVisible: () => {
+    if (!state.detailAll || !state.allBuilt || (state.playing && !state.serverPlay)) return;
+    clearTimeout(state.visTimer);
+    state.visTimer = setTimeout(() => (state.playing ? playOnServer() : run({ op: "view" })), 80);
+  },
   clientOptions: () => ({ count: Math.max(1, Number($("produce-count").value) || 1), acks: $("acks").value === "all" ? "all" : Number($("acks").value) }),
 });
 const overview = new OverviewPanel({
@@ -676,7 +708,7 @@ function wire() {
     el("span", { class: "key" }, el("i", { class: "diverging" }), "response with divergingEpoch"));
   $("play").addEventListener("click", () => (state.playing ? pause() : play()));
   $("step").addEventListener("click", stepOnce);
-  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); });
+  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); playOnServer(); });
   $("advance").addEventListener("click", () => advanceBy(Math.max(1, Number($("advance-ms").value) || 1)));
   const scrub = $("scrub");
   scrub.addEventListener("input", () => {
@@ -729,7 +761,9 @@ async function start() {
   wire();
   const native = new URLSearchParams(location.search).get("backend") === "native";
   state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");
-  state.transport.onfatal = (msg) => { pause(); setStatus("engine unavailable"); showError(msg); };
+  state.transport.onfatal = (msg) => { state.serverPlay = false; pause(); setStatus("engine unavailable"); showError(msg); };
+  state.serverPlay = native;
+  state.transport.onpush = onPlayFrame;
   const presetsP = loadPresets();
   try {
     const info = await state.transport.ready;

@@ -26,6 +26,10 @@ class Base {
     this.bytes = (this.bytes || 0) + json.length;
     this.replies = (this.replies || 0) + 1;
     try { reply = JSON.parse(json); this.parseMs = performance.now() - t0; this.replyBytes = json.length; } catch (e) { this.fail("the engine host sent a reply that is not JSON: " + e); return; }
+    if (reply.push) { // a frame the server pushed (server-paced play), not an answer
+      if (this.onpush) this.onpush(reply);
+      return;
+    }
     const p = this.pending.get(reply.id);
     if (!p) return; // a reply to a request we no longer wait for
     this.pending.delete(reply.id);
