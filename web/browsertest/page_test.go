@@ -280,6 +280,28 @@ func TestNativeBackend(t *testing.T) {
 	if now := evalJS[int](p, `window.highwater.t`); now != stopped {
 		t.Fatalf("time went on after the pause: %d → %d", stopped, now)
 	}
+	// Flat out: the server runs as fast as it can (play with speed 0).
+	p.change("speed", "0")
+	p.click("#play")
+	p.wait("flat out past two minutes", `window.highwater.t > 120000`)
+	p.click("#play")
+}
+
+// TestFlatOutInPage: the flat-out speed in the page engine advances a second per request, as fast
+// as the worker answers, and stops on Pause.
+func TestFlatOutInPage(t *testing.T) {
+	p := newPage(t, "?scenario=testdata/three-brokers.json", 1280, 900)
+	p.loaded()
+	p.change("speed", "0")
+	p.click("#play")
+	p.wait("flat out past two minutes", `window.highwater.t > 120000`)
+	p.click("#play")
+	p.wait("the pause", `!window.highwater.busy`)
+	stopped := evalJS[int](p, `window.highwater.t`)
+	time.Sleep(300 * time.Millisecond)
+	if now := evalJS[int](p, `window.highwater.t`); now != stopped {
+		t.Fatalf("time went on after the pause: %d → %d", stopped, now)
+	}
 }
 
 // TestSameOutcomeBothBackends: the same clicks in the page engine and on the native server give

@@ -457,6 +457,8 @@ function serial(fn) {
 // page, each animation frame asks the worker to advance. Either way displayT runs on locally
 // between replies so messages in flight move smoothly.
 const PLAY_INTERVAL_MS = 50;
+// Flat out (speed 0): each step covers this much simulated time, as fast as the engine answers.
+const FLAT_OUT_CHUNK_MS = 1000;
 
 function play() {
   if (!state.view) return;
@@ -480,7 +482,7 @@ function pause() {
 // change while playing sends it again).
 function playOnServer() {
   if (!state.playing || !state.serverPlay) return;
-  run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS });
+  run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS, chunkMs: FLAT_OUT_CHUNK_MS });
 }
 
 // onPlayFrame applies a frame the server pushed. Frames written before a pause reached the
@@ -550,6 +552,16 @@ function frame(now) {
   state.lastFrame = now;
   if (state.playing && state.view && state.serverPlay) {
     state.displayT = Math.min(state.displayT + dt * state.speed, state.t + 0.999);
+  } else if (state.playing && state.view && state.speed === 0) {
+    // Flat out in the page: the next chunk as soon as the last is answered.
+    let target = state.t + FLAT_OUT_CHUNK_MS;
+    const e = nextExpectAt(state.t);
+    if (e > 0 && target > e) target = e;
+    state.displayT = state.t;
+    if (!state.busy) {
+      state.busy = true;
+      run({ op: "advance", to: target }).finally(() => { state.busy = false; });
+    }
   } else if (state.playing && state.view) {
     // The shown time may run ahead of the engine by two round trips (at least 100 ms of wall
     // time) at this speed: enough for a slow engine (a large native cluster) to keep real time,
