@@ -194,3 +194,47 @@ func fuzzRunUntil(t *testing.T, e *Engine, until int64) bool {
 	e.Drain()
 	return true
 }
+
+// TestZeroLatencyTimeMoves: the two ways zero network latency used to hold time still (fuzzing
+// found them) now let it move. A follower answered at once with nothing new fetches again at
+// most once per millisecond; a LeaderAndIsr refused by a broker that died before the controller
+// noticed is re-sent after 100 ms, as Kafka's RequestSendThread backs off.
+func TestZeroLatencyTimeMoves(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		until    int64
+		scenario string
+	}{
+		{"no fetch wait", 5_000, `{"name": "spin", "brokers": 3, "topics": [{"name": "t", "partitions": 2, "replicationFactor": 3}],
+		  "config": {"sim.network.latency.ms": 0}, "steps": [{"at": 100, "do": "config", "set": {"replica.fetch.wait.max.ms": 0}},
+		    {"at": 200, "do": "produce", "topic": "t", "partition": 0, "count": 3}]}`},
+		// Broker 1 dies 10 ms after broker 2: when the controller acts on 2's expired session
+		// (18 s), it tells 1, which is dead but not yet noticed.
+		{"LeaderAndIsr to a dead broker", 30_000, `{"name": "refused", "brokers": 3, "topics": [{"name": "t", "partitions": 2, "replicationFactor": 3}],
+		  "config": {"sim.network.latency.ms": 0}, "steps": [{"at": 100, "do": "kill", "broker": 2},
+		    {"at": 110, "do": "kill", "broker": 1}]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := ParseScenario([]byte(c.scenario))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := New(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range sc.Steps {
+				fuzzRunUntil(t, e, st.At)
+				if err := e.Apply(st.Action); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !fuzzRunUntil(t, e, c.until) {
+				t.Fatalf("the agenda item budget ran out by %d ms", e.Now())
+			}
+			if e.Now() != c.until {
+				t.Fatalf("stopped at %d ms", e.Now())
+			}
+		})
+	}
+}
