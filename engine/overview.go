@@ -114,11 +114,19 @@ func (e *Engine) hwLag(p *partition) int64 {
 type Detail struct {
 	Brokers    []int32
 	Partitions []TP
+	// focused is Partitions as a set, built on first use (a page may focus thousands).
+	focused map[TP]bool
 }
 
 // Partition reports whether a partition is focused.
 func (d *Detail) Partition(tp TP) bool {
-	return slices.ContainsFunc(d.Partitions, func(f TP) bool { return f.Topic == tp.Topic && f.Partition == tp.Partition })
+	if d.focused == nil {
+		d.focused = make(map[TP]bool, len(d.Partitions))
+		for _, f := range d.Partitions {
+			d.focused[TP{Topic: f.Topic, Partition: f.Partition}] = true
+		}
+	}
+	return d.focused[TP{Topic: tp.Topic, Partition: tp.Partition}]
 }
 
 // Message reports whether a message is shown: it goes to or from a focused broker or carries a

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine/commitlog"
@@ -202,6 +203,38 @@ type ViewOptions struct {
 	MaxMessages int
 }
 
+// MaxFocus bounds the partitions one view may focus on.
+const MaxFocus = 10_000
+
+// CheckViewOptions names the first thing a view's options ask for that this cluster does not
+// have: a focused partition or broker out of range, or too many of them.
+func (e *Engine) CheckViewOptions(opt ViewOptions) error {
+	if len(opt.Focus) > MaxFocus {
+		return fmt.Errorf("focus: %d partitions; at most %d", len(opt.Focus), MaxFocus)
+	}
+	for i, tp := range opt.Focus {
+		n := e.topicPartitions(tp.Topic)
+		switch {
+		case n < 0:
+			return fmt.Errorf("focus[%d]: no topic %q in this cluster", i, tp.Topic)
+		case tp.Partition < 0 || int(tp.Partition) >= n:
+			return fmt.Errorf("focus[%d]: topic %q has partitions 0 to %d, not %d", i, tp.Topic, n-1, tp.Partition)
+		}
+	}
+	if len(opt.FocusBrokers) > len(e.brokers) {
+		return fmt.Errorf("focusBrokers: %d brokers; the cluster has %d", len(opt.FocusBrokers), len(e.brokers))
+	}
+	for i, b := range opt.FocusBrokers {
+		if b < 0 || int(b) >= len(e.brokers) {
+			return fmt.Errorf("focusBrokers[%d]: no broker %d (brokers are 0 to %d)", i, b, len(e.brokers)-1)
+		}
+	}
+	if opt.DetailLimit < 0 || opt.MaxMessages < 0 {
+		return fmt.Errorf("detailLimit and maxMessages: must not be negative (0: the default)")
+	}
+	return nil
+}
+
 // View returns the whole state.
 func (e *Engine) View(opt ViewOptions) View {
 	if opt.DetailLimit == 0 {
@@ -220,9 +253,8 @@ func (e *Engine) View(opt ViewOptions) View {
 	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
 	v.Clients = e.clientCounts()
 	overview := len(e.partitions) > opt.DetailLimit
-	inFocus := func(p *partition) bool {
-		return slices.ContainsFunc(opt.Focus, func(tp TP) bool { return tp.Topic == p.topic && tp.Partition == p.index })
-	}
+	focus := &Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
+	inFocus := func(p *partition) bool { return focus.Partition(TP{Topic: p.topic, Partition: p.index}) }
 	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = e.tally.isrShrinks, e.tally.isrExpands, e.tally.leaderChanges
 	v.Traffic = e.Traffic()
 	for _, b := range e.brokers {
@@ -271,7 +303,7 @@ func (e *Engine) View(opt ViewOptions) View {
 	}
 	var lod *Detail
 	if overview {
-		lod = &Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
+		lod = focus
 	}
 	e.collectAgenda(&v, opt.MaxMessages, lod)
 	return v

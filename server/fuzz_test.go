@@ -47,6 +47,9 @@ func FuzzHandleJSON(f *testing.F) {
 		`{"id":18,"op":"seek","to":-1}`,
 		`{"id":19,"op":"apply","action":{"do":"expect"}}`,
 		`{"id":20,"op":"apply","action":{"do":"config","set":{"replica.lag.time.max.ms":1}}}`,
+		`{"id":23,"op":"advance","by":300,"view":{"delta":true,"detailLimit":1,"focusBrokers":[0,2],"focus":[{"topic":"orders","partition":0}]}}`,
+		`{"id":24,"op":"play","speed":1,"view":{"delta":true,"focusBrokers":[-1,99]}}`,
+		`{"id":25,"op":"view","view":{"delta":"yes","focusBrokers":"0"}}`,
 	} {
 		f.Add([]byte(s))
 	}

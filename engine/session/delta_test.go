@@ -69,18 +69,24 @@ func TestViewDeltas(t *testing.T) {
 		{"at":200,"do":"produce","topic":"t","partition":5,"count":3,"acks":"all"}]}`
 	small := `{"name":"small","brokers":3,"topics":[{"name":"t","partitions":2,"replicationFactor":3}],"steps":[
 		{"at":100,"do":"produce","topic":"t","partition":0,"count":2}]}`
+	// The focus moves: a partition, then a broker too, then another partition.
+	bigFocus := []string{`"focus":[{"topic":"t","partition":5}]`, `"focus":[{"topic":"t","partition":5}],"focusBrokers":[2]`,
+		`"focus":[{"topic":"t","partition":7}]`}
+	smallFocus := []string{`"focus":[{"topic":"t","partition":0}]`, `"focus":[{"topic":"t","partition":0}],"focusBrokers":[2]`,
+		`"focus":[{"topic":"t","partition":1}]`}
 	for _, c := range []struct {
 		name, scenario string
+		focus          []string
 		steps          []string
 	}{
-		{"overview", big, []string{
+		{"overview", big, bigFocus, []string{
 			`"op":"advance","by":300`, `"op":"advance","by":300`,
 			`"op":"apply","action":{"do":"kill","broker":2}`, `"op":"advance","by":100`, `"op":"advance","by":1000`,
 			`"op":"advance","by":20000`, `"op":"apply","action":{"do":"produce","topic":"t","partition":7,"count":5,"acks":"1"}`,
 			`"op":"advance","by":50`, `"op":"apply","action":{"do":"restart","broker":2}`, `"op":"advance","by":3000`,
 			`"op":"seek","to":400`, `"op":"advance","by":700`, `"op":"view"`, `"op":"step"`, `"op":"advance","by":40000`,
 		}},
-		{"detail", small, []string{
+		{"detail", small, smallFocus, []string{
 			`"op":"advance","by":150`, `"op":"apply","action":{"do":"kill","broker":0}`, `"op":"advance","by":1000`,
 			`"op":"step"`, `"op":"seek","to":50`, `"op":"advance","by":500`,
 		}},
@@ -90,9 +96,7 @@ func TestViewDeltas(t *testing.T) {
 			var view map[string]any
 			patches, patchBytes, wholeBytes := 0, 0, 0
 			for i, step := range append([]string{`"op":"load","scenario":` + c.scenario}, c.steps...) {
-				// The focus moves: a partition, then a broker too, then another partition.
-				focus := []string{`"focus":[{"topic":"t","partition":5}]`, `"focus":[{"topic":"t","partition":5}],"focusBrokers":[2]`,
-					`"focus":[{"topic":"t","partition":7}]`}[i*3/(len(c.steps)+1)]
+				focus := c.focus[i*3/(len(c.steps)+1)]
 				req := func(d bool) []byte {
 					return fmt.Appendf(nil, `{"id":%d,%s,"view":{"maxMessages":50,%s,"delta":%v}}`, i+1, step, focus, d)
 				}
@@ -146,5 +150,35 @@ func TestViewDeltas(t *testing.T) {
 			}
 			t.Logf("%d patches; %d bytes with deltas, %d with whole views", patches, patchBytes, wholeBytes)
 		})
+	}
+}
+
+// TestViewFocusErrors: a view that focuses on what the cluster does not have gets an error reply
+// naming it, before anything runs (time does not move), and the session goes on.
+func TestViewFocusErrors(t *testing.T) {
+	s := New(Limits{})
+	ok(t, do(t, s, `{"id":1,"op":"load","noView":true,"scenario":`+scenario+`}`))
+	for _, c := range []struct{ view, want string }{
+		{`{"focus":[{"topic":"nope","partition":0}]}`, `view.focus[0]: no topic "nope" in this cluster`},
+		{`{"focus":[{"topic":"t","partition":0},{"topic":"t","partition":1}]}`, `view.focus[1]: topic "t" has partitions 0 to 0, not 1`},
+		{`{"focusBrokers":[0,3]}`, `view.focusBrokers[1]: no broker 3 (brokers are 0 to 2)`},
+		{`{"focusBrokers":[-1]}`, `view.focusBrokers[0]: no broker -1 (brokers are 0 to 2)`},
+		{`{"maxMessages":-4}`, `view.detailLimit and maxMessages: must not be negative (0: the default)`},
+	} {
+		r := do(t, s, `{"id":2,"op":"advance","by":100,"view":`+c.view+`}`)
+		if r.Type != "error" || r.Error != c.want || r.ID != 2 || r.T != 0 {
+			t.Errorf("view %s: %s %q at t %d; want error %q at t 0", c.view, r.Type, r.Error, r.T, c.want)
+		}
+	}
+	big := strings.Repeat(`{"topic":"t","partition":0},`, 10_001)
+	if r := do(t, s, `{"id":3,"op":"view","view":{"focus":[`+big[:len(big)-1]+`]}}`); r.Error != "view.focus: 10001 partitions; at most 10000" {
+		t.Errorf("10,001 focused partitions: %q", r.Error)
+	}
+	// A load is checked against the cluster it loads, and a refused one keeps the old cluster.
+	if r := do(t, s, `{"id":4,"op":"load","view":{"focusBrokers":[5]},"scenario":`+scenario+`}`); r.Error != "view.focusBrokers[0]: no broker 5 (brokers are 0 to 2)" {
+		t.Errorf("load with a bad view: %q", r.Error)
+	}
+	if r := ok(t, do(t, s, `{"id":5,"op":"advance","by":100,"view":{"focusBrokers":[2]}}`)); r.T != 100 {
+		t.Fatalf("after the errors: t %d, want 100", r.T)
 	}
 }

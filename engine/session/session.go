@@ -168,9 +168,15 @@ func (s *Session) Handle(req Request) (reply Reply) {
 		}
 	}()
 	var err error
+	if s.eng != nil && req.Op != "load" && !req.NoView {
+		// A view asking for what the cluster does not have is refused before anything runs.
+		if err := s.eng.CheckViewOptions(viewOptions(req)); err != nil {
+			return s.errorReply(req, fmt.Errorf("view.%v", err))
+		}
+	}
 	switch req.Op {
 	case "load":
-		err = s.load(req.Scenario)
+		err = s.load(req.Scenario, viewOptions(req), !req.NoView)
 		reply.Reset = true
 	case "apply":
 		err = s.apply(req.Action)
@@ -223,10 +229,7 @@ func (s *Session) fill(r *Reply, req Request) {
 	r.Next = s.eng.NextAt()
 	evs := append(s.pending, s.eng.Drain()...)
 	s.pending = nil
-	opt := engine.ViewOptions{}
-	if v := req.View; v != nil {
-		opt = engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
-	}
+	opt := viewOptions(req)
 	detailLimit := opt.DetailLimit
 	if detailLimit <= 0 {
 		detailLimit = 64 // the engine's default (ViewOptions)
@@ -269,6 +272,15 @@ func (s *Session) fill(r *Reply, req Request) {
 	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
 }
 
+// viewOptions are the engine's options for the request's view.
+func viewOptions(req Request) engine.ViewOptions {
+	v := req.View
+	if v == nil {
+		return engine.ViewOptions{}
+	}
+	return engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
+}
+
 // sendView puts the view in the reply: whole, or as a patch against the last one sent when the
 // page takes deltas and nothing was reset.
 func (s *Session) sendView(r *Reply, view *engine.View, delta bool) {
@@ -293,7 +305,7 @@ func (s *Session) sendView(r *Reply, view *engine.View, delta bool) {
 
 // load starts a new run from a scenario file. Its actions form the initial timeline; its expect
 // steps are checked as time passes them.
-func (s *Session) load(raw json.RawMessage) error {
+func (s *Session) load(raw json.RawMessage, opt engine.ViewOptions, withView bool) error {
 	if len(raw) == 0 {
 		return errors.New("scenario: required for load")
 	}
@@ -307,6 +319,11 @@ func (s *Session) load(raw json.RawMessage) error {
 	eng, err := engine.New(sc)
 	if err != nil {
 		return fmt.Errorf("scenario: %v", err)
+	}
+	if withView {
+		if err := eng.CheckViewOptions(opt); err != nil {
+			return fmt.Errorf("view.%v", err)
+		}
 	}
 	s.sc, s.eng = sc, eng
 	s.sent = nil

@@ -212,6 +212,13 @@ func TestOverviewGridFocus(t *testing.T) {
 		t.Fatalf("%d view patches applied, want several", n)
 	}
 	p.screenshot("overview")
+	// A one-partition preset next: the old focus (orders-17, orders-19, broker 3) must not go
+	// with the load, or the engine would refuse it.
+	p.change("preset", "leader-crash-truncation.json")
+	p.wait("the preset loaded", `document.getElementById("scenario-name").textContent.includes("crash") && document.getElementById("overview").hidden`)
+	if msg := evalJS[string](p, `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
+		t.Fatalf("loading a preset after focusing in an overview: %s", msg)
+	}
 }
 
 func TestPhoneWidth(t *testing.T) {

@@ -327,7 +327,8 @@ function inlineMarkdown(text) {
 async function loadScenario(obj, source) {
   pause();
   const prevScenario = state.scenario;
-  const r = await run({ op: "load", scenario: obj }, { what: `Could not load ${source}` });
+  // No focus yet: the old cluster's partitions and brokers may not exist in the new one.
+  const r = await run({ op: "load", scenario: obj, view: { ...VIEW_OPTS } }, { what: `Could not load ${source}` });
   if (!r) { state.scenario = prevScenario; return false; }
   $("error").hidden = true;
   $("violation").hidden = true;
