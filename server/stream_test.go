@@ -17,10 +17,10 @@ import (
 const overviewView = `"maxEvents":1000,"view":{"delta":true,"detailLimit":64,"maxMessages":300,"focus":[{"topic":"t","partition":17}]}`
 
 type streamResult struct {
-	simMs       int64
-	wall        time.Duration
-	replies     int
-	raw, wire   int64 // bytes after the first view: as JSON, and on the wire (permessage-deflate)
+	simMs      int64
+	wall       time.Duration
+	replies    int
+	raw, wire  int64 // bytes after the first view: as JSON, and on the wire (permessage-deflate)
 	first      int   // the first (whole) view's size
 	largestRaw int
 	states     string // the overview letters at the end (a whole view)
@@ -113,12 +113,14 @@ func TestOverviewStreamBound(t *testing.T) {
 }
 
 // BenchmarkOverviewStream measures the 100,000-partition overview stream (100 brokers, RF 3):
+//
 //   - per simulated second, in the page's 100 ms steps (what a client receives per second when
 //     the engine keeps real time), as JSON and on the wire;
+//
 //   - paced by the wall clock as the page paces it, for 20 s: bytes per wall second and the
 //     simulated seconds reached (the engine runs 100,000 partitions slower than real time).
 //
-//	go test -run '^$' -bench OverviewStream -benchtime 1x ./server   (make bench-server)
+//     go test -run '^$' -bench OverviewStream -benchtime 1x ./server   (make bench-server)
 func BenchmarkOverviewStream(b *testing.B) {
 	for b.Loop() {
 		r := streamOverview(b, 100, 100_000, 100, 30_000, 5_000, 0)
