@@ -110,29 +110,41 @@ func (e *Engine) hwLag(p *partition) int64 {
 }
 
 // Detail is what a page looks at closely in an overview: brokers and partitions it drills into.
-// Everything about them is sent in full; the rest is counted.
+// Everything about them is sent in full; the rest is counted. Build it with Engine.Detail.
 type Detail struct {
-	Brokers    []int32
-	Partitions []TP
-	// focused is Partitions as a set, built on first use (a page may focus thousands).
-	focused map[TP]bool
+	e       *Engine
+	brokers []int32
+	// pids are the focused partitions, sorted (a view walks partitions in pid order).
+	pids []int32
 }
 
-// Partition reports whether a partition is focused.
-func (d *Detail) Partition(tp TP) bool {
-	if d.focused == nil {
-		d.focused = make(map[TP]bool, len(d.Partitions))
-		for _, f := range d.Partitions {
-			d.focused[TP{Topic: f.Topic, Partition: f.Partition}] = true
+// Detail returns the detail a page asks for: focused brokers and partitions (ones the cluster
+// does not have are left out; CheckViewOptions names them).
+func (e *Engine) Detail(brokers []int32, focus []TP) *Detail {
+	d := &Detail{e: e, brokers: brokers}
+	for _, tp := range focus {
+		if p := e.partitionOf(tp.Topic, tp.Partition); p != nil {
+			d.pids = append(d.pids, p.pid)
 		}
 	}
-	return d.focused[TP{Topic: tp.Topic, Partition: tp.Partition}]
+	slices.Sort(d.pids)
+	d.pids = slices.Compact(d.pids)
+	return d
 }
+
+// Partition reports whether a partition the engine named (in a message) is focused.
+func (d *Detail) Partition(tp TP) bool {
+	_, ok := slices.BinarySearch(d.pids, tp.pid)
+	return ok
+}
+
+// Broker reports whether a broker is focused.
+func (d *Detail) Broker(b int32) bool { return slices.Contains(d.brokers, b) }
 
 // Message reports whether a message is shown: it goes to or from a focused broker or carries a
 // focused partition.
 func (d *Detail) Message(m *Message) bool {
-	return slices.Contains(d.Brokers, m.From) || slices.Contains(d.Brokers, m.To) || m.Carries(d.Partition)
+	return d.Broker(m.From) || d.Broker(m.To) || (len(d.pids) > 0 && m.Carries(d.Partition))
 }
 
 // clusterEvents are shown in an overview whatever it focuses on: they concern the whole cluster
@@ -159,9 +171,10 @@ func (d *Detail) Event(ev Event) (Event, bool) {
 		ev.Message = cut
 		return ev, true
 	case ev.Topic != "":
-		return ev, d.Partition(TP{Topic: ev.Topic, Partition: ev.Partition.V})
+		p := d.e.partitionOf(ev.Topic, ev.Partition.V)
+		return ev, p != nil && d.Partition(p.tp())
 	case ev.Broker.Set:
-		return ev, slices.Contains(d.Brokers, ev.Broker.V)
+		return ev, d.Broker(ev.Broker.V)
 	}
 	return ev, true
 }

@@ -70,18 +70,19 @@ func TestOverviewTallies(t *testing.T) {
 // TestOverviewDetail: an overview keeps in full what concerns a focused partition or broker, cut
 // to the focused partitions, and leaves the rest to counts.
 func TestOverviewDetail(t *testing.T) {
-	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {0, 1, 2}, {0, 1, 2}}, nil)
+	// t-0..t-2 led by broker 0; t-3 led by broker 2.
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {2, 0, 1}}, nil)
 	runFor(t, e, 5)
 	var fetch *Message
 	for _, ev := range e.Drain() {
-		if ev.Type == MsgFetch && ev.Message.From == 1 {
+		if ev.Type == MsgFetch && ev.Message.From == 1 && ev.Message.To == 0 {
 			fetch = ev.Message
 		}
 	}
 	if fetch == nil || len(fetch.Fetch.Partitions) != 3 {
 		t.Fatalf("no fetch from broker 1 with 3 partitions: %+v", fetch)
 	}
-	d := &Detail{Partitions: []TP{{Topic: "t", Partition: 1}}}
+	d := e.Detail(nil, []TP{{Topic: "t", Partition: 1}})
 	ev, ok := d.Event(Event{Type: MsgFetch, Message: fetch, Text: describeMessage(fetch)})
 	if !ok || len(ev.Message.Fetch.Partitions) != 1 || ev.Message.Fetch.Partitions[0].Partition != 1 || ev.Message.Omitted != 2 {
 		t.Fatalf("focused fetch: shown %v, %+v", ok, ev.Message)
@@ -92,7 +93,7 @@ func TestOverviewDetail(t *testing.T) {
 	if len(fetch.Fetch.Partitions) != 3 {
 		t.Fatal("cutting the event changed the engine's message")
 	}
-	other := &Detail{Partitions: []TP{{Topic: "t", Partition: 9}}}
+	other := e.Detail(nil, []TP{{Topic: "t", Partition: 3}})
 	if _, ok := other.Event(Event{Type: MsgFetch, Message: fetch}); ok {
 		t.Fatal("a fetch without a focused partition or broker is shown")
 	}
@@ -102,7 +103,7 @@ func TestOverviewDetail(t *testing.T) {
 	if _, ok := other.Event(Event{Type: EvBrokerDown, Broker: Some[int32](2)}); !ok {
 		t.Fatal("a broker going down is not shown")
 	}
-	byBroker := &Detail{Brokers: []int32{1}}
+	byBroker := e.Detail([]int32{1}, nil)
 	ev, ok = byBroker.Event(Event{Type: MsgFetch, Message: fetch})
 	if !ok || len(ev.Message.Fetch.Partitions) != 3 {
 		t.Fatalf("a fetch from a focused broker: shown %v, %d partitions (want all 3: none is focused)", ok, len(ev.Message.Fetch.Partitions))

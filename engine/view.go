@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -253,19 +254,23 @@ func (e *Engine) View(opt ViewOptions) View {
 	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
 	v.Clients = e.clientCounts()
 	overview := len(e.partitions) > opt.DetailLimit
-	focus := &Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
-	inFocus := func(p *partition) bool { return focus.Partition(TP{Topic: p.topic, Partition: p.index}) }
+	focus := e.Detail(opt.FocusBrokers, opt.Focus)
 	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = e.tally.isrShrinks, e.tally.isrExpands, e.tally.leaderChanges
 	v.Traffic = e.Traffic()
 	for _, b := range e.brokers {
-		var focus func(p *partition) bool
-		if overview && !slices.Contains(opt.FocusBrokers, b.id) {
-			focus = inFocus
+		var only []int32 // nil: every partition
+		if overview && !focus.Broker(b.id) {
+			only = focus.pids
 		}
-		v.Brokers = append(v.Brokers, e.brokerView(b, focus))
+		v.Brokers = append(v.Brokers, e.brokerView(b, only))
 	}
 	states := make([]byte, 0, len(e.partitions))
+	next := 0 // focus.pids[next] is the next focused partition (partitions go in pid order)
 	for _, p := range e.partitions {
+		focused := next < len(focus.pids) && focus.pids[next] == p.pid
+		if focused {
+			next++
+		}
 		st := e.partitionState(p)
 		v.Summary.Partitions++
 		v.Summary.Acked += p.acked
@@ -294,7 +299,7 @@ func (e *Engine) View(opt ViewOptions) View {
 		} else {
 			states = append(states, st[0])
 		}
-		if !overview || inFocus(p) {
+		if !overview || focused {
 			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
 		}
 	}
@@ -367,21 +372,29 @@ func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
 	return rv
 }
 
-// brokerView describes a broker. In an overview (focus != nil: the broker itself is not focused)
-// a fetcher lists only the focused partitions and counts the rest, and shows its request in flight
-// only when it carries one of them, so a view of a large cluster stays small and steady.
-func (e *Engine) brokerView(b *broker, focus func(p *partition) bool) BrokerView {
+// brokerView describes a broker. In an overview (only != nil: the broker itself is not focused)
+// a fetcher lists only the focused partitions (only, sorted pids) and counts the rest, and shows
+// its request in flight only when it carries one of them, so a view of a large cluster stays
+// small and steady.
+func (e *Engine) brokerView(b *broker, only []int32) BrokerView {
 	s := e.sessions[b.id]
 	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed,
 		Registered: s.registered, BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch,
 		Fetchers: []FetcherView{}, ParkedFetches: []Parked{}, ParkedProduces: []Parked{}}
 	for _, f := range b.fetchers {
 		fv := FetcherView{Leader: f.leader, ID: f.id, InFlight: f.inflight, Count: len(f.parts), Partitions: []FetchStateView{}}
-		for _, st := range f.parts {
-			p := e.partitions[st.pid]
-			if focus != nil && !focus(p) {
-				continue
+		parts := f.parts
+		if only != nil {
+			// f.parts is sorted by pid: find the focused ones instead of walking thousands.
+			parts = nil
+			for _, pid := range only {
+				if i, ok := slices.BinarySearchFunc(f.parts, pid, func(st fetchState, pid int32) int { return cmp.Compare(st.pid, pid) }); ok {
+					parts = append(parts, f.parts[i])
+				}
 			}
+		}
+		for _, st := range parts {
+			p := e.partitions[st.pid]
 			state := "fetching"
 			switch {
 			case st.delayUntil > e.now:
@@ -393,7 +406,7 @@ func (e *Engine) brokerView(b *broker, focus func(p *partition) bool) BrokerView
 				FetchOffset: st.fetchOffset, LeaderEpoch: st.epoch, LastFetchedEpoch: st.lastFetchedEpoch,
 				State: state, DelayedUntil: st.delayUntil})
 		}
-		if focus != nil && len(fv.Partitions) == 0 {
+		if only != nil && len(fv.Partitions) == 0 {
 			fv.InFlight = 0
 		}
 		bv.Fetchers = append(bv.Fetchers, fv)

@@ -236,7 +236,7 @@ func (s *Session) fill(r *Reply, req Request) {
 	}
 	if s.eng.PartitionCount() > detailLimit {
 		// An overview: full events only for what the page looks at, counts for the rest.
-		d := &engine.Detail{Brokers: opt.FocusBrokers, Partitions: opt.Focus}
+		d := s.eng.Detail(opt.FocusBrokers, opt.Focus)
 		shown := evs[:0]
 		for _, ev := range evs {
 			if ev, ok := d.Event(ev); ok {
