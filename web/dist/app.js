@@ -201,6 +201,13 @@ function render() {
   if (v.states && v.brokers.length > 12 && !state.detailAll) {
     const ids = new Set(state.focusBrokers);
     for (const p of v.partitions) if (show(p)) for (const b of p.assignment) ids.add(b);
+    // A broker drilled into brings its replication peers (the leaders it fetches from and the
+    // followers fetching from it), so its messages have somewhere to fly.
+    const tr = v.traffic;
+    if (tr) for (let i = 0; i < tr.from.length; i++) {
+      if (state.focusBrokers.includes(tr.from[i])) ids.add(tr.to[i]);
+      if (state.focusBrokers.includes(tr.to[i])) ids.add(tr.from[i]);
+    }
     showBroker = (id) => ids.has(id);
   }
   cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show, showBroker, focusBrokers: state.focusBrokers });
