@@ -38,6 +38,9 @@ func TestNativeLargeCluster(t *testing.T) {
 	}
 	long("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length > 0`)
 	p.screenshot("big-overview")
+	if !evalJS[bool](p, `document.getElementById("detail-all").disabled`) {
+		t.Fatal("'Draw every partition' is offered for 100,000 partitions")
+	}
 	p.click(`#overview-grid .cell[data-tp="orders-17"]`)
 	long("orders-17 in detail", `document.querySelector('.partition[data-tp="orders-17"]') !== null`)
 	leader := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader`)

@@ -26,6 +26,9 @@ const DEFAULTS = {
 // "Draw every partition" (?detail=all) keeps a card for each partition but asks the engine for
 // the detail of only the cards on screen (view.focus), so big clusters stay cheap.
 const DETAIL_PARAM = new URLSearchParams(location.search).get("detail");
+// "Draw every partition" builds a card per partition from one whole view: past this many the
+// page would hold hundreds of MB, so the overview grid is the way in.
+const DETAIL_ALL_MAX = 5000;
 // delta: after the first whole view, replies carry only what changed (viewPatch, docs/protocol.md).
 const VIEW_OPTS = { detailLimit: Number(DETAIL_PARAM) || 64, maxMessages: 300, delta: true };
 // Events per reply: the narration shows the newest 300, and each event may carry its message.
@@ -71,6 +74,7 @@ function call(req) {
 
 function viewOpts() {
   const total = state.topics.reduce((n, t) => n + t.count, 0);
+  if (state.detailAll && total > DETAIL_ALL_MAX) state.detailAll = false;
   if (total <= VIEW_OPTS.detailLimit) return { ...VIEW_OPTS, focus: state.focus };
   if (state.detailAll && !state.allBuilt) return { ...VIEW_OPTS, detailLimit: total, focus: [] };
   const focus = [...state.focus];
@@ -211,6 +215,10 @@ function render() {
     showBroker = (id) => ids.has(id);
   }
   cluster.render(v, { topics: state.topics, focus: state.focus, keep: state.detailAll, show, showBroker, focusBrokers: state.focusBrokers });
+  const all = $("detail-all");
+  all.disabled = total > DETAIL_ALL_MAX;
+  all.checked = state.detailAll;
+  all.parentElement.title = all.disabled ? `Only up to ${DETAIL_ALL_MAX.toLocaleString("en-US")} partitions: click partitions in the grid instead.` : "";
   overview.render(v, state.focusBrokers);
   updateChartChoice(v);
   chart.sample(v);
