@@ -211,6 +211,14 @@ func TestOverviewGridFocus(t *testing.T) {
 	if n := evalJS[int](p, `window.highwater.patches || 0`); n < 3 {
 		t.Fatalf("%d view patches applied, want several", n)
 	}
+	// A page out of step with the engine's view (as if a reply went missing) asks for a whole
+	// view instead of patching the wrong one.
+	evalJS[bool](p, `(window.highwater.viewSeq = -5, true)`)
+	p.advance(100)
+	p.wait("a whole view again", `window.highwater.viewSeq > 0 && !window.highwater.resyncing`)
+	if !evalJS[bool](p, `window.highwater.view.t === window.highwater.t && document.getElementById("error").hidden`) {
+		t.Fatal("after the resync the view is not the engine's current one")
+	}
 	p.screenshot("overview")
 	// A one-partition preset next: the old focus (orders-17, orders-19, broker 3) must not go
 	// with the load, or the engine would refuse it.
