@@ -236,11 +236,20 @@ func (e *Engine) CheckViewOptions(opt ViewOptions) error {
 	return nil
 }
 
+// defaultDetailLimit is how many partitions a view details when the page does not say.
+const defaultDetailLimit = 64
+
+// Overview reports whether a view with these options is an overview: the cluster has more
+// partitions than it details.
+func (e *Engine) Overview(opt ViewOptions) bool {
+	if opt.DetailLimit == 0 {
+		opt.DetailLimit = defaultDetailLimit
+	}
+	return len(e.partitions) > opt.DetailLimit
+}
+
 // View returns the whole state.
 func (e *Engine) View(opt ViewOptions) View {
-	if opt.DetailLimit == 0 {
-		opt.DetailLimit = 64
-	}
 	if opt.MaxMessages == 0 {
 		opt.MaxMessages = 500
 	}
@@ -253,7 +262,7 @@ func (e *Engine) View(opt ViewOptions) View {
 	}
 	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
 	v.Clients = e.clientCounts()
-	overview := len(e.partitions) > opt.DetailLimit
+	overview := e.Overview(opt)
 	focus := e.Detail(opt.FocusBrokers, opt.Focus)
 	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = e.tally.isrShrinks, e.tally.isrExpands, e.tally.leaderChanges
 	v.Traffic = e.Traffic()

@@ -230,25 +230,8 @@ func (s *Session) fill(r *Reply, req Request) {
 	evs := append(s.pending, s.eng.Drain()...)
 	s.pending = nil
 	opt := viewOptions(req)
-	detailLimit := opt.DetailLimit
-	if detailLimit <= 0 {
-		detailLimit = 64 // the engine's default (ViewOptions)
-	}
-	if s.eng.PartitionCount() > detailLimit {
-		// An overview: full events only for what the page looks at, counts for the rest.
-		d := s.eng.Detail(opt.FocusBrokers, opt.Focus)
-		shown := evs[:0]
-		for _, ev := range evs {
-			if ev, ok := d.Event(ev); ok {
-				shown = append(shown, ev)
-			} else {
-				if r.Aggregated == nil {
-					r.Aggregated = map[string]int{}
-				}
-				r.Aggregated[ev.Type]++
-			}
-		}
-		evs = shown
+	if s.eng.Overview(opt) {
+		evs, r.Aggregated = s.detailOnly(evs, opt)
 	}
 	limit := req.MaxEvents
 	if limit <= 0 {
@@ -270,6 +253,25 @@ func (s *Session) fill(r *Reply, req Request) {
 		s.sendView(r, &view, req.View != nil && req.View.Delta)
 	}
 	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
+}
+
+// detailOnly keeps the events an overview shows in full (engine.Detail.Event) and counts the
+// others by type.
+func (s *Session) detailOnly(evs []engine.Event, opt engine.ViewOptions) ([]engine.Event, map[string]int) {
+	d := s.eng.Detail(opt.FocusBrokers, opt.Focus)
+	var counted map[string]int
+	shown := evs[:0]
+	for _, ev := range evs {
+		if ev, ok := d.Event(ev); ok {
+			shown = append(shown, ev)
+			continue
+		}
+		if counted == nil {
+			counted = map[string]int{}
+		}
+		counted[ev.Type]++
+	}
+	return shown, counted
 }
 
 // viewOptions are the engine's options for the request's view.

@@ -567,24 +567,22 @@ function frame(now) {
   const dt = Math.min(250, now - state.lastFrame);
   state.lastFrame = now;
   if (state.playing && state.view && state.serverPlay) {
+    // The server pushes frames; the shown time runs on locally between them.
     state.displayT = Math.min(state.displayT + dt * state.speed, state.t + 0.999);
-  } else if (state.playing && state.view && state.speed === 0) {
-    // Flat out in the page: the next chunk as soon as the last is answered.
-    let target = state.t + FLAT_OUT_CHUNK_MS;
-    const e = nextExpectAt(state.t);
-    if (e > 0 && target > e) target = e;
-    state.displayT = state.t;
-    if (!state.busy) {
-      state.busy = true;
-      run({ op: "advance", to: target }).finally(() => { state.busy = false; });
-    }
   } else if (state.playing && state.view) {
-    // The shown time may run ahead of the engine by two round trips (at least 100 ms of wall
-    // time) at this speed: enough for a slow engine (a large native cluster) to keep real time,
-    // not so much that the animation jumps.
-    const lead = Math.max(100, 2 * (state.perf.request + state.perf.render));
-    state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, lead * state.speed));
-    let target = Math.floor(state.displayT);
+    let target;
+    if (state.speed === 0) {
+      // Flat out: the next chunk as soon as the last is answered.
+      target = state.t + FLAT_OUT_CHUNK_MS;
+      state.displayT = state.t;
+    } else {
+      // The shown time may run ahead of the engine by two round trips (at least 100 ms of wall
+      // time) at this speed: enough for a slow engine to keep real time, not so much that the
+      // animation jumps.
+      const lead = Math.max(100, 2 * (state.perf.request + state.perf.render));
+      state.displayT = Math.min(state.displayT + dt * state.speed, state.t + Math.max(1, lead * state.speed));
+      target = Math.floor(state.displayT);
+    }
     const e = nextExpectAt(state.t);
     if (e > 0 && target > e) target = e;
     if (target > state.t && !state.busy) {
