@@ -59,6 +59,12 @@ func TestOverviewTallies(t *testing.T) {
 	if v.Summary.LeaderChanges != 1 || v.Brokers[1].Leaders != 2 {
 		t.Fatalf("after killing leader 0: %d leader changes, broker 1 leads %d; want 1, 2", v.Summary.LeaderChanges, v.Brokers[1].Leaders)
 	}
+	if v := e.View(ViewOptions{DetailLimit: 1, Leaders: true}); v.Leaders != "0101" {
+		t.Fatalf("leaders in the overview: %q, want \"0101\" (broker 1 leads both)", v.Leaders)
+	}
+	if v := e.View(ViewOptions{DetailLimit: 1}); v.Leaders != "" {
+		t.Fatalf("leaders not asked for, but sent: %q", v.Leaders)
+	}
 	apply(t, e, `{"do":"restart","broker":2}`)
 	runFor(t, e, 10_000)
 	v = e.View(ViewOptions{})

@@ -22,7 +22,10 @@ type View struct {
 	Partitions []PartitionView `json:"partitions"`
 	// States has one letter per partition (in topic order) when the view is an overview:
 	// h healthy, u under-replicated, m under min.insync.replicas, o offline (no leader).
-	States     string      `json:"states,omitempty"`
+	States string `json:"states,omitempty"`
+	// Leaders, in an overview asked for it (ViewOptions.Leaders), has each partition's leader as
+	// two base-36 digits ("0h" is broker 17; "--" no leader), in topic order.
+	Leaders    string      `json:"leaders,omitempty"`
 	Messages   []*Message  `json:"messages"`
 	Violations []Violation `json:"violations"`
 	Produces   []ProduceOp `json:"produces"` // the latest 200
@@ -202,6 +205,8 @@ type ViewOptions struct {
 	NoRecords bool
 	// MaxMessages bounds the messages in flight listed (0: 500).
 	MaxMessages int
+	// Leaders adds View.Leaders to an overview.
+	Leaders bool
 }
 
 // MaxFocus bounds the partitions one view may focus on.
@@ -234,6 +239,20 @@ func (e *Engine) CheckViewOptions(opt ViewOptions) error {
 		return fmt.Errorf("detailLimit and maxMessages: must not be negative (0: the default)")
 	}
 	return nil
+}
+
+// leaderDigits encodes each partition's leader as two base-36 digits, "--" for none.
+func (e *Engine) leaderDigits() string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	out := make([]byte, 0, 2*len(e.partitions))
+	for _, p := range e.partitions {
+		if p.leader < 0 || p.leader >= 36*36 {
+			out = append(out, '-', '-')
+			continue
+		}
+		out = append(out, digits[p.leader/36], digits[p.leader%36])
+	}
+	return string(out)
 }
 
 // defaultDetailLimit is how many partitions a view details when the page does not say.
@@ -314,6 +333,9 @@ func (e *Engine) View(opt ViewOptions) View {
 	}
 	if overview {
 		v.States = string(states)
+		if opt.Leaders {
+			v.Leaders = e.leaderDigits()
+		}
 	}
 	var lod *Detail
 	if overview {

@@ -24,7 +24,8 @@ type ViewPatch struct {
 	Unset      []string     `json:"unset,omitempty"`
 	Brokers    *ListPatch   `json:"brokers,omitempty"`
 	Partitions *ListPatch   `json:"partitions,omitempty"`
-	States     *StatesPatch `json:"states,omitempty"`
+	States     *StringPatch `json:"states,omitempty"`
+	Leaders    *StringPatch `json:"leaders,omitempty"`
 }
 
 // ListPatch resizes a list to Len and replaces the entries at the indexes At with Items.
@@ -34,8 +35,8 @@ type ListPatch struct {
 	Items []json.RawMessage `json:"items"`
 }
 
-// StatesPatch overwrites the state letters from each index At[i] with Runs[i].
-type StatesPatch struct {
+// StringPatch overwrites an overview string (states, leaders) from each index At[i] with Runs[i].
+type StringPatch struct {
 	At   []int    `json:"at"`
 	Runs []string `json:"runs"`
 }
@@ -47,13 +48,14 @@ type sentView struct {
 	brokers    []json.RawMessage
 	partitions []json.RawMessage
 	states     string
+	leaders    string
 }
 
 // split encodes a view in the pieces a patch compares.
 func split(v *engine.View, seq int64) (*sentView, error) {
-	s := &sentView{seq: seq, states: v.States}
+	s := &sentView{seq: seq, states: v.States, leaders: v.Leaders}
 	rest := *v
-	rest.Brokers, rest.Partitions, rest.States = nil, nil, ""
+	rest.Brokers, rest.Partitions, rest.States, rest.Leaders = nil, nil, "", ""
 	raw, err := json.Marshal(rest)
 	if err != nil {
 		return nil, err
@@ -115,16 +117,8 @@ func patch(old, cur *sentView) *ViewPatch {
 	}
 	p.Brokers = listPatch(old.brokers, cur.brokers)
 	p.Partitions = listPatch(old.partitions, cur.partitions)
-	if cur.states != old.states {
-		p.States = statesPatch(old.states, cur.states)
-		if p.States == nil {
-			// Too much changed for runs to pay: send the letters whole.
-			if p.Set == nil {
-				p.Set = map[string]json.RawMessage{}
-			}
-			p.Set["states"], _ = json.Marshal(cur.states)
-		}
-	}
+	p.States = stringPatch("states", old.states, cur.states, set)
+	p.Leaders = stringPatch("leaders", old.leaders, cur.leaders, set)
 	return p
 }
 
@@ -173,14 +167,27 @@ func listPatch(old, cur []json.RawMessage) *ListPatch {
 	return lp
 }
 
-// statesPatch returns the runs of letters that differ (runs closer than 8 letters merge), or nil
-// when the lengths differ or the runs would be longer than a quarter of the letters.
-func statesPatch(old, cur string) *StatesPatch {
+// stringPatch returns the patch of an overview string: nil when unchanged; the runs of
+// characters that differ (runs closer than 8 merge); or, when the lengths differ or the runs would
+// be longer than a quarter of the string, nil after setting the string whole.
+func stringPatch(name, old, cur string, set func(string, json.RawMessage)) *StringPatch {
+	if old == cur {
+		return nil
+	}
+	if sp := runsPatch(old, cur); sp != nil {
+		return sp
+	}
+	whole, _ := json.Marshal(cur)
+	set(name, whole)
+	return nil
+}
+
+func runsPatch(old, cur string) *StringPatch {
 	if len(old) != len(cur) {
 		return nil
 	}
 	const gap = 8
-	sp := &StatesPatch{}
+	sp := &StringPatch{}
 	size := 0
 	for i := 0; i < len(cur); i++ {
 		if old[i] == cur[i] {

@@ -42,12 +42,14 @@ func applyPatch(t *testing.T, view map[string]any, p map[string]any) {
 		}
 		view[name] = next
 	}
-	if sp, ok := p["states"].(map[string]any); ok {
-		b := []byte(view["states"].(string))
-		for i, at := range sp["at"].([]any) {
-			copy(b[int(at.(float64)):], sp["runs"].([]any)[i].(string))
+	for _, name := range []string{"states", "leaders"} {
+		if sp, ok := p[name].(map[string]any); ok {
+			b := []byte(view[name].(string))
+			for i, at := range sp["at"].([]any) {
+				copy(b[int(at.(float64)):], sp["runs"].([]any)[i].(string))
+			}
+			view[name] = string(b)
 		}
-		view["states"] = string(b)
 	}
 }
 
@@ -70,7 +72,7 @@ func TestViewDeltas(t *testing.T) {
 	small := `{"name":"small","brokers":3,"topics":[{"name":"t","partitions":2,"replicationFactor":3}],"steps":[
 		{"at":100,"do":"produce","topic":"t","partition":0,"count":2}]}`
 	// The focus moves: a partition, then a broker too, then another partition.
-	bigFocus := []string{`"focus":[{"topic":"t","partition":5}]`, `"focus":[{"topic":"t","partition":5}],"focusBrokers":[2]`,
+	bigFocus := []string{`"focus":[{"topic":"t","partition":5}],"leaders":true`, `"focus":[{"topic":"t","partition":5}],"focusBrokers":[2],"leaders":true`,
 		`"focus":[{"topic":"t","partition":7}]`}
 	smallFocus := []string{`"focus":[{"topic":"t","partition":0}]`, `"focus":[{"topic":"t","partition":0}],"focusBrokers":[2]`,
 		`"focus":[{"topic":"t","partition":1}]`}
@@ -94,7 +96,7 @@ func TestViewDeltas(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			whole, delta := New(Limits{}), New(Limits{})
 			var view map[string]any
-			patches, patchBytes, wholeBytes := 0, 0, 0
+			patches, patchBytes, wholeBytes, leaderRuns := 0, 0, 0, 0
 			for i, step := range append([]string{`"op":"load","scenario":` + c.scenario}, c.steps...) {
 				focus := c.focus[i*3/(len(c.steps)+1)]
 				req := func(d bool) []byte {
@@ -108,6 +110,11 @@ func TestViewDeltas(t *testing.T) {
 				if p, ok := dr["viewPatch"].(map[string]any); ok {
 					if view == nil || p["base"].(float64) != view["_seq"].(float64) {
 						t.Fatalf("step %d: patch on base %v, page has %v", i, p["base"], view["_seq"])
+					}
+					if _, ok := p["leaders"]; ok {
+						leaderRuns++
+					} else if set, ok := p["set"].(map[string]any); ok && set["leaders"] != nil && set["leaders"] != "" {
+						leaderRuns++ // too many changed for runs: sent whole
 					}
 					applyPatch(t, view, p)
 					view["_seq"] = p["seq"]
@@ -147,6 +154,9 @@ func TestViewDeltas(t *testing.T) {
 			}
 			if patches < len(c.steps)-3 {
 				t.Fatalf("only %d patches in %d steps", patches, len(c.steps))
+			}
+			if c.name == "overview" && leaderRuns == 0 {
+				t.Fatal("no patch carried leader changes (the kill moves leaders)")
 			}
 			t.Logf("%d patches; %d bytes with deltas, %d with whole views", patches, patchBytes, wholeBytes)
 		})

@@ -42,6 +42,8 @@ type ViewRequest struct {
 	DetailLimit  int     `json:"detailLimit,omitempty"`
 	NoRecords    bool    `json:"noRecords,omitempty"`
 	MaxMessages  int     `json:"maxMessages,omitempty"`
+	// Leaders asks an overview for each partition's leader (view.leaders).
+	Leaders bool `json:"leaders,omitempty"`
 	// Delta asks for a patch against the last view sent (viewPatch) instead of a whole view,
 	// once a whole one has been sent (delta.go).
 	Delta bool `json:"delta,omitempty"`
@@ -280,7 +282,8 @@ func viewOptions(req Request) engine.ViewOptions {
 	if v == nil {
 		return engine.ViewOptions{}
 	}
-	return engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords, MaxMessages: v.MaxMessages}
+	return engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords,
+		MaxMessages: v.MaxMessages, Leaders: v.Leaders}
 }
 
 // sendView puts the view in the reply: whole, or as a patch against the last one sent when the

@@ -55,6 +55,12 @@ func TestNativeLargeCluster(t *testing.T) {
 	long("under-replicated cells", `document.querySelectorAll("#overview-grid .cell.st-u").length > 0`)
 	long("the ISR shrinks counted", `/ISR shrinks [1-9]/.test(document.getElementById("overview-counters").textContent)`)
 	p.screenshot("big-native-kill")
+	// Colour the 100,000 cells by leader: orders-17's cell names its new leader.
+	p.do(chromedp.SetValue(chromedp.ID("grid-colour"), "leader"))
+	newLeader := evalJS[string](p, `document.querySelector('.partition[data-tp="orders-17"]').dataset.leader`)
+	long("the grid coloured by leader", `(document.querySelector('#overview-grid .cell[data-tp="orders-17"]').getAttribute("aria-label") || "").includes("leader broker `+newLeader+`")`)
+	p.viewShot("big-native-by-leader")
+	p.do(chromedp.SetValue(chromedp.ID("grid-colour"), "state"))
 	// Play at real time for 10 s: what the page receives per second, as JSON (the wire carries it
 	// compressed), and how far simulated time got.
 	before := evalJS[[]float64](p, `[window.highwater.transport.bytes, window.highwater.transport.replies, window.highwater.t, performance.now(), window.highwater.frames]`)

@@ -199,6 +199,15 @@ func TestOverviewGridFocus(t *testing.T) {
 	if !evalJS[bool](p, `/Counted, not sent in full: .*fetch/.test(document.getElementById("overview-elsewhere").textContent)`) {
 		t.Fatal("the fetches left out of the overview are not counted on screen")
 	}
+	// Colour by leader: orders-2 (replicas 2, 3, 4) moved from the dead broker 2 to broker 3.
+	p.change("grid-colour", "leader")
+	p.wait("cells coloured by leader", `document.querySelectorAll("#overview-grid .cell.lead").length === 100`)
+	if label := evalJS[string](p, `document.querySelector('#overview-grid .cell[data-tp="orders-2"]').getAttribute("aria-label")`); !strings.Contains(label, "leader broker 3") {
+		t.Fatalf("orders-2 cell: %q, want its new leader, broker 3", label)
+	}
+	p.screenshot("overview-by-leader")
+	p.change("grid-colour", "state")
+	p.wait("cells coloured by state", `document.querySelectorAll("#overview-grid .cell.lead").length === 0`)
 	// Drill into broker 3: it leads neither focused partition, so its purgatory is only counted
 	// until it is focused; then its parked fetches are listed.
 	if evalJS[bool](p, `/fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="3"]').textContent)`) {

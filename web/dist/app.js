@@ -44,6 +44,7 @@ const state = {
   topics: [],
   focus: [],
   focusBrokers: [], // brokers drilled into in an overview
+  gridColour: "state", // the overview grid's colouring: state, or leader broker
   viewSeq: 0, // the sequence number of state.view (a patch names the view it applies to)
   playing: false,
   speed: 1, // simulated ms per wall ms
@@ -81,7 +82,7 @@ function viewOpts() {
   const add = (tp) => { if (tp && !focus.some((f) => f.topic === tp.topic && f.partition === tp.partition)) focus.push(tp); };
   if (state.detailAll) for (const tp of cluster.visibleTPs()) add(tp);
   add(state.chartTP); // the chart's partition, so its plot goes on
-  return { ...VIEW_OPTS, focus, focusBrokers: state.focusBrokers };
+  return { ...VIEW_OPTS, focus, focusBrokers: state.focusBrokers, leaders: state.gridColour === "leader" };
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
@@ -757,6 +758,11 @@ function wire() {
   $("chart-partition").addEventListener("change", chooseChart);
   $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
+  $("grid-colour").addEventListener("change", (e) => {
+    state.gridColour = e.target.value;
+    if (state.view) run({ op: "view" });
+    playOnServer();
+  });
   $("detail-all").checked = state.detailAll = DETAIL_PARAM === "all";
   $("detail-all").addEventListener("change", (e) => {
     state.detailAll = e.target.checked;

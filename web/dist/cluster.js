@@ -3,7 +3,7 @@
 // LEO markers) and the overview grid for big clusters. Elements are keyed and kept between
 // frames, so controls keep keyboard focus and markers slide with CSS transitions.
 
-import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime } from "./dom.js";
+import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue } from "./dom.js";
 
 const CUT_MS = 1500; // how long truncated records stay visible (wall-clock ms) before they go
 
@@ -233,23 +233,34 @@ export class ClusterView {
     }
     const label = { h: "healthy", u: "under-replicated", m: "under min.insync.replicas", o: "offline" };
     const focused = new Set(focus.map((f) => tpName(f.topic, f.partition)));
-    // Touch only the cells whose letter changed, unless the focus changed (100,000 cells).
-    const focusKey = [...focused].join();
-    const old = this.gridStates || "";
-    const full = focusKey !== this.gridFocusKey || old.length !== states.length;
+    // Colour by leader when the view has them (two base-36 digits per partition, "--" none).
+    const leaders = view.leaders || "";
+    const byLeader = leaders.length === 2 * states.length;
+    this.gridEl.classList.toggle("by-leader", byLeader);
+    // Touch only the cells whose letters changed, unless the focus or the colouring changed
+    // (100,000 cells).
+    const focusKey = [...focused].join() + byLeader;
+    const old = this.gridStates || "", oldLeaders = this.gridLeaders || "";
+    const full = focusKey !== this.gridFocusKey || old.length !== states.length || (byLeader && oldLeaders.length !== leaders.length);
     this.gridFocusKey = focusKey;
     this.gridStates = states;
+    this.gridLeaders = leaders;
     for (let i = 0; i < this.gridCells.length; i++) {
-      if (!full && states.charCodeAt(i) === old.charCodeAt(i)) continue;
+      if (!full && states.charCodeAt(i) === old.charCodeAt(i) &&
+        (!byLeader || (leaders.charCodeAt(2 * i) === oldLeaders.charCodeAt(2 * i) && leaders.charCodeAt(2 * i + 1) === oldLeaders.charCodeAt(2 * i + 1)))) continue;
       const c = this.gridCells[i];
       const st = states[i] || "h";
+      const lead = byLeader ? leaders.slice(2 * i, 2 * i + 2) : "";
       const pressed = focused.has(c.b.dataset.tp);
-      const sig = st + pressed;
+      const sig = st + lead + pressed;
       if (c.st === sig) continue;
       c.st = sig;
-      c.b.className = "cell st-" + st;
+      const id = lead && lead !== "--" ? parseInt(lead, 36) : -1;
+      c.b.className = "cell st-" + st + (id >= 0 ? " lead" : "");
+      c.b.style.setProperty("--hue", id >= 0 ? String(brokerHue(id)) : "");
       c.b.setAttribute("aria-pressed", String(pressed));
-      c.b.setAttribute("aria-label", `${c.b.dataset.tp}: ${label[st] || st}${pressed ? ", shown in detail" : ""}`);
+      const leaderText = byLeader ? (id >= 0 ? `, leader broker ${id}` : ", no leader") : "";
+      c.b.setAttribute("aria-label", `${c.b.dataset.tp}: ${label[st] || st}${leaderText}${pressed ? ", shown in detail" : ""}`);
       c.b.title = c.b.getAttribute("aria-label");
     }
   }

@@ -55,3 +55,7 @@ export function setList(arr) { return "[" + (arr || []).join(" ") + "]"; }
 export function prefersReducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
+
+// brokerHue is a broker's hue in the overview coloured by leader: neighbouring ids get far-apart
+// hues (the golden angle).
+export function brokerHue(id) { return Math.round((id * 137.508) % 360); }

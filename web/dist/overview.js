@@ -2,7 +2,7 @@
 // heatmap of brokers (click one to drill into it), the fetch traffic between brokers as a
 // follower × leader matrix, and the events the engine counted instead of sending in full.
 
-import { el, setText } from "./dom.js";
+import { el, setText, brokerHue } from "./dom.js";
 
 const fmt = (n) => Math.round(n).toLocaleString("en-US");
 
@@ -46,11 +46,13 @@ export class OverviewPanel {
     setText(this.elsewhereEl, types.length
       ? "Counted, not sent in full: " + types.map((k) => `${fmt(this.elsewhere[k])} ${k}`).join(", ") + "."
       : "");
-    this.renderBrokers(view, focusBrokers);
+    this.renderBrokers(view, focusBrokers, !!view.leaders);
     this.renderTraffic(view);
   }
 
-  renderBrokers(view, focusBrokers) {
+  // renderBrokers draws a tile per broker; with the grid coloured by leader each tile carries its
+  // broker's hue, the key to the grid's colours.
+  renderBrokers(view, focusBrokers, hued) {
     const bs = view.brokers;
     if (this.tiles.length !== bs.length) {
       this.tiles = bs.map((b) => {
@@ -65,10 +67,11 @@ export class OverviewPanel {
       const focused = focusBrokers.includes(b.id);
       const controller = view.controller.active && view.controller.broker === b.id;
       const st = b.state !== "running" ? b.state : b.isolated ? "isolated" : b.diskFailed ? "disk-failed" : b.underReplicated > 0 ? "urp" : "ok";
-      const sig = [st, b.leaders, b.underReplicated, focused, controller].join();
+      const sig = [st, b.leaders, b.underReplicated, focused, controller, hued].join();
       if (x.sig === sig) continue;
       x.sig = sig;
-      x.tile.className = `btile bt-${st}${controller ? " controller" : ""}`;
+      x.tile.className = `btile bt-${st}${controller ? " controller" : ""}${hued ? " hued" : ""}`;
+      x.tile.style.setProperty("--hue", String(brokerHue(b.id)));
       x.tile.style.setProperty("--lead", String(0.25 + 0.75 * (b.leaders / most)));
       x.tile.textContent = String(b.id);
       x.tile.setAttribute("aria-pressed", String(focused));
