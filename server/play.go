@@ -138,7 +138,8 @@ func (c *conn) playTick(ctx context.Context) error {
 	p := c.play
 	eng := c.sess.Engine()
 	now := eng.Now()
-	to := p.target(now, time.Now(), c.maxAdvance())
+	start := time.Now()
+	to := p.target(now, start, c.maxAdvance())
 	next := p.interval
 	if p.speed == 0 {
 		next = 0
@@ -153,7 +154,10 @@ func (c *conn) playTick(ctx context.Context) error {
 	if reply.Type == "error" {
 		c.stopPlay()
 	} else {
-		p.timer.Reset(next)
+		// One frame per interval, counting the time this one took to build (a large cluster's
+		// frame takes a good part of it); the write below still comes first, so a slow reader
+		// gets fewer frames, not a queue.
+		p.timer.Reset(max(0, next-time.Since(start)))
 	}
 	return c.write(ctx, out)
 }
