@@ -513,3 +513,33 @@ func TestNewClusterWithTwoTopics(t *testing.T) {
 		t.Fatalf("era = %q", era)
 	}
 }
+
+// TestEmbed: a documentation page embeds a scenario with ?embed=1: no backend, preset, file or
+// settings controls; the cluster, time controls and narration stay; autoplay and speed come from
+// the URL; a link opens the full page on the same scenario.
+func TestEmbed(t *testing.T) {
+	p := newPage(t, "?embed=1&autoplay=1&speed=10&scenario=testdata/three-brokers.json", 800, 700)
+	p.loaded()
+	p.wait("autoplay", `window.highwater.playing && window.highwater.t > 2000`)
+	hidden := func(sel string) bool {
+		return evalJS[bool](p, `(() => { const e = document.querySelector(`+strconv.Quote(sel)+`); return !e || e.offsetParent === null; })()`)
+	}
+	for _, sel := range []string{".top-controls", "#settings", "#chart", `[aria-labelledby="client-h"]`} {
+		if !hidden(sel) {
+			t.Errorf("%s is shown in an embed", sel)
+		}
+	}
+	for _, sel := range []string{"#play", "#scrub", ".partition", "#log", "#full-page"} {
+		if hidden(sel) {
+			t.Errorf("%s is hidden in an embed", sel)
+		}
+	}
+	if v := evalJS[string](p, `document.getElementById("speed").value`); v != "10" {
+		t.Errorf("speed %q, want 10 from the URL", v)
+	}
+	href := evalJS[string](p, `document.getElementById("full-page").href`)
+	if strings.Contains(href, "embed") || !strings.Contains(href, "scenario=testdata") {
+		t.Errorf("full-page link %q: want the same scenario without embed", href)
+	}
+	p.screenshot("embed")
+}

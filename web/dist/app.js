@@ -73,6 +73,28 @@ function call(req) {
   return p;
 }
 
+// Embedded in a documentation page (?embed=1): the cluster, the time controls and the narration
+// only, with a link to the full page; &autoplay=1 plays once loaded, &speed=N sets the speed.
+const EMBED = (() => {
+  const q = new URLSearchParams(location.search);
+  return { on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed") };
+})();
+
+function setupEmbed() {
+  const speed = $("speed");
+  if (EMBED.speed !== null && [...speed.options].some((o) => o.value === EMBED.speed)) {
+    speed.value = EMBED.speed;
+    state.speed = Number(EMBED.speed);
+  }
+  if (!EMBED.on) return;
+  document.body.classList.add("embed");
+  const full = new URL(location.href);
+  for (const k of ["embed", "autoplay"]) full.searchParams.delete(k);
+  const link = $("full-page");
+  link.href = full.href;
+  link.hidden = false;
+}
+
 function viewOpts() {
   const total = state.topics.reduce((n, t) => n + t.count, 0);
   if (state.detailAll && total > DETAIL_ALL_MAX) state.detailAll = false;
@@ -791,6 +813,7 @@ function wire() {
 async function start() {
   state.api = { run, act, cluster };
   wire();
+  setupEmbed();
   const native = new URLSearchParams(location.search).get("backend") === "native";
   state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");
   state.transport.onfatal = (msg) => { state.serverPlay = false; pause(); setStatus("engine unavailable"); showError(msg); };
@@ -811,10 +834,13 @@ async function start() {
   requestAnimationFrame((t) => { state.lastFrame = t; frame(t); });
   const presets = await presetsP;
   const params = new URLSearchParams(location.search);
-  if (params.get("scenario")) { await loadURL(params.get("scenario")); return; }
+  if (params.get("scenario")) {
+    if (await loadURL(params.get("scenario")) && EMBED.autoplay) play();
+    return;
+  }
   const wanted = params.get("preset");
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
-  if (first) await loadPreset(first.file);
+  if (first) { if (await loadPreset(first.file) && EMBED.autoplay) play(); }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
 }
 
