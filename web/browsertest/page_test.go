@@ -542,4 +542,8 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("full-page link %q: want the same scenario without embed", href)
 	}
 	p.screenshot("embed")
+	// A preset by name, played at once.
+	q := newPage(t, "?embed=1&autoplay=1&speed=100&preset=kip101-divergence-0.10.2.json", 800, 700)
+	q.loaded()
+	q.wait("the preset playing", `document.getElementById("scenario-name").textContent.includes("KIP-101") && window.highwater.t > 1000`)
 }
