@@ -77,7 +77,9 @@ export class ClusterView {
     this.updateClients(clients, view);
     const hidden = view.brokers.length - shown.length;
     if (!this.hiddenNote) this.hiddenNote = el("p", { class: "hidden-brokers legend" });
-    setText(this.hiddenNote, hidden ? `${shown.length ? "Also " : ""}${hidden} more broker${hidden === 1 ? "" : "s"} in the overview above: click a broker tile or a partition there to bring its brokers here.` : "");
+    setText(this.hiddenNote, !hidden ? "" : shown.length
+      ? `${hidden} more broker${hidden === 1 ? "" : "s"} in the overview above: click a broker tile or a partition there to bring its brokers here.`
+      : `The ${hidden} brokers are in the overview above: click a broker tile or a partition there to bring its brokers here.`);
     if (hidden && !this.hiddenNote.isConnected) this.brokersEl.append(this.hiddenNote);
     if (!hidden) this.hiddenNote.remove();
     for (const b of shown) {
