@@ -96,6 +96,20 @@ func (e *Engine) Traffic() Traffic {
 	return t
 }
 
+// leaderDigits encodes each partition's leader as two base-36 digits, "--" for none.
+func (e *Engine) leaderDigits() string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	out := make([]byte, 0, 2*len(e.partitions))
+	for _, p := range e.partitions {
+		if p.leader < 0 || p.leader >= 36*36 {
+			out = append(out, '-', '-')
+			continue
+		}
+		out = append(out, digits[p.leader/36], digits[p.leader%36])
+	}
+	return string(out)
+}
+
 // hwLag is how far a partition's leader HW trails its log end: records written but not yet
 // committed. 0 when the partition has no live leader.
 func (e *Engine) hwLag(p *partition) int64 {

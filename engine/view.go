@@ -241,20 +241,6 @@ func (e *Engine) CheckViewOptions(opt ViewOptions) error {
 	return nil
 }
 
-// leaderDigits encodes each partition's leader as two base-36 digits, "--" for none.
-func (e *Engine) leaderDigits() string {
-	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-	out := make([]byte, 0, 2*len(e.partitions))
-	for _, p := range e.partitions {
-		if p.leader < 0 || p.leader >= 36*36 {
-			out = append(out, '-', '-')
-			continue
-		}
-		out = append(out, digits[p.leader/36], digits[p.leader%36])
-	}
-	return string(out)
-}
-
 // defaultDetailLimit is how many partitions a view details when the page does not say.
 const defaultDetailLimit = 64
 
