@@ -213,7 +213,13 @@ func TestOverviewGridFocus(t *testing.T) {
 	if evalJS[bool](p, `/fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="3"]').textContent)`) {
 		t.Fatal("broker 3's parked fetches are listed before it is focused")
 	}
-	p.click(`#overview-brokers .btile[data-broker="3"]`)
+	// The broker tiles are one tab stop; the keyboard reaches broker 3 with the arrow keys.
+	if n := evalJS[int](p, `[...document.querySelectorAll("#overview-brokers .btile")].filter(b => b.tabIndex === 0).length`); n != 1 {
+		t.Fatalf("%d tab stops among the broker tiles, want 1", n)
+	}
+	evalJS[bool](p, `(document.querySelector('#overview-brokers .btile[tabindex="0"]').focus(), true)`)
+	p.do(chromedp.KeyEvent(kb.Home), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent("\r"))
+	p.wait("broker 3 chosen by keyboard", `document.querySelector('#overview-brokers .btile[data-broker="3"]').getAttribute("aria-pressed") === "true"`)
 	p.advance(600)
 	p.wait("broker 3 in detail", `document.querySelector('#overview-brokers .btile[data-broker="3"]').getAttribute("aria-pressed") === "true" && /fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="3"]').textContent)`)
 	// Replies after the first carry view patches, and the patched view is what is drawn.

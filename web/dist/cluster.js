@@ -3,7 +3,7 @@
 // LEO markers) and the overview grid for big clusters. Elements are keyed and kept between
 // frames, so controls keep keyboard focus and markers slide with CSS transitions.
 
-import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue } from "./dom.js";
+import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue, gridMove } from "./dom.js";
 
 const CUT_MS = 1500; // how long truncated records stay visible (wall-clock ms) before they go
 
@@ -270,16 +270,8 @@ export class ClusterView {
   // onGridKey moves through the overview with the arrow keys, Home and End: the grid is one tab
   // stop (a roving tabindex), not a thousand.
   onGridKey(e) {
-    const n = this.gridCells.length;
-    if (!n) return;
-    const first = this.gridCells[0].b, w = first.offsetWidth + 3;
-    const cols = Math.max(1, Math.floor((this.gridEl.clientWidth + 3) / w));
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
-    let i = this.gridActive || 0;
-    if (step !== undefined) i = Math.min(n - 1, Math.max(0, i + step));
-    else if (e.key === "Home") i = 0;
-    else if (e.key === "End") i = n - 1;
-    else return;
+    const i = gridMove(e.key, this.gridCells.length, this.gridActive || 0, (j) => this.gridCells[j].b);
+    if (i < 0) return;
     e.preventDefault();
     this.setActive(i);
     this.gridCells[i].b.focus();

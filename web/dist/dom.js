@@ -59,3 +59,17 @@ export function prefersReducedMotion() {
 // brokerHue is a broker's hue in the overview coloured by leader: neighbouring ids get far-apart
 // hues (the golden angle).
 export function brokerHue(id) { return Math.round((id * 137.508) % 360); }
+
+// gridMove is the roving-tabindex move in a grid of n equal cells (the grid is one tab stop):
+// the index the arrow keys, Home or End take cell i to, or -1 for any other key. at(j) is cell j's
+// element; the row length is read from the layout.
+export function gridMove(key, n, i, at) {
+  if (!n) return -1;
+  let cols = 1;
+  while (cols < n && at(cols).offsetTop === at(0).offsetTop) cols++;
+  const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[key];
+  if (step !== undefined) return Math.min(n - 1, Math.max(0, i + step));
+  if (key === "Home") return 0;
+  if (key === "End") return n - 1;
+  return -1;
+}

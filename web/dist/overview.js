@@ -2,7 +2,7 @@
 // heatmap of brokers (click one to drill into it), the fetch traffic between brokers as a
 // follower × leader matrix, and the events the engine counted instead of sending in full.
 
-import { el, setText, brokerHue } from "./dom.js";
+import { el, setText, brokerHue, gridMove } from "./dom.js";
 
 const fmt = (n) => Math.round(n).toLocaleString("en-US");
 
@@ -20,6 +20,15 @@ export class OverviewPanel {
     this.prev = null; // the last traffic sample: { t, fetches: Map, records: Map }
     this.rates = new Map(); // "from>to" → { fetches/s, records/s }
     this.canvas.addEventListener("mousemove", (e) => this.hover(e));
+    // The tiles are one tab stop; arrow keys move between them (as in the partition grid).
+    this.active = 0;
+    this.brokersEl.addEventListener("keydown", (e) => {
+      const i = gridMove(e.key, this.tiles.length, this.active, (j) => this.tiles[j].tile);
+      if (i < 0) return;
+      e.preventDefault();
+      this.moveTo(i);
+      this.tiles[i].tile.focus();
+    });
   }
 
   reset() {
@@ -55,10 +64,12 @@ export class OverviewPanel {
   renderBrokers(view, focusBrokers, hued) {
     const bs = view.brokers;
     if (this.tiles.length !== bs.length) {
-      this.tiles = bs.map((b) => {
-        const tile = el("button", { type: "button", class: "btile", "data-broker": b.id, onclick: () => this.toggleBroker(b.id) });
+      this.tiles = bs.map((b, i) => {
+        const tile = el("button", { type: "button", class: "btile", "data-broker": b.id, tabindex: i === 0 ? 0 : -1,
+          onclick: () => { this.moveTo(i); this.toggleBroker(b.id); } });
         return { tile, sig: "" };
       });
+      this.active = 0;
       this.brokersEl.replaceChildren(...this.tiles.map((x) => x.tile));
     }
     const most = Math.max(1, ...bs.map((b) => b.leaders));
@@ -79,6 +90,12 @@ export class OverviewPanel {
       x.tile.setAttribute("aria-label", label);
       x.tile.title = label;
     }
+  }
+
+  moveTo(i) {
+    this.tiles[this.active].tile.tabIndex = -1;
+    this.active = i;
+    this.tiles[i].tile.tabIndex = 0;
   }
 
   // renderTraffic draws fetches per second from each follower (row) to each leader (column),
