@@ -258,6 +258,10 @@ export class ClusterView {
       if (c.st === sig) continue;
       c.st = sig;
       const id = lead && lead !== "--" ? parseInt(lead, 36) : -1;
+      // A cell that just changed state or leader flashes, so a failover shows where it struck.
+      if (!full && c.b.animate && !document.body.classList.contains("reduced")) {
+        c.b.animate([{ boxShadow: "0 0 0 3px #14263d" }, { boxShadow: "0 0 0 0 transparent" }], 1500);
+      }
       c.b.className = "cell st-" + st + (id >= 0 ? " lead" : "");
       c.b.style.setProperty("--hue", id >= 0 ? String(brokerHue(id)) : "");
       c.b.setAttribute("aria-pressed", String(pressed));
