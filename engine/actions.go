@@ -105,6 +105,7 @@ func (e *Engine) setLink(from, to int32, latency *int64, down bool) {
 	}
 	e.emit(Event{Type: EvLink, Broker: Some(from), To: Some(int64(to)), Reason: state,
 		Text: fmt.Sprintf("link broker %d → broker %d: %s, latency %d ms", from, to, state, lat)})
+	e.releaseHeld()
 }
 
 // setConfig changes settings mid-run. The protocol era cannot change once the cluster runs.

@@ -253,6 +253,7 @@ func (e *Engine) heal(id *int32) {
 	if id == nil {
 		e.emit(Event{Type: EvHeal, Text: "every link healed"})
 	}
+	e.releaseHeld()
 }
 
 func sortedLinkKeys(m map[linkKey]linkState) []linkKey {

@@ -40,6 +40,8 @@ const (
 	EvBrokerUp      = "broker-up"
 	EvViolation     = "violation"
 	EvDropped       = "message-dropped"
+	EvHeld          = "message-held"
+	EvReleased      = "message-released"
 	EvAppend        = "append"
 	EvRole          = "become-leader-or-follower"
 	EvFetcher       = "fetcher"

@@ -6,9 +6,10 @@ import "fmt"
 // tolerates it):
 //   - per-direction latency (sim.network.latency.ms, `link latencyMs`) and optional jitter;
 //     delivery on a link is FIFO, as on one TCP connection;
-//   - a link that is down drops what is sent on it and what arrives on it; the requester learns
-//     of it only when its request times out (replica.socket.timeout.ms for brokers,
-//     request.timeout.ms for clients), as with a silent network partition: tolerated;
+//   - a link that is down holds what is sent on it and what arrives on it, and passes it on when
+//     it heals, as TCP's retransmissions do (held.go); a requester whose request times out first
+//     (replica.socket.timeout.ms for brokers, request.timeout.ms for clients) gives up, and what
+//     was held of it is discarded: a silent network partition, tolerated;
 //   - `isolate` takes every link of a broker down, ZooKeeper's included; clients keep reaching it
 //     (the partition leaves the clients on the broker's side, which is how a zombie leader
 //     collects writes): tolerated, with acks=all;
@@ -27,6 +28,8 @@ type network struct {
 	links map[linkKey]linkState
 	// lastDeliver keeps each link FIFO when latency changes or jitter is on.
 	lastDeliver map[linkKey]int64
+	// held are the messages waiting for a cut link, in order per link (held.go).
+	held map[linkKey][]heldMsg
 }
 
 func (n *network) init(brokers int) {
@@ -96,33 +99,18 @@ func (e *Engine) send(m *Message) {
 	if e.tracing() {
 		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
 	}
+	var gen uint64
+	if m.To != ClientNode {
+		gen = e.brokers[m.To].incarnation
+	}
 	if !e.linkUp(m.From, m.To) {
-		e.drop(m, "link down")
+		e.hold(m, gen)
 		return
 	}
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.lastDeliver[key] = at
 	}
-	var gen uint64
-	if m.To != ClientNode {
-		gen = e.brokers[m.To].incarnation
-	}
 	e.agenda.push(item{at: at, kind: itDeliver, msg: m, gen: gen})
-}
-
-// drop loses a message. A lost request, or a lost answer, fails its request when the requester's
-// timeout runs out.
-func (e *Engine) drop(m *Message, why string) {
-	e.emit(Event{Type: EvDropped, Message: m, Reason: why,
-		Text: fmt.Sprintf("%s #%d from %s to %s lost: %s", m.Type, m.ID, nodeName(m.From), nodeName(m.To), why)})
-	req := m
-	if !isRequest(m.Type) {
-		req = e.pending[m.ReplyTo]
-	}
-	if req == nil {
-		return
-	}
-	e.agenda.push(item{at: max(e.now, req.Sent+e.timeoutFor(req)), kind: itRequestFailed, msg: req, id: 1})
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
@@ -142,7 +130,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	}
 	b := e.brokers[m.To]
 	if !e.linkUp(m.From, m.To) {
-		e.drop(m, "link down")
+		e.hold(m, gen)
 		return
 	}
 	if b.state == brokerDead || b.incarnation != gen {

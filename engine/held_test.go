@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+)
+
+// cutLink cuts (or mends) both directions between brokers a and b.
+func cutLink(t *testing.T, e *Engine, a, b int32, down bool) {
+	t.Helper()
+	for _, l := range [][2]int32{{a, b}, {b, a}} {
+		apply(t, e, `{"do":"link","from":`+itoa(l[0])+`,"to":`+itoa(l[1])+`,"down":`+map[bool]string{true: "true", false: "false"}[down]+`}`)
+	}
+}
+
+func itoa(n int32) string { return string(rune('0' + n)) }
+
+// TestShortCutKeepsFollowerInISR: a follower cut off from its leader for 10 s (less than
+// replica.lag.time.max.ms and the socket timeout) catches up when the link heals, because its
+// fetch was held, not lost (TCP retransmits); it never leaves the ISR, and the acks=all write made
+// during the cut is acknowledged after the heal.
+func TestShortCutKeepsFollowerInISR(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, nil)
+	runFor(t, e, 1000)
+	e.Drain()
+	cutLink(t, e, 0, 2, true)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`)
+	runFor(t, e, 10_000)
+	if got := e.partitions[0].acked; got != 0 {
+		t.Fatalf("acked %d during the cut; want 0 (acks=all waits for broker 2)", got)
+	}
+	cutLink(t, e, 0, 2, false)
+	runFor(t, e, 2_000)
+	p := e.partitions[0]
+	if !slices.Equal(p.isr, []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
+		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", p.isr, e.tally.isrShrinks)
+	}
+	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || p.acked != 2 {
+		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, p.acked)
+	}
+	held, released := 0, 0
+	for _, ev := range e.Drain() {
+		switch ev.Type {
+		case EvHeld:
+			held++
+		case EvReleased:
+			released++
+		}
+	}
+	if held == 0 || released != held {
+		t.Fatalf("%d messages held, %d released; want every held one through", held, released)
+	}
+}
+
+// TestLongCutDiscardsTimedOutRequests: cut for 50 s, the follower's fetch times out (30 s) and is
+// given up on; when the link heals what was held of it early (the leader's answer) is discarded,
+// not delivered stale, and only the follower's retry gets through. The follower, out of sync past
+// replica.lag.time.max.ms, left the ISR meanwhile and rejoins after the heal.
+func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, nil)
+	runFor(t, e, 1000)
+	e.Drain()
+	cutLink(t, e, 0, 2, true)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
+	runFor(t, e, 50_000) // the leader checks its ISR every 15 s: broker 2 is out at 45 s
+	cutLink(t, e, 0, 2, false)
+	runFor(t, e, 5_000)
+	early := map[uint64]bool{} // held in the first 10 s of the cut: their request timed out
+	released := map[uint64]bool{}
+	for _, ev := range e.Drain() {
+		switch {
+		case ev.Type == EvHeld && ev.T < 11_000:
+			early[ev.Message.ID] = true
+		case ev.Type == EvReleased:
+			released[ev.Message.ID] = true
+		}
+	}
+	if len(early) == 0 || len(released) == 0 {
+		t.Fatalf("%d messages held early in the cut, %d released after it; want some of each", len(early), len(released))
+	}
+	for _, id := range sortedKeys(early) {
+		if released[id] {
+			t.Errorf("message #%d, held early in the cut, was delivered after its request timed out", id)
+		}
+	}
+	p := e.partitions[0]
+	if e.tally.isrShrinks == 0 || e.tally.isrExpands == 0 || !slices.Equal(p.isr, []int32{0, 1, 2}) {
+		t.Fatalf("%d shrinks, %d expands, ISR %v; want broker 2 out during the cut and back after", e.tally.isrShrinks, e.tally.isrExpands, p.isr)
+	}
+}
