@@ -22,7 +22,8 @@ type heldMsg struct {
 	fromGen, toGen uint64
 }
 
-// hold keeps a message its link will not pass now, and arms its request's timeout.
+// hold keeps a message its link will not pass now, and arms its request's timeout. Only links
+// between brokers are ever cut (linkUp), so both ends are brokers.
 func (e *Engine) hold(m *Message, toGen uint64) {
 	if e.net.held == nil {
 		e.net.held = map[linkKey][]heldMsg{}
