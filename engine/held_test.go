@@ -16,9 +16,10 @@ func cutLink(t *testing.T, e *Engine, a, b int32, down bool) {
 func itoa(n int32) string { return string(rune('0' + n)) }
 
 // TestShortCutKeepsFollowerInISR: a follower cut off from its leader for 10 s (less than
-// replica.lag.time.max.ms and the socket timeout) catches up when the link heals, because its
-// fetch was held, not lost (TCP retransmits); it never leaves the ISR, and the acks=all write made
-// during the cut is acknowledged after the heal.
+// replica.lag.time.max.ms and the socket timeout) catches up after the link heals, because the
+// leader's answer was held, not lost: TCP retransmits it at 200 ms, 600 ms, 1.4 s … after it was
+// first sent (1.001 s), so the one after the heal (11 s) is at 13.601 s. The follower never leaves
+// the ISR, and the acks=all write made during the cut is acknowledged then.
 func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, nil)
 	runFor(t, e, 1000)
@@ -30,8 +31,12 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 		t.Fatalf("acked %d during the cut; want 0 (acks=all waits for broker 2)", got)
 	}
 	cutLink(t, e, 0, 2, false)
-	runFor(t, e, 2_000)
+	runFor(t, e, 2_500) // 13.5 s: before the retransmission
 	p := e.partitions[0]
+	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 0 {
+		t.Fatalf("broker 2 LEO %d at 13.5 s; want 0 until TCP's retransmission at 13.601 s", leo)
+	}
+	runFor(t, e, 1_000)
 	if !slices.Equal(p.isr, []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
 		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", p.isr, e.tally.isrShrinks)
 	}
@@ -64,7 +69,7 @@ func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
 	runFor(t, e, 50_000) // the leader checks its ISR every 15 s: broker 2 is out at 45 s
 	cutLink(t, e, 0, 2, false)
-	runFor(t, e, 5_000)
+	runFor(t, e, 10_000)       // the retry fetch sent at 31.5 s is retransmitted at 56.9 s
 	early := map[uint64]bool{} // held in the first 10 s of the cut: their request timed out
 	released := map[uint64]bool{}
 	for _, ev := range e.Drain() {
@@ -86,5 +91,21 @@ func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
 	p := e.partitions[0]
 	if e.tally.isrShrinks == 0 || e.tally.isrExpands == 0 || !slices.Equal(p.isr, []int32{0, 1, 2}) {
 		t.Fatalf("%d shrinks, %d expands, ISR %v; want broker 2 out during the cut and back after", e.tally.isrShrinks, e.tally.isrExpands, p.isr)
+	}
+}
+
+// TestNextRetransmit: TCP retransmits 200 ms after the first send, then doubles the wait, up to
+// 120 s between tries.
+func TestNextRetransmit(t *testing.T) {
+	for _, c := range []struct{ sent, now, want int64 }{
+		{1001, 1001, 1001},     // healed at once: nothing to wait for
+		{1001, 1100, 1201},     // first retransmission
+		{1001, 11_000, 13_601}, // 200+400+…+6,400 = 12,600 ms after the send
+		{0, 200_000, 204_600},  // 200·(2^10 − 1): the tenth wait is 102.4 s
+		{0, 250_000, 324_600},  // the eleventh would be 204.8 s; it is capped at 120 s
+	} {
+		if got := nextRetransmit(c.sent, c.now); got != c.want {
+			t.Errorf("nextRetransmit(%d, %d) = %d, want %d", c.sent, c.now, got, c.want)
+		}
 	}
 }

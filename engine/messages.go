@@ -18,6 +18,8 @@ type Message struct {
 	ReplyTo uint64 `json:"replyTo,omitempty"`
 	// req is the request a response answers.
 	req *Message
+	// resent is set on a message retransmitted after its link healed (held.go).
+	resent *heldMsg
 	// Omitted counts partitions left out of a trimmed copy (see Trimmed); 0 on the wire.
 	Omitted int `json:"omitted,omitempty"`
 

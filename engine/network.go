@@ -133,6 +133,9 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		e.hold(m, gen)
 		return
 	}
+	if m.resent != nil && e.givenUp(m, *m.resent) {
+		return
+	}
 	if b.state == brokerDead || b.incarnation != gen {
 		if isRequest(m.Type) {
 			e.emit(Event{Type: EvDropped, Message: m, Reason: "broker down",
