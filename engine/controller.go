@@ -113,8 +113,11 @@ func (e *Engine) pumpChannel(b int32) {
 	if ch.inflight != 0 || len(ch.queue) == 0 {
 		return
 	}
-	if !e.ctrlUsable() {
-		ch.queue = nil // the controller is gone: its queues go with it
+	// Only a controller that is gone (resigned, or its broker died) drops its queues. One that
+	// merely lost its ZooKeeper connection is still the controller until its session expires, and
+	// its request threads keep sending (a cut link holds what they send).
+	if !e.ctrl.active || e.brokers[e.ctrl.broker].state == brokerDead {
+		ch.queue = nil
 		return
 	}
 	// Requests for an earlier registration of the broker are dropped.

@@ -109,3 +109,36 @@ func TestNextRetransmit(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerKeepsQueueWhileDisconnected: a controller that loses its ZooKeeper connection
+// without losing its session is still the controller, and its queue to a broker survives. Here
+// the LeaderAndIsr that makes broker 1 a follower at leader epoch 1 is held while broker 1 is cut
+// off, retransmitted into the controller's own isolation, and times out then; the controller
+// retries after its heal, and broker 1 follows the new leader. (Sweep seed 2058 found it: the
+// controller used to drop its queues whenever it was disconnected, and broker 1 stayed behind
+// for ever.)
+func TestControllerKeepsQueueWhileDisconnected(t *testing.T) {
+	sc, err := ParseScenario([]byte(`{"name": "disconnected controller", "brokers": 3,
+	  "topics": [{"name": "t", "assignment": [[1, 2]]}],
+	  "steps": [
+	    {"at": 1000, "do": "isolate", "broker": 1},
+	    {"at": 2000, "do": "elect", "topic": "t", "partition": 0, "broker": 2},
+	    {"at": 17000, "do": "heal", "broker": 1},
+	    {"at": 18000, "do": "isolate", "broker": 0},
+	    {"at": 35000, "do": "heal", "broker": 0},
+	    {"at": 60000, "do": "expect", "topic": "t", "partition": 0, "leader": 2, "leaderEpoch": 1, "isr": [1, 2],
+	      "replicas": {"1": {"epochs": []}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, res, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("broker 1 never followed the new leader: %v", res.Failures)
+	}
+	if r := e.partitions[0].replicaOn(1); r.leaderEpoch != 1 || r.isLeader() {
+		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 1", r.leaderEpoch, r.isLeader())
+	}
+}
