@@ -281,41 +281,11 @@ func (m *Message) Focused(keep func(TP) bool, max int) *Message {
 		keep = nil
 	}
 	c := *m
-	n, kept := 0, 0
-	switch {
-	case m.Fetch != nil:
-		f := *m.Fetch
-		n, kept, f.Partitions = cut(f.Partitions, keep, max)
-		c.Fetch = &f
-	case m.FetchResponse != nil:
-		f := *m.FetchResponse
-		n, kept, f.Partitions = cut(f.Partitions, keep, max)
-		c.FetchResponse = &f
-	case m.OffsetsForEpoch != nil:
-		o := *m.OffsetsForEpoch
-		n, kept, o.Partitions = cut(o.Partitions, keep, max)
-		c.OffsetsForEpoch = &o
-	case m.OffsetsForEpochResp != nil:
-		o := *m.OffsetsForEpochResp
-		n, kept, o.Partitions = cut(o.Partitions, keep, max)
-		c.OffsetsForEpochResp = &o
-	case m.LeaderAndIsr != nil:
-		l := *m.LeaderAndIsr
-		n, kept, l.Partitions = cut(l.Partitions, keep, max)
-		c.LeaderAndIsr = &l
-	case m.LeaderAndIsrResponse != nil:
-		l := *m.LeaderAndIsrResponse
-		n, kept, l.Partitions = cut(l.Partitions, keep, max)
-		c.LeaderAndIsrResponse = &l
-	case m.StopReplica != nil:
-		r := *m.StopReplica
-		n, kept, r.Partitions = cut(r.Partitions, keep, max)
-		c.StopReplica = &r
-	case m.ControlledShutdownResp != nil:
-		r := *m.ControlledShutdownResp
-		n, kept, r.Remaining = cut(r.Remaining, keep, max)
-		c.ControlledShutdownResp = &r
+	l := m.partitionList(&c)
+	if l == nil {
+		return m
 	}
+	n, kept := l.cut(keep, max)
 	if n == kept {
 		return m
 	}
@@ -325,52 +295,100 @@ func (m *Message) Focused(keep func(TP) bool, max int) *Message {
 
 // Carries reports whether the message carries a partition keep accepts.
 func (m *Message) Carries(keep func(TP) bool) bool {
-	switch {
-	case m.Fetch != nil:
-		return carries(m.Fetch.Partitions, keep)
-	case m.FetchResponse != nil:
-		return carries(m.FetchResponse.Partitions, keep)
-	case m.OffsetsForEpoch != nil:
-		return carries(m.OffsetsForEpoch.Partitions, keep)
-	case m.OffsetsForEpochResp != nil:
-		return carries(m.OffsetsForEpochResp.Partitions, keep)
-	case m.LeaderAndIsr != nil:
-		return carries(m.LeaderAndIsr.Partitions, keep)
-	case m.LeaderAndIsrResponse != nil:
-		return carries(m.LeaderAndIsrResponse.Partitions, keep)
-	case m.StopReplica != nil:
-		return carries(m.StopReplica.Partitions, keep)
-	case m.ControlledShutdownResp != nil:
-		return carries(m.ControlledShutdownResp.Remaining, keep)
-	case m.ListOffsets != nil:
-		return keep(m.ListOffsets.TP)
-	case m.ListOffsetsResponse != nil:
-		return keep(m.ListOffsetsResponse.TP)
-	case m.AlterPartition != nil:
-		return keep(m.AlterPartition.TP)
-	case m.AlterPartitionResponse != nil:
-		return keep(m.AlterPartitionResponse.TP)
-	case m.Produce != nil:
-		return keep(m.Produce.TP)
-	case m.ProduceResponse != nil:
-		return keep(m.ProduceResponse.TP)
-	}
-	return false
+	l := m.partitionList(nil)
+	return l != nil && l.carries(keep)
 }
 
-// tpOf is a partition entry of a message: each embeds TP (or is one).
-type tpOf interface{ tp() TP }
+// partitionList is the partitions a message carries, whatever its type. With c (a shallow copy of
+// m) the struct holding the list is copied into c, so cutting the list leaves m as it was; with
+// nil the list is m's own, to read.
+func (m *Message) partitionList(c *Message) partitionList {
+	switch {
+	case m.Fetch != nil:
+		return listOf(m.Fetch, c, func(b *FetchRequest) { c.Fetch = b },
+			func(x *FetchRequest) *[]FetchPartition { return &x.Partitions })
+	case m.FetchResponse != nil:
+		return listOf(m.FetchResponse, c, func(b *FetchResponse) { c.FetchResponse = b },
+			func(x *FetchResponse) *[]FetchPartitionData { return &x.Partitions })
+	case m.OffsetsForEpoch != nil:
+		return listOf(m.OffsetsForEpoch, c, func(b *OffsetsForEpochRequest) { c.OffsetsForEpoch = b },
+			func(x *OffsetsForEpochRequest) *[]OffsetsForEpochPartition { return &x.Partitions })
+	case m.OffsetsForEpochResp != nil:
+		return listOf(m.OffsetsForEpochResp, c, func(b *OffsetsForEpochResponse) { c.OffsetsForEpochResp = b },
+			func(x *OffsetsForEpochResponse) *[]OffsetsForEpochResult { return &x.Partitions })
+	case m.LeaderAndIsr != nil:
+		return listOf(m.LeaderAndIsr, c, func(b *LeaderAndIsrRequest) { c.LeaderAndIsr = b },
+			func(x *LeaderAndIsrRequest) *[]LeaderAndIsrState { return &x.Partitions })
+	case m.LeaderAndIsrResponse != nil:
+		return listOf(m.LeaderAndIsrResponse, c, func(b *LeaderAndIsrResponse) { c.LeaderAndIsrResponse = b },
+			func(x *LeaderAndIsrResponse) *[]PartitionError { return &x.Partitions })
+	case m.StopReplica != nil:
+		return listOf(m.StopReplica, c, func(b *StopReplicaRequest) { c.StopReplica = b },
+			func(x *StopReplicaRequest) *[]TP { return &x.Partitions })
+	case m.ControlledShutdownResp != nil:
+		return listOf(m.ControlledShutdownResp, c, func(b *ControlledShutdownResponse) { c.ControlledShutdownResp = b },
+			func(x *ControlledShutdownResponse) *[]TP { return &x.Remaining })
+	case m.ListOffsets != nil:
+		return oneTP(m.ListOffsets.TP)
+	case m.ListOffsetsResponse != nil:
+		return oneTP(m.ListOffsetsResponse.TP)
+	case m.AlterPartition != nil:
+		return oneTP(m.AlterPartition.TP)
+	case m.AlterPartitionResponse != nil:
+		return oneTP(m.AlterPartitionResponse.TP)
+	case m.Produce != nil:
+		return oneTP(m.Produce.TP)
+	case m.ProduceResponse != nil:
+		return oneTP(m.ProduceResponse.TP)
+	}
+	return nil
+}
 
-func (t TP) tp() TP { return t }
+type partitionList interface {
+	carries(keep func(TP) bool) bool
+	// cut keeps the entries keep accepts (all, without keep), at most max; it returns how many
+	// there were and how many it kept.
+	cut(keep func(TP) bool, max int) (n, kept int)
+}
 
-func carries[T tpOf](s []T, keep func(TP) bool) bool {
-	for _, x := range s {
+// listOf is the list get finds in body, m's; with c it is the list of a copy of body, which put
+// stores in c.
+func listOf[B any, T tpOf](body *B, c *Message, put func(*B), get func(*B) *[]T) partitionList {
+	if c != nil {
+		cp := *body
+		put(&cp)
+		body = &cp
+	}
+	return entries[T]{get(body)}
+}
+
+// entries is a list of partition entries of one type.
+type entries[T tpOf] struct{ s *[]T }
+
+func (l entries[T]) carries(keep func(TP) bool) bool {
+	for _, x := range *l.s {
 		if keep(x.tp()) {
 			return true
 		}
 	}
 	return false
 }
+
+func (l entries[T]) cut(keep func(TP) bool, max int) (n, kept int) {
+	n, kept, *l.s = cut(*l.s, keep, max)
+	return n, kept
+}
+
+// oneTP is a message about one partition: nothing to cut.
+type oneTP TP
+
+func (t oneTP) carries(keep func(TP) bool) bool    { return keep(TP(t)) }
+func (oneTP) cut(func(TP) bool, int) (n, kept int) { return 1, 1 }
+
+// tpOf is a partition entry of a message: each embeds TP (or is one).
+type tpOf interface{ tp() TP }
+
+func (t TP) tp() TP { return t }
 
 // cut returns the length of s, how many entries it keeps, and s cut to the entries keep accepts
 // (all, without keep) and then to at most max. It copies only when it drops entries in between.
