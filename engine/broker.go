@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -256,18 +258,11 @@ func (e *Engine) heal(id *int32) {
 	e.releaseHeld()
 }
 
-func sortedLinkKeys(m map[linkKey]linkState) []linkKey {
-	keys := make([]linkKey, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b linkKey) int {
-		if a.from != b.from {
-			return int(a.from - b.from)
-		}
-		return int(a.to - b.to)
+// sortedLinkKeys returns a link map's keys in (from, to) order: no map order may reach state.
+func sortedLinkKeys[V any](m map[linkKey]V) []linkKey {
+	return slices.SortedFunc(maps.Keys(m), func(a, b linkKey) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
 	})
-	return keys
 }
 
 // failDisk takes a broker's log directory offline.

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"cmp"
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Messages on a cut link. A network partition drops packets, but TCP does not give up: it keeps
 // retransmitting what it has not had acknowledged, waiting 200 ms (Linux's minimum retransmission
@@ -67,12 +63,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 
 // releaseHeld sends on what links that are up again held, link by link in broker order.
 func (e *Engine) releaseHeld() {
-	keys := make([]linkKey, 0, len(e.net.held))
-	for k := range e.net.held {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b linkKey) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
-	for _, k := range keys {
+	for _, k := range sortedLinkKeys(e.net.held) {
 		if !e.linkUp(k.from, k.to) {
 			continue
 		}

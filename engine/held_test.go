@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -9,11 +10,9 @@ import (
 func cutLink(t *testing.T, e *Engine, a, b int32, down bool) {
 	t.Helper()
 	for _, l := range [][2]int32{{a, b}, {b, a}} {
-		apply(t, e, `{"do":"link","from":`+itoa(l[0])+`,"to":`+itoa(l[1])+`,"down":`+map[bool]string{true: "true", false: "false"}[down]+`}`)
+		apply(t, e, fmt.Sprintf(`{"do":"link","from":%d,"to":%d,"down":%v}`, l[0], l[1], down))
 	}
 }
-
-func itoa(n int32) string { return string(rune('0' + n)) }
 
 // TestShortCutKeepsFollowerInISR: a follower cut off from its leader for 10 s (less than
 // replica.lag.time.max.ms and the socket timeout) catches up after the link heals, because the

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 )
@@ -82,13 +81,8 @@ func (e *Engine) countTraffic(m *Message) {
 
 // Traffic returns the replica fetch traffic per (follower, leader) pair, in broker order.
 func (e *Engine) Traffic() Traffic {
-	keys := make([]linkKey, 0, len(e.tally.flows))
-	for k := range e.tally.flows {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b linkKey) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
 	t := Traffic{From: []int32{}, To: []int32{}, Fetches: []int64{}, Records: []int64{}}
-	for _, k := range keys {
+	for _, k := range sortedLinkKeys(e.tally.flows) {
 		f := e.tally.flows[k]
 		t.From, t.To = append(t.From, k.from), append(t.To, k.to)
 		t.Fetches, t.Records = append(t.Fetches, f.fetches), append(t.Records, f.records)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine"
@@ -95,7 +96,7 @@ func patch(old, cur *sentView) *ViewPatch {
 		}
 		p.Set[k] = v
 	}
-	for _, k := range sortedKeys(cur.fields) {
+	for _, k := range slices.Sorted(maps.Keys(cur.fields)) {
 		v, was := cur.fields[k], old.fields[k]
 		if string(v) == string(was) {
 			continue
@@ -103,14 +104,14 @@ func patch(old, cur *sentView) *ViewPatch {
 		// An object field (summary, traffic, stats…) changes a few of its members at a time:
 		// send those, as "field.member".
 		if members, ok := changedMembers(was, v); ok {
-			for _, m := range sortedKeys(members) {
+			for _, m := range slices.Sorted(maps.Keys(members)) {
 				set(k+"."+m, members[m])
 			}
 			continue
 		}
 		set(k, v)
 	}
-	for _, k := range sortedKeys(old.fields) {
+	for _, k := range slices.Sorted(maps.Keys(old.fields)) {
 		if _, ok := cur.fields[k]; !ok {
 			p.Unset = append(p.Unset, k)
 		}
@@ -208,13 +209,4 @@ func runsPatch(old, cur string) *StringPatch {
 		i = end - 1
 	}
 	return sp
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
