@@ -329,7 +329,7 @@ function chooseChart() {
   state.chartTP = state.chartNames[Number($("chart-partition").value)] || null;
   if (state.view) {
     updateChartChoice(state.view);
-    if (!chart.tp || chart.tp !== state.chartTP) { run({ op: "view" }); playOnServer(); }
+    if (!chart.tp || chart.tp !== state.chartTP) refreshView();
   }
 }
 
@@ -520,8 +520,14 @@ function pause() {
 // playOnServer (re)starts server-paced play with the current speed and view options (a focus
 // change while playing sends it again).
 function playOnServer() {
-  if (!state.playing || !state.serverPlay) return;
-  run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS, chunkMs: FLAT_OUT_CHUNK_MS });
+  if (!state.playing || !state.serverPlay) return Promise.resolve(null);
+  return run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS, chunkMs: FLAT_OUT_CHUNK_MS });
+}
+
+// refreshView asks for a view with the current options (focus, colouring…). While the server
+// plays, playing again does it: play answers with a view, and its frames follow the new options.
+function refreshView() {
+  return state.playing && state.serverPlay ? playOnServer() : run({ op: "view" });
 }
 
 // onPlayFrame applies a frame the server pushed. Frames written before a pause reached the
@@ -711,8 +717,7 @@ function toggleFocus(tp) {
   const i = state.focus.findIndex((f) => f.topic === tp.topic && f.partition === tp.partition);
   if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
   if (state.focus.length > 8) state.focus.shift();
-  run({ op: "view" });
-  playOnServer();
+  refreshView();
 }
 
 // toggleBroker drills into a broker in an overview (its fetchers, purgatory and messages in full),
@@ -721,8 +726,7 @@ function toggleBroker(id) {
   const i = state.focusBrokers.indexOf(id);
   if (i >= 0) state.focusBrokers.splice(i, 1); else state.focusBrokers.push(id);
   if (state.focusBrokers.length > 4) state.focusBrokers.shift();
-  playOnServer();
-  run({ op: "view" }).then(() => {
+  refreshView().then(() => {
     const card = document.querySelector(`.broker[data-broker="${id}"]`);
     if (card && state.focusBrokers.includes(id)) card.scrollIntoView({ block: "nearest" });
   });
@@ -740,7 +744,7 @@ const cluster = new ClusterView({
   onVisible: () => {
     if (!state.detailAll || !state.allBuilt || (state.playing && !state.serverPlay)) return;
     clearTimeout(state.visTimer);
-    state.visTimer = setTimeout(() => (state.playing ? playOnServer() : run({ op: "view" })), 80);
+    state.visTimer = setTimeout(refreshView, 80);
   },
   clientOptions: () => ({ count: Math.max(1, Number($("produce-count").value) || 1), acks: $("acks").value === "all" ? "all" : Number($("acks").value) }),
 });
@@ -782,15 +786,14 @@ function wire() {
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
   $("grid-colour").addEventListener("change", (e) => {
     state.gridColour = e.target.value;
-    if (state.view) run({ op: "view" });
-    playOnServer();
+    if (state.view) refreshView();
   });
   $("detail-all").checked = state.detailAll = DETAIL_PARAM === "all";
   $("detail-all").addEventListener("change", (e) => {
     state.detailAll = e.target.checked;
     state.allBuilt = false;
     cluster.reset();
-    if (state.view) run({ op: "view" });
+    if (state.view) refreshView();
   });
   $("reduced-motion").checked = prefersReducedMotion();
   document.body.classList.toggle("reduced", $("reduced-motion").checked);
