@@ -20,7 +20,7 @@ type Message struct {
 	req *Message
 	// resent is set on a message retransmitted after its link healed (held.go).
 	resent *heldMsg
-	// Omitted counts partitions left out of a trimmed copy (see Trimmed); 0 on the wire.
+	// Omitted counts partitions left out of a cut copy (see Focused); 0 on the wire.
 	Omitted int `json:"omitted,omitempty"`
 
 	Fetch                  *FetchRequest               `json:"fetch,omitempty"`
@@ -268,14 +268,10 @@ type ProduceResponse struct {
 	BaseOffset int64  `json:"baseOffset"`
 }
 
-// Trimmed returns the message itself when its partition lists are at most max long, else a copy
-// whose lists keep their first max entries, with Omitted counting what was left out. Views and
-// replies of large clusters use it so one Fetch does not carry a thousand partitions to the page.
-func (m *Message) Trimmed(max int) *Message { return m.Focused(nil, max) }
-
-// Focused is Trimmed for a page looking at some partitions: when keep accepts any partition the
-// message carries, the copy keeps those (up to max) and drops the others; otherwise it keeps the
-// first max. Omitted counts what was left out.
+// Focused returns the message itself when it has nothing to leave out, else a copy cut for a page
+// looking at some partitions, so one Fetch does not carry a thousand partitions to the page: when
+// keep accepts any partition the message carries, the copy keeps those (up to max) and drops the
+// others; otherwise (or with keep nil) it keeps the first max. Omitted counts what was left out.
 func (m *Message) Focused(keep func(TP) bool, max int) *Message {
 	if keep != nil && !m.Carries(keep) {
 		keep = nil
