@@ -19,6 +19,11 @@ type controller struct {
 	shuttingDown []bool
 	// offline marks replicas whose log directory failed (pid, broker).
 	offline map[[2]int32]bool
+	// partitionOffline is the OfflinePartition state of each partition (PartitionStateMachine):
+	// its leader was lost, and no election has succeeded since. It is usually the same as having no
+	// leader, but before 2.3 a new controller can leave a dead broker recorded as the leader of an
+	// offline partition.
+	partitionOffline []bool
 	// batch collects LeaderAndIsr partitions per target broker during one controller action.
 	batch map[int32][]int32
 	// incarnation is its broker's process when it took over: the controller lives in that process.
@@ -176,10 +181,16 @@ func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLea
 		p.leaderEpoch++
 	}
 	p.partitionEpoch++
+	wasOffline := false
+	if e.ctrl.partitionOffline != nil {
+		wasOffline = e.ctrl.partitionOffline[p.pid]
+		e.ctrl.partitionOffline[p.pid] = leader < 0
+	}
 	if p.leaderEpoch < oldEpoch {
 		e.violate(p, "epoch-regression", nil, nil, fmt.Sprintf("the leader epoch of %s went down from %d to %d", p.name(), oldEpoch, p.leaderEpoch))
 	}
-	if oldLeader != leader {
+	elected := oldLeader != leader || (wasOffline && leader >= 0)
+	if elected {
 		e.tally.leaderChanges++
 		e.emit(Event{Type: EvLeaderChange, Topic: p.topic, Partition: Some(p.index), From: Some(int64(oldLeader)),
 			To: Some(int64(leader)), Epoch: Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
@@ -191,7 +202,9 @@ func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLea
 			Epoch: Some(int64(p.leaderEpoch)), Reason: why,
 			Text: fmt.Sprintf("controller: %s ISR %v → %v (%s)", p.name(), oldISR, p.isr, why)})
 	}
-	if oldLeader != leader {
+	if elected {
+		// A new leader, or an offline partition's recorded leader elected again (before 2.3 a dead
+		// leader can stay recorded while its partition is offline): its log is now what clients see.
 		e.checkLeaderLog(p, -1, 0)
 	}
 }
@@ -232,31 +245,39 @@ func (e *Engine) electOffline(p *partition, allowUnclean bool) bool {
 	return false
 }
 
-// onReplicasOffline handles dead brokers (or failed log directories): elect new leaders where a
-// lost replica led, then take the lost replicas out of the ISRs (doRemoveReplicasFromIsr).
+// onReplicasOffline is onReplicasBecomeOffline: the partitions whose leader is lost go offline and
+// every offline partition gets the offline election (triggerOnlinePartitionStateChange), then the
+// lost replicas move to OfflineReplica (removed from the ISRs). Electing first is Kafka's order.
 func (e *Engine) onReplicasOffline(lost func(pid, b int32) bool) {
 	for _, p := range e.partitions {
 		if p.leader >= 0 && lost(p.pid, p.leader) {
-			if e.electOffline(p, e.cfg.UncleanLeaderElectionEnable) {
-				e.queueLeaderAndIsr(p)
-			}
+			e.ctrl.partitionOffline[p.pid] = true
 		}
 	}
-	for _, p := range e.partitions {
-		for _, b := range p.hosts {
-			if !lost(p.pid, b) || !(slices.Contains(p.isr, b) || p.leader == b) {
+	e.electOfflinePartitions()
+	e.removeReplicasFromIsr(lost)
+}
+
+// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in broker order
+// (Kafka groups the replicas by broker in a hash map; the order only matters when a partition's
+// whole ISR is lost at once). doRemoveReplicasFromIsr: a lost replica in the ISR leaves it, and the
+// leader becomes none if it led; the last ISR member stays (from 1.1, KAFKA-5642; before that only
+// with unclean election off, era.keepLastIsrMember); each write bumps the leader epoch
+// (LeaderAndIsr.newLeaderAndIsr).
+func (e *Engine) removeReplicasFromIsr(lost func(pid, b int32) bool) {
+	for b := range int32(len(e.brokers)) {
+		for _, pid := range e.brokers[b].hosted {
+			p := e.partitions[pid]
+			if !lost(pid, b) || !slices.Contains(p.isr, b) {
 				continue
 			}
 			leader := p.leader
 			if leader == b {
 				leader = -1
 			}
-			isr := p.isr
-			if len(isr) > 1 {
-				isr = sortedMinus(isr, []int32{b})
-			}
-			if leader == p.leader && slices.Equal(isr, p.isr) {
-				continue // the last ISR member stays in the ISR ("last replica standing")
+			isr := sortedMinus(p.isr, []int32{b})
+			if len(isr) == 0 && (e.era.keepLastIsrMember || !e.cfg.UncleanLeaderElectionEnable) {
+				isr = p.isr // the last ISR member stays ("last replica standing")
 			}
 			e.writePartition(p, leader, isr, true, fmt.Sprintf("replica %d offline", b))
 			e.queueLeaderAndIsr(p)
@@ -267,6 +288,13 @@ func (e *Engine) onReplicasOffline(lost func(pid, b int32) bool) {
 // onBrokerStartup sends the new brokers their partitions, then elects leaders for partitions that
 // have none (triggerOnlinePartitionStateChange).
 func (e *Engine) onBrokerStartup(ids []int32) {
+	e.queueHosted(ids)
+	e.electOfflinePartitions()
+}
+
+// queueHosted adds every partition hosted by the brokers ids to their next LeaderAndIsr, with its
+// current state (the OnlineReplica transition).
+func (e *Engine) queueHosted(ids []int32) {
 	for _, b := range ids {
 		if hosted := e.brokers[b].hosted; len(hosted) > 0 {
 			if e.ctrl.batch == nil {
@@ -275,16 +303,31 @@ func (e *Engine) onBrokerStartup(ids []int32) {
 			e.ctrl.batch[b] = append(e.ctrl.batch[b], hosted...)
 		}
 	}
-	e.electLeaderless()
 }
 
-// electLeaderless tries the offline election for every partition without a leader.
-func (e *Engine) electLeaderless() {
+// electOfflinePartitions is triggerOnlinePartitionStateChange: the offline election for every
+// partition in OfflinePartition state (controller.partitionOffline).
+func (e *Engine) electOfflinePartitions() {
 	for _, p := range e.partitions {
-		if p.leader < 0 && e.electOffline(p, e.cfg.UncleanLeaderElectionEnable) {
+		if e.ctrl.partitionOffline[p.pid] && e.electOffline(p, e.cfg.UncleanLeaderElectionEnable) {
 			e.queueLeaderAndIsr(p)
 		}
 	}
+}
+
+// initializePartitionState is PartitionStateMachine.initializePartitionState at a controller's
+// start: a partition is offline when its recorded leader's replica is not online.
+func (e *Engine) initializePartitionState() {
+	e.ctrl.partitionOffline = make([]bool, len(e.partitions))
+	for _, p := range e.partitions {
+		e.ctrl.partitionOffline[p.pid] = p.leader < 0 || !e.replicaOnline(p.pid, p.leader)
+	}
+}
+
+// replicaOnline is ControllerContext.isReplicaOnline with the shutting-down brokers included: the
+// broker is registered and the replica's log directory works.
+func (e *Engine) replicaOnline(pid, b int32) bool {
+	return e.ctrl.live[b] != 0 && !e.ctrl.offline[[2]int32{pid, b}]
 }
 
 // reconcileBrokers compares the controller's live brokers with ZooKeeper's registrations and
@@ -334,8 +377,17 @@ func (e *Engine) reconcileBrokers() {
 }
 
 // controllerFailover makes broker c the controller with the next controller epoch
-// (onControllerFailover): it reads the state, sends every live broker its partitions, then
-// handles the brokers that died while no controller was watching.
+// (onControllerFailover). It reads the state, then starts the replica state machine and then the
+// partition state machine, each sending its own LeaderAndIsr batch:
+//   - ReplicaStateMachine.startup: every live replica goes OnlineReplica (its broker gets the
+//     partition's current state). From 2.3 (KAFKA-3143) the replicas on dead brokers then go
+//     OfflineReplica, which takes them out of the ISR with a leader-epoch bump, and leaves the
+//     partition without a leader where a dead replica led; before 2.3 nothing happens to them here.
+//   - PartitionStateMachine.startup: every partition without an online leader gets the offline
+//     election (a second bump in 2.3+). Before 2.3 a dead leader with no live ISR member, and unclean
+//     election off, stays recorded as leader; a dead follower of a live leader stays in the ISR until
+//     the leader's own ISR shrink.
+// Then the leader-imbalance check is scheduled 5 s out (scheduleAutoLeaderRebalanceTask(delay = 5)).
 func (e *Engine) controllerFailover(c int32) {
 	e.ctrl.broker = c
 	e.ctrl.epoch++
@@ -347,21 +399,23 @@ func (e *Engine) controllerFailover(c int32) {
 	e.emit(Event{Type: EvController, Broker: Some(c), Epoch: Some(int64(e.ctrl.epoch)),
 		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, e.ctrl.epoch)})
 	e.ctrl.live = make([]int64, len(e.brokers))
+	var live []int32
 	for i := range e.brokers {
 		if s := e.sessions[i]; s.registered {
 			e.ctrl.live[i] = s.epoch
-		}
-	}
-	var live []int32
-	for i := range e.brokers {
-		if e.ctrl.live[i] != 0 {
 			live = append(live, int32(i))
 		}
 	}
-	e.onBrokerStartup(live)
-	e.onReplicasOffline(func(_, b int32) bool { return e.ctrl.live[b] == 0 })
+	e.queueHosted(live)
 	e.flushLeaderAndIsr()
-	e.scheduleAutoRebalance()
+	if e.era.failoverOfflinesDeadReplicas {
+		e.removeReplicasFromIsr(func(_, b int32) bool { return e.ctrl.live[b] == 0 })
+		e.flushLeaderAndIsr()
+	}
+	e.initializePartitionState()
+	e.electOfflinePartitions()
+	e.flushLeaderAndIsr()
+	e.scheduleAutoRebalance(firstRebalanceDelayMs)
 }
 
 // preferredElection makes the head of the assignment leader if it is usable and in the ISR.
@@ -378,12 +432,17 @@ func (e *Engine) preferredElection(p *partition, why string) string {
 	return ErrNone
 }
 
-// scheduleAutoRebalance arms the leader imbalance check of the current controller.
-func (e *Engine) scheduleAutoRebalance() {
+// firstRebalanceDelayMs is when a new controller first checks leader imbalance: 5 s after it took
+// over, in every era (scheduleAutoLeaderRebalanceTask(delay = 5, unit = TimeUnit.SECONDS) from 1.1;
+// the scheduler's initial delay of 5 s before), then every leader.imbalance.check.interval.seconds.
+const firstRebalanceDelayMs = 5000
+
+// scheduleAutoRebalance arms the current controller's next leader-imbalance check, delayMs from now.
+func (e *Engine) scheduleAutoRebalance(delayMs int64) {
 	if !e.cfg.AutoLeaderRebalanceEnable || !e.ctrl.active {
 		return
 	}
-	e.agenda.push(item{at: e.now + e.cfg.LeaderImbalanceCheckIntervalS*1000, kind: itAutoRebalance, gen: uint64(e.ctrl.epoch)})
+	e.agenda.push(item{at: e.now + delayMs, kind: itAutoRebalance, gen: uint64(e.ctrl.epoch)})
 }
 
 // autoRebalance is checkAndTriggerAutoLeaderRebalance: a broker whose share of partitions led by
@@ -414,7 +473,7 @@ func (e *Engine) autoRebalance(epoch uint64) {
 		}
 		e.flushLeaderAndIsr()
 	}
-	e.agenda.push(item{at: e.now + e.cfg.LeaderImbalanceCheckIntervalS*1000, kind: itAutoRebalance, gen: epoch})
+	e.scheduleAutoRebalance(e.cfg.LeaderImbalanceCheckIntervalS * 1000)
 }
 
 // handleAlterPartition is the controller's AlterPartition (AlterIsr) handling in ZooKeeper mode.
@@ -428,6 +487,10 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		resp.Error = ErrNotController
 	case e.ctrl.live[req.BrokerID] == 0 || e.ctrl.live[req.BrokerID] != req.BrokerEpoch:
 		resp.Error = ErrStaleBrokerEpoch
+	case req.PartitionEpoch > p.partitionEpoch || req.LeaderEpoch > p.leaderEpoch:
+		// The leader knows a newer state than this controller wrote, so this controller is
+		// likely no longer the active one (KafkaController.tryProcessAlterPartition).
+		resp.Error = ErrNotController
 	case req.LeaderEpoch < p.leaderEpoch:
 		resp.Error = ErrFencedLeaderEpoch
 	case req.BrokerID != p.leader:
@@ -501,7 +564,9 @@ func (e *Engine) controlledShutdown(id int32) []TP {
 				remaining = append(remaining, p.tp())
 				continue
 			}
-			e.writePartition(p, newLeader, sortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			// The new ISR leaves out every broker shutting down, not only this one
+			// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
+			e.writePartition(p, newLeader, sortedMinus(p.isr, e.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
 			e.queueLeaderAndIsr(p)
 			continue
 		}
@@ -517,6 +582,17 @@ func (e *Engine) controlledShutdown(id int32) []TP {
 			ControllerID: e.ctrl.broker, ControllerEpoch: e.ctrl.epoch, BrokerEpoch: e.ctrl.live[id], Partitions: stop}})
 	}
 	return remaining
+}
+
+// shuttingDownIDs is ControllerContext.shuttingDownBrokerIds, in broker order.
+func (e *Engine) shuttingDownIDs() []int32 {
+	var ids []int32
+	for b, down := range e.ctrl.shuttingDown {
+		if down {
+			ids = append(ids, int32(b))
+		}
+	}
+	return ids
 }
 
 // handleLogDirFailure takes a broker's replicas offline at the controller (the log-dir event).

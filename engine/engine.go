@@ -160,11 +160,14 @@ func (e *Engine) start() {
 	for i := range e.brokers {
 		e.ctrl.live[i] = e.sessions[i].epoch
 	}
+	e.ctrl.partitionOffline = make([]bool, len(e.partitions))
 	for _, b := range e.brokers {
 		req := e.leaderAndIsrFor(b.id, b.hosted)
 		e.becomeLeaderOrFollower(b, req)
 	}
-	e.scheduleAutoRebalance()
+	// Broker 0 becoming controller at time 0 is a controller failover like any other: its first
+	// leader-imbalance check comes 5 s later.
+	e.scheduleAutoRebalance(firstRebalanceDelayMs)
 }
 
 // Config returns the settings in force.

@@ -22,6 +22,13 @@ type era struct {
 	// minIsrGatesHW: the HW does not advance while the ISR is below min.insync.replicas
 	// (KAFKA-15583, 3.7).
 	minIsrGatesHW bool
+	// keepLastIsrMember: the controller never removes the last ISR member (doRemoveReplicasFromIsr
+	// from 1.1, KAFKA-5642); before, it kept it only while unclean leader election was off
+	// (KafkaController.removeReplicaFromIsr in 0.10.2 and 0.11.0), and the ISR could become empty.
+	keepLastIsrMember bool
+	// failoverOfflinesDeadReplicas: a new controller moves the replicas on dead brokers to
+	// OfflineReplica before it elects (ReplicaStateMachine.startup from 2.3, KAFKA-3143).
+	failoverOfflinesDeadReplicas bool
 }
 
 func eraFor(version string) era {
@@ -31,10 +38,11 @@ func eraFor(version string) era {
 	case "0.11.0":
 		return era{version: version, epochRequests: true}
 	case "2.1":
-		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true}
+		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
+			keepLastIsrMember: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
-			fencing: true, minIsrGatesHW: true}
+			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true}
 	}
 }
 
