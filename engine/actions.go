@@ -37,6 +37,12 @@ func (e *Engine) Apply(a Action) error {
 		}
 		e.consume(e.partitionOf(a.Topic, *a.Partition), count)
 	case "kill":
+		if b.state == brokerDead && b.startsOnExpiry {
+			b.startsOnExpiry = false // killed before it could start: its pending start is off
+			e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "start cancelled",
+				Text: fmt.Sprintf("broker %d will not start when its old session expires: killed again", b.id)})
+			return nil
+		}
 		if b.state == brokerDead {
 			return fmt.Errorf("broker: broker %d is already down", b.id)
 		}

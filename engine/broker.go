@@ -75,6 +75,10 @@ func (e *Engine) sessionExpire(b int32, gen uint64) {
 	e.emit(Event{Type: EvZKSession, Broker: Some(b),
 		Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", b, e.cfg.ZookeeperSessionTimeoutMs)})
 	e.zkChanged()
+	if br := e.brokers[b]; br.startsOnExpiry {
+		br.startsOnExpiry = false
+		e.startBroker(br, true)
+	}
 }
 
 // deregister closes a session at once (clean shutdown).
@@ -150,8 +154,20 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	e.disconnect(b.id)
 }
 
-// restart starts a dead broker again.
+// restart starts a dead broker again. Before broker epochs (KIP-380, 2.2) a broker restarted while
+// its old ZooKeeper session lives fails to register (NodeExists: "you have shutdown this broker and
+// restarted it faster than the zookeeper timeout") and exits; the engine starts it when that
+// session expires, as a supervisor restarting it would, so the controller sees a death and then a
+// new broker, never a bounce.
 func (e *Engine) restart(b *broker) {
+	if !e.era.brokerEpochs && e.sessions[b.id].registered {
+		if !b.startsOnExpiry {
+			b.startsOnExpiry = true
+			e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id), Reason: "NodeExists",
+				Text: fmt.Sprintf("broker %d cannot register: its old ZooKeeper session is still alive (NodeExists); before broker epochs (KIP-380, Kafka 2.2) it exits, and starts again once that session expires", b.id)})
+		}
+		return
+	}
 	e.startBroker(b, true)
 }
 

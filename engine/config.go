@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Config holds the Kafka settings the engine models, under Kafka's own names, with Kafka's
-// defaults (3.x line), plus the simulator's own sim.* settings. It round-trips through JSON so a
+// Config holds the Kafka settings the engine models, under Kafka's own names, with the defaults
+// of the Kafka release the era models (EraDefaults), plus the simulator's own sim.* settings. It round-trips through JSON so a
 // run can be replayed from its record.
 type Config struct {
 	ReplicaLagTimeMaxMs           int64  // replica.lag.time.max.ms
@@ -37,7 +37,45 @@ type Config struct {
 	RecordSizeBytes               int64  // sim.record.size.bytes
 }
 
-// DefaultConfig returns Kafka's defaults.
+// NewConfig is the config of a scenario: each name it sets, and for the rest the defaults of
+// the protocol era it chooses (EraDefaults).
+func NewConfig(set map[string]json.RawMessage) (Config, error) {
+	cfg := DefaultConfig()
+	if raw, ok := set[ibpName]; ok {
+		if err := cfg.Set(ibpName, raw); err != nil {
+			return cfg, err
+		}
+		cfg = EraDefaults(cfg.InterBrokerProtocolVersion)
+	}
+	for _, name := range sortedKeys(set) {
+		if err := cfg.Set(name, set[name]); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+const ibpName = "inter.broker.protocol.version"
+
+// EraDefaults returns the defaults of the Kafka release an era models (KafkaConfig.scala of that
+// release): zookeeper.session.timeout.ms 6000 and replica.lag.time.max.ms 10000 before 2.5
+// (KIP-537), unclean.leader.election.enable true before 0.11 (KIP-106). Every other modelled
+// default is the same in the four releases. The producer is a current client in every era
+// (delivery.timeout.ms, retries), as a client's version is independent of the brokers'.
+func EraDefaults(version string) Config {
+	c := DefaultConfig()
+	c.InterBrokerProtocolVersion = version
+	if version != "3.7" {
+		c.ZookeeperSessionTimeoutMs = 6000
+		c.ReplicaLagTimeMaxMs = 10000
+	}
+	if version == "0.10.2" {
+		c.UncleanLeaderElectionEnable = true
+	}
+	return c
+}
+
+// DefaultConfig returns Kafka's defaults (3.7).
 func DefaultConfig() Config {
 	return Config{
 		ReplicaLagTimeMaxMs:           30000,

@@ -387,6 +387,7 @@ func (e *Engine) reconcileBrokers() {
 //     election (a second bump in 2.3+). Before 2.3 a dead leader with no live ISR member, and unclean
 //     election off, stays recorded as leader; a dead follower of a live leader stays in the ISR until
 //     the leader's own ISR shrink.
+//
 // Then the leader-imbalance check is scheduled 5 s out (scheduleAutoLeaderRebalanceTask(delay = 5)).
 func (e *Engine) controllerFailover(c int32) {
 	e.ctrl.broker = c

@@ -71,11 +71,9 @@ func New(sc *Scenario) (*Engine, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := DefaultConfig()
-	for _, name := range sortedKeys(sc.Config) {
-		if err := cfg.Set(name, sc.Config[name]); err != nil {
-			return nil, err
-		}
+	cfg, err := NewConfig(sc.Config)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		cfg:     cfg,

@@ -29,6 +29,34 @@ type era struct {
 	// failoverOfflinesDeadReplicas: a new controller moves the replicas on dead brokers to
 	// OfflineReplica before it elects (ReplicaStateMachine.startup from 2.3, KAFKA-3143).
 	failoverOfflinesDeadReplicas bool
+	// followerRestartsOnNewEpoch: a follower restarts its fetcher, and so truncates, on every new
+	// leader epoch (Partition.makeFollower from 2.1, KAFKA-7395); before 2.0.1 only when the
+	// leader changed (KAFKA-7164 changed it in 2.0.1).
+	followerRestartsOnNewEpoch bool
+	// assignEpochOnElection: a new leader writes (its epoch, its LEO) into its leader-epoch cache
+	// when elected (Partition.makeLeader from 2.1, KAFKA-7415); before, the entry appears with the
+	// leader's first append in that epoch.
+	assignEpochOnElection bool
+	// emptyCacheAsks: a follower whose epoch cache is empty still asks OffsetsForLeaderEpoch, with
+	// epoch -1 (ReplicaFetcherThread.buildLeaderEpochRequest, 0.11); from 2.1 it truncates to its
+	// HW without asking (AbstractFetcherThread.fetchTruncatingPartitions).
+	emptyCacheAsks bool
+	// expandNeedsEpochStart: a follower joins the ISR only once it has reached the leader's epoch
+	// start offset (Partition.maybeExpandIsr from 2.1, KAFKA-7128); before, LEO ≥ HW is enough.
+	expandNeedsEpochStart bool
+	// alterPartition: the leader asks the controller to change the ISR (AlterIsr, KIP-497, IBP
+	// 2.7) and counts the maximal ISR meanwhile; before, it writes the ISR to ZooKeeper itself,
+	// conditional on its cached zkVersion (Partition.updateIsr), with no epoch bump.
+	alterPartition bool
+	// isrEligibility: only replicas on live, registered brokers join the ISR or hold back the HW
+	// (Partition.isReplicaIsrEligible, 3.3+, and its use for the HW, KAFKA-15021, 3.6).
+	isrEligibility bool
+	// brokerEpochs: registrations carry a broker epoch (KIP-380, 2.2); a restart before the old
+	// ZooKeeper session expired is a bounce the controller detects. Before, registration fails
+	// with NodeExists while the old session lives and the broker exits
+	// (KafkaServer.startup); the engine starts it again once that session has expired, as a
+	// supervisor restarting it would.
+	brokerEpochs bool
 }
 
 func eraFor(version string) era {
@@ -36,13 +64,16 @@ func eraFor(version string) era {
 	case "0.10.2":
 		return era{version: version}
 	case "0.11.0":
-		return era{version: version, epochRequests: true}
+		return era{version: version, epochRequests: true, emptyCacheAsks: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
-			keepLastIsrMember: true}
+			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
+			expandNeedsEpochStart: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
-			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true}
+			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
+			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
+			alterPartition: true, isrEligibility: true, brokerEpochs: true}
 	}
 }
 
@@ -75,14 +106,16 @@ func (er era) answerOffsetsForEpoch(log *commitlog.Log, asked int32) (int32, int
 	if er.epochAnswerNamesEpoch {
 		return log.Cache().EndOffsetFor(asked, log.LogEndOffset())
 	}
-	// Before KIP-279 (LeaderEpochFileCache.endOffsetFor in 0.11): the latest epoch → LEO;
-	// otherwise the start offset of the first epoch above the one asked for; unknown → -1.
+	// Before KIP-279, LeaderEpochFileCache.endOffsetFor of 0.11.0.2: the latest epoch → LEO (an
+	// empty cache's latest is -1, so a follower asking with -1 gets the LEO: KAFKA-6857, fixed
+	// after 0.11.0.2); an epoch below the first entry, or with none above it → UNDEFINED; otherwise
+	// the start offset of the first epoch above the one asked for.
 	entries := log.Cache().Entries()
-	if asked == commitlog.Undefined || len(entries) == 0 {
-		return -1, -1
-	}
 	if asked == log.Cache().Latest() {
 		return -1, log.LogEndOffset()
+	}
+	if len(entries) == 0 || asked < entries[0].Epoch {
+		return -1, -1
 	}
 	for _, en := range entries {
 		if en.Epoch > asked {

@@ -175,7 +175,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		}
 		r := e.partitions[st.pid].replicaOn(b.id)
 		latest := r.log.Cache().Latest()
-		if !e.era.epochRequests || latest < 0 {
+		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
 			e.truncate(r, st.fetchOffset, "truncate to the high watermark (no leader epoch to ask about)")
 			st.truncating = false

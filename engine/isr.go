@@ -15,7 +15,7 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
 // mode: the broker is registered). Simplification: brokers learn of registrations at once.
-func (e *Engine) isrEligible(b int32) bool { return e.sessions[b].registered }
+func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.sessions[b].registered }
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
@@ -90,7 +90,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
 	if r.pending.active || contains(r.isr, rr.broker) || !e.isrEligible(rr.broker) {
 		return
 	}
-	if rr.leo < r.log.HighWatermark() || (rr.leo < r.epochStartOffset && !e.unsafe.noEpochStartRule) {
+	if rr.leo < r.log.HighWatermark() || (rr.leo < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
 	e.submitAlterPartition(r, true, []int32{rr.broker}, sortedUnion(r.isr, []int32{rr.broker}))
@@ -116,13 +116,18 @@ func (e *Engine) isrShrinkTask(b *broker) {
 	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
 }
 
-// submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller.
+// submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller (before
+// IBP 2.7 the leader writes ZooKeeper itself: writeIsrToZk).
 func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int32) {
-	r.pending = isrPending{active: true, expand: expand, ids: ids, newISR: newISR}
 	verb := "shrink"
 	if expand {
 		verb = "expand"
 	}
+	if !e.era.alterPartition {
+		e.writeIsrToZk(r, verb, newISR)
+		return
+	}
+	r.pending = isrPending{active: true, expand: expand, ids: ids, newISR: newISR}
 	p := r.p
 	e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
 		OldISR: r.isr, ISR: newISR, Reason: verb,

@@ -103,7 +103,9 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	r.pending = isrPending{}
 	if ps.LeaderEpoch > r.leaderEpoch {
 		start := r.log.LogEndOffset()
-		r.log.Cache().Assign(ps.LeaderEpoch, start)
+		if e.era.assignEpochOnElection {
+			r.log.Cache().Assign(ps.LeaderEpoch, start)
+		}
 		e.resetRemotes(r, ps, wasLeader, start)
 		r.leaderEpoch = ps.LeaderEpoch
 		r.epochStartOffset = start
@@ -193,12 +195,20 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 	}
 }
 
-// makeFollower is Partition.makeFollower; it reports a new leader epoch (the fetcher restarts).
+// makeFollower is Partition.makeFollower; it reports whether the fetcher restarts (and so the
+// follower truncates): from 2.1 on every new leader epoch (KAFKA-7395; 2.0.1's KAFKA-7164 on a
+// jump of two or more), before only when the leader changed. Before 2.1 a new epoch with the same
+// leader (the controller removed a dead replica from the ISR, say) updates the epoch and clears the
+// ISR, and the fetcher goes on as it was.
 func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
 	if ps.PartitionEpoch < r.partitionEpoch {
 		return false
 	}
 	newEpoch := ps.LeaderEpoch > r.leaderEpoch
+	restart := newEpoch
+	if !e.era.followerRestartsOnNewEpoch {
+		restart = r.leader != ps.Leader
+	}
 	r.known = true
 	if newEpoch || r.isLeader() {
 		r.hwConfirmed = false
@@ -214,7 +224,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
 		Epoch: Some(int64(r.leaderEpoch)),
 		Text:  fmt.Sprintf("broker %d became follower of %s under leader %d in leader epoch %d", b.id, p.name(), ps.Leader, ps.LeaderEpoch)})
-	return newEpoch
+	return restart
 }
 
 // handleStopReplica stops fetching (controlled shutdown moves a follower out).

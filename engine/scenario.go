@@ -285,11 +285,8 @@ func (sc *Scenario) Validate() error {
 	if total > MaxPartitions {
 		return fmt.Errorf("topics: %d partitions in all is more than the limit %d", total, MaxPartitions)
 	}
-	cfg := DefaultConfig()
-	for _, name := range sortedKeys(sc.Config) {
-		if err := cfg.Set(name, sc.Config[name]); err != nil {
-			return err
-		}
+	if _, err := NewConfig(sc.Config); err != nil {
+		return err
 	}
 	if sc.Duration < 0 {
 		return fmt.Errorf("duration: %d is negative", sc.Duration)

@@ -153,6 +153,9 @@ type broker struct {
 	hosted          []int32
 	checkpointing   bool // the HW checkpoint task has started
 	fetchers        []*fetcher
+	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
+	// session lived; the broker starts when that session expires (restart).
+	startsOnExpiry bool
 }
 
 // zkSession is a broker's ZooKeeper session and registration (/brokers/ids/N).

@@ -15,11 +15,14 @@ type View struct {
 	Seed uint64 `json:"seed"`
 	Era  string `json:"era"`
 	// Config is every setting in force (Kafka names and sim.*).
-	Config     map[string]any  `json:"config"`
-	Controller ControllerView  `json:"controller"`
-	Brokers    []BrokerView    `json:"brokers"`
-	Summary    Summary         `json:"summary"`
-	Partitions []PartitionView `json:"partitions"`
+	Config map[string]any `json:"config"`
+	// EraDefaults names the settings in force at their era's own default where that differs from
+	// 3.7's (EraDefaults), with 3.7's value, so the page can say what the era changed.
+	EraDefaults map[string]any  `json:"eraDefaults,omitempty"`
+	Controller  ControllerView  `json:"controller"`
+	Brokers     []BrokerView    `json:"brokers"`
+	Summary     Summary         `json:"summary"`
+	Partitions  []PartitionView `json:"partitions"`
 	// States has one letter per partition (in topic order) when the view is an overview:
 	// h healthy, u under-replicated, m under min.insync.replicas, o offline (no leader).
 	States string `json:"states,omitempty"`
@@ -73,14 +76,17 @@ type ControllerView struct {
 
 // BrokerView is one broker.
 type BrokerView struct {
-	ID              int32  `json:"id"`
-	State           string `json:"state"`
-	Isolated        bool   `json:"isolated"`
-	DiskFailed      bool   `json:"diskFailed"`
-	Registered      bool   `json:"registered"`
-	BrokerEpoch     int64  `json:"brokerEpoch"`
-	ControllerEpoch int32  `json:"controllerEpoch"`
-	Leaders         int    `json:"leaders"`
+	ID         int32  `json:"id"`
+	State      string `json:"state"`
+	Isolated   bool   `json:"isolated"`
+	DiskFailed bool   `json:"diskFailed"`
+	Registered bool   `json:"registered"`
+	// StartsOnExpiry: restarted before its old ZooKeeper session expired, in an era without
+	// broker epochs (before 2.2): it starts when that session expires.
+	StartsOnExpiry  bool  `json:"startsOnExpiry,omitempty"`
+	BrokerEpoch     int64 `json:"brokerEpoch"`
+	ControllerEpoch int32 `json:"controllerEpoch"`
+	Leaders         int   `json:"leaders"`
 	// UnderReplicated counts the partitions it leads that are under-replicated (or under min ISR).
 	UnderReplicated int           `json:"underReplicated"`
 	Fetchers        []FetcherView `json:"fetchers"`
@@ -259,7 +265,8 @@ func (e *Engine) View(opt ViewOptions) View {
 		opt.MaxMessages = 500
 	}
 	v := View{T: e.now, Seed: e.seed, Era: e.era.version, Stats: e.Stats(), Config: e.cfg.Values(),
-		Partitions: []PartitionView{}, Consumes: []ConsumeOp{},
+		EraDefaults: eraChangedDefaults(e.cfg),
+		Partitions:  []PartitionView{}, Consumes: []ConsumeOp{},
 		Controller: ControllerView{Broker: e.ctrl.broker, Epoch: e.ctrl.epoch, Active: e.ctrl.active},
 		Violations: e.Violations(), Produces: e.Produces()}
 	for _, c := range e.clients.consumes[max(0, len(e.clients.consumes)-maxOps):] {
@@ -395,7 +402,7 @@ func (e *Engine) replicaView(r *replica, opt ViewOptions) ReplicaView {
 // small and steady.
 func (e *Engine) brokerView(b *broker, only []int32) BrokerView {
 	s := e.sessions[b.id]
-	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed,
+	bv := BrokerView{ID: b.id, State: b.state.String(), Isolated: b.isolated, DiskFailed: b.diskFailed, StartsOnExpiry: b.startsOnExpiry,
 		Registered: s.registered, BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch,
 		Fetchers: []FetcherView{}, ParkedFetches: []Parked{}, ParkedProduces: []Parked{}}
 	for _, f := range b.fetchers {
@@ -483,4 +490,20 @@ func (e *Engine) collectAgenda(v *View, maxMessages int, lod *Detail) {
 		slices.SortFunc(v.Brokers[i].ParkedFetches, func(a, b Parked) int { return int(a.Message) - int(b.Message) })
 		slices.SortFunc(v.Brokers[i].ParkedProduces, func(a, b Parked) int { return int(a.Message) - int(b.Message) })
 	}
+}
+
+// eraChangedDefaults lists the settings that are at their era's default where that default is not
+// 3.7's, each with 3.7's default.
+func eraChangedDefaults(c Config) map[string]any {
+	now, era, latest := c.Values(), EraDefaults(c.InterBrokerProtocolVersion).Values(), DefaultConfig().Values()
+	var out map[string]any
+	for _, name := range sortedKeys(era) {
+		if name != ibpName && era[name] != latest[name] && now[name] == era[name] {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[name] = latest[name]
+		}
+	}
+	return out
 }

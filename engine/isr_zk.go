@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Before AlterIsr (KIP-497, IBP 2.7) the leader changes the ISR itself: Partition.updateIsr writes
+// the partition's znode with its own leader and leader epoch (no bump), conditional on the zkVersion
+// it cached from the last LeaderAndIsr or its own last write (ReplicationUtils.updateLeaderAndIsr).
+// On success it takes the new ISR at once, so there is no pending state and no maximal ISR; on a
+// version mismatch it skips the change ("Cached zkVersion [..] not equal to that in zookeeper")
+// and tries again at its next ISR check, which fails again until a LeaderAndIsr brings the new
+// version. The controller hears of the change through isr_change_notification and only sends
+// UpdateMetadata, which the engine does not model.
+// Simplification: ZooKeeper answers at once, and a leader cut off from ZooKeeper fails the write
+// at once (Kafka's client blocks until it reconnects, by when the version has moved on).
+
+// writeIsrToZk is Partition.updateIsr for the eras before AlterIsr.
+func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
+	p := r.p
+	s := e.sessions[r.broker]
+	if !s.registered || !s.connected || r.partitionEpoch != p.partitionEpoch {
+		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, p.partitionEpoch)
+		if !s.registered || !s.connected {
+			why = "no ZooKeeper connection"
+		}
+		e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+			OldISR: r.isr, ISR: newISR, Reason: verb, Name: "skipped",
+			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.broker, verb, p.name(), newISR, why)})
+		return
+	}
+	oldISR := p.isr
+	p.isr = sortedCopy(newISR)
+	p.partitionEpoch++
+	r.isr = slices.Clone(p.isr)
+	r.partitionEpoch = p.partitionEpoch
+	e.countISRChange(oldISR, p.isr)
+	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: oldISR,
+		ISR: p.isr, Epoch: Some(int64(p.leaderEpoch)), Reason: "leader " + verb,
+		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), oldISR, p.isr, p.partitionEpoch)})
+	if e.maybeIncrementHW(r) {
+		e.completeDelayedProduces(r)
+	}
+}
