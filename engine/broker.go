@@ -174,11 +174,18 @@ func (e *Engine) restart(b *broker) {
 // beginShutdown is a controlled shutdown: ask the controller to move leadership, then stop.
 func (e *Engine) beginShutdown(b *broker) {
 	b.state = brokerShuttingDown
+	b.shutdownAttempts = 0
 	e.emit(Event{Type: EvShutdown, Broker: Some(b.id),
 		Text: fmt.Sprintf("broker %d begins a controlled shutdown", b.id)})
+	e.askControlledShutdown(b)
+}
+
+// askControlledShutdown is one attempt of KafkaServer.controlledShutdown. The controller's own
+// broker asks itself (over loopback in Kafka; at once here).
+func (e *Engine) askControlledShutdown(b *broker) {
+	b.shutdownAttempts++
 	if e.ctrlUsable() && e.ctrl.broker == b.id {
-		e.controlledShutdown(b.id)
-		e.finishShutdown(b)
+		e.controlledShutdownAnswered(b, "", e.controlledShutdown(b.id))
 		return
 	}
 	if !e.ctrl.active {
@@ -190,7 +197,41 @@ func (e *Engine) beginShutdown(b *broker) {
 }
 
 func (e *Engine) handleControlledShutdownResponse(b *broker, m *Message) {
-	e.finishShutdown(b)
+	resp := m.ControlledShutdownResp
+	e.controlledShutdownAnswered(b, resp.Error, resp.Remaining)
+}
+
+// controlledShutdownAnswered stops the broker once the controller moved every leadership, or after
+// controlled.shutdown.max.retries attempts with controlled.shutdown.retry.backoff.ms between them
+// (KafkaServer.controlledShutdown): a partition without another ISR member stays led by it until
+// then, and the broker stops anyway.
+func (e *Engine) controlledShutdownAnswered(b *broker, errName string, remaining []TP) {
+	if b.state != brokerShuttingDown {
+		return
+	}
+	if errName == "" && len(remaining) == 0 {
+		e.finishShutdown(b)
+		return
+	}
+	if b.shutdownAttempts >= int(e.cfg.ControlledShutdownMaxRetries) {
+		e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retries exhausted",
+			Text: fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", b.id, b.shutdownAttempts, len(remaining))})
+		e.finishShutdown(b)
+		return
+	}
+	why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", len(remaining))
+	if errName != "" {
+		why = errName
+	}
+	e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retry",
+		Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", b.id, b.shutdownAttempts, why, e.cfg.ControlledShutdownRetryBackoffMs)})
+	e.schedule(e.now+max(1, e.cfg.ControlledShutdownRetryBackoffMs), itShutdownRetry, b.id, 0)
+}
+
+func (e *Engine) shutdownRetry(b *broker) {
+	if b.state == brokerShuttingDown {
+		e.askControlledShutdown(b)
+	}
 }
 
 // finishShutdown stops the broker cleanly: fetchers stop, logs are flushed, HWs checkpointed,

@@ -12,29 +12,31 @@ import (
 // of the Kafka release the era models (EraDefaults), plus the simulator's own sim.* settings. It round-trips through JSON so a
 // run can be replayed from its record.
 type Config struct {
-	ReplicaLagTimeMaxMs           int64  // replica.lag.time.max.ms
-	ReplicaFetchWaitMaxMs         int64  // replica.fetch.wait.max.ms
-	ReplicaFetchMinBytes          int64  // replica.fetch.min.bytes
-	ReplicaFetchMaxBytes          int64  // replica.fetch.max.bytes
-	ReplicaFetchResponseMaxBytes  int64  // replica.fetch.response.max.bytes
-	ReplicaFetchBackoffMs         int64  // replica.fetch.backoff.ms
-	ReplicaSocketTimeoutMs        int64  // replica.socket.timeout.ms
-	NumReplicaFetchers            int64  // num.replica.fetchers
-	MinInsyncReplicas             int64  // min.insync.replicas
-	UncleanLeaderElectionEnable   bool   // unclean.leader.election.enable
-	HighWatermarkCheckpointMs     int64  // replica.high.watermark.checkpoint.interval.ms
-	LogFlushIntervalMessages      int64  // log.flush.interval.messages
-	ZookeeperSessionTimeoutMs     int64  // zookeeper.session.timeout.ms
-	InterBrokerProtocolVersion    string // inter.broker.protocol.version
-	AutoLeaderRebalanceEnable     bool   // auto.leader.rebalance.enable
-	LeaderImbalanceCheckIntervalS int64  // leader.imbalance.check.interval.seconds
-	LeaderImbalancePerBrokerPct   int64  // leader.imbalance.per.broker.percentage
-	RequestTimeoutMs              int64  // request.timeout.ms (producer and controller requests)
-	DeliveryTimeoutMs             int64  // delivery.timeout.ms (producer)
-	RetryBackoffMs                int64  // retry.backoff.ms (producer)
-	NetworkLatencyMs              int64  // sim.network.latency.ms
-	NetworkJitterMs               int64  // sim.network.jitter.ms
-	RecordSizeBytes               int64  // sim.record.size.bytes
+	ReplicaLagTimeMaxMs              int64  // replica.lag.time.max.ms
+	ReplicaFetchWaitMaxMs            int64  // replica.fetch.wait.max.ms
+	ReplicaFetchMinBytes             int64  // replica.fetch.min.bytes
+	ReplicaFetchMaxBytes             int64  // replica.fetch.max.bytes
+	ReplicaFetchResponseMaxBytes     int64  // replica.fetch.response.max.bytes
+	ReplicaFetchBackoffMs            int64  // replica.fetch.backoff.ms
+	ReplicaSocketTimeoutMs           int64  // replica.socket.timeout.ms
+	NumReplicaFetchers               int64  // num.replica.fetchers
+	MinInsyncReplicas                int64  // min.insync.replicas
+	UncleanLeaderElectionEnable      bool   // unclean.leader.election.enable
+	HighWatermarkCheckpointMs        int64  // replica.high.watermark.checkpoint.interval.ms
+	LogFlushIntervalMessages         int64  // log.flush.interval.messages
+	ZookeeperSessionTimeoutMs        int64  // zookeeper.session.timeout.ms
+	InterBrokerProtocolVersion       string // inter.broker.protocol.version
+	AutoLeaderRebalanceEnable        bool   // auto.leader.rebalance.enable
+	LeaderImbalanceCheckIntervalS    int64  // leader.imbalance.check.interval.seconds
+	LeaderImbalancePerBrokerPct      int64  // leader.imbalance.per.broker.percentage
+	RequestTimeoutMs                 int64  // request.timeout.ms (producer and controller requests)
+	DeliveryTimeoutMs                int64  // delivery.timeout.ms (producer)
+	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
+	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
+	ControlledShutdownRetryBackoffMs int64  // controlled.shutdown.retry.backoff.ms
+	NetworkLatencyMs                 int64  // sim.network.latency.ms
+	NetworkJitterMs                  int64  // sim.network.jitter.ms
+	RecordSizeBytes                  int64  // sim.record.size.bytes
 }
 
 // NewConfig is the config of a scenario: each name it sets, and for the rest the defaults of
@@ -78,29 +80,31 @@ func EraDefaults(version string) Config {
 // DefaultConfig returns Kafka's defaults (3.7).
 func DefaultConfig() Config {
 	return Config{
-		ReplicaLagTimeMaxMs:           30000,
-		ReplicaFetchWaitMaxMs:         500,
-		ReplicaFetchMinBytes:          1,
-		ReplicaFetchMaxBytes:          1048576,
-		ReplicaFetchResponseMaxBytes:  10485760,
-		ReplicaFetchBackoffMs:         1000,
-		ReplicaSocketTimeoutMs:        30000,
-		NumReplicaFetchers:            1,
-		MinInsyncReplicas:             1,
-		UncleanLeaderElectionEnable:   false,
-		HighWatermarkCheckpointMs:     5000,
-		LogFlushIntervalMessages:      math.MaxInt64,
-		ZookeeperSessionTimeoutMs:     18000,
-		InterBrokerProtocolVersion:    "3.7",
-		AutoLeaderRebalanceEnable:     true,
-		LeaderImbalanceCheckIntervalS: 300,
-		LeaderImbalancePerBrokerPct:   10,
-		RequestTimeoutMs:              30000,
-		DeliveryTimeoutMs:             120000,
-		RetryBackoffMs:                100,
-		NetworkLatencyMs:              1,
-		NetworkJitterMs:               0,
-		RecordSizeBytes:               100,
+		ReplicaLagTimeMaxMs:              30000,
+		ReplicaFetchWaitMaxMs:            500,
+		ReplicaFetchMinBytes:             1,
+		ReplicaFetchMaxBytes:             1048576,
+		ReplicaFetchResponseMaxBytes:     10485760,
+		ReplicaFetchBackoffMs:            1000,
+		ReplicaSocketTimeoutMs:           30000,
+		NumReplicaFetchers:               1,
+		MinInsyncReplicas:                1,
+		UncleanLeaderElectionEnable:      false,
+		HighWatermarkCheckpointMs:        5000,
+		LogFlushIntervalMessages:         math.MaxInt64,
+		ZookeeperSessionTimeoutMs:        18000,
+		InterBrokerProtocolVersion:       "3.7",
+		AutoLeaderRebalanceEnable:        true,
+		LeaderImbalanceCheckIntervalS:    300,
+		LeaderImbalancePerBrokerPct:      10,
+		RequestTimeoutMs:                 30000,
+		DeliveryTimeoutMs:                120000,
+		RetryBackoffMs:                   100,
+		ControlledShutdownMaxRetries:     3,
+		ControlledShutdownRetryBackoffMs: 5000,
+		NetworkLatencyMs:                 1,
+		NetworkJitterMs:                  0,
+		RecordSizeBytes:                  100,
 	}
 }
 
@@ -141,6 +145,8 @@ var configKeys = []configKey{
 	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory)"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
+	{name: "controlled.shutdown.max.retries", min: 1, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
+	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
 	{name: "sim.network.latency.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkLatencyMs }, doc: "one-way delay of every message unless a link says otherwise"},
 	{name: "sim.network.jitter.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkJitterMs }, doc: "extra random delay per message, 0..jitter ms, from the seeded PRNG; links stay FIFO"},
 	{name: "sim.record.size.bytes", min: 1, int: func(c *Config) *int64 { return &c.RecordSizeBytes }, doc: "the size of one record, for the byte limits of fetches"},

@@ -533,7 +533,9 @@ func (e *Engine) handleControlledShutdown(b *broker, m *Message) {
 	resp := &ControlledShutdownResponse{}
 	if !e.ctrlUsable() || e.ctrl.broker != b.id {
 		resp.Error = ErrNotController
-	} else if e.ctrl.live[req.BrokerID] != req.BrokerEpoch {
+	} else if e.ctrl.live[req.BrokerID] == 0 || (e.era.brokerEpochs && e.ctrl.live[req.BrokerID] != req.BrokerEpoch) {
+		// A broker the controller does not count as live (BROKER_NOT_AVAILABLE before KIP-380),
+		// or an older registration of it (STALE_BROKER_EPOCH, 2.2+).
 		resp.Error = ErrStaleBrokerEpoch
 	} else {
 		resp.Remaining = e.controlledShutdown(req.BrokerID)

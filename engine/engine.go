@@ -312,6 +312,8 @@ func (e *Engine) handle(it item) {
 		e.checkpointTask(b)
 	case itResend:
 		e.resendAlterPartition(b, int32(it.id))
+	case itShutdownRetry:
+		e.shutdownRetry(b)
 	}
 }
 

@@ -202,7 +202,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	case MsgAlterPartition:
 		e.alterPartitionFailed(b, req)
 	case MsgControlledShutdown:
-		e.finishShutdown(b)
+		e.controlledShutdownAnswered(b, ErrRequestTimedOut, nil)
 	case MsgLeaderAndIsr:
 		e.controllerRequestFailed(req)
 	}

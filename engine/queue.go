@@ -20,6 +20,7 @@ const (
 	itAutoRebalance                      // controller's leader imbalance check
 	itResend                             // broker re-sends a controller-bound request (id = pid or op)
 	itControllerRetry                    // the controller (its epoch in gen) retries a broker's queue head
+	itShutdownRetry                      // broker's next controlled-shutdown attempt
 )
 
 type item struct {

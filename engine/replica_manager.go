@@ -34,7 +34,7 @@ func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
 // becomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of the seeds' code.
 func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *LeaderAndIsrResponse {
 	resp := &LeaderAndIsrResponse{}
-	if req.BrokerEpoch < b.brokerEpoch {
+	if e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch { // KIP-380 (2.2): no broker epochs before
 		resp.Error = ErrStaleBrokerEpoch
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
 			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, req.BrokerEpoch, b.brokerEpoch, resp.Error)})

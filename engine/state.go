@@ -156,6 +156,8 @@ type broker struct {
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool
+	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
+	shutdownAttempts int
 }
 
 // zkSession is a broker's ZooKeeper session and registration (/brokers/ids/N).
