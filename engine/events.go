@@ -60,4 +60,6 @@ const (
 	EvZKRegister    = "zk-register"
 	EvShutdown      = "shutdown"
 	EvElectFailed   = "election-failed"
+	// EvCaption is a `caption` step: a line of the guided tour, in the trace with its text.
+	EvCaption = "caption"
 )
