@@ -27,7 +27,9 @@ type Event struct {
 	// Name is an invariant name (violation) or an error name.
 	Name     string  `json:"name,omitempty"`
 	Replicas []int32 `json:"replicas,omitzero"`
-	Text     string  `json:"text"`
+	// Cause is a violation's cause (causes.go).
+	Cause *Cause `json:"cause,omitempty"`
+	Text  string `json:"text"`
 }
 
 // Event types beyond the message types (messages.go).

@@ -29,6 +29,8 @@ type partition struct {
 	consumed []offsetID // records consumers read
 	nextRead int64      // the consumer's next offset
 	broken   []string   // invariant names already reported for this partition
+	// removals are the recent truncations and leader changes, for naming a violation's cause.
+	removals []removal
 }
 
 // offsetID is a record known to be at an offset.
