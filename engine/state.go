@@ -26,6 +26,7 @@ type partition struct {
 	// Client-side bookkeeping for the invariants and `expect`.
 	acked    int64      // records acknowledged to producers (acks 1 and all)
 	ackedAll []offsetID // records acknowledged with acks=all, in ack order
+	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	consumed []offsetID // records consumers read
 	nextRead int64      // the consumer's next offset
 	broken   []string   // invariant names already reported for this partition

@@ -155,6 +155,8 @@ type PartitionView struct {
 	Acked          int64         `json:"acked"`
 	State          string        `json:"state"`
 	Replicas       []ReplicaView `json:"replicas"`
+	// Verdicts judge the latest 200 acknowledged records (verdicts.go); left out with NoRecords.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 }
 
 // ReplicaView is one broker's replica.
@@ -201,7 +203,7 @@ type ViewOptions struct {
 	// DetailLimit: clusters with more partitions than this get an overview (States) and full
 	// detail only for Focus. 0 means 64.
 	DetailLimit int
-	// NoRecords leaves the records out of replica views.
+	// NoRecords leaves the records out of replica views, and the verdicts out of partition views.
 	NoRecords bool
 	// MaxMessages bounds the messages in flight listed (0: 500).
 	MaxMessages int
@@ -349,6 +351,9 @@ func (e *Engine) partitionView(p *partition, st string, opt ViewOptions) Partiti
 		Recovering: p.recovering, Acked: p.acked, State: st}
 	for _, r := range p.replicas {
 		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
+	}
+	if !opt.NoRecords {
+		pv.Verdicts = e.verdicts(p)
 	}
 	return pv
 }
