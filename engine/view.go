@@ -38,6 +38,8 @@ type View struct {
 	// MessagesOmitted counts the messages in flight an overview leaves out: those that neither
 	// carry a focused partition nor go to or from a focused broker.
 	MessagesOmitted int `json:"messagesOmitted,omitempty"`
+	// Pending lists the nearest deadlines the cluster waits on (pending.go), by time.
+	Pending []Pending `json:"pending"`
 }
 
 // ClientCounts counts producer and consumer operations.
@@ -330,6 +332,7 @@ func (e *Engine) View(opt ViewOptions) View {
 		lod = focus
 	}
 	e.collectAgenda(&v, opt.MaxMessages, lod)
+	v.Pending = e.pendingDeadlines(lod)
 	return v
 }
 
