@@ -101,7 +101,9 @@ func optOr(o Opt[int32]) int32 {
 
 // pendingItem describes an agenda item a viewer cares about.
 func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
-	live := func() bool { return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.gen }
+	live := func() bool {
+		return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.gen
+	}
 	focusedBroker := func(b int32) bool { return lod == nil || lod.Broker(b) }
 	switch it.kind {
 	case itSessionExpire:
