@@ -39,6 +39,11 @@ const (
 // maxVerdicts bounds the records a partition's view judges: the latest acknowledged ones.
 const maxVerdicts = 200
 
+// maxVerdictPartitions bounds the partitions a view judges: a view listing more (a page drawing
+// every partition of a large cluster) leaves verdicts out, since 200 verdicts per partition would
+// multiply its size. The default detail limit, so a page gets them in detail and when it focuses.
+const maxVerdictPartitions = defaultDetailLimit
+
 // verdicts judges p's latest acknowledged records, in offset order.
 func (e *Engine) verdicts(p *partition) []Verdict {
 	type acked struct {

@@ -93,3 +93,38 @@ func TestVerdictsOverTime(t *testing.T) {
 	want(2, VerdictLost, "not in leader 2's log, which ends at offset 1")
 	want(1, VerdictCommitted, "below leader 2's high watermark 1; on broker 2")
 }
+
+// TestVerdictsBounded: verdicts come in views that list at most maxVerdictPartitions partitions
+// (detail of a small cluster, an overview's focus), not in one drawing every partition of a large
+// cluster, and never with noRecords.
+func TestVerdictsBounded(t *testing.T) {
+	sc, err := ParseScenario([]byte(`{"name":"b","brokers":3,"topics":[{"name":"t","partitions":100,"replicationFactor":3}],
+		"steps":[{"at":10,"do":"produce","topic":"t","partition":7}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RunUntil(500); err != nil {
+		t.Fatal(err)
+	}
+	verdicts := func(opt ViewOptions) int {
+		n := 0
+		for _, p := range e.View(opt).Partitions {
+			n += len(p.Verdicts)
+		}
+		return n
+	}
+	focus := []TP{{Topic: "t", Partition: 7}}
+	if n := verdicts(ViewOptions{Focus: focus}); n != 1 {
+		t.Errorf("overview focused on t-7: %d verdicts, want 1", n)
+	}
+	if n := verdicts(ViewOptions{DetailLimit: 1000}); n != 0 {
+		t.Errorf("every one of 100 partitions in detail: %d verdicts, want none", n)
+	}
+	if n := verdicts(ViewOptions{Focus: focus, NoRecords: true}); n != 0 {
+		t.Errorf("noRecords: %d verdicts, want none", n)
+	}
+}

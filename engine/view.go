@@ -157,7 +157,8 @@ type PartitionView struct {
 	Acked          int64         `json:"acked"`
 	State          string        `json:"state"`
 	Replicas       []ReplicaView `json:"replicas"`
-	// Verdicts judge the latest 200 acknowledged records (verdicts.go); left out with NoRecords.
+	// Verdicts judge the latest 200 acknowledged records (verdicts.go); left out with NoRecords
+	// and in views listing more than maxVerdictPartitions partitions.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
 }
 
@@ -282,6 +283,12 @@ func (e *Engine) View(opt ViewOptions) View {
 		}
 		v.Brokers = append(v.Brokers, e.brokerView(b, only))
 	}
+	// Verdicts come with records, in views that list few enough partitions (judge).
+	listed := len(e.partitions)
+	if overview {
+		listed = len(focus.pids)
+	}
+	judge := !opt.NoRecords && listed <= maxVerdictPartitions
 	states := make([]byte, 0, len(e.partitions))
 	next := 0 // focus.pids[next] is the next focused partition (partitions go in pid order)
 	for _, p := range e.partitions {
@@ -318,7 +325,7 @@ func (e *Engine) View(opt ViewOptions) View {
 			states = append(states, st[0])
 		}
 		if !overview || focused {
-			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
+			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt, judge))
 		}
 	}
 	if overview {
@@ -348,14 +355,14 @@ func (e *Engine) partitionState(p *partition) string {
 	return "healthy"
 }
 
-func (e *Engine) partitionView(p *partition, st string, opt ViewOptions) PartitionView {
+func (e *Engine) partitionView(p *partition, st string, opt ViewOptions, judge bool) PartitionView {
 	pv := PartitionView{Topic: p.topic, Partition: p.index, Assignment: slices.Clone(p.assignment), Leader: p.leader,
 		LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: slices.Clone(p.isr),
 		Recovering: p.recovering, Acked: p.acked, State: st}
 	for _, r := range p.replicas {
 		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
 	}
-	if !opt.NoRecords {
+	if judge {
 		pv.Verdicts = e.verdicts(p)
 	}
 	return pv
