@@ -62,9 +62,13 @@ func (e *Engine) pendingDeadlines(lod *Detail) []Pending {
 			add(p)
 		}
 	}
-	for _, p := range e.partitions {
-		if lod == nil || lod.Partition(p.tp()) {
+	if lod == nil {
+		for _, p := range e.partitions {
 			out = append(out, e.isrLag(p, shrinkAt)...)
+		}
+	} else {
+		for _, pid := range lod.pids {
+			out = append(out, e.isrLag(e.partitions[pid], shrinkAt)...)
 		}
 	}
 	out = append(out, e.fetcherBackoffs(lod)...)
