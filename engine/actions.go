@@ -78,6 +78,9 @@ func (e *Engine) Apply(a Action) error {
 		e.elect(e.partitionOf(a.Topic, *a.Partition), a.Broker, a.Unclean)
 	case "config":
 		return e.setConfig(a.Set)
+	case "caption":
+		// A tour's line: it changes nothing in the cluster, only the narration.
+		e.emit(Event{Type: EvCaption, Text: a.Text})
 	}
 	return nil
 }

@@ -130,9 +130,12 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	case ErrNone:
 		p := e.partitions[op.pid]
 		p.acked += int64(len(op.RecordIDs))
-		if op.Acks == -1 {
-			for i, id := range op.RecordIDs {
-				p.ackedAll = append(p.ackedAll, offsetID{Offset: resp.BaseOffset + int64(i), ID: id})
+		for i, id := range op.RecordIDs {
+			rec := offsetID{Offset: resp.BaseOffset + int64(i), ID: id}
+			if op.Acks == -1 {
+				p.ackedAll = append(p.ackedAll, rec)
+			} else {
+				p.acked1 = append(p.acked1, rec)
 			}
 		}
 		e.finishProduce(op, "acked", resp.BaseOffset)

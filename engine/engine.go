@@ -245,6 +245,7 @@ func (e *Engine) processNext() {
 // emit records a trace event (when tracing) and counts it either way.
 func (e *Engine) emit(ev Event) {
 	e.eventCount++
+	e.noteRemoval(&ev) // causes.go: with or without the trace
 	if !e.trace {
 		return
 	}

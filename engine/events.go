@@ -27,7 +27,9 @@ type Event struct {
 	// Name is an invariant name (violation) or an error name.
 	Name     string  `json:"name,omitempty"`
 	Replicas []int32 `json:"replicas,omitzero"`
-	Text     string  `json:"text"`
+	// Cause is a violation's cause (causes.go).
+	Cause *Cause `json:"cause,omitempty"`
+	Text  string `json:"text"`
 }
 
 // Event types beyond the message types (messages.go).
@@ -60,4 +62,6 @@ const (
 	EvZKRegister    = "zk-register"
 	EvShutdown      = "shutdown"
 	EvElectFailed   = "election-failed"
+	// EvCaption is a `caption` step: a line of the guided tour, in the trace with its text.
+	EvCaption = "caption"
 )

@@ -74,7 +74,7 @@ var fuzzMalformed = []string{
 	    {"at": 7, "do": "shutdown", "broker": 1}, {"at": 900, "do": "restart", "broker": 1},
 	    {"at": 1000, "do": "kill", "broker": 0, "loseUnflushed": true}, {"at": 1001, "do": "restart", "broker": 0},
 	    {"at": 1002, "do": "elect", "topic": "t", "partition": 0}, {"at": 1003, "do": "elect", "topic": "t", "partition": 1, "broker": 2, "unclean": true},
-	    {"at": 1004, "do": "failDisk", "broker": 2}, {"at": 1005, "do": "config", "set": {"replica.lag.time.max.ms": 100}},
+	    {"at": 1004, "do": "failDisk", "broker": 2}, {"at": 1005, "do": "config", "set": {"replica.lag.time.max.ms": 100}}, {"at": 1005, "do": "caption", "text": "every action once"},
 	    {"at": 1006, "do": "expect", "topic": "t", "partition": 0, "leader": 0, "leaderEpoch": 1, "isr": [0], "acked": 3,
 	      "replicas": {"0": {"leo": 3, "hw": 3, "epochs": [0, 0, 0]}}, "violations": []}]}`,
 	// Zero latency (with the default fetch wait; see docs/testing.md for the livelocks with none).

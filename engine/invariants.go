@@ -22,17 +22,27 @@ type Violation struct {
 	Replicas  []int32    `json:"replicas,omitempty"`
 	Records   []offsetID `json:"records,omitempty"`
 	Text      string     `json:"text"`
+	// Cause is the event that made it (causes.go): for a lost or changed record, the truncation
+	// that dropped the first record named or the election of a leader without it; for
+	// committed-divergence, the latest truncation or election on either replica. Nil when the
+	// partition's recent history holds none.
+	Cause *Cause `json:"cause,omitempty"`
 }
 
 // violate records a violation the first time name breaks on p.
 func (e *Engine) violate(p *partition, name string, replicas []int32, records []offsetID, text string) {
+	e.violateCaused(p, name, replicas, records, nil, text)
+}
+
+// violateCaused is violate naming the event that made the violation.
+func (e *Engine) violateCaused(p *partition, name string, replicas []int32, records []offsetID, cause *Cause, text string) {
 	if slices.Contains(p.broken, name) {
 		return
 	}
 	p.broken = append(p.broken, name)
-	v := Violation{T: e.now, Name: name, Topic: p.topic, Partition: p.index, Replicas: replicas, Records: records, Text: text}
+	v := Violation{T: e.now, Name: name, Topic: p.topic, Partition: p.index, Replicas: replicas, Records: records, Cause: cause, Text: text}
 	e.violations = append(e.violations, v)
-	e.emit(Event{Type: EvViolation, Topic: p.topic, Partition: Some(p.index), Name: name, Replicas: replicas,
+	e.emit(Event{Type: EvViolation, Topic: p.topic, Partition: Some(p.index), Name: name, Replicas: replicas, Cause: cause,
 		Text: "violation " + name + ": " + text})
 }
 
@@ -68,12 +78,12 @@ func (e *Engine) checkLeaderLog(p *partition, changed int32, from int64) {
 	}
 	log := &p.replicaOn(p.leader).log
 	if lost := missing(log, p.ackedAll, from); len(lost) > 0 {
-		e.violate(p, "acked-write-lost", []int32{p.leader}, lost,
+		e.violateCaused(p, "acked-write-lost", []int32{p.leader}, lost, p.causeOf(p.leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), p.leader, p.name(), lost[0].ID, lost[0].Offset))
 	}
 	if gone := missing(log, p.consumed, from); len(gone) > 0 {
-		e.violate(p, "consumed-record-changed", []int32{p.leader}, gone,
+		e.violateCaused(p, "consumed-record-changed", []int32{p.leader}, gone, p.causeOf(p.leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), p.leader, p.name(), gone[0].ID, gone[0].Offset))
 	}
@@ -111,8 +121,8 @@ func (e *Engine) checkCommittedRange(r *replica, from, to int64) {
 			a, okA := r.log.At(o)
 			b, okB := s.log.At(o)
 			if okA && okB && a.ID != b.ID {
-				e.violate(p, "committed-divergence", []int32{r.broker, s.broker},
-					[]offsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: b.ID}},
+				e.violateCaused(p, "committed-divergence", []int32{r.broker, s.broker},
+					[]offsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: b.ID}}, p.causeOfDivergence(r.broker, s.broker, o),
 					fmt.Sprintf("brokers %d and %d hold different records at offset %d of %s (records %d and %d), below both high watermarks",
 						r.broker, s.broker, o, p.name(), a.ID, b.ID))
 				return

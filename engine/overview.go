@@ -158,7 +158,7 @@ func (d *Detail) Message(m *Message) bool {
 // clusterEvents are shown in an overview whatever it focuses on: they concern the whole cluster
 // or are rare and grave (violations).
 var clusterEvents = []string{EvViolation, EvBrokerDown, EvBrokerUp, EvController, EvIsolate, EvHeal,
-	EvLink, EvConfig, EvZKSession, EvLogDirFailure, EvShutdown, EvZKRegister, EvElectFailed}
+	EvLink, EvConfig, EvZKSession, EvLogDirFailure, EvShutdown, EvZKRegister, EvElectFailed, EvCaption}
 
 // Event reports whether an overview shows an event in full: a cluster-wide one, a message shown
 // by Message, or one that happened to a focused partition or (with no partition) on a focused

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
-// Scenario is contract v1 of ../shared/docs/scenario-format.md (docs/scenarios.md in this repo):
+// Scenario is contract v1.1 of ../shared/docs/scenario-format.md (docs/scenarios.md in this repo):
 // a cluster, timed actions and expectations.
 type Scenario struct {
 	Name        string                     `json:"name"`
@@ -54,6 +55,8 @@ type Action struct {
 	Down          bool   `json:"down,omitempty"`
 	// Set is the `config` action's settings (an extension: change settings mid-run).
 	Set map[string]json.RawMessage `json:"set,omitempty"`
+	// Text is a `caption` step's line of the guided tour (contract v1.1).
+	Text string `json:"text,omitempty"`
 	// Expect holds the checks of an `expect` step.
 	Expect *Expect `json:"-"`
 }
@@ -118,11 +121,15 @@ var actionFields = map[string][]string{
 	"link":     {"from", "to", "latencyMs", "down"},
 	"failDisk": {"broker"},
 	"config":   {"set"},
+	"caption":  {"text"},
 	"expect":   {"topic", "partition", "leader", "leaderEpoch", "isr", "replicas", "acked", "violations"},
 }
 
 // ActionNames lists the accepted actions in a fixed order.
-var ActionNames = []string{"produce", "kill", "restart", "consume", "shutdown", "elect", "isolate", "heal", "link", "failDisk", "config", "expect"}
+var ActionNames = []string{"produce", "kill", "restart", "consume", "shutdown", "elect", "isolate", "heal", "link", "failDisk", "config", "caption", "expect"}
+
+// MaxCaptionChars bounds a caption's text: a tour's line is a sentence or two, not a document.
+const MaxCaptionChars = 2000
 
 // ParseScenario reads and validates a scenario file. Errors name the field and the reason.
 func ParseScenario(data []byte) (*Scenario, error) {
@@ -439,6 +446,16 @@ func validateAction(a Action, brokers int, partitions func(topic string) int) er
 		}
 		if a.LatencyMs != nil && *a.LatencyMs < 0 {
 			return fmt.Errorf("latencyMs: %d is negative", *a.LatencyMs)
+		}
+	case "caption":
+		n := utf8.RuneCountInString(a.Text)
+		switch {
+		case n == 0:
+			return errors.New(`text: required for "caption" (the line the tour shows)`)
+		case strings.TrimSpace(a.Text) == "":
+			return errors.New("text: is only white space")
+		case n > MaxCaptionChars:
+			return fmt.Errorf("text: %d characters; at most %d", n, MaxCaptionChars)
 		}
 	case "config":
 		cfg := DefaultConfig()

@@ -26,9 +26,12 @@ type partition struct {
 	// Client-side bookkeeping for the invariants and `expect`.
 	acked    int64      // records acknowledged to producers (acks 1 and all)
 	ackedAll []offsetID // records acknowledged with acks=all, in ack order
+	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	consumed []offsetID // records consumers read
 	nextRead int64      // the consumer's next offset
 	broken   []string   // invariant names already reported for this partition
+	// removals are the recent truncations and leader changes, for naming a violation's cause.
+	removals []removal
 }
 
 // offsetID is a record known to be at an offset.

@@ -41,6 +41,8 @@ type View struct {
 	// MessagesOmitted counts the messages in flight an overview leaves out: those that neither
 	// carry a focused partition nor go to or from a focused broker.
 	MessagesOmitted int `json:"messagesOmitted,omitempty"`
+	// Pending lists the nearest deadlines the cluster waits on (pending.go), by time.
+	Pending []Pending `json:"pending"`
 }
 
 // ClientCounts counts producer and consumer operations.
@@ -161,6 +163,9 @@ type PartitionView struct {
 	Acked          int64         `json:"acked"`
 	State          string        `json:"state"`
 	Replicas       []ReplicaView `json:"replicas"`
+	// Verdicts judge the latest 200 acknowledged records (verdicts.go); left out with NoRecords
+	// and in views listing more than maxVerdictPartitions partitions.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 }
 
 // ReplicaView is one broker's replica.
@@ -207,7 +212,7 @@ type ViewOptions struct {
 	// DetailLimit: clusters with more partitions than this get an overview (States) and full
 	// detail only for Focus. 0 means 64.
 	DetailLimit int
-	// NoRecords leaves the records out of replica views.
+	// NoRecords leaves the records out of replica views, and the verdicts out of partition views.
 	NoRecords bool
 	// MaxMessages bounds the messages in flight listed (0: 500).
 	MaxMessages int
@@ -285,6 +290,12 @@ func (e *Engine) View(opt ViewOptions) View {
 		}
 		v.Brokers = append(v.Brokers, e.brokerView(b, only))
 	}
+	// Verdicts come with records, in views that list few enough partitions (judge).
+	listed := len(e.partitions)
+	if overview {
+		listed = len(focus.pids)
+	}
+	judge := !opt.NoRecords && listed <= maxVerdictPartitions
 	states := make([]byte, 0, len(e.partitions))
 	next := 0 // focus.pids[next] is the next focused partition (partitions go in pid order)
 	for _, p := range e.partitions {
@@ -321,7 +332,7 @@ func (e *Engine) View(opt ViewOptions) View {
 			states = append(states, st[0])
 		}
 		if !overview || focused {
-			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt))
+			v.Partitions = append(v.Partitions, e.partitionView(p, st, opt, judge))
 		}
 	}
 	if overview {
@@ -335,6 +346,7 @@ func (e *Engine) View(opt ViewOptions) View {
 		lod = focus
 	}
 	e.collectAgenda(&v, opt.MaxMessages, lod)
+	v.Pending = e.pendingDeadlines(lod)
 	return v
 }
 
@@ -350,12 +362,15 @@ func (e *Engine) partitionState(p *partition) string {
 	return "healthy"
 }
 
-func (e *Engine) partitionView(p *partition, st string, opt ViewOptions) PartitionView {
+func (e *Engine) partitionView(p *partition, st string, opt ViewOptions, judge bool) PartitionView {
 	pv := PartitionView{Topic: p.topic, Partition: p.index, Assignment: slices.Clone(p.assignment), Leader: p.leader,
 		LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: slices.Clone(p.isr),
 		Recovering: p.recovering, Acked: p.acked, State: st}
 	for _, r := range p.replicas {
 		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
+	}
+	if judge {
+		pv.Verdicts = e.verdicts(p)
 	}
 	return pv
 }

@@ -96,7 +96,7 @@ func TestViewDeltas(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			whole, delta := New(Limits{}), New(Limits{})
 			var view map[string]any
-			patches, patchBytes, wholeBytes, leaderRuns := 0, 0, 0, 0
+			patches, patchBytes, wholeBytes, leaderRuns, pendingSets := 0, 0, 0, 0, 0
 			for i, step := range append([]string{`"op":"load","scenario":` + c.scenario}, c.steps...) {
 				focus := c.focus[i*3/(len(c.steps)+1)]
 				req := func(d bool) []byte {
@@ -115,6 +115,9 @@ func TestViewDeltas(t *testing.T) {
 						leaderRuns++
 					} else if set, ok := p["set"].(map[string]any); ok && set["leaders"] != nil && set["leaders"] != "" {
 						leaderRuns++ // too many changed for runs: sent whole
+					}
+					if set, ok := p["set"].(map[string]any); ok && set["pending"] != nil {
+						pendingSets++ // the deadlines moved: sent whole
 					}
 					applyPatch(t, view, p)
 					view["_seq"] = p["seq"]
@@ -154,6 +157,9 @@ func TestViewDeltas(t *testing.T) {
 			}
 			if patches < len(c.steps)-3 {
 				t.Fatalf("only %d patches in %d steps", patches, len(c.steps))
+			}
+			if pendingSets == 0 {
+				t.Fatal("no patch carried new pending deadlines (a kill and restart move them)")
 			}
 			if c.name == "overview" && leaderRuns == 0 {
 				t.Fatal("no patch carried leader changes (the kill moves leaders)")
