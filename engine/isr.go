@@ -24,7 +24,11 @@ func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
 
 // maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
 // the leader and the replicas it must wait for, and only ever rises. It reports a rise.
-func (e *Engine) maybeIncrementHW(r *replica) bool {
+func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
+
+// advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause), which the
+// narration names: the fetch that moved the HW is the moment a record becomes committed.
+func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	if !r.isLeader() || r.offline {
 		return false
 	}
@@ -52,7 +56,7 @@ func (e *Engine) maybeIncrementHW(r *replica) bool {
 		return false
 	}
 	r.log.SetHighWatermark(cand)
-	e.hwChanged(r, old, "leader")
+	e.hwChangedBy(r, old, "leader", follower)
 	return true
 }
 
@@ -69,13 +73,22 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 }
 
 // hwChanged records a HW move and checks the invariants it touches.
-func (e *Engine) hwChanged(r *replica, old int64, role string) {
+func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r, old, role, -1) }
+
+// hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
+func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
 	now := r.log.HighWatermark()
 	p := r.p
 	if e.tracing() {
-		e.emit(Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-			From: Some(old), To: Some(now), Reason: role,
-			Text: fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)})
+		text := fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)
+		ev := Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+			From: Some(old), To: Some(now), Reason: role}
+		if rr := r.remote(follower); follower >= 0 && rr != nil {
+			ev.Replicas = []int32{follower}
+			text += fmt.Sprintf(" after follower %d's fetch at offset %d", follower, rr.leo)
+		}
+		ev.Text = text
+		e.emit(ev)
 	}
 	if now > old && r.hwConfirmed {
 		e.checkCommittedRange(r, old, now)

@@ -178,7 +178,7 @@ func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStar
 	rr.lastFetchTime = e.now
 	rr.brokerEpoch = brokerEpoch
 	e.maybeExpandIsr(r, rr)
-	if moved && e.maybeIncrementHW(r) {
+	if moved && e.advanceHW(r, follower) {
 		e.completeDelayedProduces(r)
 	}
 }
