@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/andybalholm/brotli"
 )
@@ -20,7 +21,7 @@ import (
 const BrotliQuality = 11
 
 // Precompress writes file.br (brotli) and file.gz (gzip -9) beside file, unless they already
-// decompress to file's bytes. It reports whether it wrote them.
+// decompress to file's bytes (then it only touches them). It reports whether it wrote them.
 func Precompress(file string, brQuality int) (bool, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -28,7 +29,10 @@ func Precompress(file string, brQuality int) (bool, error) {
 	}
 	if same(file+".br", data, func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }) &&
 		same(file+".gz", data, func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }) {
-		return false, nil
+		// Newer than the file again (a rebuild rewrites it): the server ignores a compressed copy
+		// older than its original, which may be stale.
+		now := time.Now()
+		return false, errors.Join(os.Chtimes(file+".br", now, now), os.Chtimes(file+".gz", now, now))
 	}
 	var br, gz bytes.Buffer
 	errc := make(chan error, 1)
