@@ -46,8 +46,8 @@ export function showBackend(select, cfg, choice) {
   if (choice.note) {
     const note = document.createElement("p");
     note.id = "backend-note";
-    note.className = "hint";
-    note.style.flexBasis = "100%";
+    Object.assign(note.style, { margin: "0", fontSize: ".85rem", flexBasis: "100%" }); // as #status
+    note.setAttribute("role", "note");
     note.textContent = choice.note;
     document.getElementById("status").after(note);
   }
