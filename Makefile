@@ -23,7 +23,7 @@ build: wasm
 
 # The page's built files in web/dist: the engine compiled to WebAssembly with the matching
 # wasm_exec.js, and engine.wasm.br and .gz beside it for `highwater serve` and static hosts
-# (brotli 11 takes about 30 s, only when the engine changed). A binary built after this carries
+# (brotli 10 takes 10–25 s, only when the engine changed). A binary built after this carries
 # them; presets and the chart library are in every binary (docs/shipping.md).
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/dist/engine.wasm ./wasm
