@@ -37,7 +37,7 @@ func TestEngineStartsInWorker(t *testing.T) {
 	if n := evalJS[int](p, `document.querySelectorAll("#log li").length`); n == 0 {
 		t.Fatal("no narration")
 	}
-	if _, err := os.Stat("../node_modules/uplot"); err == nil {
+	if _, err := os.Stat("../dist/vendor/uPlot.iife.min.js"); err == nil { // committed
 		p.wait("the HW/LEO chart", `document.querySelector("#chart .uplot canvas") !== null`)
 	}
 	p.screenshot("engine-started")
