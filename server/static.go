@@ -142,7 +142,18 @@ func (s *staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			content = bytes.NewReader(data)
 		}
 	}
+	if coding != "identity" {
+		w = noRanges{w}
+	}
 	http.ServeContent(w, r, name, rp.mod, content)
+}
+
+// noRanges says "Accept-Ranges: none" over ServeContent's "bytes": a compressed copy is sent whole.
+type noRanges struct{ http.ResponseWriter }
+
+func (n noRanges) WriteHeader(code int) {
+	n.Header().Set("Accept-Ranges", "none")
+	n.ResponseWriter.WriteHeader(code)
 }
 
 // asset returns name's asset for st, built once per (size, modification time).

@@ -152,6 +152,15 @@ func TestStaticCompression(t *testing.T) {
 	if resp, _ := get(t, "GET", ts.URL+"/engine.wasm", "Accept-Encoding", "gzip", "If-None-Match", etags["br"]); resp.StatusCode != 200 {
 		t.Fatalf("gzip asked with the brotli ETag: %d, want 200", resp.StatusCode)
 	}
+	// A range of the compressed copy: the whole copy, and no ranges offered; of the plain file: 206.
+	resp, body = get(t, "GET", ts.URL+"/engine.wasm", "Accept-Encoding", "br", "Range", "bytes=0-99")
+	if resp.StatusCode != 200 || !bytes.Equal(body, br) || resp.Header.Get("Accept-Ranges") != "none" {
+		t.Fatalf("a range of the brotli copy: %d, %d bytes, Accept-Ranges %q", resp.StatusCode, len(body), resp.Header.Get("Accept-Ranges"))
+	}
+	resp, body = get(t, "GET", ts.URL+"/engine.wasm", "Range", "bytes=0-99")
+	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, wasm[:100]) {
+		t.Fatalf("a range of the plain file: %d, %d bytes", resp.StatusCode, len(body))
+	}
 	// HEAD: the headers of the brotli copy, no body.
 	resp, body = get(t, "HEAD", ts.URL+"/engine.wasm", "Accept-Encoding", "br")
 	if resp.StatusCode != 200 || len(body) != 0 || resp.Header.Get("Content-Encoding") != "br" || resp.Header.Get("Content-Length") != itoa(len(br)) {
