@@ -120,7 +120,7 @@ func runMain(m *testing.M) int {
 }
 
 // buildPage puts the page into dir: its sources from web/dist, a fresh engine.wasm and the
-// matching wasm_exec.js, the presets, the chart library (when npm ci has run in web/) and the
+// matching wasm_exec.js, the presets, the chart library (committed in dist/vendor) and the
 // tests' own scenarios under testdata/.
 func buildPage(dir string) error {
 	if err := os.CopyFS(dir, os.DirFS("../dist")); err != nil {
