@@ -121,6 +121,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.cfg.Static, err = pageFS(o.webDir); err != nil {
 		return err
 	}
+	if _, err := fs.Stat(o.cfg.Static, "engine.wasm"); err != nil {
+		log.Info("no in-page engine in this build (make build or make run carry one): the page runs on the native engine")
+	}
 	o.cfg.Logger = log
 	srv := server.New(o.cfg)
 	ln, err := net.Listen("tcp", o.addr)
