@@ -1,5 +1,6 @@
 # Highwater. `make run` serves the product; `make test` runs every test. Both install what they
-# need on a fresh machine that has Go, Node and root for apt-get.
+# need on a fresh machine that has Go, Node and root for apt-get. `make dist` writes the static
+# build into dist/; `go install ./cmd/highwater` works too, without the in-page engine.
 
 GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
@@ -8,7 +9,7 @@ STATICCHECK := $(GOBIN)/staticcheck
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: bigcheck run test build wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
+.PHONY: bigcheck run test build dist vendor wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
 
 run: wasm
 	$(GO) run ./cmd/highwater serve --addr $(ADDR)
@@ -21,12 +22,23 @@ build: wasm
 	$(GO) build -o bin/highwater ./cmd/highwater
 
 # The page's built files in web/dist: the engine compiled to WebAssembly with the matching
-# wasm_exec.js, the preset scenarios with an index, and the pinned chart library (npm ci).
+# wasm_exec.js, and engine.wasm.br and .gz beside it for `highwater serve` and static hosts
+# (brotli 10 takes 10–25 s, only when the engine changed). A binary built after this carries
+# them; presets and the chart library are in every binary (docs/shipping.md).
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/dist/engine.wasm ./wasm
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" web/dist/wasm_exec.js
+	$(GO) run ./web/cmd/webbuild -compress web/dist/engine.wasm
+
+# The static build in dist/: works from any static file host, no Highwater server (docs/shipping.md).
+dist: wasm
+	rm -rf dist
+	$(GO) run ./web/cmd/webbuild -dist dist
+
+# Refresh the committed chart library (web/dist/vendor) after changing its pin in web/package.json.
+vendor:
 	cd web && npm ci --no-audit --no-fund --loglevel=error
-	$(GO) run ./web/cmd/webbuild
+	$(GO) run ./web/cmd/webbuild -vendor
 
 test: tools chromium vet lint wasm unit wasmtest
 	@echo "make test: all passed"
@@ -91,4 +103,4 @@ chromium:
 		(sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
 
 clean:
-	rm -rf bin web/dist/engine.wasm web/dist/wasm_exec.js web/dist/scenarios web/dist/vendor
+	rm -rf bin dist web/dist/engine.wasm web/dist/engine.wasm.br web/dist/engine.wasm.gz web/dist/wasm_exec.js web/dist/scenarios

@@ -26,11 +26,13 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/highwater-sim/highwater/engine/session"
+	"github.com/highwater-sim/highwater/web/page"
 )
 
 // Config holds the server's tunables. Zero values take the documented defaults.
 type Config struct {
-	// Static is served at "/" (the page). Nil serves a short note instead.
+	// Static is served at "/" (the page), compressed when the client accepts it (static.go).
+	// Nil serves a short note instead.
 	Static fs.FS
 	// AllowOrigins are extra host patterns (path.Match, as websocket.AcceptOptions.OriginPatterns)
 	// whose pages may open /ws. Same-origin connections are always allowed; others are refused.
@@ -162,8 +164,9 @@ func New(cfg Config) *Server {
 		conns: map[*conn]struct{}{}, shutdown: make(chan struct{})}
 	s.mux.HandleFunc("/ws", s.handleWS)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /config.json", s.handleConfig)
 	if cfg.Static != nil {
-		s.mux.Handle("/", http.FileServer(http.FS(cfg.Static)))
+		s.mux.Handle("/", newStatic(cfg.Static))
 	} else {
 		s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "highwater: no page assets (build the web package, or pass --web-dir)", http.StatusNotFound)
@@ -223,6 +226,22 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "sessions": n, "maxSessions": s.cfg.MaxSessions,
 		"partitions": parts, "maxTotalPartitions": s.cfg.MaxTotalPartitions})
+}
+
+// handleConfig answers the page's config.json (page.Config): a server is here, so the page may
+// use /ws, and whether the page's files include the in-page engine. A binary built without
+// `make wasm` (go install) has none: the page then runs on the native engine by itself. This
+// route wins over a config.json among the static files (the static build's says "no server").
+func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
+	inPage := false
+	if s.cfg.Static != nil {
+		_, werr := fs.Stat(s.cfg.Static, "engine.wasm")
+		_, jerr := fs.Stat(s.cfg.Static, "wasm_exec.js")
+		inPage = werr == nil && jerr == nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(page.Config{Server: true, InPageEngine: inPage})
 }
 
 func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {

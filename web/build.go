@@ -1,26 +1,23 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/highwater-sim/highwater/scenarios"
 )
 
-// Preset is one entry of dist/scenarios/index.json: a scenario file the page offers, with its
-// title and description (the caption).
-type Preset struct {
-	File        string `json:"file"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
+// Preset is one entry of scenarios/index.json: a scenario file the page offers, with its title
+// and description (the caption).
+type Preset = scenarios.Preset
 
 // CopyPresets copies every srcDir/*.json scenario into dstDir and writes dstDir/index.json,
 // sorted by file name. A file that is not a JSON object with a name is an error: presets are
-// part of the product and must load.
+// part of the product and must load. (The binary and `make dist` take the presets from package
+// scenarios instead; this is for a page directory built by hand, as the browser tests do.)
 func CopyPresets(srcDir, dstDir string) ([]Preset, error) {
 	files, err := filepath.Glob(filepath.Join(srcDir, "*.json"))
 	if err != nil {
@@ -36,27 +33,24 @@ func CopyPresets(srcDir, dstDir string) ([]Preset, error) {
 		if err != nil {
 			return nil, err
 		}
-		var head struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
+		p, err := scenarios.Describe(filepath.Base(f), data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", srcDir, err)
 		}
-		if err := json.Unmarshal(data, &head); err != nil || head.Name == "" {
-			return nil, fmt.Errorf("%s: not a scenario with a name (%v)", f, err)
-		}
-		base := filepath.Base(f)
-		if err := os.WriteFile(filepath.Join(dstDir, base), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dstDir, p.File), data, 0o644); err != nil {
 			return nil, err
 		}
-		presets = append(presets, Preset{File: base, Name: head.Name, Description: strings.TrimSpace(head.Description)})
+		presets = append(presets, p)
 	}
-	index, err := json.MarshalIndent(presets, "", "  ")
+	index, err := scenarios.IndexJSON(presets)
 	if err != nil {
 		return nil, err
 	}
-	return presets, os.WriteFile(filepath.Join(dstDir, "index.json"), append(index, '\n'), 0o644)
+	return presets, os.WriteFile(filepath.Join(dstDir, "index.json"), index, 0o644)
 }
 
-// VendorFiles maps node_modules paths to their names under dist/vendor.
+// VendorFiles maps node_modules paths to their names under dist/vendor, where they are committed
+// (`make vendor` refreshes them after a version change in package.json).
 var VendorFiles = map[string]string{
 	"uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
 	"uplot/dist/uPlot.min.css":     "uPlot.min.css",

@@ -18,6 +18,7 @@ import (
 
 	"github.com/highwater-sim/highwater/server"
 	"github.com/highwater-sim/highwater/web"
+	"github.com/highwater-sim/highwater/web/page"
 )
 
 // serve is `highwater serve`: the page at /, the native engine at /ws, health at /healthz.
@@ -120,6 +121,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.cfg.Static, err = pageFS(o.webDir); err != nil {
 		return err
 	}
+	if _, err := fs.Stat(o.cfg.Static, "engine.wasm"); err != nil {
+		log.Info("no in-page engine in this build (make build or make run carry one): the page runs on the native engine")
+	}
 	o.cfg.Logger = log
 	srv := server.New(o.cfg)
 	ln, err := net.Listen("tcp", o.addr)
@@ -169,9 +173,9 @@ func pageFS(dir string) (fs.FS, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("--web-dir: %s is not a directory", dir)
 	}
-	return os.DirFS(dir), nil
+	return page.New(os.DirFS(dir)) // with the presets from the binary under scenarios/
 }
 
-// embeddedPage is the page compiled into the binary (package web's dist/, with engine.wasm when
-// `make wasm` ran before the build).
+// embeddedPage is the page compiled into the binary (package web's dist/ with the presets; with
+// engine.wasm, its .br and .gz and wasm_exec.js when `make wasm` ran before the build).
 func embeddedPage() (fs.FS, error) { return web.FS(), nil }

@@ -34,6 +34,7 @@ var (
 	browser   context.Context
 	artifacts string
 	skipWhy   string
+	pageDir   string // the page as buildPage made it (dist_test.go builds the static build from it)
 )
 
 func TestMain(m *testing.M) {
@@ -59,6 +60,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building the page:", err)
 		return 1
 	}
+	pageDir = build
 	artifacts = os.Getenv("HIGHWATER_ARTIFACTS")
 	if artifacts == "" {
 		artifacts = filepath.Join(os.TempDir(), "highwater-artifacts")
@@ -118,7 +120,7 @@ func runMain(m *testing.M) int {
 }
 
 // buildPage puts the page into dir: its sources from web/dist, a fresh engine.wasm and the
-// matching wasm_exec.js, the presets, the chart library (when npm ci has run in web/) and the
+// matching wasm_exec.js, the presets, the chart library (committed in dist/vendor) and the
 // tests' own scenarios under testdata/.
 func buildPage(dir string) error {
 	if err := os.CopyFS(dir, os.DirFS("../dist")); err != nil {
@@ -127,7 +129,9 @@ func buildPage(dir string) error {
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("testdata")); err != nil {
 		return err
 	}
-	_ = os.Remove(filepath.Join(dir, "engine.wasm")) // a copy from dist may be stale
+	for _, name := range []string{"engine.wasm", "engine.wasm.br", "engine.wasm.gz"} {
+		_ = os.Remove(filepath.Join(dir, name)) // a copy from dist may be stale
+	}
 	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "engine.wasm"), "../../wasm")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -37,7 +37,7 @@ func TestEngineStartsInWorker(t *testing.T) {
 	if n := evalJS[int](p, `document.querySelectorAll("#log li").length`); n == 0 {
 		t.Fatal("no narration")
 	}
-	if _, err := os.Stat("../node_modules/uplot"); err == nil {
+	if _, err := os.Stat("../dist/vendor/uPlot.iife.min.js"); err == nil { // committed
 		p.wait("the HW/LEO chart", `document.querySelector("#chart .uplot canvas") !== null`)
 	}
 	p.screenshot("engine-started")
@@ -423,7 +423,9 @@ func TestKeyboardFocusSurvivesFrames(t *testing.T) {
 // expectation (the same files pass `highwater run`, so a failure here is the page's or the
 // session's).
 func TestPresetsRun(t *testing.T) {
-	p := newPage(t, fixture, 1280, 900)
+	// 25 presets run to their ends, with the chart drawn (its library is committed now): about
+	// 25 s on two cores under load, so more than the default 30 s budget for the tab.
+	p := newPageFor(t, srvURL, fixture, 1280, 900, 90*time.Second)
 	p.loaded()
 	files := evalJS[[]string](p, `window.highwater.presets.map(x => x.file)`)
 	if len(files) == 0 {

@@ -4,6 +4,7 @@
 // renderers. All requests go through one queue, so replies arrive in order.
 
 import { WorkerTransport, WebSocketTransport, wsURL } from "./transport.js";
+import { readConfig, chooseBackend, showBackend } from "./backend.js";
 import { ClusterView } from "./cluster.js";
 import { OverviewPanel } from "./overview.js";
 import { Wires, describeMessage, legend } from "./wires.js";
@@ -817,7 +818,9 @@ async function start() {
   state.api = { run, act, cluster };
   wire();
   setupEmbed();
-  const native = new URLSearchParams(location.search).get("backend") === "native";
+  state.host = await readConfig(); // is a server here, and the in-page engine? (backend.js)
+  const { native, note } = chooseBackend(state.host);
+  showBackend($("backend"), state.host, { native, note });
   state.transport = native ? new WebSocketTransport(wsURL()) : new WorkerTransport("worker.js");
   state.transport.onfatal = (msg) => { state.serverPlay = false; pause(); setStatus("engine unavailable"); showError(msg); };
   state.serverPlay = native;
