@@ -251,6 +251,11 @@ type sweepMode struct {
 	oneLeaderChange bool
 	// harsh: half the faults aimed at a partition's current leader, one produce in five acks=1.
 	harsh bool
+	// spareController: no fault on the controller's broker. Before 2.3 (KAFKA-3143) a controller
+	// failover leaves the replicas of dead brokers in the ISR, so a failover while a replica is
+	// down or behind can elect a leader without acknowledged records: outside what those releases
+	// survive, and measured on its own (the -failover modes).
+	spareController bool
 	// measure: violations are counted, not failures (an era known to break); the run fails only
 	// if minSeedsForAnomaly seeds or more show no anomaly at all.
 	measure            bool
@@ -271,8 +276,12 @@ var sweepDefault = sweepMode{name: "3.7", faultKinds: sweepFaultKinds, defaultSe
 // sweepModes are TestSweepEras' generators. Why each era gets its mix: docs/testing.md, "Eras".
 var sweepModes = []*sweepMode{
 	{name: "3.7-harsh", faultKinds: sweepFaultKinds, harsh: true, defaultSeeds: 40},
-	{name: "2.1", era: "2.1", faultKinds: sweepKindsKip101x3, defaultSeeds: 40},
-	{name: "0.11.0", era: "0.11.0", faultKinds: sweepKindsKip101, oneLeaderChange: true, defaultSeeds: 40},
+	{name: "2.1", era: "2.1", faultKinds: sweepKindsKip101x3, spareController: true, defaultSeeds: 40},
+	{name: "0.11.0", era: "0.11.0", faultKinds: sweepKindsKip101, oneLeaderChange: true, spareController: true, defaultSeeds: 40},
+	// The same mixes with faults on the controller's broker too: measured, for the stale ISR a
+	// failover leaves before 2.3.
+	{name: "2.1-failover", era: "2.1", faultKinds: sweepKindsKip101x3, measure: true, defaultSeeds: 40},
+	{name: "0.11.0-failover", era: "0.11.0", faultKinds: sweepKindsKip101, oneLeaderChange: true, measure: true, defaultSeeds: 40},
 	// 0.11.0's mix and kip101-3, within Kafka's guarantees from 2.1 on (kip101 from 0.11.0).
 	{name: "0.10.2", era: "0.10.2", faultKinds: sweepKindsKip101x3, oneLeaderChange: true,
 		measure: true, minSeedsForAnomaly: 40, defaultSeeds: 60},
@@ -728,7 +737,7 @@ func (s *sweepRun) recover(rc sweepRecovery) {
 // cannot act leaves ZooKeeper's ISRs stale for every partition.
 func (s *sweepRun) mayFault(b int32) bool {
 	e := s.e
-	if !s.settled(b) {
+	if !s.settled(b) || (s.mode.spareController && b == e.ctrl.broker) {
 		return false
 	}
 	for _, p := range e.partitions {
@@ -756,7 +765,12 @@ func (s *sweepRun) healthy(p *partition) bool {
 		if !s.settled(x) || !slices.Contains(p.isr, x) {
 			return false
 		}
-		if r := p.replicas[i]; s.mode.oneLeaderChange && (!r.known || r.leaderEpoch != p.leaderEpoch || !r.hwConfirmed) {
+		// Before 2.3 a new controller leaves dead followers in the ISR, and before 2.2 a broker
+		// restarts only once its old session expired: a replica can be in the ISR with a log it
+		// lost part of (power loss) and not yet fetched back. It counts as healthy only once it
+		// follows the current epoch and has applied a fetch response in it.
+		stale := !s.e.era.failoverOfflinesDeadReplicas
+		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.known || r.leaderEpoch != p.leaderEpoch || !r.hwConfirmed) {
 			return false
 		}
 	}
