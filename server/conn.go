@@ -25,6 +25,12 @@ type conn struct {
 	sess     *session.Session
 	play     *player // nil unless playing (play.go)
 	requests int
+	// notices: the client opened /ws?notices=1 and gets "queued" notices (slice.go); a client
+	// that reads replies strictly in turn does not ask for them.
+	notices bool
+	// ctx is the session's context (run sets it): a request waiting for a running slot stops
+	// waiting when the connection ends.
+	ctx context.Context
 	// partitions is this session's share of Config.MaxTotalPartitions; guarded by srv.mu.
 	partitions int
 }
@@ -57,6 +63,7 @@ func (c *conn) run(ctx context.Context) error {
 	defer c.ws.CloseNow() // whatever ended the session, release the connection (a no-op after Close)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.ctx = ctx
 
 	reqs := make(chan inbound) // unbuffered: the reader holds at most one request we have not taken
 	var readErr error
@@ -230,6 +237,11 @@ func (c *conn) answer(in inbound) []byte {
 	if msg := c.checkSpan(rt); msg != "" {
 		return c.errorReply(rt.ID, msg)
 	}
+	if rt.Op == "advance" && (rt.To != nil) != (rt.By != nil) {
+		if req, err := session.DecodeRequest(in.data); err == nil {
+			return c.runSliced(c.ctx, req)
+		}
+	}
 	return c.handle(in.data)
 }
 
@@ -242,9 +254,13 @@ type route struct {
 	Scenario json.RawMessage `json:"scenario"`
 }
 
-// handle passes a request to the session.
+// handle passes a request to the session, in a running slot (slice.go).
 func (c *conn) handle(data []byte) []byte {
+	if !c.acquire(c.ctx, requestID(data)) {
+		return c.errorReply(requestID(data), "connection closed while the request waited for a running slot")
+	}
 	out := c.sess.HandleJSON(data)
+	c.release()
 	// A request the session could not decode gets id 0; give the page its id back if it can be
 	// read, so the error reaches the request that caused it.
 	if zero := []byte(`{"id":0,"type":"error"`); bytes.HasPrefix(out, zero) {
@@ -289,6 +305,11 @@ func (c *conn) checkSpan(r route) string {
 		return "" // the session names malformed requests
 	}
 	now, limit := eng.Now(), c.maxAdvance()
+	if r.Op == "advance" {
+		// An advance runs in slices under the request budget (slice.go), so its wall time is
+		// bounded whatever the cluster's size: only the flag's own bound applies.
+		limit = c.srv.cfg.MaxAdvanceMs
+	}
 	var span int64
 	switch {
 	case r.By != nil && r.Op == "advance":
@@ -297,8 +318,12 @@ func (c *conn) checkSpan(r route) string {
 		span = *r.To - now
 	}
 	if span > limit {
-		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request for this cluster (--max-advance, scaled for its size); go in steps",
-			r.Op, span, limit)
+		scaled := ", scaled for its size"
+		if r.Op == "advance" {
+			scaled = ""
+		}
+		return fmt.Sprintf("%s: %d ms ahead is over this server's limit of %d ms per request for this cluster (--max-advance%s); go in steps",
+			r.Op, span, limit, scaled)
 	}
 	if r.Op == "seek" && r.To != nil && *r.To < now && *r.To > replayFactor*limit {
 		return fmt.Sprintf("seek: going back to %d ms replays the run from 0, over this server's limit of %d ms of replay for this cluster (%d × --max-advance, scaled for its size)",

@@ -148,8 +148,12 @@ func (c *conn) playTick(ctx context.Context) error {
 		p.timer.Reset(next)
 		return nil
 	}
+	if !c.acquire(ctx, p.req.ID) {
+		return ctx.Err()
+	}
 	reply := c.sess.Handle(session.Request{ID: p.req.ID, Op: "advance", To: &to,
 		MaxEvents: p.req.MaxEvents, View: p.req.View, NoView: p.req.NoView})
+	c.release()
 	out := append([]byte(`{"push":"play",`), mustMarshalReply(reply)[1:]...)
 	if reply.Type == "error" {
 		c.stopPlay()

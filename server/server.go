@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,12 @@ type Config struct {
 	// browsers other than Safari do. Replies are repetitive JSON and shrink about 10×; the cost is
 	// server CPU per reply.
 	Compress bool
+	// MaxRunning bounds the sessions whose requests run the engine at once; the others wait,
+	// and are told so (a "queued" notice). Default: the number of cores (GOMAXPROCS).
+	MaxRunning int
+	// RequestBudget bounds the wall time of one advance: it runs in slices and, past the budget,
+	// stops where it got to and says so ("partial"). Default 2 s.
+	RequestBudget time.Duration
 	// Logger gets structured logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -127,6 +134,12 @@ func (c *Config) fill() {
 	if c.MinWriteRate <= 0 {
 		c.MinWriteRate = 1 << 20
 	}
+	if c.MaxRunning <= 0 {
+		c.MaxRunning = runtime.GOMAXPROCS(0)
+	}
+	if c.RequestBudget <= 0 {
+		c.RequestBudget = 2 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -155,13 +168,23 @@ type Server struct {
 	// maxUnanswered is its high-water mark (the slow-reader test reads it).
 	unanswered    atomic.Int64
 	maxUnanswered atomic.Int64
+	// slots holds one token per request running the engine (Config.MaxRunning); queued counts
+	// requests that had to wait for one.
+	slots  chan struct{}
+	queued atomic.Int64
 }
+
+// noteQueued counts a request that waited for a running slot.
+func (s *Server) noteQueued() { s.queued.Add(1) }
+
+// Queued returns how many requests so far waited for a running slot.
+func (s *Server) Queued() int64 { return s.queued.Load() }
 
 // New returns a server with cfg's defaults filled in.
 func New(cfg Config) *Server {
 	cfg.fill()
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(),
-		conns: map[*conn]struct{}{}, shutdown: make(chan struct{})}
+		conns: map[*conn]struct{}{}, shutdown: make(chan struct{}), slots: make(chan struct{}, cfg.MaxRunning)}
 	s.mux.HandleFunc("/ws", s.handleWS)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /config.json", s.handleConfig)
@@ -257,7 +280,8 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	}
 	id := s.nextID.Add(1)
 	log := s.log.With("session", id, "remote", r.RemoteAddr)
-	c := &conn{srv: s, ws: ws, log: log, sess: session.New(session.Limits{MaxBrokers: s.cfg.MaxBrokers, MaxPartitions: s.cfg.MaxPartitions})}
+	c := &conn{srv: s, ws: ws, log: log, sess: session.New(session.Limits{MaxBrokers: s.cfg.MaxBrokers, MaxPartitions: s.cfg.MaxPartitions}),
+		notices: r.URL.Query().Get("notices") == "1"}
 	if reason := s.admit(c); reason != "" {
 		log.Warn("session refused", "reason", reason)
 		_ = ws.Close(websocket.StatusTryAgainLater, reason)

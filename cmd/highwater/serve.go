@@ -74,6 +74,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
 	fset.IntVar(&c.MaxTotalPartitions, "max-total-partitions", 0, "most partitions loaded across all sessions at once, the memory bound (default 2 × --max-partitions)")
 	maxAdvance := fset.Duration("max-advance", server.DefaultMaxAdvanceMs*time.Millisecond, "most simulated time one request may move forward, scaled down above 1,000 partitions (the engine cannot be interrupted mid-request)")
 	fset.IntVar(&c.MaxSessions, "max-sessions", server.DefaultMaxSessions, "most websocket sessions at once")
+	fset.IntVar(&c.MaxRunning, "max-running", 0, "most sessions running the engine at once; the others wait their turn (default: the number of cores)")
+	fset.DurationVar(&c.RequestBudget, "request-budget", 2*time.Second, "wall time after which an advance stops where it got to and says so (it runs in slices)")
 	fset.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a session that sends nothing for this long")
 	fset.DurationVar(&c.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "disconnect a client that takes longer than this (plus 1 s per MiB) to read one reply")
 	fset.BoolVar(&c.Compress, "compress", true, "compress websocket messages (permessage-deflate) for clients that offer it")
@@ -94,11 +96,16 @@ func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
 		v    int64
 	}{{"max-message", c.MaxMessageBytes}, {"max-brokers", int64(c.MaxBrokers)}, {"max-partitions", int64(c.MaxPartitions)},
 		{"max-advance", c.MaxAdvanceMs},
-		{"max-sessions", int64(c.MaxSessions)}, {"idle-timeout", int64(c.IdleTimeout)}, {"write-timeout", int64(c.WriteTimeout)}} {
+		{"max-sessions", int64(c.MaxSessions)}, {"idle-timeout", int64(c.IdleTimeout)}, {"write-timeout", int64(c.WriteTimeout)},
+		{"request-budget", int64(c.RequestBudget)}} {
 		if f.v <= 0 {
 			fmt.Fprintf(stderr, "highwater serve: --%s must be positive\n", f.name)
 			return o, errUsage
 		}
+	}
+	if c.MaxRunning < 0 {
+		fmt.Fprintln(stderr, "highwater serve: --max-running must be positive (or 0 for the number of cores)")
+		return o, errUsage
 	}
 	if c.MaxTotalPartitions < 0 {
 		fmt.Fprintln(stderr, "highwater serve: --max-total-partitions must be positive (or 0 for the default)")

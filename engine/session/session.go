@@ -541,6 +541,14 @@ func (s *Session) Export() *engine.Scenario {
 // Engine returns the session's engine (nil before load). Drivers use it for pacing decisions.
 func (s *Session) Engine() *engine.Engine { return s.eng }
 
+// DecodeRequest decodes a request as HandleJSON does (unknown fields are errors), for a host that
+// looks at a request before handing it over (the server slices long advances).
+func DecodeRequest(data []byte) (Request, error) {
+	var req Request
+	err := strictDecode(data, &req)
+	return req, err
+}
+
 func strictDecode(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return err
