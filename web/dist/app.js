@@ -9,6 +9,8 @@ import { OverviewPanel } from "./overview.js";
 import { Wires, describeMessage, legend } from "./wires.js";
 import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
+import { Story } from "./story.js";
+import { StoryPanel } from "./storypanel.js";
 import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -47,7 +49,8 @@ const state = {
   gridColour: "state", // the overview grid's colouring: state, or leader broker
   viewSeq: 0, // the sequence number of state.view (a patch names the view it applies to)
   playing: false,
-  speed: 1, // simulated ms per wall ms
+  speed: 1, // simulated ms per wall ms (at the real-time speeds)
+  story: true, // story speed: visual time (story.js); the default for presets and embeds
   displayT: 0,
   lastFrame: 0,
   busy: false,
@@ -82,10 +85,12 @@ const EMBED = (() => {
 
 function setupEmbed() {
   const speed = $("speed");
-  if (EMBED.speed !== null && [...speed.options].some((o) => o.value === EMBED.speed)) {
-    speed.value = EMBED.speed;
-    state.speed = Number(EMBED.speed);
-  }
+  if (EMBED.speed !== null && [...speed.options].some((o) => o.value === EMBED.speed)) setSpeed(EMBED.speed);
+  const q = new URLSearchParams(location.search);
+  if (q.get("flight")) story.flightMs = Math.max(100, Number(q.get("flight")) || 800);
+  // An embed playing by itself does not wait for a click at tour captions.
+  if (EMBED.on && EMBED.autoplay) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
+  if (q.get("projector") === "1") { $("projector").checked = true; document.body.classList.add("projector"); }
   if (!EMBED.on) return;
   document.body.classList.add("embed");
   const full = new URL(location.href);
@@ -115,7 +120,7 @@ async function run(req, { what, capped } = {}) {
     reply = await call(req);
     state.perf.request = performance.now() - t0;
   } catch (e) {
-    showError(`${what || req.op}: ${e.message}`);
+    showError(`${what || req.op + " failed"}: ${e.message}`);
     return null;
   }
   if (reply.type === "error") {
@@ -126,7 +131,7 @@ async function run(req, { what, capped } = {}) {
       state.maxAdvance = Number(cap[1]);
       return advanceInSteps(req.to);
     }
-    showError(`${what || req.op} failed: ${reply.error}`);
+    showError(`${what || describeRequest(req) + " failed"}: ${reply.error}`);
     if (reply.t !== undefined && state.view) { state.t = reply.t; }
     return null;
   }
@@ -134,9 +139,19 @@ async function run(req, { what, capped } = {}) {
   return reply;
 }
 
+// describeRequest names a request for an error message ("advance to 2.000 s").
+function describeRequest(req) {
+  if (req.op === "advance") return req.to !== undefined ? `advance to ${fmtTime(req.to)}` : `advance by ${fmtTime(req.by)}`;
+  if (req.op === "apply" && req.action) return describeAction(req.action);
+  return req.op;
+}
+
 function applyReply(r) {
   state.replies = (state.replies || 0) + 1;
+  if (r.events.length && state.playing && state.story) story.onEvents(r.events);
+  if (r.events.length) cluster.noteEvents(r.events);
   if (r.reset) {
+    story.reset();
     narration.clear();
     overview.reset();
     chart.cut(r.t);
@@ -292,13 +307,27 @@ const INVARIANTS = {
   "epoch-regression": "The partition's leader epoch went down: fencing by epoch no longer holds.",
 };
 
+// lostRecords lists the acknowledged records the engine's verdicts call lost (absent: none).
+function lostRecords(v) {
+  const out = [];
+  for (const p of v.partitions) for (const x of p.verdicts || []) if (x.verdict === "lost") out.push({ ...x, tp: tpName(p.topic, p.partition) });
+  return out;
+}
+
 function checkViolations(v) {
   const vs = v.violations;
   if (vs.length > state.violations) {
     const fresh = vs.slice(state.violations);
     state.lastViolation = fresh[0];
+    // The engine names the event that made the violation (the truncation, the election).
+    const cause = fresh[0].cause;
+    $("violation-cause").hidden = !cause;
+    if (cause) $("violation-cause").title = `${fmtTime(cause.t)}: ${cause.text}`;
+    const lost = lostRecords(v);
     $("violation-text").textContent = (fresh.length > 1 ? `${fresh.length} invariants broken. ` : "Invariant broken. ") +
-      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${INVARIANTS[x.name] || ""} (${x.text})`).join(" ");
+      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${INVARIANTS[x.name] || ""} (${x.text})`).join(" ") +
+      (cause ? ` Cause, at ${fmtTime(cause.t)}: ${cause.text}.` : "") +
+      (lost.length ? ` Lost: ${lost.map((x) => `record m${x.id} (offset ${x.offset} of ${x.tp})`).join(", ")}, marked ✗ in its partition.` : "");
     $("violation").hidden = false;
     if (state.violations === 0) pause();
   }
@@ -335,12 +364,13 @@ function chooseChart() {
 
 // ---- errors and status ----
 
-function showError(msg) {
+// showError shows a problem for 12 s (sticky: until the next load).
+function showError(msg, { sticky = false } = {}) {
   const e = $("error");
   e.textContent = msg;
   e.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { e.hidden = true; }, 12000);
+  if (!sticky) showError.timer = setTimeout(() => { e.hidden = true; }, 12000);
 }
 
 function setStatus(msg) { $("status").textContent = msg; }
@@ -382,6 +412,9 @@ async function loadScenario(obj, source) {
   state.configKey = "";
   fillSettings();
   cluster.reset();
+  wires.reset();
+  story.reset();
+  state.drawn = new Map();
   state.chartKey = "";
   chart.tp = null;
   chart.container.replaceChildren();
@@ -465,7 +498,7 @@ const act = serial(async function act(action, problem) {
   const tl = state.timeline;
   const before = tl ? tl.actions.length : 0;
   const wasEnd = tl ? tl.end : 0;
-  const r = await run({ op: "apply", action }, { what: describeAction(action) });
+  const r = await run({ op: "apply", action }, { what: `${describeAction(action)} failed` });
   if (!r) return;
   const dropped = before - (r.timeline.actions.length - 1);
   if (dropped > 0 || r.t < wasEnd) {
@@ -492,6 +525,21 @@ function serial(fn) {
 
 // ---- time ----
 
+// setSpeed switches between story speed ("story") and the real-time speeds (simulated ms per
+// wall ms; 0 is flat out).
+function setSpeed(value) {
+  const was = state.story;
+  $("speed").value = value;
+  state.story = value === "story";
+  document.body.classList.toggle("story", state.story);
+  if (!state.story) state.speed = Number(value);
+  story.reset();
+  if (state.playing && state.serverPlay) {
+    if (state.story && !was) run({ op: "pause" }); // story mode drives the engine itself
+    else playOnServer();
+  }
+}
+
 // On the native backend the server paces time (its play op pushes a frame every 50 ms); in the
 // page, each animation frame asks the worker to advance. Either way displayT runs on locally
 // between replies so messages in flight move smoothly.
@@ -505,7 +553,7 @@ function play() {
   state.lastFrame = performance.now();
   $("play").textContent = "Pause";
   $("play").setAttribute("aria-pressed", "true");
-  if (state.serverPlay) playOnServer();
+  if (state.serverPlay && !state.story) playOnServer();
 }
 
 function pause() {
@@ -514,20 +562,21 @@ function pause() {
   state.displayT = state.t;
   $("play").textContent = "Play";
   $("play").setAttribute("aria-pressed", "false");
-  if (was && state.serverPlay) run({ op: "pause" });
+  if (was && state.serverPlay && !state.story) run({ op: "pause" });
+  story.ff = null;
 }
 
 // playOnServer (re)starts server-paced play with the current speed and view options (a focus
 // change while playing sends it again).
 function playOnServer() {
-  if (!state.playing || !state.serverPlay) return Promise.resolve(null);
+  if (!state.playing || !state.serverPlay || state.story) return Promise.resolve(null);
   return run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS, chunkMs: FLAT_OUT_CHUNK_MS });
 }
 
 // refreshView asks for a view with the current options (focus, colouring…). While the server
 // plays, playing again does it: play answers with a view, and its frames follow the new options.
 function refreshView() {
-  return state.playing && state.serverPlay ? playOnServer() : run({ op: "view" });
+  return state.playing && state.serverPlay && !state.story ? playOnServer() : run({ op: "view" });
 }
 
 // onPlayFrame applies a frame the server pushed. Frames written before a pause reached the
@@ -583,18 +632,44 @@ const seek = serial(async function seek(to) {
   // With expect steps on the way, replay from 0 and advance stop by stop, so each expectation is
   // checked at its own instant (a single seek would check them late; see advanceBy).
   if (state.expectTimes.some((at) => at <= to)) {
-    if (to < state.t && !(await run({ op: "seek", to: 0 }, { what: `seek to ${fmtTime(to)}` }))) return;
+    if (to < state.t && !(await run({ op: "seek", to: 0 }, { what: `Could not seek to ${fmtTime(to)}` }))) return;
     await advanceTo(to);
     return;
   }
-  await run({ op: "seek", to }, { what: `seek to ${fmtTime(to)}` });
+  await run({ op: "seek", to }, { what: `Could not seek to ${fmtTime(to)}` });
 });
+
+// nextStop is where story play advances to next: the engine's next happening, the timeline's
+// next action or the next expect step, whichever comes first (-1: nothing more).
+function nextStop() {
+  let best = state.next;
+  const consider = (at) => { if (at > state.t && (best < 0 || at < best)) best = at; };
+  if (state.timeline) for (const a of state.timeline.actions) consider(a.at);
+  for (const at of state.expectTimes) consider(at);
+  return best;
+}
 
 function frame(now) {
   state.frames = (state.frames || 0) + 1;
   // A long frame still counts (up to 250 ms); a tab coming back from the background does not jump.
   const dt = Math.min(250, now - state.lastFrame);
   state.lastFrame = now;
+  if (state.story && state.view) {
+    const playing = state.playing;
+    if (playing) state.displayT = story.tick(now);
+    const stop = nextStop();
+    wires.reduced = $("reduced-motion").checked;
+    // Paused in story mode, messages sit where they were; stepping shows them mid-way.
+    wires.draw(state.view.messages, playing ? (m) => story.progress(m, now, stop) : (m) => (story.flights.has(m.id) ? story.progress(m, now, stop) : 0.5));
+    window.highwater.labelBoxes = wires.boxes;
+    trackDrawn(now);
+    panel.tick(state.view, playing ? state.displayT : state.t, playing && story.ff !== null);
+    if (playing && story.ff) $("clock").textContent = `t = ${fmtTime(Math.round(state.displayT))} · fast-forward to ${fmtTime(story.ff.to)}`;
+    markFirstFrame();
+    chart.flush();
+    requestAnimationFrame(frame);
+    return;
+  }
   if (state.playing && state.view && state.serverPlay) {
     // The server pushes frames; the shown time runs on locally between them.
     state.displayT = Math.min(state.displayT + dt * state.speed, state.t + 0.999);
@@ -623,14 +698,31 @@ function frame(now) {
     // Draw between t and t+1 only: the view holds the messages in flight at t.
     const shown = state.playing ? Math.min(state.displayT, state.t + 0.999) : state.t;
     wires.reduced = $("reduced-motion").checked;
-    wires.draw(state.view.messages, shown);
-    if (!state.firstFrameAt) {
-      state.firstFrameAt = performance.now();
-      document.body.dataset.firstFrameMs = String(Math.round(state.firstFrameAt));
-    }
+    wires.draw(state.view.messages, (m) => (shown - m.sent) / Math.max(1, m.deliver - m.sent));
+    window.highwater.labelBoxes = wires.boxes;
+    trackDrawn(now);
+    panel.tick(state.view, state.t, false);
+    markFirstFrame();
   }
   chart.flush();
   requestAnimationFrame(frame);
+}
+
+function markFirstFrame() {
+  if (state.firstFrameAt) return;
+  state.firstFrameAt = performance.now();
+  document.body.dataset.firstFrameMs = String(Math.round(state.firstFrameAt));
+}
+
+// trackDrawn keeps, per message drawn, the wall time it was first and last on screen (the browser
+// tests read it: every Fetch must be visible long enough to read).
+function trackDrawn(now) {
+  const seen = state.drawn || (state.drawn = new Map());
+  for (const m of state.view.messages) {
+    const d = seen.get(m.id);
+    if (d) d.last = now; else seen.set(m.id, { id: m.id, type: m.type, sent: m.sent, first: now, last: now });
+  }
+  if (seen.size > 5000) for (const k of [...seen.keys()].slice(0, 1000)) seen.delete(k);
 }
 
 // ---- settings ----
@@ -752,16 +844,27 @@ const overview = new OverviewPanel({
   counters: $("overview-counters"), brokers: $("overview-brokers"), traffic: $("overview-traffic"),
   trafficNote: $("traffic-note"), elsewhere: $("overview-elsewhere"),
 }, { toggleBroker });
-const wires = new Wires($("wires"), $("stage"));
+const wires = new Wires($("wires"), $("stage"), $("lanes"));
+const story = new Story({
+  run, state, nextStop,
+  tourMode: () => $("tour").checked,
+  ui: {
+    moment: (m, waiting) => panel.moment(m, waiting),
+    idle: () => { if (state.playing) { pause(); setStatus("story: nothing more is scheduled"); } },
+  },
+});
+const panel = new StoryPanel({ moment: $("moment"), countdown: $("countdown"), cont: $("continue"), epochKey: $("epoch-key"), zk: $("zk-line") });
 const chart = new HWChart($("chart"));
-const narration = new Narration({ list: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
+const narration = new Narration({ list: $("log-list"), scroller: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
 
 function wire() {
   $("message-key").replaceChildren(...legend().map(([label, colour]) => el("span", { class: "key" }, el("i", { style: `background:${colour}` }), label)),
     el("span", { class: "key" }, el("i", { class: "diverging" }), "response with divergingEpoch"));
   $("play").addEventListener("click", () => (state.playing ? pause() : play()));
   $("step").addEventListener("click", stepOnce);
-  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); playOnServer(); });
+  $("speed").addEventListener("change", (e) => setSpeed(e.target.value));
+  $("pace").addEventListener("change", (e) => { story.flightMs = Number(e.target.value) || 800; });
+  $("continue").addEventListener("click", () => story.continue());
   $("advance").addEventListener("click", () => advanceBy(Math.max(1, Number($("advance-ms").value) || 1)));
   const scrub = $("scrub");
   scrub.addEventListener("input", () => {
@@ -783,6 +886,8 @@ function wire() {
   $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
   $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
+  $("violation-cause").addEventListener("click", () => { if (state.lastViolation && state.lastViolation.cause) seek(state.lastViolation.cause.t); });
+  $("projector").addEventListener("change", (e) => document.body.classList.toggle("projector", e.target.checked));
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
   $("grid-colour").addEventListener("change", (e) => {
     state.gridColour = e.target.value;
@@ -795,6 +900,7 @@ function wire() {
     cluster.reset();
     if (state.view) refreshView();
   });
+  setSpeed($("speed").value);
   $("reduced-motion").checked = prefersReducedMotion();
   document.body.classList.toggle("reduced", $("reduced-motion").checked);
   $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", e.target.checked));
@@ -809,6 +915,7 @@ function wire() {
     if (e.target.closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === " ") { e.preventDefault(); state.playing ? pause() : play(); }
     if (e.key === ".") { e.preventDefault(); stepOnce(); }
+    if ((e.key === "Enter" || e.key === "ArrowRight") && story.waiting) { e.preventDefault(); story.continue(); }
   });
   window.addEventListener("resize", () => { chart.resize(); if (state.view) { for (const c of cluster.partCards.values()) for (const r of c.replicaRows.values()) r.sig = ""; render(); } });
 }
@@ -842,6 +949,12 @@ async function start() {
     return;
   }
   const wanted = params.get("preset");
+  if (wanted && presets.length && !presets.some((p) => p.file === wanted)) {
+    // Not the default in its place: the reader would take it for the scenario asked for.
+    showError(`Could not load the preset “${wanted}”: there is no preset by that name. Choose one from the Preset menu.`, { sticky: true });
+    setStatus(`no preset “${wanted}”`);
+    return;
+  }
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
   if (first) { if (await loadPreset(first.file) && EMBED.autoplay) play(); }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
