@@ -849,7 +849,15 @@ const story = new Story({
   run, state, nextStop,
   tourMode: () => $("tour").checked,
   ui: {
-    moment: (m, waiting) => panel.moment(m, waiting),
+    moment: (m, waiting) => {
+      panel.moment(m, waiting);
+      // Bring the partition the moment is about on screen (small screens scroll to it).
+      const ev = m && m.ev;
+      if (ev && ev.topic !== undefined) {
+        const card = cluster.partCards.get(tpName(ev.topic, ev.partition));
+        if (card) card.root.scrollIntoView({ block: "nearest", behavior: $("reduced-motion").checked ? "auto" : "smooth" });
+      }
+    },
     idle: () => { if (state.playing) { pause(); setStatus("story: nothing more is scheduled"); } },
   },
 });
@@ -887,6 +895,12 @@ function wire() {
   $("chart-partition").addEventListener("change", chooseChart);
   $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
   $("violation-cause").addEventListener("click", () => { if (state.lastViolation && state.lastViolation.cause) seek(state.lastViolation.cause.t); });
+  $("desc-more").addEventListener("click", (e) => {
+    const open = $("scenario-desc").classList.toggle("open");
+    e.currentTarget.setAttribute("aria-expanded", String(open));
+    e.currentTarget.textContent = open ? "Fold the description" : "Read the whole description";
+  });
+  $("keys").open = window.innerWidth > 1100;
   $("projector").addEventListener("change", (e) => document.body.classList.toggle("projector", e.target.checked));
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
   $("grid-colour").addEventListener("change", (e) => {

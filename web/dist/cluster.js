@@ -518,7 +518,7 @@ function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs,
       const caption = `✂ broker ${r.broker} cut ${lo === hi ? "offset " + lo : `offsets ${lo}–${hi}`} (${ghosts.length} record${ghosts.length === 1 ? "" : "s"})${why ? ": " + why : ""}`;
       const gw = (hi - from + 1) * cell + 8;
       row.cutrow.replaceChildren(el("div", { class: "cells ghosts", style: `width:${gw}px` }, ...gcells),
-        el("span", { class: "cut-caption", style: `left:${gw}px` }, caption));
+        el("span", { class: "cut-caption" }, caption));
     }
     row.cells.style.width = `${Math.max(0, r.logEndOffset - from) * cell}px`;
   }

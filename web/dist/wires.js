@@ -152,8 +152,10 @@ export class Wires {
     for (const [id, r] of rects) xs.set(id, r.left - base.left + r.width / 2);
     // Group by link (unordered pair) and by direction and kind: one label per group.
     const links = new Map();
+    const selfMsgs = [];
     for (const m of messages) {
-      if (!xs.has(m.from) || !xs.has(m.to) || m.from === m.to) continue;
+      if (!xs.has(m.from) || !xs.has(m.to)) continue;
+      if (m.from === m.to) { selfMsgs.push(m); continue; }
       const a = Math.min(m.from, m.to), b = Math.max(m.from, m.to);
       const key = a + ":" + b;
       let link = links.get(key);
@@ -184,6 +186,25 @@ export class Wires {
     ctx.lineWidth = 1;
     for (const x of xs.values()) { ctx.beginPath(); ctx.moveTo(x, h - 4); ctx.lineTo(x, h); ctx.stroke(); }
     const placed = []; // label boxes in canvas coordinates
+    // A broker's message to itself (the controller's LeaderAndIsr to its own broker): a dot
+    // rising and falling on its card's port, labelled beside it.
+    for (const m of selfMsgs) {
+      const kind = MESSAGE_KINDS[m.type] || { colour: "#444", label: m.type };
+      const x = xs.get(m.from), f = this.reduced ? 0.5 : Math.min(1, Math.max(0, progress(m)));
+      const y = h - 6 - Math.sin(f * Math.PI) * (h - 14);
+      ctx.strokeStyle = kind.colour + "88"; ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.moveTo(x, h); ctx.lineTo(x, 8); ctx.stroke();
+      this.dot(ctx, m, kind, x, y, isResponse(m));
+      const text = shortLabel(m) + " (to itself)";
+      const tw = ctx.measureText(text).width + 8;
+      const box = { x: Math.max(2, Math.min(x + 10, w - tw - 2)), y: h - 22, w: tw, h: 16 };
+      if (placed.some((p) => overlaps(p, box))) continue;
+      placed.push(box);
+      ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
+      ctx.strokeStyle = kind.colour; ctx.lineWidth = 1; ctx.strokeRect(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1);
+      ctx.fillStyle = "#111"; ctx.fillText(text, box.x + 4, box.y + 8);
+      this.boxes.push({ left: base.left + box.x, top: base.top + box.y, right: base.left + box.x + box.w, bottom: base.top + box.y + box.h, text });
+    }
     for (const link of links.values()) {
       for (const g of link.groups.values()) {
         const y = BAND_PAD + link.lane * 2 * LANE_ROW + (g.resp ? LANE_ROW * 1.5 : LANE_ROW * 0.5);
