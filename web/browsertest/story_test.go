@@ -209,14 +209,18 @@ func TestAxe(t *testing.T) {
 		{"projector", "?preset=leader-crash-truncation.json&projector=1", 1400, 900, func(p *page) { p.advance(22010) }},
 		{"phone", "?preset=leader-crash-truncation.json", 400, 800, func(p *page) { p.advance(22010) }},
 		{"embed", "?embed=1&preset=kip101-divergence-0.10.2.json", 820, 900, func(p *page) { p.advance(2000) }},
-		{"overview", "?scenario=testdata/thousand.json", 1400, 900, func(p *page) {
-			p.click(`#overview-grid .cell[data-tp="orders-5"]`)
-			p.wait("the focused card", `document.querySelector('.partition[data-tp="orders-5"]') !== null`)
+		{"overview", "?scenario=testdata/thousand.json&overview=1", 1400, 900, func(p *page) {
+			p.click(`#overview-grid .cell[data-tp="big-5"]`)
+			p.wait("the focused card", `document.querySelector('.partition[data-tp="big-5"]') !== null`)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newPageFor(t, srvURL, c.query, c.w, c.h, 60*time.Second)
-			p.loaded()
+			if strings.Contains(c.query, "overview=1") {
+				p.wait("the overview", `document.querySelector('#overview-grid .cell[data-tp="big-5"]') !== null`)
+			} else {
+				p.loaded()
+			}
 			c.setup(p)
 			evalJS[bool](p, string(src)+";true")
 			res, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]map[string]any](`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary)})))`, chromedp.EvalAwaitPromise))
@@ -228,5 +232,21 @@ func TestAxe(t *testing.T) {
 			}
 			p.viewShot("axe-" + c.name)
 		})
+	}
+}
+
+// TestUnknownPreset: a preset that does not exist is named in an error, and no other scenario is
+// loaded in its place.
+func TestUnknownPreset(t *testing.T) {
+	p := newPage(t, "?preset=unknown.json", 1280, 900)
+	p.wait("the engine", `document.body.dataset.engine === "ready"`)
+	p.wait("the error", `!document.getElementById("error").hidden`)
+	msg := evalJS[string](p, `document.getElementById("error").textContent`)
+	if !strings.Contains(msg, "unknown.json") || strings.Contains(msg, "failed:") {
+		t.Errorf("error %q: want it to name unknown.json, in one sentence", msg)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if evalJS[bool](p, `window.highwater.scenario !== null`) {
+		t.Error("a scenario was loaded in place of the unknown preset")
 	}
 }

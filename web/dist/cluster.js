@@ -506,6 +506,7 @@ function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs,
     const ghosts = row.ghosts.filter((g) => g.offset >= from);
     row.cutrow.hidden = !ghosts.length;
     row.root.classList.toggle("cutting", ghosts.length > 0);
+    if (!ghosts.length) row.cutrow.replaceChildren();
     if (ghosts.length) {
       const gcells = ghosts.map((g) => el("span", {
         class: "rec cut", style: `left:${(g.offset - from) * cell}px;background:${epochColour(g.rec.epoch)};color:${epochTextColour(g.rec.epoch)}`,
