@@ -319,6 +319,7 @@ function checkViolations(v) {
   if (vs.length > state.violations) {
     const fresh = vs.slice(state.violations);
     state.lastViolation = fresh[0];
+    window.highwater.lastViolation = fresh[0];
     // The engine names the event that made the violation (the truncation, the election).
     const cause = fresh[0].cause;
     $("violation-cause").hidden = !cause;

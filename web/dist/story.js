@@ -78,6 +78,8 @@ export function pendingText(p, t) {
   return `${text} in ${s}`;
 }
 
+const ROUTINE = new Set(["fetch-parked", "leader-rebalance", "hw-checkpoint"]);
+
 export class Story {
   // host: { run(req) → Promise<reply|null>, state (the page's state), nextStop(), ui }
   constructor(host) {
@@ -189,7 +191,11 @@ export class Story {
   static countdowns(view, t, max = 3) {
     const pend = Array.isArray(view && view.pending) ? view.pending.filter((p) => p && p.at >= t) : [];
     pend.sort((a, b) => a.at - b.at);
-    return pend.slice(0, max).map((p) => ({ kind: p.kind || "", text: pendingText(p, t), at: p.at }));
+    // What changes the story first (a session expiry, an ISR exit, a retry); the routine waits
+    // (a parked fetch, the HW checkpoint, the rebalance check) only when nothing else is pending.
+    const story = pend.filter((p) => !ROUTINE.has(p.kind));
+    const shown = story.length ? story : pend.slice(0, 1);
+    return shown.slice(0, max).map((p) => ({ kind: p.kind || "", text: pendingText(p, t), at: p.at }));
   }
 }
 
