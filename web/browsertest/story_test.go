@@ -69,6 +69,7 @@ type drawnMessage struct {
 	Sent  float64 `json:"sent"`
 	First float64 `json:"first"`
 	Last  float64 `json:"last"`
+	Quiet bool    `json:"quiet"`
 }
 
 // TestStoryLeaderCrash plays the leader-crash preset in story mode at three screen sizes, from
@@ -98,6 +99,13 @@ func TestStoryLeaderCrash(t *testing.T) {
 			deadline := time.Now().Add(120 * time.Second)
 			for time.Now().Before(deadline) {
 				tNow := evalJS[float64](p, `window.highwater.t`)
+				if evalJS[bool](p, `!document.getElementById("continue").hidden`) {
+					if !seen["caption"] {
+						seen["caption"] = true
+						p.viewShot(shot + "-tour-caption")
+					}
+					p.click("#continue") // a viewer reads the tour's caption and goes on
+				}
 				kind := evalJS[string](p, `(document.querySelector("#moment.current") || {dataset: {}}).dataset.kind || ""`)
 				if kind != "" && !seen[kind] {
 					seen[kind] = true
@@ -144,9 +152,13 @@ func TestStoryLeaderCrash(t *testing.T) {
 			// Every Fetch and Fetch response delivered in the window was on screen ≥ 0.5 s.
 			end := evalJS[float64](p, `window.highwater.t`)
 			drawn := evalJS[[]drawnMessage](p, `[...window.highwater.drawn.values()].map(d => ({...d, deliver: undefined}))`)
-			nFetch := 0
+			nFetch, nQuiet := 0, 0
 			for _, d := range drawn {
 				if !strings.HasPrefix(d.Type, "fetch") || d.Sent < float64(sz.from) || d.Sent >= end-5 {
+					continue
+				}
+				if d.Quiet { // routine polling on a link that brought nothing new twice: flies faster
+					nQuiet++
 					continue
 				}
 				nFetch++
@@ -164,7 +176,7 @@ func TestStoryLeaderCrash(t *testing.T) {
 					t.Errorf("no countdown to the session expiry; countdowns shown: %q", pr.Countdowns)
 				}
 			}
-			t.Logf("%d frames, %d fetches checked, %d countdown texts; moments %v", pr.Frames, nFetch, len(pr.Countdowns), keys(seen))
+			t.Logf("%d frames, %d fetches checked (%d routine ones sped up), %d countdown texts; moments %v", pr.Frames, nFetch, nQuiet, len(pr.Countdowns), keys(seen))
 		})
 	}
 }
@@ -260,10 +272,12 @@ func TestKIP101Tour(t *testing.T) {
 	if !evalJS[bool](p, `(window.highwater.scenario.steps || []).some(s => s.do === "caption")`) {
 		t.Skip("this preset has no tour yet (branch page-engine)")
 	}
+	// The caption at time 0 shows as soon as the preset is loaded, in the live region.
+	p.wait("the first caption", `document.querySelector("#moment[aria-live] .m-text").textContent.includes("0.10.2")`)
 	p.click("#play")
 	var captions []string
 	for i := 0; i < 3; i++ {
-		p.wait("a tour caption waiting for Continue", `!document.getElementById("continue").hidden`)
+		p.waitFor(60*time.Second, "a tour caption waiting for Continue", `!document.getElementById("continue").hidden`)
 		text := evalJS[string](p, `document.querySelector("#moment[aria-live] .m-text").textContent`)
 		if len(captions) > 0 && text == captions[len(captions)-1] {
 			t.Fatalf("caption %d is the same as the one before: %q", i, text)
@@ -281,9 +295,7 @@ func TestKIP101Tour(t *testing.T) {
 		p.click("#continue")
 		p.wait("the caption to go", `document.getElementById("continue").hidden`)
 	}
-	if !strings.Contains(strings.Join(captions, " "), "0.10.2") {
-		t.Errorf("captions %q: the first should name the era", captions)
-	}
+	t.Logf("captions: %q", captions)
 }
 
 // TestVerdictsAndCause: KIP-101's acknowledged m2 is marked lost under 0.10.2 (where the

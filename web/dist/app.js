@@ -152,6 +152,10 @@ function applyReply(r) {
   if (r.events.length) cluster.noteEvents(r.events);
   if (r.reset) {
     story.reset();
+    // A tour's caption at the moment loaded (or sought to) is shown at once: the viewer reads it
+    // before pressing Play.
+    const cap = r.events.filter((e) => e.type === "caption" && e.t === r.t).pop();
+    if (cap) queueMicrotask(() => panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false));
     narration.clear();
     overview.reset();
     chart.cut(r.t);
@@ -319,7 +323,6 @@ function checkViolations(v) {
   if (vs.length > state.violations) {
     const fresh = vs.slice(state.violations);
     state.lastViolation = fresh[0];
-    window.highwater.lastViolation = fresh[0];
     // The engine names the event that made the violation (the truncation, the election).
     const cause = fresh[0].cause;
     $("violation-cause").hidden = !cause;
@@ -665,7 +668,7 @@ function frame(now) {
     window.highwater.labelBoxes = wires.boxes;
     trackDrawn(now);
     panel.tick(state.view, playing ? state.displayT : state.t, playing && story.ff !== null);
-    if (playing && story.ff) $("clock").textContent = `t = ${fmtTime(Math.round(state.displayT))} · fast-forward to ${fmtTime(story.ff.to)}`;
+    if (playing && story.ff) $("clock").textContent = `t = ${fmtTime(Math.round(state.displayT))} · fast-forward to ${fmtTime(story.ff.to)}${story.ff.routine ? " (routine polling, sped up)" : ""}`;
     markFirstFrame();
     chart.flush();
     requestAnimationFrame(frame);
@@ -721,7 +724,7 @@ function trackDrawn(now) {
   const seen = state.drawn || (state.drawn = new Map());
   for (const m of state.view.messages) {
     const d = seen.get(m.id);
-    if (d) d.last = now; else seen.set(m.id, { id: m.id, type: m.type, sent: m.sent, first: now, last: now });
+    if (d) { d.last = now; d.quiet = story.quiet.has(m.id); } else seen.set(m.id, { id: m.id, type: m.type, sent: m.sent, first: now, last: now, quiet: story.quiet.has(m.id) });
   }
   if (seen.size > 5000) for (const k of [...seen.keys()].slice(0, 1000)) seen.delete(k);
 }
@@ -936,7 +939,7 @@ function wire() {
 }
 
 async function start() {
-  state.api = { run, act, cluster };
+  state.api = { run, act, cluster, story };
   wire();
   setupEmbed();
   const native = new URLSearchParams(location.search).get("backend") === "native";
