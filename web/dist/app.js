@@ -9,7 +9,7 @@ import { OverviewPanel } from "./overview.js";
 import { Wires, describeMessage, legend } from "./wires.js";
 import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
-import { Story } from "./story.js";
+import { Story, moment } from "./story.js";
 import { StoryPanel } from "./storypanel.js";
 import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
 
@@ -149,6 +149,11 @@ function describeRequest(req) {
 function applyReply(r) {
   state.replies = (state.replies || 0) + 1;
   if (r.events.length && state.playing && state.story) story.onEvents(r.events);
+  else if (r.events.length && !r.reset) {
+    // At the real-time speeds and when stepping, the panel shows the latest key moment (no dwell).
+    const last = r.events.map((e) => { const m = moment(e); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
+    if (last) panel.moment(last, false);
+  }
   if (r.events.length) cluster.noteEvents(r.events);
   if (r.reset) {
     story.reset();

@@ -421,7 +421,11 @@ export class ClusterView {
     // The leader's star slides to the leader's row on an election.
     const lrow = card.replicaRows.get(p.leader);
     card.leaderMark.hidden = !lrow;
-    if (lrow) card.leaderMark.style.transform = `translateY(${lrow.root.offsetTop + 4}px)`;
+    // Measured after layout (the rows may just have grown a cut strip).
+    if (lrow) requestAnimationFrame(() => {
+      const top = lrow.root.getBoundingClientRect().top - card.rows.getBoundingClientRect().top;
+      card.leaderMark.style.transform = `translateY(${Math.round(top) + 4}px)`;
+    });
     updateLost(card, p, { from, cell, ids });
   }
 }
