@@ -117,6 +117,18 @@ func TestScrubBackAndActForks(t *testing.T) {
 		t.Fatal("the narration does not tell of the fork")
 	}
 	p.screenshot("fork")
+
+	// The abandoned future is kept: going back to it brings the kill of broker 0 back, at 2 s.
+	p.click("#branch-back")
+	p.wait("the other branch at 2 s", `window.highwater.t === 2000 && window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.action.broker === 0 && a.at === 3000)`)
+	if evalJS[bool](p, `window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.action.broker === 2)`) {
+		t.Fatal("the other branch still has the new future's kill of broker 2")
+	}
+	p.advance(2000)
+	p.wait("broker 0 killed again", `document.querySelector('.broker[data-broker="0"]').dataset.state === "dead"`)
+	if evalJS[bool](p, `document.getElementById("branch-back").hidden`) {
+		t.Fatal("no way back to the branch just left")
+	}
 }
 
 func TestMalformedScenarioShowsError(t *testing.T) {

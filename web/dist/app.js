@@ -11,8 +11,9 @@ import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
 import { Story, moment } from "./story.js";
 import { StoryPanel } from "./storypanel.js";
-import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
+import { el, fmtTime, tpName, prefersReducedMotion, brokerHue } from "./dom.js";
 
+/** @type {(id: string) => any} the page's elements by id (any: each is a known input, select…) */
 const $ = (id) => document.getElementById(id);
 
 // Kafka's defaults for the settings the page shows (the engine uses the same ones).
@@ -113,6 +114,10 @@ function viewOpts() {
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
+/**
+ * @param {object} req a protocol request (docs/protocol.md)
+ * @param {{what?: string, capped?: boolean}} [opts] what: the error message's prefix; capped: an advance already split at the server's cap
+ */
 async function run(req, { what, capped } = {}) {
   let reply;
   try {
@@ -267,6 +272,8 @@ function render() {
   all.checked = state.detailAll;
   all.parentElement.title = all.disabled ? `Only up to ${DETAIL_ALL_MAX.toLocaleString("en-US")} partitions: click partitions in the grid instead.` : "";
   overview.render(v, state.focusBrokers);
+  $("cluster").classList.toggle("with-overview", Boolean(v.states) && !state.detailAll);
+  renderLeaderKey(v);
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
@@ -277,6 +284,21 @@ function render() {
   checkViolations(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
+}
+
+// renderLeaderKey shows which hue stands for which leader broker when the grid is coloured by
+// leader (the broker tiles carry the same hues).
+function renderLeaderKey(v) {
+  const key = $("leader-key");
+  const on = Boolean(v.states) && state.gridColour === "leader";
+  key.hidden = !on;
+  const sig = on ? String(v.brokers.length) : "";
+  if (!on || key.dataset.sig === sig) return;
+  key.dataset.sig = sig;
+  const shown = v.brokers.slice(0, 48);
+  key.replaceChildren(document.createTextNode("Leader broker: "),
+    ...shown.map((b) => el("span", { class: "lk" }, el("i", { style: `--hue:${brokerHue(b.id)}` }), String(b.id))),
+    ...(v.brokers.length > shown.length ? [document.createTextNode(` … ${v.brokers.length - shown.length} more (hover a cell for its leader)`)] : []));
 }
 
 function nodeName(id) { return id === -1 ? "client" : `broker ${id}`; }
@@ -373,13 +395,15 @@ function chooseChart() {
 
 // ---- errors and status ----
 
+let errorTimer = 0;
+
 // showError shows a problem for 12 s (sticky: until the next load).
 function showError(msg, { sticky = false } = {}) {
   const e = $("error");
   e.textContent = msg;
   e.hidden = false;
-  clearTimeout(showError.timer);
-  if (!sticky) showError.timer = setTimeout(() => { e.hidden = true; }, 12000);
+  clearTimeout(errorTimer);
+  if (!sticky) errorTimer = setTimeout(() => { e.hidden = true; }, 12000);
 }
 
 function setStatus(msg) { $("status").textContent = msg; }
@@ -407,6 +431,7 @@ async function loadScenario(obj, source) {
   // No focus yet: the old cluster's partitions and brokers may not exist in the new one.
   const r = await run({ op: "load", scenario: obj, view: { ...VIEW_OPTS } }, { what: `Could not load ${source}` });
   if (!r) { state.scenario = prevScenario; return false; }
+  if (source !== "the other branch") { state.branch = null; $("branch-back").hidden = true; }
   $("error").hidden = true;
   $("violation").hidden = true;
   state.scenario = obj;
@@ -507,18 +532,48 @@ const act = serial(async function act(action, problem) {
   const tl = state.timeline;
   const before = tl ? tl.actions.length : 0;
   const wasEnd = tl ? tl.end : 0;
+  // Acting before the furthest point reached, or with logged actions ahead, forks: keep the
+  // future about to be dropped (the run as a scenario file) so the viewer can go back to it.
+  const forks = tl && (state.t < tl.end || tl.actions.some((x) => x.at > state.t));
+  const old = forks ? await run({ op: "export", noView: true }) : null;
   const r = await run({ op: "apply", action }, { what: `${describeAction(action)} failed` });
   if (!r) return;
   const dropped = before - (r.timeline.actions.length - 1);
   if (dropped > 0 || r.t < wasEnd) {
-    const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped.`;
+    const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped (“Back to the other branch” returns to it).`;
     narration.add([{ t: r.t, type: "page", text }]);
     $("timeline-info").dataset.forked = String(r.t);
     setStatus(text);
+    if (old && old.export) keepBranch({ scenario: old.export, t: r.t, what: `before ${describeAction(action)} at ${fmtTime(r.t)}` });
   }
   if (action.do === "config") Object.assign(state.config, action.set);
   // The session drops the expectations after a user's action (the run is no longer the file's).
   state.expectTimes = state.expectTimes.filter((at) => at <= r.t);
+});
+
+// keepBranch remembers the future a fork abandoned; the timebar's button returns to it.
+function keepBranch(b) {
+  state.branch = b;
+  const btn = $("branch-back");
+  btn.hidden = false;
+  btn.textContent = "↩ Back to the other branch";
+  btn.title = `Return to the timeline as it was ${b.what} (this one is kept in turn)`;
+}
+
+// backToBranch loads the abandoned branch at the fork's time; the branch left becomes the other one.
+const backToBranch = serial(async function backToBranch() {
+  const b = state.branch;
+  if (!b) return;
+  pause();
+  const cur = await run({ op: "export", noView: true });
+  const at = state.t;
+  const prev = state.presetShown;
+  if (!(await loadScenario(b.scenario, "the other branch"))) return;
+  state.presetShown = prev;
+  $("preset").value = prev || "";
+  await advanceTo(b.t);
+  if (cur && cur.export) keepBranch({ scenario: cur.export, t: at, what: `at ${fmtTime(at)}` });
+  narration.add([{ t: state.t, type: "page", text: `Back on the branch ${b.what}.` }]);
 });
 
 // serial runs user operations one after another: an operation may take several requests (a
@@ -559,6 +614,7 @@ const FLAT_OUT_CHUNK_MS = 1000;
 function play() {
   if (!state.view) return;
   state.playing = true;
+  document.body.classList.add("playing");
   state.lastFrame = performance.now();
   $("play").textContent = "Pause";
   $("play").setAttribute("aria-pressed", "true");
@@ -568,6 +624,7 @@ function play() {
 function pause() {
   const was = state.playing;
   state.playing = false;
+  document.body.classList.remove("playing");
   state.displayT = state.t;
   $("play").textContent = "Play";
   $("play").setAttribute("aria-pressed", "false");
@@ -818,7 +875,15 @@ function toggleFocus(tp) {
   const i = state.focus.findIndex((f) => f.topic === tp.topic && f.partition === tp.partition);
   if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
   if (state.focus.length > 8) state.focus.shift();
-  refreshView();
+  // The chart follows the partition just brought into detail.
+  if (i < 0 && state.chartNames) {
+    const j = state.chartNames.findIndex((c) => c.topic === tp.topic && c.partition === tp.partition);
+    if (j >= 0) { $("chart-partition").value = String(j); state.chartTP = state.chartNames[j]; }
+  }
+  refreshView().then(() => {
+    const card = cluster.partCards.get(tpName(tp.topic, tp.partition));
+    if (i < 0 && card) card.root.scrollIntoView({ block: "nearest" });
+  });
 }
 
 // toggleBroker drills into a broker in an overview (its fetchers, purgatory and messages in full),
@@ -879,9 +944,10 @@ function wire() {
     el("span", { class: "key" }, el("i", { class: "diverging" }), "response with divergingEpoch"));
   $("play").addEventListener("click", () => (state.playing ? pause() : play()));
   $("step").addEventListener("click", stepOnce);
-  $("speed").addEventListener("change", (e) => setSpeed(e.target.value));
-  $("pace").addEventListener("change", (e) => { story.flightMs = Number(e.target.value) || 800; });
+  $("speed").addEventListener("change", (e) => setSpeed(/** @type {any} */ (e.target).value));
+  $("pace").addEventListener("change", (e) => { story.flightMs = Number(/** @type {any} */ (e.target).value) || 800; });
   $("continue").addEventListener("click", () => story.continue());
+  $("branch-back").addEventListener("click", backToBranch);
   $("advance").addEventListener("click", () => advanceBy(Math.max(1, Number($("advance-ms").value) || 1)));
   const scrub = $("scrub");
   scrub.addEventListener("input", () => {
@@ -891,10 +957,10 @@ function wire() {
   scrub.addEventListener("change", () => seek(Number(scrub.value)));
   $("preset").addEventListener("change", async (e) => {
     const prev = state.presetShown || "";
-    if (!e.target.value) return;
-    if (!(await loadPreset(e.target.value))) e.target.value = prev; // a failed load keeps the old cluster
+    if (!/** @type {any} */ (e.target).value) return;
+    if (!(await loadPreset(/** @type {any} */ (e.target).value))) /** @type {any} */ (e.target).value = prev; // a failed load keeps the old cluster
   });
-  $("scenario-file").addEventListener("change", (e) => { const f = e.target.files[0]; if (f) loadFile(f); e.target.value = ""; });
+  $("scenario-file").addEventListener("change", (e) => { const f = /** @type {any} */ (e.target).files[0]; if (f) loadFile(f); /** @type {any} */ (e.target).value = ""; });
   $("new-cluster").addEventListener("click", () => $("new-dialog").showModal());
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
   $("new-form").addEventListener("submit", newCluster);
@@ -906,19 +972,19 @@ function wire() {
   $("violation-cause").addEventListener("click", () => { if (state.lastViolation && state.lastViolation.cause) seek(state.lastViolation.cause.t); });
   $("desc-more").addEventListener("click", (e) => {
     const open = $("scenario-desc").classList.toggle("open");
-    e.currentTarget.setAttribute("aria-expanded", String(open));
-    e.currentTarget.textContent = open ? "Fold the description" : "Read the whole description";
+    /** @type {any} */ (e.currentTarget).setAttribute("aria-expanded", String(open));
+    /** @type {any} */ (e.currentTarget).textContent = open ? "Fold the description" : "Read the whole description";
   });
   $("keys").open = window.innerWidth > 1100;
-  $("projector").addEventListener("change", (e) => document.body.classList.toggle("projector", e.target.checked));
+  $("projector").addEventListener("change", (e) => document.body.classList.toggle("projector", /** @type {any} */ (e.target).checked));
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
   $("grid-colour").addEventListener("change", (e) => {
-    state.gridColour = e.target.value;
+    state.gridColour = /** @type {any} */ (e.target).value;
     if (state.view) refreshView();
   });
   $("detail-all").checked = state.detailAll = DETAIL_PARAM === "all";
   $("detail-all").addEventListener("change", (e) => {
-    state.detailAll = e.target.checked;
+    state.detailAll = /** @type {any} */ (e.target).checked;
     state.allBuilt = false;
     cluster.reset();
     if (state.view) refreshView();
@@ -926,7 +992,7 @@ function wire() {
   setSpeed($("speed").value);
   $("reduced-motion").checked = prefersReducedMotion();
   document.body.classList.toggle("reduced", $("reduced-motion").checked);
-  $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", e.target.checked));
+  $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", /** @type {any} */ (e.target).checked));
   const backend = $("backend");
   backend.value = new URLSearchParams(location.search).get("backend") === "native" ? "native" : "wasm";
   backend.addEventListener("change", () => {
@@ -935,7 +1001,7 @@ function wire() {
     location.href = u.href;
   });
   document.addEventListener("keydown", (e) => {
-    if (e.target.closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (/** @type {any} */ (e.target).closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === " ") { e.preventDefault(); state.playing ? pause() : play(); }
     if (e.key === ".") { e.preventDefault(); stepOnce(); }
     if ((e.key === "Enter" || e.key === "ArrowRight") && story.waiting) { e.preventDefault(); story.continue(); }

@@ -362,6 +362,7 @@ export class ClusterView {
           this.act({ do: "elect", ...tp, broker: Number(choose.value) });
         })),
       btn("Unclean election", `Unclean election for ${name}`, () => {
+        /** @type {{do: string, topic: string, partition: number, unclean: boolean, broker?: number}} */
         const a = { do: "elect", ...tp, unclean: true };
         if (choose.value !== "") a.broker = Number(choose.value);
         this.act(a);
