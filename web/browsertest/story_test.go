@@ -221,6 +221,17 @@ func TestAxe(t *testing.T) {
 		{"projector", "?preset=leader-crash-truncation.json&projector=1", 1400, 900, func(p *page) { p.advance(22010) }},
 		{"phone", "?preset=leader-crash-truncation.json", 400, 800, func(p *page) { p.advance(22010) }},
 		{"embed", "?embed=1&preset=kip101-divergence-0.10.2.json", 820, 900, func(p *page) { p.advance(2000) }},
+		{"new-cluster-dialog", "?preset=leader-crash-truncation.json", 820, 600, func(p *page) {
+			p.click("#new-cluster")
+			p.wait("the dialog", `document.getElementById("new-dialog").open`)
+			// Nothing in the form scrolls out of view sideways (it was 586 px wide in a 420 px box).
+			if over := evalJS[[]string](p, `[...document.querySelectorAll("#new-form label")].filter(l => l.getBoundingClientRect().right > document.getElementById("new-dialog").getBoundingClientRect().right || l.scrollWidth > l.clientWidth + 1).map(l => l.textContent.trim().slice(0, 30))`); len(over) > 0 {
+				p.t.Errorf("labels cut off in the New cluster dialog: %q", over)
+			}
+			if evalJS[bool](p, `document.getElementById("new-form").scrollWidth > document.getElementById("new-form").clientWidth + 1`) {
+				p.t.Error("the New cluster form scrolls sideways")
+			}
+		}},
 		{"overview", "?scenario=testdata/thousand.json&overview=1", 1400, 900, func(p *page) {
 			p.click(`#overview-grid .cell[data-tp="big-5"]`)
 			p.wait("the focused card", `document.querySelector('.partition[data-tp="big-5"]') !== null`)
