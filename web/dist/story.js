@@ -128,7 +128,8 @@ export class Story {
 
   // isQuiet tells whether m is routine polling on a link that has brought nothing new twice in a
   // row: an empty Fetch response (no records, no diverging epoch, no error), or the Fetch after
-  // one. It is decided once, when the message first shows.
+  // one, or the third Fetch in a row to a broker that is down. It is decided once, when the
+  // message first shows.
   isQuiet(m) {
     if (m.type === "fetch-response" && m.fetchResponse) {
       const link = `${m.to}>${m.from}`;
@@ -138,7 +139,18 @@ export class Story {
       this.idle.set(link, n);
       return n > 2;
     }
-    if (m.type === "fetch") return (this.idle.get(`${m.from}>${m.to}`) || 0) >= 2;
+    if (m.type === "fetch") {
+      // Fetches to a broker that is down go unanswered; after two, the rest are routine too.
+      const v = this.host.state.view;
+      const to = v && v.brokers.find((b) => b.id === m.to);
+      if (to && to.state === "dead") {
+        const k = `dead:${m.from}>${m.to}`;
+        const n = (this.idle.get(k) || 0) + 1;
+        this.idle.set(k, n);
+        return n > 2;
+      }
+      return (this.idle.get(`${m.from}>${m.to}`) || 0) >= 2;
+    }
     return false;
   }
 
