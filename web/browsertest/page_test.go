@@ -285,7 +285,7 @@ func TestViolationFlaggedWithJump(t *testing.T) {
 	if playing := evalJS[bool](p, `window.highwater.playing`); playing {
 		t.Fatal("play should pause at the first violation")
 	}
-	vt := evalJS[int](p, `window.highwater.lastViolation.t`)
+	vt := evalJS[int](p, `window.highwater.api.violations.last.t`)
 	p.advance(3000)
 	p.click("#violation-jump")
 	p.wait("the jump", `window.highwater.t === `+strconv.Itoa(vt))

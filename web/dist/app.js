@@ -11,7 +11,10 @@ import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
 import { Story, moment } from "./story.js";
 import { StoryPanel } from "./storypanel.js";
-import { el, fmtTime, tpName, prefersReducedMotion, brokerHue } from "./dom.js";
+import { el, fmtTime, tpName, prefersReducedMotion, brokerHue, inlineMarkdown } from "./dom.js";
+import { applyPatch, normalize } from "./viewpatch.js";
+import { ViolationBanner } from "./violations.js";
+import { newClusterScenario } from "./forms.js";
 
 /** @type {(id: string) => any} the page's elements by id (any: each is a known input, select…) */
 const $ = (id) => document.getElementById(id);
@@ -56,8 +59,6 @@ const state = {
   lastFrame: 0,
   busy: false,
   queue: Promise.resolve(),
-  violations: 0,
-  lastViolation: null,
   chartKey: "",
   config: {},
   firstFrameAt: 0,
@@ -169,7 +170,7 @@ function applyReply(r) {
     narration.clear();
     overview.reset();
     chart.cut(r.t);
-    state.violations = 0;
+    violations.count = 0;
   }
   state.t = r.t;
   state.next = r.next;
@@ -207,36 +208,6 @@ function applyReply(r) {
     state.view = normalize(state.view);
     render();
   }
-}
-
-// applyPatch turns the last view into the current one (engine/session/delta.go): fields and
-// object members replaced, list entries replaced by index, runs of overview letters overwritten.
-function applyPatch(v, p) {
-  for (const k of p.unset || []) delete v[k];
-  for (const [k, val] of Object.entries(p.set || {})) {
-    const dot = k.indexOf(".");
-    if (dot < 0) v[k] = val; else v[k.slice(0, dot)][k.slice(dot + 1)] = val;
-  }
-  for (const name of ["brokers", "partitions"]) {
-    const lp = p[name];
-    if (!lp) continue;
-    const list = (v[name] || []).slice(0, lp.len);
-    lp.at.forEach((i, j) => { list[i] = lp.items[j]; });
-    v[name] = list;
-  }
-  if (p.states) {
-    let out = "", from = 0;
-    const old = v.states;
-    p.states.at.forEach((i, j) => { out += old.slice(from, i) + p.states.runs[j]; from = i + p.states.runs[j].length; });
-    v.states = out + old.slice(from);
-  }
-}
-
-// normalize turns the lists Go may send as null (empty slices) into arrays.
-function normalize(v) {
-  for (const k of ["partitions", "messages", "violations", "produces", "consumes", "brokers"]) v[k] = v[k] || [];
-  for (const p of v.partitions) { p.isr = p.isr || []; p.replicas = p.replicas || []; p.assignment = p.assignment || []; }
-  return v;
 }
 
 // ---- rendering ----
@@ -281,7 +252,7 @@ function render() {
   const more = v.messagesOmitted ? ` (and ${v.messagesOmitted.toLocaleString("en-US")} more elsewhere in the cluster, counted in the fetch traffic)` : "";
   $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
     `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "")) + more;
-  checkViolations(v);
+  violations.check(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
 }
@@ -329,42 +300,6 @@ function renderTimeline() {
   $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
 }
 
-// Plain-language explanations of the engine's invariants (docs/scenarios.md).
-const INVARIANTS = {
-  "acked-write-lost": "A record the producer was told was safely written (acks=all) is no longer in the leader's log: an acknowledged write was lost.",
-  "consumed-record-changed": "A consumer already read a record at this offset, and the leader now holds a different record there: readers saw history change.",
-  "committed-divergence": "Two replicas hold different records below both their high watermarks: data both consider committed disagrees.",
-  "hw-regression": "The leader's high watermark went down without a leader change: committed data was un-committed.",
-  "epoch-regression": "The partition's leader epoch went down: fencing by epoch no longer holds.",
-};
-
-// lostRecords lists the acknowledged records the engine's verdicts call lost (absent: none).
-function lostRecords(v) {
-  const out = [];
-  for (const p of v.partitions) for (const x of p.verdicts || []) if (x.verdict === "lost") out.push({ ...x, tp: tpName(p.topic, p.partition) });
-  return out;
-}
-
-function checkViolations(v) {
-  const vs = v.violations;
-  if (vs.length > state.violations) {
-    const fresh = vs.slice(state.violations);
-    state.lastViolation = fresh[0];
-    // The engine names the event that made the violation (the truncation, the election).
-    const cause = fresh[0].cause;
-    $("violation-cause").hidden = !cause;
-    if (cause) $("violation-cause").title = `${fmtTime(cause.t)}: ${cause.text}`;
-    const lost = lostRecords(v);
-    $("violation-text").textContent = (fresh.length > 1 ? `${fresh.length} invariants broken. ` : "Invariant broken. ") +
-      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${INVARIANTS[x.name] || ""} (${x.text})`).join(" ") +
-      (cause ? ` Cause, at ${fmtTime(cause.t)}: ${cause.text}.` : "") +
-      (lost.length ? ` Lost: ${lost.map((x) => `record m${x.id} (offset ${x.offset} of ${x.tp})`).join(", ")}, marked ✗ in its partition.` : "");
-    $("violation").hidden = false;
-    if (state.violations === 0) pause();
-  }
-  state.violations = vs.length;
-}
-
 // The chart's partition list comes from the scenario's topics, so it does not change while the
 // view's detailed partitions do (overview, "draw every partition"); the chosen partition is
 // always in the view's focus, and its plot starts once its detail arrives.
@@ -408,21 +343,6 @@ function showError(msg, { sticky = false } = {}) {
 
 function setStatus(msg) { $("status").textContent = msg; }
 
-// inlineMarkdown renders the little markdown a description may use (`code`, **bold**, *emphasis*)
-// as DOM nodes, never as HTML.
-function inlineMarkdown(text) {
-  const out = [];
-  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*/g;
-  let last = 0, m;
-  while ((m = re.exec(text))) {
-    if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
-    out.push(m[1] ? el("code", {}, m[1]) : m[2] ? el("strong", {}, m[2]) : el("em", {}, m[3]));
-    last = re.lastIndex;
-  }
-  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
-  return out;
-}
-
 // ---- loading ----
 
 async function loadScenario(obj, source) {
@@ -452,7 +372,7 @@ async function loadScenario(obj, source) {
   state.chartKey = "";
   chart.tp = null;
   chart.container.replaceChildren();
-  state.violations = 0;
+  violations.count = 0;
   $("scenario-name").textContent = obj.name || "unnamed scenario";
   $("scenario-desc").replaceChildren(...inlineMarkdown(obj.description || ""));
   if (state.view) render();
@@ -834,23 +754,12 @@ async function applySettings(e) {
 
 function newCluster(e) {
   e.preventDefault();
-  const f = $("new-form").elements;
-  const brokers = Number(f.brokers.value), rf = Number(f.rf.value), partitions = Number(f.partitions.value);
   const err = $("new-error");
-  if (rf > brokers) { err.textContent = `Replication factor ${rf} is more than the ${brokers} brokers.`; err.hidden = false; return; }
-  const names = [...new Set(f.topic.value.split(",").map((x) => x.trim()).filter(Boolean))];
-  if (!names.length) { err.textContent = "Name at least one topic."; err.hidden = false; return; }
+  const { scenario, problem } = newClusterScenario($("new-form").elements);
+  if (problem) { err.textContent = problem; err.hidden = false; return; }
   err.hidden = true;
-  const sc = {
-    name: `${brokers} brokers, ${names.length > 1 ? names.length + " topics × " : ""}${partitions} partition${partitions === 1 ? "" : "s"}, RF ${rf}`,
-    description: `A new cluster: topic${names.length > 1 ? "s" : ""} ${names.join(", ")}, protocol era ${f.era.value}. Use the controls to act on it.`,
-    seed: Number(f.seed.value),
-    brokers,
-    topics: names.map((name) => ({ name, partitions, replicationFactor: rf })),
-    config: { "inter.broker.protocol.version": f.era.value, "min.insync.replicas": Number(f.minisr.value) },
-  };
   $("new-dialog").close();
-  loadScenario(sc, "the new cluster").then((ok) => { if (ok) { $("preset").value = ""; state.presetShown = ""; } });
+  loadScenario(scenario, "the new cluster").then((ok) => { if (ok) { $("preset").value = ""; state.presetShown = ""; } });
 }
 
 // ---- export ----
@@ -918,6 +827,7 @@ const overview = new OverviewPanel({
   counters: $("overview-counters"), brokers: $("overview-brokers"), traffic: $("overview-traffic"),
   trafficNote: $("traffic-note"), elsewhere: $("overview-elsewhere"),
 }, { toggleBroker });
+const violations = new ViolationBanner({ box: $("violation"), text: $("violation-text"), cause: $("violation-cause") }, { onFirst: () => pause() });
 const wires = new Wires($("wires"), $("stage"), $("lanes"));
 const story = new Story({
   run, state, nextStop,
@@ -968,8 +878,8 @@ function wire() {
   $("settings").addEventListener("submit", applySettings);
   $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
-  $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
-  $("violation-cause").addEventListener("click", () => { if (state.lastViolation && state.lastViolation.cause) seek(state.lastViolation.cause.t); });
+  $("violation-jump").addEventListener("click", () => { if (violations.last) seek(violations.last.t); });
+  $("violation-cause").addEventListener("click", () => { if (violations.last && violations.last.cause) seek(violations.last.cause.t); });
   $("desc-more").addEventListener("click", (e) => {
     const open = $("scenario-desc").classList.toggle("open");
     /** @type {any} */ (e.currentTarget).setAttribute("aria-expanded", String(open));
@@ -1010,7 +920,7 @@ function wire() {
 }
 
 async function start() {
-  state.api = { run, act, cluster, story };
+  state.api = { run, act, cluster, story, violations };
   wire();
   setupEmbed();
   const native = new URLSearchParams(location.search).get("backend") === "native";
