@@ -4,4 +4,6 @@ interface Window {
   highwater: any;
   /** uPlot, loaded as a classic script from vendor/ (chart.js). */
   uPlot: any;
+  /** The era comparison's two sides and limit (compare.js), for the browser tests. */
+  highwaterCompare: any;
 }

@@ -380,3 +380,26 @@ func TestStoryNativeBackend(t *testing.T) {
 	}
 	p.viewShot("story-native-truncate")
 }
+
+// TestCompareEras: compare.html plays KIP-101 scenario 1 under 0.10.2 and 3.7 side by side, two
+// engines in lockstep: simulated time is the same on both sides at each limit.
+func TestCompareEras(t *testing.T) {
+	p := newPageFor(t, srvURL, "", 1400, 900, 90*time.Second)
+	p.do(chromedp.Navigate(srvURL + "/compare.html?left=kip101-hw-truncation-0.10.2.json&right=kip101-hw-truncation-3.7.json&flight=200"))
+	p.wait("both sides", `!document.getElementById("play").disabled`)
+	p.click("#play")
+	p.waitFor(60*time.Second, "both sides past 1 s", `window.highwaterCompare.sides.left.t >= 1000 && window.highwaterCompare.sides.right.t >= 1000`)
+	// Lockstep: neither side is ever past the limit, and at a barrier both are at it.
+	for i := 0; i < 20; i++ {
+		got := evalJS[[]float64](p, `[window.highwaterCompare.limit, document.getElementById("left").contentWindow.highwater.t, document.getElementById("right").contentWindow.highwater.t]`)
+		if got[1] > got[0] || got[2] > got[0] {
+			t.Fatalf("a side ran past the limit: limit %v, left %v, right %v", got[0], got[1], got[2])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	eras := evalJS[[]string](p, `[0, 1].map(i => document.querySelectorAll("iframe")[i].contentWindow.document.getElementById("era").textContent)`)
+	if eras[0] != "0.10.2" || eras[1] != "3.7" {
+		t.Errorf("eras shown %q, want 0.10.2 and 3.7", eras)
+	}
+	p.viewShot("compare-kip101")
+}

@@ -80,6 +80,9 @@ function call(req) {
 
 // Embedded in a documentation page (?embed=1): the cluster, the time controls and the narration
 // only, with a link to the full page; &autoplay=1 plays once loaded, &speed=N sets the speed.
+// One side of an era comparison (compare.html): the parent page sets the pace of both sides.
+const COMPARE = new URLSearchParams(location.search).get("compare") === "1" && window.parent !== window;
+
 const EMBED = (() => {
   const q = new URLSearchParams(location.search);
   return { on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed") };
@@ -93,6 +96,7 @@ function setupEmbed() {
   // An embed playing by itself does not wait for a click at tour captions.
   if (EMBED.on && EMBED.autoplay) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
   if (q.get("projector") === "1") { $("projector").checked = true; document.body.classList.add("projector"); }
+  if (COMPARE) setupCompare();
   if (!EMBED.on) return;
   document.body.classList.add("embed");
   const full = new URL(location.href);
@@ -100,6 +104,24 @@ function setupEmbed() {
   const link = $("full-page");
   link.href = full.href;
   link.hidden = false;
+}
+
+// setupCompare answers the comparison page: it plays both sides at story speed in lockstep,
+// each never past the limit it sets (the earlier of the two sides' next events), and moves the
+// limit on when both have shown everything up to it (docs/web.md).
+function setupCompare() {
+  document.body.classList.add("compare");
+  window.addEventListener("message", (e) => {
+    if (e.origin !== location.origin || !e.data || typeof e.data !== "object") return;
+    const d = e.data;
+    if (d.op === "limit") { story.limit = d.limit; story.barrierSent = false; if (!state.playing) { setSpeed("story"); play(); } }
+    if (d.op === "pause") pause();
+  });
+}
+
+// comparisonReady tells the comparison page this side is loaded, and where its next event is.
+function comparisonReady() {
+  if (COMPARE) parent.postMessage({ op: "ready", t: state.t, next: nextStop() }, location.origin);
 }
 
 function viewOpts() {
@@ -831,7 +853,8 @@ const violations = new ViolationBanner({ box: $("violation"), text: $("violation
 const wires = new Wires($("wires"), $("stage"), $("lanes"));
 const story = new Story({
   run, state, nextStop,
-  tourMode: () => $("tour").checked,
+  tourMode: () => $("tour").checked && !COMPARE,
+  onBarrier: (t, next) => parent.postMessage({ op: "barrier", t, next, limit: story.limit }, location.origin),
   ui: {
     moment: (m, waiting) => {
       panel.moment(m, waiting);
@@ -955,7 +978,7 @@ async function start() {
     return;
   }
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
-  if (first) { if (await loadPreset(first.file) && EMBED.autoplay) play(); }
+  if (first) { if (await loadPreset(first.file)) { comparisonReady(); if (EMBED.autoplay) play(); } }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
 }
 

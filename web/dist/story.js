@@ -98,6 +98,10 @@ export class Story {
     // something happens.
     this.idle = new Map();
     this.quiet = new Set(); // ids of messages flown quietly
+    // Lockstep (compare.html): never go past limit; at it, with nothing left to show, tell the
+    // host once (onBarrier) and wait for the next limit. null: no limit.
+    this.limit = null;
+    this.barrierSent = false;
   }
 
   reset() {
@@ -200,7 +204,15 @@ export class Story {
       return st.t;
     }
     if (this.busy) return this.ff ? this.ffTime(now) : st.t;
-    const stop = this.host.nextStop();
+    let stop = this.host.nextStop();
+    if (this.limit !== null) {
+      if (st.t >= this.limit) {
+        const flying = v.messages.some((m) => m.deliver <= this.limit && this.progress(m, now, this.limit) < 1);
+        if (!flying && !this.barrierSent) { this.barrierSent = true; this.host.onBarrier(st.t, stop); }
+        return st.t;
+      }
+      if (stop < 0 || stop > this.limit) stop = this.limit;
+    }
     if (stop < 0) {
       if (!v.messages.length) this.host.ui.idle();
       return st.t;
