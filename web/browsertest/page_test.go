@@ -433,7 +433,9 @@ func TestKeyboardFocusSurvivesFrames(t *testing.T) {
 // expectation (the same files pass `highwater run`, so a failure here is the page's or the
 // session's).
 func TestPresetsRun(t *testing.T) {
-	p := newPage(t, fixture, 1280, 900)
+	// Two dozen presets, each run to its end and replayed: about 28 s on 2 busy cores, so the
+	// page gets more than the default 30 s.
+	p := newPageFor(t, srvURL, fixture, 1280, 900, 2*time.Minute)
 	p.loaded()
 	files := evalJS[[]string](p, `window.highwater.presets.map(x => x.file)`)
 	if len(files) == 0 {
