@@ -399,6 +399,13 @@ async function loadScenario(obj, source) {
   $("scenario-desc").replaceChildren(...inlineMarkdown(obj.description || ""));
   if (state.view) render();
   if (state.detailAll) await run({ op: "view" });
+  // Story speed follows single messages: in an overview (more partitions than are drawn in
+  // detail) most messages are only counted, so the cluster plays in real time instead.
+  const total = state.topics.reduce((n, t) => n + t.count, 0);
+  if (state.story && total > VIEW_OPTS.detailLimit) {
+    setSpeed("1");
+    narration.add([{ t: state.t, type: "page", text: `${total.toLocaleString("en-US")} partitions: playing at 1× real time (story speed follows single messages; choose it again from Speed if you want it).` }]);
+  }
   setStatus(`engine ready (${state.transport.name}) · loaded “${obj.name}”`);
   return true;
 }
