@@ -6,12 +6,12 @@
 // key moments with a caption built from the event: an election, a truncation, a high-watermark
 // advance, an ISR change, an acknowledged produce, a violation, a tour caption.
 
-import { fmtTime, tpName } from "./dom.js";
+import { tpName } from "./dom.js";
 
 // Dwell per key moment, in flights (so the "pace" setting scales them too).
 const DWELL = {
   "violation": 5, "truncate": 4.5, "leader-change": 4, "isr-change": 3, "high-watermark": 2.5,
-  "produce-result": 2.5, "caption": 6, "broker-down": 2.5, "zk-session-expired": 3, "controller-change": 2.5,
+  "produce-result": 2.5, "caption": 6, "broker-down": 2.5, "zk-session-expired": 3,
 };
 
 // What an election's reason means, in words a newcomer can follow.
@@ -23,7 +23,6 @@ const ELECTION_RULES = {
 };
 
 // moment turns a trace event into a caption (or null when the event is not a key moment).
-// leaderOf(tp) tells whether a high-watermark event comes from the partition's leader.
 export function moment(ev) {
   const tp = ev.topic !== undefined ? tpName(ev.topic, ev.partition) : "";
   switch (ev.type) {
@@ -253,5 +252,3 @@ export class Story {
     return shown.slice(0, max).map((p) => ({ kind: p.kind || "", text: pendingText(p, t), at: p.at }));
   }
 }
-
-export function fmtLeft(ms) { return fmtTime(Math.max(0, Math.round(ms))); }
