@@ -176,10 +176,12 @@ function describeRequest(req) {
 
 function applyReply(r) {
   state.replies = (state.replies || 0) + 1;
-  if (r.events.length && state.playing && state.story) story.onEvents(r.events);
+  // The messages in flight before this reply: the ones it delivered are among them.
+  const delivered = state.view ? state.view.messages : [];
+  if (r.events.length && state.playing && state.story) story.onEvents(r.events, delivered);
   else if (r.events.length && !r.reset) {
     // At the real-time speeds and when stepping, the panel shows the latest key moment (no dwell).
-    const last = r.events.map((e) => { const m = moment(e); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
+    const last = r.events.map((e) => { const m = moment(e, delivered); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
     if (last) panel.moment(last, false);
   }
   if (r.events.length) cluster.noteEvents(r.events);

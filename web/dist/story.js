@@ -23,7 +23,9 @@ const ELECTION_RULES = {
 };
 
 // moment turns a trace event into a caption (or null when the event is not a key moment).
-export function moment(ev) {
+// delivered lists the messages that were in flight before the event's reply (the Fetch that
+// moved a high watermark is among them).
+export function moment(ev, delivered = []) {
   const tp = ev.topic !== undefined ? tpName(ev.topic, ev.partition) : "";
   switch (ev.type) {
     case "truncate": {
@@ -51,8 +53,15 @@ export function moment(ev) {
     }
     case "high-watermark":
       if (ev.reason !== "leader") return null; // followers only learn it from the leader
-      return { kind: "high-watermark", title: "High watermark advances",
-        text: `${tp}: leader broker ${ev.broker} moved the high watermark ${ev.from} → ${ev.to}: the in-sync followers' fetches show they hold the records below offset ${ev.to}, so those are committed and consumers may read them.` };
+      {
+        // The follower whose Fetch reached the leader just then, and the offset it asked for.
+        const f = delivered.find((m) => m.type === "fetch" && m.to === ev.broker && m.deliver === ev.t && m.fetch &&
+          m.fetch.partitions.some((p) => p.topic === ev.topic && p.partition === ev.partition));
+        const fp = f && f.fetch.partitions.find((p) => p.topic === ev.topic && p.partition === ev.partition);
+        const who = fp ? `broker ${f.from}'s Fetch from offset ${fp.fetchOffset} shows leader broker ${ev.broker} that broker ${f.from} holds every record below ${fp.fetchOffset}. ` : "";
+        return { kind: "high-watermark", title: "High watermark advances",
+          text: `${tp}: ${who}Every in-sync replica now holds the records below offset ${ev.to}, so the leader moves the high watermark ${ev.from} → ${ev.to}: those records are committed, and consumers may read them.` };
+      }
     case "produce-result":
       if (ev.name !== "acked") return { kind: "produce-result", title: "Produce failed", text: ev.text };
       return { kind: "produce-result", title: "Write acknowledged", text: ev.text.replace(/^producer: /, "The producer was told: ") + "." };
@@ -116,9 +125,9 @@ export class Story {
   }
 
   // onEvents queues the key moments of a reply's events.
-  onEvents(events) {
+  onEvents(events, delivered = []) {
     for (const ev of events) {
-      const m = moment(ev);
+      const m = moment(ev, delivered);
       if (!m) continue;
       m.t = ev.t;
       m.ev = ev;
