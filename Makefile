@@ -9,7 +9,7 @@ STATICCHECK := $(GOBIN)/staticcheck
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: bigcheck run test build dist vendor wasm vet lint unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
+.PHONY: bigcheck run test build dist vendor wasm vet lint webdeps unit wasmtest browser sim bench bench-server fuzz-server tools chromium clean
 
 run: wasm
 	$(GO) run ./cmd/highwater serve --addr $(ADDR)
@@ -47,9 +47,16 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
 
-lint: tools
+lint: tools webdeps
 	$(STATICCHECK) ./...
 	GOOS=js GOARCH=wasm $(STATICCHECK) ./engine/... ./wasm/...
+	cd web && npx --no-install tsc -p .
+
+# The page's pinned npm packages (uPlot; axe-core and TypeScript for the tests and the lint).
+webdeps: web/node_modules/.package-lock.json
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
 
 # Native tests, browser tests included (they build the wasm themselves).
 unit:

@@ -229,10 +229,16 @@ func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// wait polls a JS expression until it is truthy.
+// wait polls a JS expression until it is truthy (for up to 10 s).
 func (p *page) wait(what, expr string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	p.waitFor(10*time.Second, what, expr)
+}
+
+// waitFor is wait with a chosen timeout.
+func (p *page) waitFor(d time.Duration, what, expr string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, d)
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
 		errText, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`))

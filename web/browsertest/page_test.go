@@ -119,6 +119,18 @@ func TestScrubBackAndActForks(t *testing.T) {
 		t.Fatal("the narration does not tell of the fork")
 	}
 	p.screenshot("fork")
+
+	// The abandoned future is kept: going back to it brings the kill of broker 0 back, at 2 s.
+	p.click("#branch-back")
+	p.wait("the other branch at 2 s", `window.highwater.t === 2000 && window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.action.broker === 0 && a.at === 3000)`)
+	if evalJS[bool](p, `window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.action.broker === 2)`) {
+		t.Fatal("the other branch still has the new future's kill of broker 2")
+	}
+	p.advance(2000)
+	p.wait("broker 0 killed again", `document.querySelector('.broker[data-broker="0"]').dataset.state === "dead"`)
+	if evalJS[bool](p, `document.getElementById("branch-back").hidden`) {
+		t.Fatal("no way back to the branch just left")
+	}
 }
 
 func TestMalformedScenarioShowsError(t *testing.T) {
@@ -275,7 +287,7 @@ func TestViolationFlaggedWithJump(t *testing.T) {
 	if playing := evalJS[bool](p, `window.highwater.playing`); playing {
 		t.Fatal("play should pause at the first violation")
 	}
-	vt := evalJS[int](p, `window.highwater.lastViolation.t`)
+	vt := evalJS[int](p, `window.highwater.api.violations.last.t`)
 	p.advance(3000)
 	p.click("#violation-jump")
 	p.wait("the jump", `window.highwater.t === `+strconv.Itoa(vt))
@@ -423,9 +435,9 @@ func TestKeyboardFocusSurvivesFrames(t *testing.T) {
 // expectation (the same files pass `highwater run`, so a failure here is the page's or the
 // session's).
 func TestPresetsRun(t *testing.T) {
-	// 25 presets run to their ends, with the chart drawn (its library is committed now): about
-	// 25 s on two cores under load, so more than the default 30 s budget for the tab.
-	p := newPageFor(t, srvURL, fixture, 1280, 900, 90*time.Second)
+	// Every preset (28 now), each run to its end with the chart drawn: about 30 s on two busy
+	// cores, so more than the default 30 s budget for the tab.
+	p := newPageFor(t, srvURL, fixture, 1280, 900, 3*time.Minute)
 	p.loaded()
 	files := evalJS[[]string](p, `window.highwater.presets.map(x => x.file)`)
 	if len(files) == 0 {

@@ -10,8 +10,14 @@ import { OverviewPanel } from "./overview.js";
 import { Wires, describeMessage, legend } from "./wires.js";
 import { HWChart } from "./chart.js";
 import { Narration } from "./narration.js";
-import { el, fmtTime, tpName, prefersReducedMotion } from "./dom.js";
+import { Story, moment } from "./story.js";
+import { StoryPanel } from "./storypanel.js";
+import { el, fmtTime, tpName, prefersReducedMotion, brokerHue, inlineMarkdown } from "./dom.js";
+import { applyPatch, normalize } from "./viewpatch.js";
+import { ViolationBanner } from "./violations.js";
+import { newClusterScenario } from "./forms.js";
 
+/** @type {(id: string) => any} the page's elements by id (any: each is a known input, select…) */
 const $ = (id) => document.getElementById(id);
 
 // Kafka's defaults for the settings the page shows (the engine uses the same ones).
@@ -48,13 +54,12 @@ const state = {
   gridColour: "state", // the overview grid's colouring: state, or leader broker
   viewSeq: 0, // the sequence number of state.view (a patch names the view it applies to)
   playing: false,
-  speed: 1, // simulated ms per wall ms
+  speed: 1, // simulated ms per wall ms (at the real-time speeds)
+  story: true, // story speed: visual time (story.js); the default for presets and embeds
   displayT: 0,
   lastFrame: 0,
   busy: false,
   queue: Promise.resolve(),
-  violations: 0,
-  lastViolation: null,
   chartKey: "",
   config: {},
   firstFrameAt: 0,
@@ -76,6 +81,9 @@ function call(req) {
 
 // Embedded in a documentation page (?embed=1): the cluster, the time controls and the narration
 // only, with a link to the full page; &autoplay=1 plays once loaded, &speed=N sets the speed.
+// One side of an era comparison (compare.html): the parent page sets the pace of both sides.
+const COMPARE = new URLSearchParams(location.search).get("compare") === "1" && window.parent !== window;
+
 const EMBED = (() => {
   const q = new URLSearchParams(location.search);
   return { on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed") };
@@ -83,10 +91,13 @@ const EMBED = (() => {
 
 function setupEmbed() {
   const speed = $("speed");
-  if (EMBED.speed !== null && [...speed.options].some((o) => o.value === EMBED.speed)) {
-    speed.value = EMBED.speed;
-    state.speed = Number(EMBED.speed);
-  }
+  if (EMBED.speed !== null && [...speed.options].some((o) => o.value === EMBED.speed)) setSpeed(EMBED.speed);
+  const q = new URLSearchParams(location.search);
+  if (q.get("flight")) story.flightMs = Math.max(100, Number(q.get("flight")) || 800);
+  // An embed playing by itself does not wait for a click at tour captions.
+  if (EMBED.on && EMBED.autoplay) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
+  if (q.get("projector") === "1") { $("projector").checked = true; document.body.classList.add("projector"); }
+  if (COMPARE) setupCompare();
   if (!EMBED.on) return;
   document.body.classList.add("embed");
   const full = new URL(location.href);
@@ -94,6 +105,24 @@ function setupEmbed() {
   const link = $("full-page");
   link.href = full.href;
   link.hidden = false;
+}
+
+// setupCompare answers the comparison page: it plays both sides at story speed in lockstep,
+// each never past the limit it sets (the earlier of the two sides' next events), and moves the
+// limit on when both have shown everything up to it (docs/web.md).
+function setupCompare() {
+  document.body.classList.add("compare");
+  window.addEventListener("message", (e) => {
+    if (e.origin !== location.origin || !e.data || typeof e.data !== "object") return;
+    const d = e.data;
+    if (d.op === "limit") { story.limit = d.limit; story.barrierSent = false; if (!state.playing) { setSpeed("story"); play(); } }
+    if (d.op === "pause") pause();
+  });
+}
+
+// comparisonReady tells the comparison page this side is loaded, and where its next event is.
+function comparisonReady() {
+  if (COMPARE) parent.postMessage({ op: "ready", t: state.t, next: nextStop() }, location.origin);
 }
 
 function viewOpts() {
@@ -109,6 +138,10 @@ function viewOpts() {
 }
 
 // run sends a request and applies its reply; an error reply is shown and returned as null.
+/**
+ * @param {object} req a protocol request (docs/protocol.md)
+ * @param {{what?: string, capped?: boolean}} [opts] what: the error message's prefix; capped: an advance already split at the server's cap
+ */
 async function run(req, { what, capped } = {}) {
   let reply;
   try {
@@ -116,7 +149,7 @@ async function run(req, { what, capped } = {}) {
     reply = await call(req);
     state.perf.request = performance.now() - t0;
   } catch (e) {
-    showError(`${what || req.op}: ${e.message}`);
+    showError(`${what || req.op + " failed"}: ${e.message}`);
     return null;
   }
   if (reply.type === "error") {
@@ -127,7 +160,7 @@ async function run(req, { what, capped } = {}) {
       state.maxAdvance = Number(cap[1]);
       return advanceInSteps(req.to);
     }
-    showError(`${what || req.op} failed: ${reply.error}`);
+    showError(`${what || describeRequest(req) + " failed"}: ${reply.error}`);
     if (reply.t !== undefined && state.view) { state.t = reply.t; }
     return null;
   }
@@ -135,13 +168,34 @@ async function run(req, { what, capped } = {}) {
   return reply;
 }
 
+// describeRequest names a request for an error message ("advance to 2.000 s").
+function describeRequest(req) {
+  if (req.op === "advance") return req.to !== undefined ? `advance to ${fmtTime(req.to)}` : `advance by ${fmtTime(req.by)}`;
+  if (req.op === "apply" && req.action) return describeAction(req.action);
+  return req.op;
+}
+
 function applyReply(r) {
   state.replies = (state.replies || 0) + 1;
+  // The messages in flight before this reply: the ones it delivered are among them.
+  const delivered = state.view ? state.view.messages : [];
+  if (r.events.length && state.playing && state.story) story.onEvents(r.events, delivered);
+  else if (r.events.length && !r.reset) {
+    // At the real-time speeds and when stepping, the panel shows the latest key moment (no dwell).
+    const last = r.events.map((e) => { const m = moment(e, delivered); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
+    if (last) panel.moment(last, false);
+  }
+  if (r.events.length) cluster.noteEvents(r.events);
   if (r.reset) {
+    story.reset();
+    // A tour's caption at the moment loaded (or sought to) is shown at once: the viewer reads it
+    // before pressing Play.
+    const cap = r.events.filter((e) => e.type === "caption" && e.t === r.t).pop();
+    if (cap) queueMicrotask(() => panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false));
     narration.clear();
     overview.reset();
     chart.cut(r.t);
-    state.violations = 0;
+    violations.count = 0;
   }
   state.t = r.t;
   state.next = r.next;
@@ -181,36 +235,6 @@ function applyReply(r) {
   }
 }
 
-// applyPatch turns the last view into the current one (engine/session/delta.go): fields and
-// object members replaced, list entries replaced by index, runs of overview letters overwritten.
-function applyPatch(v, p) {
-  for (const k of p.unset || []) delete v[k];
-  for (const [k, val] of Object.entries(p.set || {})) {
-    const dot = k.indexOf(".");
-    if (dot < 0) v[k] = val; else v[k.slice(0, dot)][k.slice(dot + 1)] = val;
-  }
-  for (const name of ["brokers", "partitions"]) {
-    const lp = p[name];
-    if (!lp) continue;
-    const list = (v[name] || []).slice(0, lp.len);
-    lp.at.forEach((i, j) => { list[i] = lp.items[j]; });
-    v[name] = list;
-  }
-  if (p.states) {
-    let out = "", from = 0;
-    const old = v.states;
-    p.states.at.forEach((i, j) => { out += old.slice(from, i) + p.states.runs[j]; from = i + p.states.runs[j].length; });
-    v.states = out + old.slice(from);
-  }
-}
-
-// normalize turns the lists Go may send as null (empty slices) into arrays.
-function normalize(v) {
-  for (const k of ["partitions", "messages", "violations", "produces", "consumes", "brokers"]) v[k] = v[k] || [];
-  for (const p of v.partitions) { p.isr = p.isr || []; p.replicas = p.replicas || []; p.assignment = p.assignment || []; }
-  return v;
-}
-
 // ---- rendering ----
 
 function render() {
@@ -244,6 +268,8 @@ function render() {
   all.checked = state.detailAll;
   all.parentElement.title = all.disabled ? `Only up to ${DETAIL_ALL_MAX.toLocaleString("en-US")} partitions: click partitions in the grid instead.` : "";
   overview.render(v, state.focusBrokers);
+  $("cluster").classList.toggle("with-overview", Boolean(v.states) && !state.detailAll);
+  renderLeaderKey(v);
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
@@ -251,9 +277,24 @@ function render() {
   const more = v.messagesOmitted ? ` (and ${v.messagesOmitted.toLocaleString("en-US")} more elsewhere in the cluster, counted in the fetch traffic)` : "";
   $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
     `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "")) + more;
-  checkViolations(v);
+  violations.check(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
+}
+
+// renderLeaderKey shows which hue stands for which leader broker when the grid is coloured by
+// leader (the broker tiles carry the same hues).
+function renderLeaderKey(v) {
+  const key = $("leader-key");
+  const on = Boolean(v.states) && state.gridColour === "leader";
+  key.hidden = !on;
+  const sig = on ? String(v.brokers.length) : "";
+  if (!on || key.dataset.sig === sig) return;
+  key.dataset.sig = sig;
+  const shown = v.brokers.slice(0, 48);
+  key.replaceChildren(document.createTextNode("Leader broker: "),
+    ...shown.map((b) => el("span", { class: "lk" }, el("i", { style: `--hue:${brokerHue(b.id)}` }), String(b.id))),
+    ...(v.brokers.length > shown.length ? [document.createTextNode(` … ${v.brokers.length - shown.length} more (hover a cell for its leader)`)] : []));
 }
 
 function nodeName(id) { return id === -1 ? "client" : `broker ${id}`; }
@@ -282,28 +323,6 @@ function renderTimeline() {
   }
   syncSettings(tl);
   $("timeline-info").textContent = `${tl.actions.length} actions · reached ${fmtTime(tl.end)} · seed ${tl.seed}`;
-}
-
-// Plain-language explanations of the engine's invariants (docs/scenarios.md).
-const INVARIANTS = {
-  "acked-write-lost": "A record the producer was told was safely written (acks=all) is no longer in the leader's log: an acknowledged write was lost.",
-  "consumed-record-changed": "A consumer already read a record at this offset, and the leader now holds a different record there: readers saw history change.",
-  "committed-divergence": "Two replicas hold different records below both their high watermarks: data both consider committed disagrees.",
-  "hw-regression": "The leader's high watermark went down without a leader change: committed data was un-committed.",
-  "epoch-regression": "The partition's leader epoch went down: fencing by epoch no longer holds.",
-};
-
-function checkViolations(v) {
-  const vs = v.violations;
-  if (vs.length > state.violations) {
-    const fresh = vs.slice(state.violations);
-    state.lastViolation = fresh[0];
-    $("violation-text").textContent = (fresh.length > 1 ? `${fresh.length} invariants broken. ` : "Invariant broken. ") +
-      fresh.map((x) => `At ${fmtTime(x.t)} — ${x.name} on ${tpName(x.topic, x.partition)}: ${INVARIANTS[x.name] || ""} (${x.text})`).join(" ");
-    $("violation").hidden = false;
-    if (state.violations === 0) pause();
-  }
-  state.violations = vs.length;
 }
 
 // The chart's partition list comes from the scenario's topics, so it does not change while the
@@ -336,30 +355,18 @@ function chooseChart() {
 
 // ---- errors and status ----
 
-function showError(msg) {
+let errorTimer = 0;
+
+// showError shows a problem for 12 s (sticky: until the next load).
+function showError(msg, { sticky = false } = {}) {
   const e = $("error");
   e.textContent = msg;
   e.hidden = false;
-  clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { e.hidden = true; }, 12000);
+  clearTimeout(errorTimer);
+  if (!sticky) errorTimer = setTimeout(() => { e.hidden = true; }, 12000);
 }
 
 function setStatus(msg) { $("status").textContent = msg; }
-
-// inlineMarkdown renders the little markdown a description may use (`code`, **bold**, *emphasis*)
-// as DOM nodes, never as HTML.
-function inlineMarkdown(text) {
-  const out = [];
-  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*/g;
-  let last = 0, m;
-  while ((m = re.exec(text))) {
-    if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
-    out.push(m[1] ? el("code", {}, m[1]) : m[2] ? el("strong", {}, m[2]) : el("em", {}, m[3]));
-    last = re.lastIndex;
-  }
-  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
-  return out;
-}
 
 // ---- loading ----
 
@@ -369,6 +376,7 @@ async function loadScenario(obj, source) {
   // No focus yet: the old cluster's partitions and brokers may not exist in the new one.
   const r = await run({ op: "load", scenario: obj, view: { ...VIEW_OPTS } }, { what: `Could not load ${source}` });
   if (!r) { state.scenario = prevScenario; return false; }
+  if (source !== "the other branch") { state.branch = null; $("branch-back").hidden = true; }
   $("error").hidden = true;
   $("violation").hidden = true;
   state.scenario = obj;
@@ -383,14 +391,24 @@ async function loadScenario(obj, source) {
   state.configKey = "";
   fillSettings();
   cluster.reset();
+  wires.reset();
+  story.reset();
+  state.drawn = new Map();
   state.chartKey = "";
   chart.tp = null;
   chart.container.replaceChildren();
-  state.violations = 0;
+  violations.count = 0;
   $("scenario-name").textContent = obj.name || "unnamed scenario";
   $("scenario-desc").replaceChildren(...inlineMarkdown(obj.description || ""));
   if (state.view) render();
   if (state.detailAll) await run({ op: "view" });
+  // Story speed follows single messages: in an overview (more partitions than are drawn in
+  // detail) most messages are only counted, so the cluster plays in real time instead.
+  const total = state.topics.reduce((n, t) => n + t.count, 0);
+  if (state.story && total > VIEW_OPTS.detailLimit) {
+    setSpeed("1");
+    narration.add([{ t: state.t, type: "page", text: `${total.toLocaleString("en-US")} partitions: playing at 1× real time (story speed follows single messages; choose it again from Speed if you want it).` }]);
+  }
   setStatus(`engine ready (${state.transport.name}) · loaded “${obj.name}”`);
   return true;
 }
@@ -466,18 +484,48 @@ const act = serial(async function act(action, problem) {
   const tl = state.timeline;
   const before = tl ? tl.actions.length : 0;
   const wasEnd = tl ? tl.end : 0;
-  const r = await run({ op: "apply", action }, { what: describeAction(action) });
+  // Acting before the furthest point reached, or with logged actions ahead, forks: keep the
+  // future about to be dropped (the run as a scenario file) so the viewer can go back to it.
+  const forks = tl && (state.t < tl.end || tl.actions.some((x) => x.at > state.t));
+  const old = forks ? await run({ op: "export", noView: true }) : null;
+  const r = await run({ op: "apply", action }, { what: `${describeAction(action)} failed` });
   if (!r) return;
   const dropped = before - (r.timeline.actions.length - 1);
   if (dropped > 0 || r.t < wasEnd) {
-    const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped.`;
+    const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped (“Back to the other branch” returns to it).`;
     narration.add([{ t: r.t, type: "page", text }]);
     $("timeline-info").dataset.forked = String(r.t);
     setStatus(text);
+    if (old && old.export) keepBranch({ scenario: old.export, t: r.t, what: `before ${describeAction(action)} at ${fmtTime(r.t)}` });
   }
   if (action.do === "config") Object.assign(state.config, action.set);
   // The session drops the expectations after a user's action (the run is no longer the file's).
   state.expectTimes = state.expectTimes.filter((at) => at <= r.t);
+});
+
+// keepBranch remembers the future a fork abandoned; the timebar's button returns to it.
+function keepBranch(b) {
+  state.branch = b;
+  const btn = $("branch-back");
+  btn.hidden = false;
+  btn.textContent = "↩ Back to the other branch";
+  btn.title = `Return to the timeline as it was ${b.what} (this one is kept in turn)`;
+}
+
+// backToBranch loads the abandoned branch at the fork's time; the branch left becomes the other one.
+const backToBranch = serial(async function backToBranch() {
+  const b = state.branch;
+  if (!b) return;
+  pause();
+  const cur = await run({ op: "export", noView: true });
+  const at = state.t;
+  const prev = state.presetShown;
+  if (!(await loadScenario(b.scenario, "the other branch"))) return;
+  state.presetShown = prev;
+  $("preset").value = prev || "";
+  await advanceTo(b.t);
+  if (cur && cur.export) keepBranch({ scenario: cur.export, t: at, what: `at ${fmtTime(at)}` });
+  narration.add([{ t: state.t, type: "page", text: `Back on the branch ${b.what}.` }]);
 });
 
 // serial runs user operations one after another: an operation may take several requests (a
@@ -493,6 +541,21 @@ function serial(fn) {
 
 // ---- time ----
 
+// setSpeed switches between story speed ("story") and the real-time speeds (simulated ms per
+// wall ms; 0 is flat out).
+function setSpeed(value) {
+  const was = state.story;
+  $("speed").value = value;
+  state.story = value === "story";
+  document.body.classList.toggle("story", state.story);
+  if (!state.story) state.speed = Number(value);
+  story.reset();
+  if (state.playing && state.serverPlay) {
+    if (state.story && !was) run({ op: "pause" }); // story mode drives the engine itself
+    else playOnServer();
+  }
+}
+
 // On the native backend the server paces time (its play op pushes a frame every 50 ms); in the
 // page, each animation frame asks the worker to advance. Either way displayT runs on locally
 // between replies so messages in flight move smoothly.
@@ -503,32 +566,35 @@ const FLAT_OUT_CHUNK_MS = 1000;
 function play() {
   if (!state.view) return;
   state.playing = true;
+  document.body.classList.add("playing");
   state.lastFrame = performance.now();
   $("play").textContent = "Pause";
   $("play").setAttribute("aria-pressed", "true");
-  if (state.serverPlay) playOnServer();
+  if (state.serverPlay && !state.story) playOnServer();
 }
 
 function pause() {
   const was = state.playing;
   state.playing = false;
+  document.body.classList.remove("playing");
   state.displayT = state.t;
   $("play").textContent = "Play";
   $("play").setAttribute("aria-pressed", "false");
-  if (was && state.serverPlay) run({ op: "pause" });
+  if (was && state.serverPlay && !state.story) run({ op: "pause" });
+  story.ff = null;
 }
 
 // playOnServer (re)starts server-paced play with the current speed and view options (a focus
 // change while playing sends it again).
 function playOnServer() {
-  if (!state.playing || !state.serverPlay) return Promise.resolve(null);
+  if (!state.playing || !state.serverPlay || state.story) return Promise.resolve(null);
   return run({ op: "play", speed: state.speed, intervalMs: PLAY_INTERVAL_MS, chunkMs: FLAT_OUT_CHUNK_MS });
 }
 
 // refreshView asks for a view with the current options (focus, colouring…). While the server
 // plays, playing again does it: play answers with a view, and its frames follow the new options.
 function refreshView() {
-  return state.playing && state.serverPlay ? playOnServer() : run({ op: "view" });
+  return state.playing && state.serverPlay && !state.story ? playOnServer() : run({ op: "view" });
 }
 
 // onPlayFrame applies a frame the server pushed. Frames written before a pause reached the
@@ -584,18 +650,44 @@ const seek = serial(async function seek(to) {
   // With expect steps on the way, replay from 0 and advance stop by stop, so each expectation is
   // checked at its own instant (a single seek would check them late; see advanceBy).
   if (state.expectTimes.some((at) => at <= to)) {
-    if (to < state.t && !(await run({ op: "seek", to: 0 }, { what: `seek to ${fmtTime(to)}` }))) return;
+    if (to < state.t && !(await run({ op: "seek", to: 0 }, { what: `Could not seek to ${fmtTime(to)}` }))) return;
     await advanceTo(to);
     return;
   }
-  await run({ op: "seek", to }, { what: `seek to ${fmtTime(to)}` });
+  await run({ op: "seek", to }, { what: `Could not seek to ${fmtTime(to)}` });
 });
+
+// nextStop is where story play advances to next: the engine's next happening, the timeline's
+// next action or the next expect step, whichever comes first (-1: nothing more).
+function nextStop() {
+  let best = state.next;
+  const consider = (at) => { if (at > state.t && (best < 0 || at < best)) best = at; };
+  if (state.timeline) for (const a of state.timeline.actions) consider(a.at);
+  for (const at of state.expectTimes) consider(at);
+  return best;
+}
 
 function frame(now) {
   state.frames = (state.frames || 0) + 1;
   // A long frame still counts (up to 250 ms); a tab coming back from the background does not jump.
   const dt = Math.min(250, now - state.lastFrame);
   state.lastFrame = now;
+  if (state.story && state.view) {
+    const playing = state.playing;
+    if (playing) state.displayT = story.tick(now);
+    const stop = nextStop();
+    wires.reduced = $("reduced-motion").checked;
+    // Paused in story mode, messages sit where they were; stepping shows them mid-way.
+    wires.draw(state.view.messages, playing ? (m) => story.progress(m, now, stop) : (m) => (story.flights.has(m.id) ? story.progress(m, now, stop) : 0.5));
+    window.highwater.labelBoxes = wires.boxes;
+    trackDrawn(now);
+    panel.tick(state.view, playing ? state.displayT : state.t, playing && story.ff !== null);
+    if (playing && story.ff) $("clock").textContent = `t = ${fmtTime(Math.round(state.displayT))} · fast-forward to ${fmtTime(story.ff.to)}${story.ff.routine ? " (routine polling, sped up)" : ""}`;
+    markFirstFrame();
+    chart.flush();
+    requestAnimationFrame(frame);
+    return;
+  }
   if (state.playing && state.view && state.serverPlay) {
     // The server pushes frames; the shown time runs on locally between them.
     state.displayT = Math.min(state.displayT + dt * state.speed, state.t + 0.999);
@@ -624,14 +716,31 @@ function frame(now) {
     // Draw between t and t+1 only: the view holds the messages in flight at t.
     const shown = state.playing ? Math.min(state.displayT, state.t + 0.999) : state.t;
     wires.reduced = $("reduced-motion").checked;
-    wires.draw(state.view.messages, shown);
-    if (!state.firstFrameAt) {
-      state.firstFrameAt = performance.now();
-      document.body.dataset.firstFrameMs = String(Math.round(state.firstFrameAt));
-    }
+    wires.draw(state.view.messages, (m) => (shown - m.sent) / Math.max(1, m.deliver - m.sent));
+    window.highwater.labelBoxes = wires.boxes;
+    trackDrawn(now);
+    panel.tick(state.view, state.t, false);
+    markFirstFrame();
   }
   chart.flush();
   requestAnimationFrame(frame);
+}
+
+function markFirstFrame() {
+  if (state.firstFrameAt) return;
+  state.firstFrameAt = performance.now();
+  document.body.dataset.firstFrameMs = String(Math.round(state.firstFrameAt));
+}
+
+// trackDrawn keeps, per message drawn, the wall time it was first and last on screen (the browser
+// tests read it: every Fetch must be visible long enough to read).
+function trackDrawn(now) {
+  const seen = state.drawn || (state.drawn = new Map());
+  for (const m of state.view.messages) {
+    const d = seen.get(m.id);
+    if (d) { d.last = now; d.quiet = story.quiet.has(m.id); } else seen.set(m.id, { id: m.id, type: m.type, sent: m.sent, first: now, last: now, quiet: story.quiet.has(m.id) });
+  }
+  if (seen.size > 5000) for (const k of [...seen.keys()].slice(0, 1000)) seen.delete(k);
 }
 
 // ---- settings ----
@@ -677,23 +786,12 @@ async function applySettings(e) {
 
 function newCluster(e) {
   e.preventDefault();
-  const f = $("new-form").elements;
-  const brokers = Number(f.brokers.value), rf = Number(f.rf.value), partitions = Number(f.partitions.value);
   const err = $("new-error");
-  if (rf > brokers) { err.textContent = `Replication factor ${rf} is more than the ${brokers} brokers.`; err.hidden = false; return; }
-  const names = [...new Set(f.topic.value.split(",").map((x) => x.trim()).filter(Boolean))];
-  if (!names.length) { err.textContent = "Name at least one topic."; err.hidden = false; return; }
+  const { scenario, problem } = newClusterScenario($("new-form").elements);
+  if (problem) { err.textContent = problem; err.hidden = false; return; }
   err.hidden = true;
-  const sc = {
-    name: `${brokers} brokers, ${names.length > 1 ? names.length + " topics × " : ""}${partitions} partition${partitions === 1 ? "" : "s"}, RF ${rf}`,
-    description: `A new cluster: topic${names.length > 1 ? "s" : ""} ${names.join(", ")}, protocol era ${f.era.value}. Use the controls to act on it.`,
-    seed: Number(f.seed.value),
-    brokers,
-    topics: names.map((name) => ({ name, partitions, replicationFactor: rf })),
-    config: { "inter.broker.protocol.version": f.era.value, "min.insync.replicas": Number(f.minisr.value) },
-  };
   $("new-dialog").close();
-  loadScenario(sc, "the new cluster").then((ok) => { if (ok) { $("preset").value = ""; state.presetShown = ""; } });
+  loadScenario(scenario, "the new cluster").then((ok) => { if (ok) { $("preset").value = ""; state.presetShown = ""; } });
 }
 
 // ---- export ----
@@ -718,7 +816,15 @@ function toggleFocus(tp) {
   const i = state.focus.findIndex((f) => f.topic === tp.topic && f.partition === tp.partition);
   if (i >= 0) state.focus.splice(i, 1); else state.focus.push(tp);
   if (state.focus.length > 8) state.focus.shift();
-  refreshView();
+  // The chart follows the partition just brought into detail.
+  if (i < 0 && state.chartNames) {
+    const j = state.chartNames.findIndex((c) => c.topic === tp.topic && c.partition === tp.partition);
+    if (j >= 0) { $("chart-partition").value = String(j); state.chartTP = state.chartNames[j]; }
+  }
+  refreshView().then(() => {
+    const card = cluster.partCards.get(tpName(tp.topic, tp.partition));
+    if (i < 0 && card) card.root.scrollIntoView({ block: "nearest" });
+  });
 }
 
 // toggleBroker drills into a broker in an overview (its fetchers, purgatory and messages in full),
@@ -753,16 +859,38 @@ const overview = new OverviewPanel({
   counters: $("overview-counters"), brokers: $("overview-brokers"), traffic: $("overview-traffic"),
   trafficNote: $("traffic-note"), elsewhere: $("overview-elsewhere"),
 }, { toggleBroker });
-const wires = new Wires($("wires"), $("stage"));
+const violations = new ViolationBanner({ box: $("violation"), text: $("violation-text"), cause: $("violation-cause") }, { onFirst: () => pause() });
+const wires = new Wires($("wires"), $("stage"), $("lanes"));
+const story = new Story({
+  run, state, nextStop,
+  tourMode: () => $("tour").checked && !COMPARE,
+  onBarrier: (t, next) => parent.postMessage({ op: "barrier", t, next, limit: story.limit }, location.origin),
+  ui: {
+    moment: (m, waiting) => {
+      panel.moment(m, waiting);
+      // Bring the partition the moment is about on screen (small screens scroll to it).
+      const ev = m && m.ev;
+      if (ev && ev.topic !== undefined) {
+        const card = cluster.partCards.get(tpName(ev.topic, ev.partition));
+        if (card) card.root.scrollIntoView({ block: "nearest", behavior: $("reduced-motion").checked ? "auto" : "smooth" });
+      }
+    },
+    idle: () => { if (state.playing) { pause(); setStatus("story: nothing more is scheduled"); } },
+  },
+});
+const panel = new StoryPanel({ moment: $("moment"), countdown: $("countdown"), cont: $("continue"), epochKey: $("epoch-key"), zk: $("zk-line") });
 const chart = new HWChart($("chart"));
-const narration = new Narration({ list: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
+const narration = new Narration({ list: $("log-list"), scroller: $("log"), filters: $("filters"), typeSelect: $("type-filter"), textInput: $("text-filter") });
 
 function wire() {
   $("message-key").replaceChildren(...legend().map(([label, colour]) => el("span", { class: "key" }, el("i", { style: `background:${colour}` }), label)),
     el("span", { class: "key" }, el("i", { class: "diverging" }), "response with divergingEpoch"));
   $("play").addEventListener("click", () => (state.playing ? pause() : play()));
   $("step").addEventListener("click", stepOnce);
-  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); playOnServer(); });
+  $("speed").addEventListener("change", (e) => setSpeed(/** @type {any} */ (e.target).value));
+  $("pace").addEventListener("change", (e) => { story.flightMs = Number(/** @type {any} */ (e.target).value) || 800; });
+  $("continue").addEventListener("click", () => story.continue());
+  $("branch-back").addEventListener("click", backToBranch);
   $("advance").addEventListener("click", () => advanceBy(Math.max(1, Number($("advance-ms").value) || 1)));
   const scrub = $("scrub");
   scrub.addEventListener("input", () => {
@@ -772,10 +900,10 @@ function wire() {
   scrub.addEventListener("change", () => seek(Number(scrub.value)));
   $("preset").addEventListener("change", async (e) => {
     const prev = state.presetShown || "";
-    if (!e.target.value) return;
-    if (!(await loadPreset(e.target.value))) e.target.value = prev; // a failed load keeps the old cluster
+    if (!/** @type {any} */ (e.target).value) return;
+    if (!(await loadPreset(/** @type {any} */ (e.target).value))) /** @type {any} */ (e.target).value = prev; // a failed load keeps the old cluster
   });
-  $("scenario-file").addEventListener("change", (e) => { const f = e.target.files[0]; if (f) loadFile(f); e.target.value = ""; });
+  $("scenario-file").addEventListener("change", (e) => { const f = /** @type {any} */ (e.target).files[0]; if (f) loadFile(f); /** @type {any} */ (e.target).value = ""; });
   $("new-cluster").addEventListener("click", () => $("new-dialog").showModal());
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
   $("new-form").addEventListener("submit", newCluster);
@@ -783,22 +911,31 @@ function wire() {
   $("settings").addEventListener("submit", applySettings);
   $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
-  $("violation-jump").addEventListener("click", () => { if (state.lastViolation) seek(state.lastViolation.t); });
+  $("violation-jump").addEventListener("click", () => { if (violations.last) seek(violations.last.t); });
+  $("violation-cause").addEventListener("click", () => { if (violations.last && violations.last.cause) seek(violations.last.cause.t); });
+  $("desc-more").addEventListener("click", (e) => {
+    const open = $("scenario-desc").classList.toggle("open");
+    /** @type {any} */ (e.currentTarget).setAttribute("aria-expanded", String(open));
+    /** @type {any} */ (e.currentTarget).textContent = open ? "Fold the description" : "Read the whole description";
+  });
+  $("keys").open = window.innerWidth > 1100;
+  $("projector").addEventListener("change", (e) => document.body.classList.toggle("projector", /** @type {any} */ (e.target).checked));
   $("violation-dismiss").addEventListener("click", () => { $("violation").hidden = true; });
   $("grid-colour").addEventListener("change", (e) => {
-    state.gridColour = e.target.value;
+    state.gridColour = /** @type {any} */ (e.target).value;
     if (state.view) refreshView();
   });
   $("detail-all").checked = state.detailAll = DETAIL_PARAM === "all";
   $("detail-all").addEventListener("change", (e) => {
-    state.detailAll = e.target.checked;
+    state.detailAll = /** @type {any} */ (e.target).checked;
     state.allBuilt = false;
     cluster.reset();
     if (state.view) refreshView();
   });
+  setSpeed($("speed").value);
   $("reduced-motion").checked = prefersReducedMotion();
   document.body.classList.toggle("reduced", $("reduced-motion").checked);
-  $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", e.target.checked));
+  $("reduced-motion").addEventListener("change", (e) => document.body.classList.toggle("reduced", /** @type {any} */ (e.target).checked));
   const backend = $("backend");
   backend.value = new URLSearchParams(location.search).get("backend") === "native" ? "native" : "wasm";
   backend.addEventListener("change", () => {
@@ -807,15 +944,16 @@ function wire() {
     location.href = u.href;
   });
   document.addEventListener("keydown", (e) => {
-    if (e.target.closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (/** @type {any} */ (e.target).closest("input, select, textarea, button, dialog, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === " ") { e.preventDefault(); state.playing ? pause() : play(); }
     if (e.key === ".") { e.preventDefault(); stepOnce(); }
+    if ((e.key === "Enter" || e.key === "ArrowRight") && story.waiting) { e.preventDefault(); story.continue(); }
   });
   window.addEventListener("resize", () => { chart.resize(); if (state.view) { for (const c of cluster.partCards.values()) for (const r of c.replicaRows.values()) r.sig = ""; render(); } });
 }
 
 async function start() {
-  state.api = { run, act, cluster };
+  state.api = { run, act, cluster, story, violations };
   wire();
   setupEmbed();
   state.host = await readConfig(); // is a server here, and the in-page engine? (backend.js)
@@ -845,8 +983,14 @@ async function start() {
     return;
   }
   const wanted = params.get("preset");
+  if (wanted && presets.length && !presets.some((p) => p.file === wanted)) {
+    // Not the default in its place: the reader would take it for the scenario asked for.
+    showError(`Could not load the preset “${wanted}”: there is no preset by that name. Choose one from the Preset menu.`, { sticky: true });
+    setStatus(`no preset “${wanted}”`);
+    return;
+  }
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
-  if (first) { if (await loadPreset(first.file) && EMBED.autoplay) play(); }
+  if (first) { if (await loadPreset(first.file)) { comparisonReady(); if (EMBED.autoplay) play(); } }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
 }
 

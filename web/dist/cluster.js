@@ -5,7 +5,17 @@
 
 import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue, gridMove } from "./dom.js";
 
-const CUT_MS = 1500; // how long truncated records stay visible (wall-clock ms) before they go
+// How long truncated records stay visible as ghosts beside their row (wall-clock ms): longer in
+// story mode, where the page dwells on the truncation.
+const CUT_MS = 2500, CUT_MS_STORY = 7000;
+
+// shortEpoch shows a broker epoch (ZooKeeper's czxid: the session generation in the high 32
+// bits) as "#1 (gen 1)"; the full value is on hover and focus.
+export function shortEpoch(e) {
+  if (typeof e !== "number" || e < 0) return String(e);
+  const hi = Math.floor(e / 4294967296), lo = e % 4294967296;
+  return hi ? `#${lo} (gen ${hi})` : `#${lo}`;
+}
 
 export class ClusterView {
   // act(action) applies an action; focus(tp) toggles a partition's detail in an overview.
@@ -23,6 +33,7 @@ export class ClusterView {
     this.partCards = new Map();
     this.gridCells = [];
     this.gridKey = "";
+    this.cuts = new Map(); // "topic-partition|broker" → the latest truncate event there
     // Only cards on screen (or near it) are updated each frame; a card coming into view is
     // brought up to date at once. With content-visibility: auto the browser skips the rest too.
     this.cardOf = new WeakMap();
@@ -44,6 +55,12 @@ export class ClusterView {
     this.partCards.clear();
     this.gridCells = [];
     this.gridKey = "";
+    this.cuts.clear();
+  }
+
+  // noteEvents keeps what the cards explain from the events: why a replica truncated.
+  noteEvents(events) {
+    for (const ev of events) if (ev.type === "truncate") this.cuts.set(`${tpName(ev.topic, ev.partition)}|${ev.broker}`, ev);
   }
 
   render(view, { topics, focus, keep, show = () => true, showBroker = () => true, focusBrokers = [] }) {
@@ -71,6 +88,9 @@ export class ClusterView {
   renderBrokers(view, showBroker) {
     const shown = view.brokers.filter((b) => showBroker(b.id));
     this.brokersEl.classList.toggle("compact", shown.length > 12);
+    // Up to six brokers (and the clients) stand in one row, so messages fly in lanes above them.
+    this.brokersEl.classList.toggle("row", shown.length <= 6);
+    this.brokersEl.style.setProperty("--cards", String(shown.length + 1));
     const ids = new Set();
     const clients = this.clientCard();
     ids.add(-1);
@@ -160,7 +180,9 @@ export class ClusterView {
     if (b.state !== "running") badges.push(el("span", { class: "badge " + (b.state === "dead" ? "down" : "warn") }, b.state === "dead" ? "down" : b.state));
     card.badges.replaceChildren(...badges);
     const infoText = `${b.state} · broker epoch ${b.brokerEpoch}${b.registered ? "" : " (not registered)"} · leads ${b.leaders} · knows controller epoch ${b.controllerEpoch}`;
-    setText(card.info, infoText);
+    card.info.replaceChildren(`${b.state} · `, el("span", { class: "zk" + (b.registered ? "" : " gone") }, b.registered ? "in ZooKeeper" : "not in ZooKeeper"),
+      " · broker epoch ", el("abbr", { tabindex: "0", title: `broker epoch ${b.brokerEpoch} (ZooKeeper registration czxid)` }, shortEpoch(b.brokerEpoch)),
+      ` · leads ${b.leaders}`, el("span", { class: "num" }, ` · knows controller epoch ${b.controllerEpoch}`));
     card.root.querySelector("h3").title = infoText; // shown on hover when compact cards hide it
 
     // In an overview the engine lists only the focused partitions and gives the count.
@@ -333,21 +355,25 @@ export class ClusterView {
         this.act({ do: "produce", ...tp, count: o.count, acks: o.acks });
       }),
       btn("Consume", `Consume from ${name}`, () => this.act({ do: "consume", ...tp })),
-      btn("Preferred election", `Preferred leader election for ${name}`, () => this.act({ do: "elect", ...tp })),
+      btn("Preferred election", `Preferred election for ${name}`, () => this.act({ do: "elect", ...tp })),
       el("span", { class: "choose" }, choose,
-        btn("Elect", `Elect the chosen broker as leader of ${name}`, () => {
+        btn("Elect", `Elect the chosen broker leader of ${name}`, () => {
           if (choose.value === "") { this.act(null, `choose a broker to elect for ${name} first`); return; }
           this.act({ do: "elect", ...tp, broker: Number(choose.value) });
         })),
-      btn("Unclean election", `Unclean leader election for ${name}`, () => {
+      btn("Unclean election", `Unclean election for ${name}`, () => {
+        /** @type {{do: string, topic: string, partition: number, unclean: boolean, broker?: number}} */
         const a = { do: "elect", ...tp, unclean: true };
         if (choose.value !== "") a.broker = Number(choose.value);
         this.act(a);
       }),
     );
+    const leaderMark = el("div", { class: "leader-mark", "aria-hidden": "true", title: "the leader" }, "★");
+    rows.append(leaderMark);
+    const lost = el("div", { class: "lostrow", hidden: true });
     const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}`, tabindex: "-1" },
-      el("header", {}, title, info), rows, controls);
-    return { root, info, rows, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null };
+      el("header", {}, title, info), rows, lost, controls);
+    return { root, info, rows, lost, leaderMark, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null };
   }
 
   updatePartition(card, p) {
@@ -378,6 +404,9 @@ export class ClusterView {
     const from = Math.max(minStart === Infinity ? 0 : minStart, maxLeo + 1 - cap);
     const seen = new Set();
     const preferred = p.assignment[0];
+    const verdicts = new Map((p.verdicts || []).map((x) => [x.id, x]));
+    const story = document.body.classList.contains("story");
+    const ids = cell >= 24;
     for (const r of p.replicas) {
       seen.add(r.broker);
       let row = card.replicaRows.get(r.broker);
@@ -386,9 +415,19 @@ export class ClusterView {
         card.replicaRows.set(r.broker, row);
         card.rows.append(row.root);
       }
-      updateReplica(row, r, p, { from, cell, preferred });
+      const cut = this.cuts.get(`${tpName(p.topic, p.partition)}|${r.broker}`);
+      updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs: story ? CUT_MS_STORY : CUT_MS, cut });
     }
     for (const [b, row] of card.replicaRows) if (!seen.has(b)) { row.root.remove(); card.replicaRows.delete(b); }
+    // The leader's star slides to the leader's row on an election.
+    const lrow = card.replicaRows.get(p.leader);
+    card.leaderMark.hidden = !lrow;
+    // Measured after layout (the rows may just have grown a cut strip).
+    if (lrow) requestAnimationFrame(() => {
+      const top = lrow.root.getBoundingClientRect().top - card.rows.getBoundingClientRect().top;
+      card.leaderMark.style.transform = `translateY(${Math.round(top) + 4}px)`;
+    });
+    updateLost(card, p, { from, cell, ids });
   }
 }
 
@@ -399,11 +438,28 @@ function replicaRow(broker, name) {
   const leo = el("div", { class: "marker leo", title: "log end offset" }, el("span", {}, "LEO"));
   const log = el("div", { class: "log", role: "img" }, cells, hw, leo);
   const info = el("div", { class: "rinfo" });
-  const root = el("div", { class: "replica", "data-broker": broker }, label, log, info);
-  return { root, label, log, cells, hw, leo, info, name, prev: null, ghosts: [], sig: "" };
+  const cutrow = el("div", { class: "cutrow", hidden: true });
+  const root = el("div", { class: "replica", "data-broker": broker }, label, log, cutrow, info);
+  return { root, label, log, cells, cutrow, hw, leo, info, name, prev: null, ghosts: [], sig: "" };
 }
 
-function updateReplica(row, r, p, { from, cell, preferred }) {
+// updateLost marks the acknowledged records the engine's verdicts call lost where they were (a
+// row under the replicas, at their offsets).
+function updateLost(card, p, { from, cell, ids }) {
+  const lost = (p.verdicts || []).filter((x) => x.verdict === "lost");
+  const key = lost.map((x) => x.id + "@" + x.offset).join() + "|" + from + "|" + cell;
+  if (key === card.lostKey) return;
+  card.lostKey = key;
+  card.lost.hidden = !lost.length;
+  if (!lost.length) { card.lost.replaceChildren(); return; }
+  const cells = el("div", { class: "cells" }, ...lost.filter((x) => x.offset >= from).map((x) => el("span", {
+    class: "rec lost", style: `left:${(x.offset - from) * cell}px`, title: `record m${x.id} at offset ${x.offset}: acknowledged (acks=${x.acks}) and lost — ${x.why || ""}`,
+  }, ids ? `m${x.id}` : "✗")));
+  card.lost.replaceChildren(el("span", { class: "rlabel bad" }, "lost (acknowledged)"), el("div", { class: "log lostlog" }, cells),
+    el("div", { class: "rinfo" }, lost.map((x) => `m${x.id} at offset ${x.offset}: ${x.why || "no longer in the leader's log"}`).join(" · ")));
+}
+
+function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs, cut }) {
   const inIsr = p.isr.includes(r.broker);
   const isLeader = p.leader === r.broker;
   row.root.className = `replica role-${r.role} ${inIsr ? "insync" : "outsync"}${isLeader ? " leader" : ""}`;
@@ -411,6 +467,7 @@ function updateReplica(row, r, p, { from, cell, preferred }) {
   if (r.broker === preferred) tags.push("preferred");
   if (!inIsr) tags.push("out of sync");
   setText(row.label, `broker ${r.broker} · ${tags.join(" · ")}`);
+  const CUT_MS = cutMs;
 
   // Records cut since the last frame stay briefly as ghosts, so a truncation is seen before it goes.
   const now = performance.now();
@@ -429,7 +486,8 @@ function updateReplica(row, r, p, { from, cell, preferred }) {
   row.ghosts = row.ghosts.filter((g) => g.until > now);
   row.prev = { start: r.logStartOffset, records: recs };
 
-  const sig = [from, cell, r.logStartOffset, recs.length, recs.length ? recs[recs.length - 1].id : 0, r.highWatermark, row.ghosts.length].join(",");
+  const vkey = verdicts.size ? recs.map((x) => (verdicts.get(x.id) || {}).verdict || "").join("") : "";
+  const sig = [from, cell, r.logStartOffset, recs.length, recs.length ? recs[recs.length - 1].id : 0, r.highWatermark, row.ghosts.length, vkey, ids].join(",");
   if (sig !== row.sig) {
     row.sig = sig;
     const frag = document.createDocumentFragment();
@@ -437,26 +495,37 @@ function updateReplica(row, r, p, { from, cell, preferred }) {
     for (let o = start; o < r.logStartOffset + recs.length; o++) {
       const rec = recs[o - r.logStartOffset];
       const c = document.createElement("span");
-      c.className = o < r.highWatermark ? "rec" : "rec uncommitted";
+      const v = verdicts.get(rec.id);
+      c.className = (o < r.highWatermark ? "rec" : "rec uncommitted") + (v ? " v-" + v.verdict : "");
       c.style.left = `${(o - from) * cell}px`;
       c.style.background = epochColour(rec.epoch);
       c.style.color = epochTextColour(rec.epoch);
-      c.textContent = rec.epoch;
-      c.title = `offset ${o} · leader epoch ${rec.epoch} · record #${rec.id}${o < r.highWatermark ? "" : " · above the high watermark"}`;
-      frag.append(c);
-    }
-    for (const g of row.ghosts) {
-      if (g.offset < from) continue;
-      const c = document.createElement("span");
-      c.className = "rec cut";
-      c.style.left = `${(g.offset - from) * cell}px`;
-      c.style.background = epochColour(g.rec.epoch);
-      c.textContent = g.rec.epoch;
-      c.title = `offset ${g.offset}: record #${g.rec.id} truncated`;
+      c.textContent = ids ? `m${rec.id}` : rec.epoch;
+      c.title = `record m${rec.id} · offset ${o} · leader epoch ${rec.epoch}${o < r.highWatermark ? "" : " · above the high watermark"}${v ? ` · ${v.verdict}${v.why ? ": " + v.why : ""}` : ""}`;
       frag.append(c);
     }
     if (from > 0) frag.prepend(el("span", { class: "from" }, `…${from}`));
     row.cells.replaceChildren(frag);
+    // Cut records lift off the row into a strip of their own under it, at their offsets, so they
+    // never cover the records fetched in their place.
+    const ghosts = row.ghosts.filter((g) => g.offset >= from);
+    row.cutrow.hidden = !ghosts.length;
+    row.root.classList.toggle("cutting", ghosts.length > 0);
+    if (!ghosts.length) row.cutrow.replaceChildren();
+    if (ghosts.length) {
+      const gcells = ghosts.map((g) => el("span", {
+        class: "rec cut", style: `left:${(g.offset - from) * cell}px;background:${epochColour(g.rec.epoch)};color:${epochTextColour(g.rec.epoch)}`,
+        title: `offset ${g.offset}: record m${g.rec.id} (epoch ${g.rec.epoch}) truncated`,
+      }, ids ? `m${g.rec.id}` : String(g.rec.epoch)));
+      const lo = Math.min(...ghosts.map((g) => g.offset)), hi = Math.max(...ghosts.map((g) => g.offset));
+      let why = cut && cut.reason ? cut.reason : "";
+      const d = /diverging epoch (\d+) ends at offset (\d+)/.exec(why);
+      if (d) why = `leader's epoch ${d[1]} ended at ${d[2]}`;
+      const caption = `✂ broker ${r.broker} cut ${lo === hi ? "offset " + lo : `offsets ${lo}–${hi}`} (${ghosts.length} record${ghosts.length === 1 ? "" : "s"})${why ? ": " + why : ""}`;
+      const gw = (hi - from + 1) * cell + 8;
+      row.cutrow.replaceChildren(el("div", { class: "cells ghosts", style: `width:${gw}px` }, ...gcells),
+        el("span", { class: "cut-caption" }, caption));
+    }
     row.cells.style.width = `${Math.max(0, r.logEndOffset - from) * cell}px`;
   }
   row.hw.style.transform = `translateX(${(Math.max(r.highWatermark, from) - from) * cell}px)`;

@@ -73,3 +73,18 @@ export function gridMove(key, n, i, at) {
   if (key === "End") return n - 1;
   return -1;
 }
+
+// inlineMarkdown renders the little markdown a description may use (`code`, **bold**, *emphasis*)
+// as DOM nodes, never as HTML.
+export function inlineMarkdown(text) {
+  const out = [];
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*/g;
+  let last = 0, m;
+  while ((m = re.exec(text))) {
+    if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
+    out.push(m[1] ? el("code", {}, m[1]) : m[2] ? el("strong", {}, m[2]) : el("em", {}, m[3]));
+    last = re.lastIndex;
+  }
+  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
+  return out;
+}

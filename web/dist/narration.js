@@ -20,8 +20,10 @@ const KEEP = 2000; // events kept in memory
 const SHOW = 300; // events shown
 
 export class Narration {
-  constructor({ list, filters, typeSelect, textInput }) {
+  // list is the <ol> the events go in; scroller the element that scrolls (the live region).
+  constructor({ list, scroller, filters, typeSelect, textInput }) {
     this.list = list;
+    this.scroller = scroller || list;
     this.typeSelect = typeSelect;
     this.textInput = textInput;
     this.events = [];
@@ -75,17 +77,18 @@ export class Narration {
     if (this.events.length > KEEP) this.events.splice(0, this.events.length - KEEP);
     if (!shown) return;
     // Follow the newest entries only when the reader is at the bottom already.
-    const follow = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 40;
+    const sc = this.scroller;
+    const follow = sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 40;
     // Keep the newest SHOW; skip the middle of a huge batch so the live region stays readable.
     while (frag.childNodes.length > SHOW) frag.removeChild(frag.firstChild);
     this.list.append(frag);
     while (this.list.childNodes.length > SHOW) this.list.removeChild(this.list.firstChild);
-    if (follow) this.list.scrollTop = this.list.scrollHeight;
+    if (follow) sc.scrollTop = sc.scrollHeight;
   }
 
   rebuild() {
     const shown = this.events.filter((e) => this.matches(e)).slice(-SHOW);
     this.list.replaceChildren(...shown.map((e) => this.item(e)));
-    this.list.scrollTop = this.list.scrollHeight;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 }

@@ -150,6 +150,9 @@ export class OverviewPanel {
       g.fillRect(0, b.id * cell, size, cell);
       g.fillRect(b.id * cell, 0, cell, size);
     }
+    const ax = document.getElementById("ax-x"), ay = document.getElementById("ax-y");
+    if (ax) setText(ax, `leader broker → (0 … ${n - 1})`);
+    if (ay) setText(ay, `follower broker ↓ (0 … ${n - 1})`);
     setText(this.trafficNote, `${totalF.toFixed(1)} fetches/s, ${fmt(totalR)} records/s between ${this.rates.size} follower → leader pairs` +
       " (rows: follower, columns: leader; orange carries records, blue only polls; red: a broker down or cut off)");
     c.setAttribute("aria-label", this.trafficNote.textContent);

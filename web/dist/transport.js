@@ -5,11 +5,15 @@
 
 class Base {
   constructor() {
+    /** @type {((reply: any) => void) | null} a frame the server pushed (server-paced play) */
+    this.onpush = null;
     this.nextId = 1;
     this.pending = new Map();
     this.onfatal = null;
     this.dead = null;
   }
+  /** send(id, json) hands a request to the host (each transport has its own). @param {number} id @param {string} json */
+  send(id, json) { throw new Error(`no transport for request ${id} (${json.length} bytes)`); }
   request(obj) {
     if (this.dead) return Promise.reject(new Error(this.dead));
     const id = this.nextId++;
