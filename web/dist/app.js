@@ -273,6 +273,7 @@ function render() {
   updateChartChoice(v);
   chart.sample(v);
   $("era").textContent = v.era;
+  renderEraLine(v);
   const n = v.messages.length;
   const more = v.messagesOmitted ? ` (and ${v.messagesOmitted.toLocaleString("en-US")} more elsewhere in the cluster, counted in the fetch traffic)` : "";
   $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
@@ -280,6 +281,19 @@ function render() {
   violations.check(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
+}
+
+// renderEraLine says which Kafka release's rules the cluster runs, and which of its defaults
+// differ from 3.7's (the engine names them in view.eraDefaults, with 3.7's value).
+/** @param {any} v */
+function renderEraLine(v) {
+  const line = $("era-line");
+  const changed = Object.entries(v.eraDefaults || {});
+  line.hidden = !v.era;
+  const rules = `Kafka ${v.era} rules (inter.broker.protocol.version)`;
+  line.textContent = changed.length === 0 ? rules + "." :
+    `${rules}; this era's own defaults: ` +
+    changed.map(([name, latest]) => `${name} = ${String(v.config[name])} (3.7: ${String(latest)})`).join(", ") + ".";
 }
 
 // renderLeaderKey shows which hue stands for which leader broker when the grid is coloured by
