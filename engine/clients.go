@@ -22,7 +22,7 @@ type ProduceOp struct {
 	Sent       int64   `json:"sent"`
 	Attempts   int     `json:"attempts"`
 	Done       bool    `json:"done"`
-	Result     string  `json:"result,omitempty"` // "acked", "sent" (acks=0) or an error name
+	Result     string  `json:"result,omitempty"` // ResultAcked, ResultSent (acks=0) or an error name
 	BaseOffset int64   `json:"baseOffset"`
 	pid        int32
 }
@@ -45,6 +45,13 @@ type clients struct {
 	consumes   []*ConsumeOp
 	nextRecord int64
 }
+
+// Client outcomes besides Kafka's error names: the results of produce and consume steps.
+const (
+	ResultAcked = "acked" // a produce with acks 1 or all was acknowledged
+	ResultSent  = "sent"  // a produce with acks=0 left (no answer comes)
+	ResultOK    = "ok"    // a consume read
+)
 
 func (e *Engine) produce(p *partition, count int64, acks Acks) {
 	op := &ProduceOp{ID: int64(len(e.clients.produces) + 1), Topic: p.topic, Partition: p.index, Acks: acks,
@@ -70,17 +77,17 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
 		delete(e.pending, m.ID)
-		e.finishProduce(op, "sent", -1)
+		e.finishProduce(op, ResultSent, -1)
 	}
 }
 
 // retryProduce schedules another attempt, or gives up at delivery.timeout.ms.
-func (e *Engine) retryProduce(op *ProduceOp, why string) {
+func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	if e.now+e.retryBackoff() >= op.Sent+e.cfg.DeliveryTimeoutMs {
-		e.finishProduce(op, ErrDeliveryTimeout, -1)
+		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
-	e.agenda.push(item{at: e.now + e.retryBackoff(), kind: itProducerRetry, broker: -1, id: op.ID})
+	e.agenda.push(producerRetry{op.ID}.due(e.now + e.retryBackoff()))
 }
 
 func (e *Engine) producerRetry(id int64) {
@@ -99,7 +106,7 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 		return
 	}
 	text := fmt.Sprintf("producer: %d records to %s (acks=%s): %s", len(op.RecordIDs), p.name(), acksName(op.Acks), result)
-	if result == "acked" {
+	if result == ResultAcked {
 		text = fmt.Sprintf("producer: %d records to %s acknowledged at offsets %d..%d (acks=%s)", len(op.RecordIDs), p.name(), base, base+int64(len(op.RecordIDs))-1, acksName(op.Acks))
 	}
 	e.emit(Event{Type: EvProduceResult, Topic: p.topic, Partition: Some(p.index), Name: result, Text: text})
@@ -138,14 +145,14 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 				p.acked1 = append(p.acked1, rec)
 			}
 		}
-		e.finishProduce(op, "acked", resp.BaseOffset)
+		e.finishProduce(op, ResultAcked, resp.BaseOffset)
 		if op.Acks == -1 && p.leader >= 0 {
 			e.checkLeaderLog(p, p.leader, resp.BaseOffset)
 		}
 	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage:
 		e.retryProduce(op, resp.Error)
 	default:
-		e.finishProduce(op, resp.Error, -1)
+		e.finishProduce(op, resp.Error.String(), -1)
 	}
 }
 
@@ -153,7 +160,7 @@ func (e *Engine) consume(p *partition, count int64) {
 	op := &ConsumeOp{ID: int64(len(e.clients.consumes) + 1), Topic: p.topic, Partition: p.index, Offset: p.nextRead, pid: p.pid, max: count}
 	e.clients.consumes = append(e.clients.consumes, op)
 	if p.leader < 0 {
-		e.finishConsume(op, ErrLeaderNotAvailable)
+		e.finishConsume(op, ErrLeaderNotAvailable.String())
 		return
 	}
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: p.leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
@@ -165,7 +172,7 @@ func (e *Engine) consumeAnswered(m *Message) {
 	op := e.clients.consumes[m.req.Fetch.FetcherID-1]
 	d := m.FetchResponse.Partitions[0]
 	if d.Error != ErrNone {
-		e.finishConsume(op, d.Error)
+		e.finishConsume(op, d.Error.String())
 		return
 	}
 	p := e.partitions[op.pid]
@@ -175,7 +182,7 @@ func (e *Engine) consumeAnswered(m *Message) {
 		p.consumed = append(p.consumed, rec)
 	}
 	p.nextRead = op.Offset + int64(len(d.Records))
-	e.finishConsume(op, "ok")
+	e.finishConsume(op, ResultOK)
 }
 
 func (e *Engine) finishConsume(op *ConsumeOp, result string) {
@@ -183,7 +190,7 @@ func (e *Engine) finishConsume(op *ConsumeOp, result string) {
 	op.Result = result
 	p := e.partitions[op.pid]
 	text := fmt.Sprintf("consumer: read %d records of %s from offset %d", len(op.Records), p.name(), op.Offset)
-	if result != "ok" {
+	if result != ResultOK {
 		text = fmt.Sprintf("consumer: reading %s failed: %s", p.name(), result)
 	}
 	e.emit(Event{Type: EvConsumeResult, Topic: p.topic, Partition: Some(p.index), Name: result, Text: text})
@@ -198,12 +205,12 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 			return
 		}
 		if timedOut {
-			e.finishProduce(op, ErrRequestTimedOut, -1)
+			e.finishProduce(op, ErrRequestTimedOut.String(), -1)
 			return
 		}
 		e.retryProduce(op, ErrNetwork)
 	case req.Fetch != nil:
-		e.finishConsume(e.clients.consumes[req.Fetch.FetcherID-1], ErrNetwork)
+		e.finishConsume(e.clients.consumes[req.Fetch.FetcherID-1], ErrNetwork.String())
 	}
 }
 

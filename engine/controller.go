@@ -160,11 +160,11 @@ func (e *Engine) controllerRequestFailed(req *Message) {
 		return
 	}
 	e.ctrl.channels[req.To].inflight = 0
-	e.agenda.push(item{at: e.now + controllerRetryMs, kind: itControllerRetry, broker: req.To, gen: uint64(e.ctrl.epoch)})
+	e.agenda.push(controllerRetry{req.To, e.ctrl.epoch}.due(e.now + controllerRetryMs))
 }
 
-func (e *Engine) controllerRetry(b int32, epoch uint64) {
-	if uint64(e.ctrl.epoch) != epoch || e.ctrl.channels == nil {
+func (e *Engine) controllerRetry(b int32, epoch int32) {
+	if e.ctrl.epoch != epoch || e.ctrl.channels == nil {
 		return
 	}
 	e.pumpChannel(b)
@@ -420,13 +420,13 @@ func (e *Engine) controllerFailover(c int32) {
 }
 
 // preferredElection makes the head of the assignment leader if it is usable and in the ISR.
-func (e *Engine) preferredElection(p *partition, why string) string {
+func (e *Engine) preferredElection(p *partition, why string) KafkaError {
 	pref := p.assignment[0]
 	switch {
 	case p.leader == pref:
-		return "ELECTION_NOT_NEEDED"
+		return ErrElectionNotNeeded
 	case !e.replicaUsable(p.pid, pref) || !slices.Contains(p.isr, pref):
-		return "PREFERRED_LEADER_NOT_AVAILABLE"
+		return ErrPreferredLeaderNotAvailable
 	}
 	e.writePartition(p, pref, p.isr, true, why)
 	e.queueLeaderAndIsr(p)
@@ -443,13 +443,13 @@ func (e *Engine) scheduleAutoRebalance(delayMs int64) {
 	if !e.cfg.AutoLeaderRebalanceEnable || !e.ctrl.active {
 		return
 	}
-	e.agenda.push(item{at: e.now + delayMs, kind: itAutoRebalance, gen: uint64(e.ctrl.epoch)})
+	e.agenda.push(autoRebalance{e.ctrl.epoch}.due(e.now + delayMs))
 }
 
 // autoRebalance is checkAndTriggerAutoLeaderRebalance: a broker whose share of partitions led by
 // someone else exceeds leader.imbalance.per.broker.percentage gets its preferred leaderships back.
-func (e *Engine) autoRebalance(epoch uint64) {
-	if uint64(e.ctrl.epoch) != epoch || !e.cfg.AutoLeaderRebalanceEnable {
+func (e *Engine) autoRebalance(epoch int32) {
+	if e.ctrl.epoch != epoch || !e.cfg.AutoLeaderRebalanceEnable {
 		return
 	}
 	if e.ctrlUsable() {
@@ -521,7 +521,7 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		}
 		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
 	} else {
-		e.emit(Event{Type: MsgAlterPartition + "-rejected", Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error,
+		e.emit(Event{Type: EvAlterPartitionRejected, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error.String(),
 			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", p.name(), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
 	}
 	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, AlterPartitionResponse: resp})

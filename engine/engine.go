@@ -239,7 +239,7 @@ func (e *Engine) processNext() {
 	it := e.agenda.pop()
 	e.now = it.at
 	e.processed++
-	e.handle(it)
+	e.handle(&it)
 }
 
 // emit records a trace event (when tracing) and counts it either way.
@@ -266,53 +266,53 @@ func (e *Engine) tracing() bool {
 // or a zero setting would loop forever at one instant.
 func (e *Engine) retryBackoff() int64 { return max(1, e.cfg.RetryBackoffMs) }
 
-// schedule adds a timer for broker b's current incarnation.
-func (e *Engine) schedule(at int64, kind itemKind, b int32, id int64) {
-	var gen uint64
-	if b >= 0 {
-		gen = e.brokers[b].incarnation
-	}
-	e.agenda.push(item{at: at, kind: kind, broker: b, gen: gen, id: id})
-}
+// timer is the owner of a timer set now by broker b: b and its current incarnation.
+func (e *Engine) timer(b *broker) brokerTimer { return brokerTimer{b.id, b.incarnation} }
 
-func (e *Engine) handle(it item) {
+// handle runs one agenda item.
+func (e *Engine) handle(it *item) {
 	switch it.kind {
 	case itDeliver:
-		e.deliver(it.msg, it.gen)
+		p := it.deliverMsg()
+		e.deliver(p.msg, p.incarnation)
 		return
 	case itRequestFailed:
-		e.requestFailed(it.msg, it.id != 0)
+		p := it.requestFailed()
+		e.requestFailed(p.req, p.timedOut)
 		return
 	case itProducerRetry:
-		e.producerRetry(it.id)
+		e.producerRetry(it.producerRetry().op)
 		return
 	case itAutoRebalance:
-		e.autoRebalance(it.gen)
+		e.autoRebalance(it.autoRebalance().controllerEpoch)
 		return
 	case itSessionExpire:
-		e.sessionExpire(it.broker, it.gen)
+		p := it.sessionExpire()
+		e.sessionExpire(p.broker, p.gen)
 		return
 	case itControllerRetry:
-		e.controllerRetry(it.broker, it.gen)
+		p := it.controllerRetry()
+		e.controllerRetry(p.broker, p.controllerEpoch)
 		return
 	}
-	b := e.brokers[it.broker]
-	if b.state == brokerDead || b.incarnation != it.gen {
+	t := it.timer()
+	b := e.brokers[t.broker]
+	if b.state == brokerDead || b.incarnation != t.incarnation {
 		return // a timer of a former incarnation
 	}
 	switch it.kind {
 	case itFetcherWake:
-		e.fetcherWake(b, it.id)
+		e.fetcherWake(b, it.fetcherWake().fetcher)
 	case itDelayedFetchDone:
-		e.delayedFetchExpired(b, it.fetch)
+		e.delayedFetchExpired(b, it.delayedFetchDone().fetch)
 	case itDelayedProduceDone:
-		e.delayedProduceExpired(b, it.produce)
+		e.delayedProduceExpired(b, it.delayedProduceDone().produce)
 	case itIsrShrinkTask:
 		e.isrShrinkTask(b)
 	case itCheckpointTask:
 		e.checkpointTask(b)
 	case itResend:
-		e.resendAlterPartition(b, int32(it.id))
+		e.resendAlterPartition(b, it.alterPartitionResend().pid)
 	case itShutdownRetry:
 		e.shutdownRetry(b)
 	}

@@ -126,7 +126,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 			e.submitAlterPartition(r, false, out, sortedMinus(r.isr, out))
 		}
 	}
-	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
+	e.agenda.push(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 }
 
 // submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller (before
@@ -153,7 +153,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	to := e.ctrl.broker
 	if !e.ctrl.active {
 		// No controller: try again later.
-		e.schedule(e.now+e.retryBackoff(), itResend, r.broker, int64(r.p.pid))
+		e.agenda.push(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
@@ -177,7 +177,7 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 		return
 	}
 	r.pending.msg = 0
-	e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
+	e.agenda.push(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
 // handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
@@ -205,7 +205,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 		r.pending.stuck = true // wait for new metadata
 	default:
 		r.pending.msg = 0
-		e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
+		e.agenda.push(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }
 

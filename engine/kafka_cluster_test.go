@@ -204,7 +204,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 				t.Fatalf("with unclean election disabled: leader %d, ISR %v; want -1, [0]", p.leader, p.isr)
 			}
 			apply(t, e, `{"do":"config","set":{"delivery.timeout.ms":1000,"request.timeout.ms":1000}}`)
-			produce(3, ErrDeliveryTimeout)
+			produce(3, ErrDeliveryTimeout.String())
 			if got := consumeAll(t, e, p); len(got) != 0 {
 				t.Errorf("consumed %v while offline, want nothing", got)
 			}

@@ -62,10 +62,10 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 			{2, 5, "diverge (0,2)"}, {0, 4, "diverge (0,2)"}, {6, 6, "diverge (4,13)"}, {5, 9, "diverge (4,13)"},
 			{10, 18, "diverge (10,17)"},
 			{0, 2, "ok"}, {7, 14, "ok"}, {9, 17, "ok"}, {10, 17, "ok"},
-			{11, 5, ErrOffsetOutOfRange},
+			{11, 5, ErrOffsetOutOfRange.String()},
 		}},
-		{5, []fetch{{2, 8, "diverge (2,5)"}, {0, 5, "ok"}, {3, 5, "ok"}, {0, 0, ErrOffsetOutOfRange}}},
-		{10, []fetch{{5, 6, ErrOffsetOutOfRange}, {3, 6, ErrOffsetOutOfRange}}},
+		{5, []fetch{{2, 8, "diverge (2,5)"}, {0, 5, "ok"}, {3, 5, "ok"}, {0, 0, ErrOffsetOutOfRange.String()}}},
+		{10, []fetch{{5, 6, ErrOffsetOutOfRange.String()}, {3, 6, ErrOffsetOutOfRange.String()}}},
 	}
 	for _, st := range steps {
 		if st.logStart > 0 {
@@ -76,7 +76,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 			got := "ok"
 			switch {
 			case d.Error != ErrNone:
-				got = d.Error
+				got = d.Error.String()
 			case d.DivergingEpoch != nil:
 				got = fmt.Sprintf("diverge (%d,%d)", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 			}

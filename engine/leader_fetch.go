@@ -67,7 +67,7 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
 		return
 	}
-	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
+	e.agenda.push(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
 }
 
 // sendFetchResponse sends the answer to fetch m; resp holds only what the session must hear.
@@ -126,7 +126,7 @@ func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, 
 }
 
 // checkLeaderRequest is the epoch and leadership check every leader-bound request passes first.
-func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, replicaID int32) string {
+func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, replicaID int32) KafkaError {
 	switch {
 	case r == nil:
 		return ErrUnknownTopicOrPartition
@@ -151,7 +151,7 @@ func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, r
 
 // checkLeaderFetch is checkLeaderRequest for one partition of a Fetch; a partition the sender is
 // known to host skips the assignment lookup (it would pass).
-func (e *Engine) checkLeaderFetch(b *broker, r *replica, fp *FetchPartition, replicaID int32) string {
+func (e *Engine) checkLeaderFetch(b *broker, r *replica, fp *FetchPartition, replicaID int32) KafkaError {
 	if fp.hosted {
 		replicaID = ClientNode // the replica check is the only use of replicaID
 	}
@@ -358,7 +358,7 @@ func quiet(fp *FetchPartition, d *FetchPartitionData) bool {
 
 func describeFetchPart(d FetchPartitionData) string {
 	switch {
-	case d.Error != "":
+	case d.Error != ErrNone:
 		return fmt.Sprintf("%s-%d %s", d.Topic, d.Partition, d.Error)
 	case d.DivergingEpoch != nil:
 		return fmt.Sprintf("%s-%d diverging epoch %d at %d", d.Topic, d.Partition, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)

@@ -105,7 +105,7 @@ type FetchPartition struct {
 
 // FetchResponse answers a Fetch.
 type FetchResponse struct {
-	Error      string               `json:"error,omitempty"`
+	Error      KafkaError           `json:"error,omitempty"`
 	Partitions []FetchPartitionData `json:"partitions"`
 }
 
@@ -119,7 +119,7 @@ type EpochEndOffset struct {
 // was before this fetch counted (so a follower learns of a commit one round late).
 type FetchPartitionData struct {
 	TP
-	Error          string             `json:"error,omitempty"`
+	Error          KafkaError         `json:"error,omitempty"`
 	HighWatermark  int64              `json:"highWatermark"`
 	LogStartOffset int64              `json:"logStartOffset"`
 	LogEndOffset   int64              `json:"logEndOffset"`
@@ -154,9 +154,9 @@ type OffsetsForEpochResponse struct {
 // OffsetsForEpochResult is one partition's answer.
 type OffsetsForEpochResult struct {
 	TP
-	Error       string `json:"error,omitempty"`
-	LeaderEpoch int32  `json:"leaderEpoch"`
-	EndOffset   int64  `json:"endOffset"`
+	Error       KafkaError `json:"error,omitempty"`
+	LeaderEpoch int32      `json:"leaderEpoch"`
+	EndOffset   int64      `json:"endOffset"`
 	// askedEpoch and currentEpoch echo the request.
 	askedEpoch, currentEpoch int32
 }
@@ -173,10 +173,10 @@ type ListOffsetsRequest struct {
 
 // ListOffsetsResponse is the answer.
 type ListOffsetsResponse struct {
-	TP             TP     `json:"tp"`
-	Error          string `json:"error,omitempty"`
-	LogEndOffset   int64  `json:"logEndOffset"`
-	LogStartOffset int64  `json:"logStartOffset"`
+	TP             TP         `json:"tp"`
+	Error          KafkaError `json:"error,omitempty"`
+	LogEndOffset   int64      `json:"logEndOffset"`
+	LogStartOffset int64      `json:"logStartOffset"`
 	currentEpoch   int32
 }
 
@@ -201,14 +201,14 @@ type LeaderAndIsrState struct {
 
 // LeaderAndIsrResponse carries an error per partition.
 type LeaderAndIsrResponse struct {
-	Error      string           `json:"error,omitempty"`
+	Error      KafkaError       `json:"error,omitempty"`
 	Partitions []PartitionError `json:"partitions,omitempty"`
 }
 
 // PartitionError is a per-partition result.
 type PartitionError struct {
 	TP
-	Error string `json:"error,omitempty"`
+	Error KafkaError `json:"error,omitempty"`
 }
 
 // StopReplicaRequest tells a broker to stop fetching partitions (controlled shutdown).
@@ -231,12 +231,12 @@ type AlterPartitionRequest struct {
 
 // AlterPartitionResponse is the controller's answer: the committed state, or an error.
 type AlterPartitionResponse struct {
-	TP             TP      `json:"tp"`
-	Error          string  `json:"error,omitempty"`
-	Leader         int32   `json:"leader"`
-	LeaderEpoch    int32   `json:"leaderEpoch"`
-	ISR            []int32 `json:"isr"`
-	PartitionEpoch int32   `json:"partitionEpoch"`
+	TP             TP         `json:"tp"`
+	Error          KafkaError `json:"error,omitempty"`
+	Leader         int32      `json:"leader"`
+	LeaderEpoch    int32      `json:"leaderEpoch"`
+	ISR            []int32    `json:"isr"`
+	PartitionEpoch int32      `json:"partitionEpoch"`
 }
 
 // ControlledShutdownRequest asks the controller to move leadership away first.
@@ -247,8 +247,8 @@ type ControlledShutdownRequest struct {
 
 // ControlledShutdownResponse lists the partitions the broker still leads.
 type ControlledShutdownResponse struct {
-	Error     string `json:"error,omitempty"`
-	Remaining []TP   `json:"remaining"`
+	Error     KafkaError `json:"error,omitempty"`
+	Remaining []TP       `json:"remaining"`
 }
 
 // ProduceRequest is one producer batch.
@@ -262,10 +262,10 @@ type ProduceRequest struct {
 
 // ProduceResponse answers a produce with acks 1 or all.
 type ProduceResponse struct {
-	Op         int64  `json:"op"`
-	TP         TP     `json:"tp"`
-	Error      string `json:"error,omitempty"`
-	BaseOffset int64  `json:"baseOffset"`
+	Op         int64      `json:"op"`
+	TP         TP         `json:"tp"`
+	Error      KafkaError `json:"error,omitempty"`
+	BaseOffset int64      `json:"baseOffset"`
 }
 
 // Focused returns the message itself when it has nothing to leave out, else a copy cut for a page

@@ -110,12 +110,12 @@ func (e *Engine) send(m *Message) {
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.lastDeliver[key] = at
 	}
-	e.agenda.push(item{at: at, kind: itDeliver, msg: m, gen: gen})
+	e.agenda.push(deliverMsg{m, gen}.due(at))
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
 func (e *Engine) reset(req *Message) {
-	e.agenda.push(item{at: e.now + e.cfg.NetworkLatencyMs, kind: itRequestFailed, msg: req})
+	e.agenda.push(requestFailed{req, false}.due(e.now + e.cfg.NetworkLatencyMs))
 }
 
 // deliver hands an arriving message to its receiver.

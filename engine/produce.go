@@ -48,7 +48,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		r.produces = append(r.produces, dp)
 		e.completeDelayedProduces(r)
 		if !dp.done {
-			e.agenda.push(item{at: e.now + req.TimeoutMs, kind: itDelayedProduceDone, broker: b.id, gen: b.incarnation, produce: dp})
+			e.agenda.push(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
 		}
 	}
 }
@@ -62,7 +62,7 @@ func (e *Engine) afterAppend(r *replica, n int) {
 	}
 }
 
-func (e *Engine) respondProduce(b *broker, m *Message, errName string, base int64) {
+func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base int64) {
 	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m,
 		ProduceResponse: &ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}})
 }

@@ -36,13 +36,13 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	resp := &LeaderAndIsrResponse{}
 	if e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch { // KIP-380 (2.2): no broker epochs before
 		resp.Error = ErrStaleBrokerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
 			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, req.BrokerEpoch, b.brokerEpoch, resp.Error)})
 		return resp
 	}
 	if req.ControllerEpoch < b.controllerEpoch {
 		resp.Error = ErrStaleControllerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
 			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, req.ControllerEpoch, b.controllerEpoch, resp.Error)})
 		return resp
 	}
@@ -72,7 +72,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	e.makeFollowers(b, followers, req.LiveLeaders)
 	if !b.checkpointing {
 		b.checkpointing = true
-		e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+		e.agenda.push(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 	}
 	e.shutdownIdleFetchers(b)
 	return resp
@@ -267,7 +267,7 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
 func (e *Engine) checkpointTask(b *broker) {
 	e.checkpointHighWatermarks(b)
-	e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+	e.agenda.push(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 }
 
 func (e *Engine) checkpointHighWatermarks(b *broker) {
