@@ -119,12 +119,12 @@ func acksName(a Acks) string {
 	return fmt.Sprint(int8(a))
 }
 
-func (e *Engine) clientReceive(m *Message) {
+func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
 	case m.FetchResponse != nil:
-		e.consumeAnswered(m)
+		e.consumeAnswered(m, req)
 	}
 }
 
@@ -168,8 +168,8 @@ func (e *Engine) consume(p *partition, count int64) {
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 
-func (e *Engine) consumeAnswered(m *Message) {
-	op := e.clients.consumes[m.req.Fetch.FetcherID-1]
+func (e *Engine) consumeAnswered(m, req *Message) {
+	op := e.clients.consumes[req.Fetch.FetcherID-1]
 	d := m.FetchResponse.Partitions[0]
 	if d.Error != ErrNone {
 		e.finishConsume(op, d.Error.String())

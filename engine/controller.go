@@ -138,8 +138,8 @@ func (e *Engine) pumpChannel(b int32) {
 }
 
 // handleLeaderAndIsrResponse takes the answered request off its queue and sends the next.
-func (e *Engine) handleLeaderAndIsrResponse(b *broker, m *Message) {
-	req := m.req.LeaderAndIsr
+func (e *Engine) handleLeaderAndIsrResponse(b *broker, m, sent *Message) {
+	req := sent.LeaderAndIsr
 	if !e.ctrl.active || e.ctrl.broker != b.id || req.ControllerEpoch != e.ctrl.epoch || e.ctrl.channels == nil {
 		return
 	}
@@ -480,7 +480,7 @@ func (e *Engine) autoRebalance(epoch int32) {
 // handleAlterPartition is the controller's AlterPartition (AlterIsr) handling in ZooKeeper mode.
 func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 	req := m.AlterPartition
-	p := e.partitions[req.TP.pid]
+	p := e.partitions[e.pidOf(req.TP)]
 	resp := &AlterPartitionResponse{TP: req.TP, Leader: -1, LeaderEpoch: -1, PartitionEpoch: -1}
 	alreadyDone := false
 	switch {
@@ -524,7 +524,7 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		e.emit(Event{Type: EvAlterPartitionRejected, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error.String(),
 			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", p.name(), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
 	}
-	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, AlterPartitionResponse: resp})
+	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, AlterPartitionResponse: resp})
 }
 
 // handleControlledShutdown moves leadership off a broker that asks to stop (ControlledShutdown).
@@ -540,7 +540,7 @@ func (e *Engine) handleControlledShutdown(b *broker, m *Message) {
 	} else {
 		resp.Remaining = e.controlledShutdown(req.BrokerID)
 	}
-	e.send(&Message{Type: MsgControlledShutdownResp, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ControlledShutdownResp: resp})
+	e.send(&Message{Type: MsgControlledShutdownResp, From: b.id, To: m.From, ReplyTo: m.ID, ControlledShutdownResp: resp})
 }
 
 // controlledShutdown is KafkaController.doControlledShutdown: for partitions the broker leads,

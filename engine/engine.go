@@ -144,6 +144,16 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			e.partitions = append(e.partitions, p)
 		}
 	}
+	for b, br := range e.brokers {
+		br.replicas = arenas[b]
+		br.slot = make([]int32, len(e.partitions))
+		for i := range br.slot {
+			br.slot[i] = -1
+		}
+		for i, pid := range br.hosted {
+			br.slot[pid] = int32(i)
+		}
+	}
 }
 
 // start brings the cluster up at time 0: brokers register, broker 0 becomes controller, and
@@ -331,6 +341,35 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
+// pidOf is the dense index of the partition tp names, or -1 if there is none.
+func (e *Engine) pidOf(tp TP) int32 {
+	for _, t := range e.topics {
+		if t.name == tp.Topic {
+			if tp.Partition < 0 || tp.Partition >= t.count {
+				return -1
+			}
+			return t.first + tp.Partition
+		}
+	}
+	return -1
+}
+
+// localReplica is broker b's replica of the partition tp names, or nil.
+func (e *Engine) localReplica(b int32, tp TP) *replica {
+	return e.brokers[b].replicaOf(e.pidOf(tp))
+}
+
+// replicaOf is the broker's replica of partition pid, or nil.
+func (b *broker) replicaOf(pid int32) *replica {
+	if pid < 0 {
+		return nil
+	}
+	if i := b.slot[pid]; i >= 0 {
+		return &b.replicas[i]
+	}
+	return nil
+}
+
 // replicaOn returns broker b's replica of p, or nil if b hosts none.
 func (p *partition) replicaOn(b int32) *replica {
 	for i, h := range p.hosts {
@@ -341,7 +380,7 @@ func (p *partition) replicaOn(b int32) *replica {
 	return nil
 }
 
-func (p *partition) tp() TP { return TP{pid: p.pid, Topic: p.topic, Partition: p.index} }
+func (p *partition) tp() TP { return TP{Topic: p.topic, Partition: p.index} }
 
 func (p *partition) name() string { return fmt.Sprintf("%s-%d", p.topic, p.index) }
 

@@ -85,7 +85,6 @@ func (e *Engine) resend(h heldMsg) {
 	}
 	at := nextRetransmit(h.sent, e.now)
 	c := *m // a copy: the trace's send event keeps the message as it first left
-	c.resent = &h
 	c.Sent = at
 	c.Deliver = at + e.latency(m.From, m.To)
 	key := linkKey{m.From, m.To}
@@ -95,6 +94,7 @@ func (e *Engine) resend(h heldMsg) {
 	e.net.lastDeliver[key] = c.Deliver
 	e.emit(Event{Type: EvReleased, Message: &c,
 		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, nodeName(m.From), nodeName(m.To), at)})
+	e.net.resent[&c] = h
 	e.agenda.push(deliverMsg{&c, h.toGen}.due(c.Deliver))
 }
 

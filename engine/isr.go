@@ -172,7 +172,7 @@ func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 }
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	r := e.partitions[req.AlterPartition.TP.pid].replicaOn(b.id)
+	r := e.localReplica(b.id, req.AlterPartition.TP)
 	if r == nil || !r.pending.active || r.pending.msg != req.ID {
 		return
 	}
@@ -183,7 +183,7 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 // handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	resp := m.AlterPartitionResponse
-	r := e.partitions[resp.TP.pid].replicaOn(b.id)
+	r := e.localReplica(b.id, resp.TP)
 	if r == nil || !r.pending.active || r.pending.msg != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}

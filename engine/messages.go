@@ -14,12 +14,9 @@ type Message struct {
 	To      int32  `json:"to"`
 	Sent    int64  `json:"sent"`
 	Deliver int64  `json:"deliver"`
-	// ReplyTo is the id of the request a response answers.
+	// ReplyTo is the id of the request a response answers (Kafka's correlation id): the
+	// requester finds its request among those it has in flight.
 	ReplyTo uint64 `json:"replyTo,omitempty"`
-	// req is the request a response answers.
-	req *Message
-	// resent is set on a message retransmitted after its link healed (held.go).
-	resent *heldMsg
 	// Omitted counts partitions left out of a cut copy (see Focused); 0 on the wire.
 	Omitted int `json:"omitted,omitempty"`
 
@@ -62,11 +59,10 @@ const (
 	MsgProduceResponse         = "produce-response"
 )
 
-// TP names a partition in messages. pid is the engine's dense index (not part of the protocol).
+// TP names a partition in messages. A receiver finds its own state for it by name.
 type TP struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
-	pid       int32  // after Partition: no padding (24 bytes, not 32)
 }
 
 // FetchRequest is Kafka's Fetch from a follower (ReplicaID ≥ 0) or a consumer (ReplicaID -1).
@@ -86,19 +82,14 @@ type FetchPartition struct {
 	LogStartOffset     int64 `json:"logStartOffset"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
-	// lr caches the leader's replica (a lookup, not protocol).
-	lr *replica
-	// hw is the follower's HW when it sent this: what the fetch session knows it was last told.
-	hw int64
-	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
-	// (Next to the flags below: a thousand of these go in one Fetch, so no padding.)
-	epoch int32
-	// full asks for an answer even if nothing changed (first fetch in a session).
-	full bool
-	// hosted: the sender hosts a replica of the partition (a follower's fetcher only carries
-	// partitions it hosts, and replica assignments never change), so the leader's check that the
-	// fetching replica is assigned holds without a lookup.
-	hosted bool
+	// SessionFull asks for this partition's answer even if nothing changed: the first fetch of
+	// the partition in a fetch session, or the first after a failed fetch.
+	SessionFull bool `json:"sessionFull,omitempty"`
+	// SessionHighWatermark is the follower's HW when it sent this. Kafka's leader remembers in
+	// its FetchSession what it last told each partition; here the follower's fetch says what it
+	// knows, and the leader leaves the partition out of its answer when nothing differs (see
+	// "Fetch sessions" in docs/engine.md). Unused in a consumer's fetch.
+	SessionHighWatermark int64 `json:"sessionHighWatermark"`
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
@@ -125,10 +116,6 @@ type FetchPartitionData struct {
 	LogEndOffset   int64              `json:"logEndOffset"`
 	DivergingEpoch *EpochEndOffset    `json:"divergingEpoch,omitempty"`
 	Records        []commitlog.Record `json:"records,omitempty"`
-	// fetchOffset and epoch echo the request's, so a follower can tell whether the answer is
-	// still current.
-	fetchOffset int64
-	epoch       int32
 }
 
 // OffsetsForEpochRequest is OffsetsForLeaderEpoch from a follower in the truncation phase.
@@ -142,7 +129,6 @@ type OffsetsForEpochPartition struct {
 	TP
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LeaderEpoch        int32 `json:"leaderEpoch"`
-	epoch              int32
 }
 
 // OffsetsForEpochResponse answers with (epoch, end offset) per partition; before KIP-279 the
@@ -157,8 +143,6 @@ type OffsetsForEpochResult struct {
 	Error       KafkaError `json:"error,omitempty"`
 	LeaderEpoch int32      `json:"leaderEpoch"`
 	EndOffset   int64      `json:"endOffset"`
-	// askedEpoch and currentEpoch echo the request.
-	askedEpoch, currentEpoch int32
 }
 
 // ListOffsetsRequest asks a leader for its latest and earliest offsets (a follower handling
@@ -168,7 +152,6 @@ type ListOffsetsRequest struct {
 	ReplicaID          int32 `json:"replicaId"`
 	TP                 TP    `json:"tp"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
-	epoch              int32
 }
 
 // ListOffsetsResponse is the answer.
@@ -177,7 +160,6 @@ type ListOffsetsResponse struct {
 	Error          KafkaError `json:"error,omitempty"`
 	LogEndOffset   int64      `json:"logEndOffset"`
 	LogStartOffset int64      `json:"logStartOffset"`
-	currentEpoch   int32
 }
 
 // LeaderAndIsrRequest is the controller's instruction to a broker (ZooKeeper mode).

@@ -30,11 +30,14 @@ type network struct {
 	lastDeliver map[linkKey]int64
 	// held are the messages waiting for a cut link, in order per link (held.go).
 	held map[linkKey][]heldMsg
+	// resent are the retransmitted copies on their way, with what was held (held.go).
+	resent map[*Message]heldMsg
 }
 
 func (n *network) init(brokers int) {
 	n.links = map[linkKey]linkState{}
 	n.lastDeliver = map[linkKey]int64{}
+	n.resent = map[*Message]heldMsg{}
 }
 
 // linkUp reports whether a message can pass from one node to another right now.
@@ -121,19 +124,27 @@ func (e *Engine) reset(req *Message) {
 // deliver hands an arriving message to its receiver.
 func (e *Engine) deliver(m *Message, gen uint64) {
 	if m.To == ClientNode {
-		if _, ok := e.pending[m.ReplyTo]; !ok {
+		req, ok := e.pending[m.ReplyTo]
+		if !ok {
 			return // the request already failed
 		}
 		delete(e.pending, m.ReplyTo)
-		e.clientReceive(m)
+		e.clientReceive(m, req)
 		return
 	}
 	b := e.brokers[m.To]
+	var h heldMsg
+	resent := false
+	if len(e.net.resent) > 0 {
+		if h, resent = e.net.resent[m]; resent {
+			delete(e.net.resent, m)
+		}
+	}
 	if !e.linkUp(m.From, m.To) {
 		e.hold(m, gen)
 		return
 	}
-	if m.resent != nil && e.givenUp(m, *m.resent) {
+	if resent && e.givenUp(m, h) {
 		return
 	}
 	if b.state == brokerDead || b.incarnation != gen {
@@ -144,8 +155,12 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		}
 		return
 	}
+	// req is the request a response answers: the requester's in-flight request with the
+	// response's correlation id.
+	var req *Message
 	if !isRequest(m.Type) {
-		if _, ok := e.pending[m.ReplyTo]; !ok {
+		var ok bool
+		if req, ok = e.pending[m.ReplyTo]; !ok {
 			return // the requester gave up, or restarted, meanwhile
 		}
 		delete(e.pending, m.ReplyTo)
@@ -166,7 +181,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	case MsgLeaderAndIsr:
 		e.handleLeaderAndIsr(b, m)
 	case MsgLeaderAndIsrResponse:
-		e.handleLeaderAndIsrResponse(b, m)
+		e.handleLeaderAndIsrResponse(b, m, req)
 	case MsgStopReplica:
 		e.handleStopReplica(b, m)
 	case MsgAlterPartition:

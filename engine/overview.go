@@ -57,7 +57,7 @@ func (e *Engine) countTraffic(m *Message) {
 	switch {
 	case m.Fetch != nil && m.Fetch.ReplicaID >= 0:
 		key = linkKey{m.From, m.To}
-	case m.FetchResponse != nil && m.req != nil && m.req.Fetch.ReplicaID >= 0:
+	case m.FetchResponse != nil && m.To != ClientNode: // the answer to a follower
 		key = linkKey{m.To, m.From}
 	default:
 		return
@@ -142,7 +142,7 @@ func (e *Engine) Detail(brokers []int32, focus []TP) *Detail {
 
 // Partition reports whether a partition the engine named (in a message) is focused.
 func (d *Detail) Partition(tp TP) bool {
-	_, ok := slices.BinarySearch(d.pids, tp.pid)
+	_, ok := slices.BinarySearch(d.pids, d.e.pidOf(tp))
 	return ok
 }
 

@@ -142,7 +142,7 @@ func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 			return Pending{}, false
 		}
 		m := dp.req
-		p := e.partitions[m.Produce.TP.pid]
+		p := e.partitions[e.pidOf(m.Produce.TP)]
 		return Pending{At: it.at, Kind: PendProduceParked, Broker: Some(it.broker), Topic: p.topic, Partition: Some(p.index),
 			Text: fmt.Sprintf("acks=all produce %s to %s waits for high watermark %d, else times out (request.timeout.ms = %d ms)",
 				recordRange(m.Produce.RecordIDs), p.name(), dp.required, m.Produce.TimeoutMs)}, true
@@ -197,7 +197,7 @@ func (e *Engine) parkedFetch(it *item, lod *Detail) (Pending, bool) {
 	var shown []int32
 	for _, fp := range m.Fetch.Partitions {
 		if lod == nil || lod.Partition(fp.TP) {
-			shown = append(shown, fp.TP.pid)
+			shown = append(shown, e.pidOf(fp.TP))
 		}
 	}
 	if len(shown) == 1 {

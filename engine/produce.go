@@ -16,9 +16,9 @@ type delayedProduce struct {
 
 func (e *Engine) handleProduce(b *broker, m *Message) {
 	req := m.Produce
-	p := e.partitions[req.TP.pid]
+	p := e.partitions[e.pidOf(req.TP)]
 	r := p.replicaOn(b.id)
-	errName := e.checkLeaderRequest(b, r, -1, ClientNode)
+	errName := e.checkLeaderRequest(r, -1, ClientNode)
 	if errName == ErrNone && req.Acks == -1 && len(r.isr) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
@@ -63,7 +63,7 @@ func (e *Engine) afterAppend(r *replica, n int) {
 }
 
 func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base int64) {
-	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m,
+	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID,
 		ProduceResponse: &ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}})
 }
 

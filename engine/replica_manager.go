@@ -28,7 +28,7 @@ func (r *replica) resetMemory() {
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
 	resp := e.becomeLeaderOrFollower(b, m.LeaderAndIsr)
-	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, LeaderAndIsrResponse: resp})
+	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, LeaderAndIsrResponse: resp})
 }
 
 // becomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of the seeds' code.
@@ -49,7 +49,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	b.controllerEpoch = req.ControllerEpoch
 	var leaders, followers []LeaderAndIsrState
 	for _, ps := range req.Partitions {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		errName := ErrNone
 		switch {
 		case r == nil || !slices.Contains(ps.Replicas, b.id):
@@ -84,11 +84,11 @@ func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
 	}
 	pids := make([]int32, len(states))
 	for i, ps := range states {
-		pids[i] = ps.pid
+		pids[i] = e.pidOf(ps.TP)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	for _, ps := range states {
-		e.makeLeader(b, e.partitions[ps.pid].replicaOn(b.id), ps)
+		e.makeLeader(b, e.localReplica(b.id, ps.TP), ps)
 	}
 }
 
@@ -159,7 +159,7 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
 	var restart []LeaderAndIsrState
 	for _, ps := range states {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		if !slices.Contains(liveLeaders, ps.Leader) {
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
@@ -175,11 +175,11 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 	}
 	pids := make([]int32, len(restart))
 	for i, ps := range restart {
-		pids[i] = ps.pid
+		pids[i] = e.pidOf(ps.TP)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	for _, ps := range restart {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)
 		if b.state == brokerShuttingDown {
@@ -190,7 +190,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
 		st := e.era.initialFetchState(&r.log, ps.LeaderEpoch)
-		st.pid = ps.pid
+		st.pid = e.pidOf(ps.TP)
 		e.addFetcher(b, ps.Leader, st)
 	}
 }
@@ -235,7 +235,7 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 	}
 	pids := make([]int32, len(req.Partitions))
 	for i, tp := range req.Partitions {
-		pids[i] = tp.pid
+		pids[i] = e.pidOf(tp)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	e.shutdownIdleFetchers(b)

@@ -153,9 +153,13 @@ type broker struct {
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
 	brokerEpoch     int64
 	controllerEpoch int32 // the highest seen
-	hosted          []int32
-	checkpointing   bool // the HW checkpoint task has started
-	fetchers        []*fetcher
+	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
+	// replicas, in the same order; slot[pid] is the partition's index in both, -1 for none.
+	hosted        []int32
+	replicas      []replica
+	slot          []int32
+	checkpointing bool // the HW checkpoint task has started
+	fetchers      []*fetcher
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool
