@@ -144,7 +144,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 			oldLEO := r.log.LogEndOffset()
 			if lost := r.log.LosePageCache(); len(lost) > 0 {
 				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
-				e.checkLeaderLog(r.p, b.id, r.log.LogEndOffset())
+				e.noteLogCut(r, r.log.LogEndOffset())
 			}
 			r.unflushed = 0
 		}

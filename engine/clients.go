@@ -146,8 +146,8 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 			}
 		}
 		e.finishProduce(op, ResultAcked, resp.BaseOffset)
-		if op.Acks == -1 && p.leader >= 0 {
-			e.checkLeaderLog(p, p.leader, resp.BaseOffset)
+		if op.Acks == -1 {
+			e.noteAckedAll(p, resp.BaseOffset)
 		}
 	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage:
 		e.retryProduce(op, resp.Error)

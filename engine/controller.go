@@ -186,26 +186,23 @@ func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLea
 		wasOffline = e.ctrl.partitionOffline[p.pid]
 		e.ctrl.partitionOffline[p.pid] = leader < 0
 	}
-	if p.leaderEpoch < oldEpoch {
-		e.violate(p, "epoch-regression", nil, nil, fmt.Sprintf("the leader epoch of %s went down from %d to %d", p.name(), oldEpoch, p.leaderEpoch))
-	}
+	e.notePartitionWritten(p, oldEpoch)
 	elected := oldLeader != leader || (wasOffline && leader >= 0)
 	if elected {
-		e.tally.leaderChanges++
 		e.emit(Event{Type: EvLeaderChange, Topic: p.topic, Partition: Some(p.index), From: Some(int64(oldLeader)),
 			To: Some(int64(leader)), Epoch: Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
 			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", p.name(), leaderName(oldLeader), leaderName(leader), p.leaderEpoch, why)})
 	}
 	if !slices.Equal(oldISR, p.isr) {
-		e.countISRChange(oldISR, p.isr)
+		e.noteISRChanged(p, oldISR)
 		e.emit(Event{Type: EvISRChange, Topic: p.topic, Partition: Some(p.index), OldISR: oldISR, ISR: p.isr,
 			Epoch: Some(int64(p.leaderEpoch)), Reason: why,
 			Text: fmt.Sprintf("controller: %s ISR %v → %v (%s)", p.name(), oldISR, p.isr, why)})
 	}
 	if elected {
 		// A new leader, or an offline partition's recorded leader elected again (before 2.3 a dead
-		// leader can stay recorded while its partition is offline): its log is now what clients see.
-		e.checkLeaderLog(p, -1, 0)
+		// leader can stay recorded while its partition is offline).
+		e.noteElected(p)
 	}
 }
 

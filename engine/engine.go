@@ -43,9 +43,10 @@ type Engine struct {
 	events     []Event
 	eventCount uint64
 	processed  uint64
-	violations []Violation
-	// tally holds the overview's run-wide counters (overview.go).
-	tally tallies
+	// The observers (observe.go): the invariant checker and the overview's run-wide counters.
+	check     checker
+	tally     tallies
+	observers []observer
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -83,6 +84,8 @@ func New(sc *Scenario) (*Engine, error) {
 		pending: map[uint64]*Message{},
 		trace:   true,
 	}
+	e.check.e = e
+	e.observers = []observer{&e.check, &e.tally}
 	e.net.init(sc.Brokers)
 	e.buildTopics(sc)
 	e.start()

@@ -68,11 +68,11 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 	}
 	if !r.hwConfirmed {
 		r.hwConfirmed = true
-		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+		e.noteHWConfirmed(r)
 	}
 }
 
-// hwChanged records a HW move and checks the invariants it touches.
+// hwChanged records a HW move.
 func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r, old, role, -1) }
 
 // hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
@@ -90,12 +90,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 		ev.Text = text
 		e.emit(ev)
 	}
-	if now > old && r.hwConfirmed {
-		e.checkCommittedRange(r, old, now)
-	} else if r.isLeader() {
-		e.violate(p, "hw-regression", []int32{r.broker}, nil,
-			fmt.Sprintf("leader %d of %s lowered its high watermark from %d to %d in leader epoch %d", r.broker, p.name(), old, now, r.leaderEpoch))
-	}
+	e.noteHWMoved(r, old)
 }
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.

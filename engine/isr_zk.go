@@ -35,7 +35,7 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p.partitionEpoch++
 	r.isr = slices.Clone(p.isr)
 	r.partitionEpoch = p.partitionEpoch
-	e.countISRChange(oldISR, p.isr)
+	e.noteISRChanged(p, oldISR)
 	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: oldISR,
 		ISR: p.isr, Epoch: Some(int64(p.leaderEpoch)), Reason: "leader " + verb,
 		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), oldISR, p.isr, p.partitionEpoch)})

@@ -96,9 +96,7 @@ func (e *Engine) send(m *Message) {
 	if isRequest(m.Type) {
 		e.pending[m.ID] = m
 	}
-	if m.Type == MsgFetch || m.Type == MsgFetchResponse {
-		e.countTraffic(m)
-	}
+	e.noteSent(m)
 	if e.tracing() {
 		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
 	}

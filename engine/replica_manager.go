@@ -114,7 +114,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	r.leader = b.id
 	if !r.hwConfirmed {
 		r.hwConfirmed = true
-		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+		e.noteHWConfirmed(r)
 	}
 	p := r.p
 	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
@@ -253,7 +253,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	if hw := r.log.HighWatermark(); hw != oldHW {
 		e.hwChanged(r, oldHW, "truncation")
 	}
-	e.checkLeaderLog(r.p, r.broker, t)
+	e.noteLogCut(r, t)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {

@@ -93,7 +93,7 @@ func (e *Engine) RunSteps(sc *Scenario, sink func([]Event)) (Result, error) {
 	}
 	if len(unexpected) > 0 {
 		var texts []string
-		for _, v := range e.violations {
+		for _, v := range e.check.violations {
 			if slices.Contains(unexpected, v.Name) {
 				texts = append(texts, fmt.Sprintf("at %d: %s", v.T, v.Text))
 			}

@@ -29,7 +29,6 @@ type partition struct {
 	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	consumed []offsetID // records consumers read
 	nextRead int64      // the consumer's next offset
-	broken   []string   // invariant names already reported for this partition
 	// removals are the recent truncations and leader changes, for naming a violation's cause.
 	removals []removal
 }
