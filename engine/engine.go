@@ -52,10 +52,10 @@ type Engine struct {
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
 type unsafeRules struct {
 	// committedISROnly: the HW waits only on the committed ISR, not on a replica being added or a
-	// caught-up eligible follower (before KIP-497's maximal ISR; spec §6.6).
+	// caught-up eligible follower (before KIP-497's maximal ISR).
 	committedISROnly bool
 	// noEpochStartRule: a follower may join the ISR before reaching the current leader epoch's
-	// start offset (before KAFKA-7128; spec §6.7).
+	// start offset (before KAFKA-7128).
 	noEpochStartRule bool
 }
 

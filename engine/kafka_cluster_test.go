@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Ports of Kafka's multi-broker tests, spec §9 T25–T28: integration and system tests, driven here
+// Ports of Kafka's multi-broker tests: integration and system tests, driven here
 // by scenario actions (produce, shutdown, kill, restart, consume) and simulated time, and checked
 // against the engine's state. Broker ids are 0..n-1 (Kafka's tests use 100/101 or 1/2).
 
@@ -54,8 +54,8 @@ func lastBatchEpoch(r *replica) int32 {
 func produceOp(e *Engine, n int) *ProduceOp { return e.clients.produces[n-1] }
 
 // TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow ports
-// EpochDrivenReplicationProtocolAcceptanceTest.shouldFollowLeaderEpochBasicWorkflow (spec §9
-// T25; ZooKeeper mode, read at 7c429f3^). Brokers 0 (leader) and 1, RF 2, acks=all. A bounce is a
+// EpochDrivenReplicationProtocolAcceptanceTest.shouldFollowLeaderEpochBasicWorkflow
+// (ZooKeeper mode, read at 7c429f3^). Brokers 0 (leader) and 1, RF 2, acks=all. A bounce is a
 // clean (controlled) shutdown and a start.
 func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
@@ -135,7 +135,7 @@ func consumeAll(t *testing.T, e *Engine, p *partition) []int64 {
 	return ids
 }
 
-// TestKafkaT26UncleanLeaderElection ports UncleanLeaderElectionTest (spec §9 T26, trace §6.4):
+// TestKafkaT26UncleanLeaderElection ports UncleanLeaderElectionTest:
 // testUncleanLeaderElectionEnabled and testUncleanLeaderElectionDisabled. Brokers 0 (leader) and
 // 1, RF 2, min.insync.replicas 1; "stop" is a clean shutdown as in the Kafka test.
 func TestKafkaT26UncleanLeaderElection(t *testing.T) {
@@ -225,7 +225,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 }
 
 // TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments ports
-// LogRecoveryTest.testHWCheckpointWithFailuresMultipleLogSegments (spec §9 T27): RF 2,
+// LogRecoveryTest.testHWCheckpointWithFailuresMultipleLogSegments: RF 2,
 // replica.lag.time.max.ms 5000, replica.fetch.wait.max.ms 1000, replica.fetch.min.bytes 20.
 // Kafka's server1 and server2 are brokers 0 and 1; the checkpoint file is hwCheckpoint.
 func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
@@ -279,7 +279,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 }
 
 // TestKafkaT28ReplicationWithBrokerFailure ports tests/kafkatest/tests/core/replication_test.py
-// test_replication_with_broker_failure (spec §9 T28) for its four failure modes: 3 brokers, 3
+// test_replication_with_broker_failure for its four failure modes: 3 brokers, 3
 // partitions, RF 3, min.insync.replicas 2, a background acks=all producer (one record per
 // partition every 50 ms) and a consumer. The leader of partition 0 is shut down once (clean or
 // hard), or bounced 5 times (clean, or hard with a wait for its ZooKeeper session to expire).

@@ -27,7 +27,7 @@ func answerTo(e *Engine, m *Message) *Message {
 }
 
 // TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation ports
-// ReplicaManagerTest.testFollowerFetchWithDefaultSelectorNoForcedHwPropagation (spec §9 T23): the
+// ReplicaManagerTest.testFollowerFetchWithDefaultSelectorNoForcedHwPropagation: the
 // HW in a fetch answer is the leader's HW before that fetch counted.
 func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
@@ -61,7 +61,7 @@ func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testin
 }
 
 // TestKafkaT24ReplicaManager ports ReplicaManagerTest.testClearPurgatoryOnBecomingFollower and
-// testFetchBeyondHighWatermark (spec §9 T24).
+// testFetchBeyondHighWatermark.
 func TestKafkaT24ReplicaManager(t *testing.T) {
 	t.Run("testClearPurgatoryOnBecomingFollower", func(t *testing.T) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)

@@ -10,7 +10,7 @@ import (
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
-// Shared builders for the ports of Kafka's own tests (spec §9, T4–T28): kafka_fetcher_test.go,
+// Shared builders for the ports of Kafka's own tests: kafka_fetcher_test.go,
 // kafka_partition_test.go, kafka_replicamanager_test.go and kafka_cluster_test.go.
 //
 // Unit-style ports build an engine from a tiny scenario, then quiesce it (no timers, no fetchers)

@@ -141,7 +141,7 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 	return ErrNone
 }
 
-// updateFollowerFetchState is Replica.updateFetchState (§1.6 of the spec): a fetch at offset f
+// updateFollowerFetchState is Replica.updateFetchState: a fetch at offset f
 // while the leader's LEO is leo.
 func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStart, leo int64, brokerEpoch int64) {
 	rr := r.remote(follower)

@@ -126,7 +126,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.tryCompleteWatchers(b, r)
 }
 
-// resetRemotes resets the follower state on a new leader epoch (§1.6).
+// resetRemotes resets the follower state on a new leader epoch.
 func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
 	old := r.remotes
 	r.remotes = r.remotes[:0:0]

@@ -6,7 +6,7 @@ package engine
 //
 // Fault model. Every fault below is one Kafka promises to tolerate with RF 3,
 // min.insync.replicas 2, acks=all and unclean.leader.election.enable false, as long as at most
-// min.insync.replicas−1 = 1 replica of a partition is faulty at a time (kafka-replication.md §7 I1):
+// min.insync.replicas−1 = 1 replica of a partition is faulty at a time:
 //   - kill: the process dies and restarts later (1–40 s); the log on disk survives;
 //   - bounce: kill, then restart before the ZooKeeper session expires (0–2 s);
 //   - power loss: kill with loseUnflushed (the page cache is lost), restart later (0–30 s);
@@ -153,7 +153,7 @@ func (tt *sweepTotals) line(m *sweepMode, elapsed time.Duration) string {
 }
 
 // TestSweep runs the seeded fault sweep. Replay one seed with
-// `go test ./engine -run '^TestSweep$/^seed=N$'` (add HIGHWATER_SWEEP_SEEDS=M when N > 300).
+// `go test./engine -run '^TestSweep$/^seed=N$'` (add HIGHWATER_SWEEP_SEEDS=M when N > 300).
 func TestSweep(t *testing.T) {
 	sweepMany(t, &sweepDefault)
 }
@@ -161,7 +161,7 @@ func TestSweep(t *testing.T) {
 // TestSweepEras runs the sweep in each mode other than the default one: the older protocol eras,
 // each with the fault mix it is known to survive, 0.10.2 with the KIP-101 triggers (measured, not
 // required to pass), and the harsher 3.7 generator. Replay one seed with
-// `go test ./engine -run '^TestSweepEras$/^MODE$/^seed=N$'`.
+// `go test./engine -run '^TestSweepEras$/^MODE$/^seed=N$'`.
 func TestSweepEras(t *testing.T) {
 	for _, m := range sweepModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -210,21 +210,21 @@ var sweepFaultKinds = []sweepFaultKind{
 	{name: "shutdown", weight: 15, recoverMinMs: 1_000, recoverMaxMs: 30_000},
 }
 
-// The KIP-101 triggers (kafka-replication.md §6.1, §6.2, §6.8):
+// The KIP-101 triggers:
 //   - kip101: an acks=all produce to a healthy partition; 0–3 ms after it is acknowledged (the
 //     followers' HW still lags one fetch round, up to replica.fetch.wait.max.ms) the operator
 //     elects another ISR member, and 0–10 ms after that (before or just after its
 //     LeaderAndIsr reaches the others, so they cannot fetch the records back) the new leader is
 //     killed. Before KIP-101 the remaining follower truncates to its lagging HW on the new leader
-//     epoch and may be elected without the acked records (§6.1, §6.8 TruncateToHW). One faulty
+//     epoch and may be elected without the acked records (TruncateToHW). One faulty
 //     replica and a clean election: within Kafka's guarantees from 0.11.0 on;
 //   - kip101-3: kip101, then 0–50 ms after the kill the operator elects the remaining follower
 //     (clean: it is in the ISR). Before KIP-101 it has truncated to its lagging HW, so the acked
 //     records are gone, and the old leader truncates to it (OFFSET_OUT_OF_RANGE). Three leader
-//     epochs in well under a second: the fast consecutive leader changes of KIP-279 (§6.3), so
+//     epochs in well under a second: the fast consecutive leader changes of KIP-279, so
 //     not drawn in 0.11.0;
 //   - power-loss-2: two replicas of one partition lose power together and restart 0–5 s apart in
-//     either order (§6.2). Beyond min.insync.replicas−1, so measured only in 0.10.2.
+//     either order. Beyond min.insync.replicas−1, so measured only in 0.10.2.
 var (
 	sweepKip101      = sweepFaultKind{name: "kip101", weight: 20, recoverMinMs: 1_000, recoverMaxMs: 40_000}
 	sweepKip101x3    = sweepFaultKind{name: "kip101-3", weight: 20, recoverMinMs: 1_000, recoverMaxMs: 40_000}
@@ -247,7 +247,7 @@ type sweepMode struct {
 	// controller's current leader epoch and finished its truncation in it (a follower has applied
 	// a fetch response in the epoch: hwConfirmed), and elections need a healthy partition too; the
 	// auto rebalance is off. So no replica misses a leader epoch, and no leader is elected holding
-	// records of an older epoch above the start of one it never saw: the KIP-279 trigger (§6.3).
+	// records of an older epoch above the start of one it never saw: the KIP-279 trigger.
 	oneLeaderChange bool
 	// harsh: half the faults aimed at a partition's current leader, one produce in five acks=1.
 	harsh bool
@@ -276,7 +276,7 @@ var sweepModes = []*sweepMode{
 	// 0.11.0's mix and kip101-3, within Kafka's guarantees from 2.1 on (kip101 from 0.11.0).
 	{name: "0.10.2", era: "0.10.2", faultKinds: sweepKindsKip101x3, oneLeaderChange: true,
 		measure: true, minSeedsForAnomaly: 40, defaultSeeds: 60},
-	// Beyond the guarantees (two replicas lose power together, §6.2): measured in both eras, to
+	// Beyond the guarantees (two replicas lose power together): measured in both eras, to
 	// show what KIP-101 changes there (committed-divergence only before it).
 	{name: "0.10.2-power-loss", era: "0.10.2", faultKinds: sweepKindsPowerLoss2, oneLeaderChange: true,
 		measure: true, defaultSeeds: 20},
