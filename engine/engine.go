@@ -47,6 +47,9 @@ type Engine struct {
 	check     checker
 	tally     tallies
 	observers []observer
+	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
+	metadata metadataAtOnce
+	zk       zookeeperAtOnce
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -85,6 +88,7 @@ func New(sc *Scenario) (*Engine, error) {
 		trace:   true,
 	}
 	e.check.e = e
+	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
 	e.observers = []observer{&e.check, &e.tally}
 	e.net.init(sc.Brokers)
 	e.buildTopics(sc)

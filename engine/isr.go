@@ -14,8 +14,8 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
-// mode: the broker is registered). Simplification: brokers learn of registrations at once.
-func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.sessions[b].registered }
+// mode: the broker is registered), through the metadataAtOnce shortcut.
+func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.metadata.registered(b) }
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
@@ -145,8 +145,8 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 
 func (e *Engine) sendAlterPartition(r *replica) {
 	b := e.brokers[r.broker]
-	to := e.ctrl.broker
-	if !e.ctrl.active {
+	to := e.metadata.activeController()
+	if to < 0 {
 		// No controller: try again later.
 		e.agenda.push(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
