@@ -31,7 +31,7 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 		r.log.Recover(r.hwCheckpoint)
 		r.unflushed = r.log.UnflushedCount()
 	}
-	e.agenda.push(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
+	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
 		e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id),
 			Text: fmt.Sprintf("broker %d started from its disk state", b.id)})
@@ -63,7 +63,7 @@ func (e *Engine) disconnect(b int32) {
 	}
 	s.connected = false
 	s.gen++
-	e.agenda.push(sessionExpire{b, s.gen}.due(e.now + e.cfg.ZookeeperSessionTimeoutMs))
+	e.schedule(sessionExpire{b, s.gen}.due(e.now + e.cfg.ZookeeperSessionTimeoutMs))
 }
 
 func (e *Engine) sessionExpire(b int32, gen uint64) {
@@ -225,7 +225,7 @@ func (e *Engine) controlledShutdownAnswered(b *broker, err KafkaError, remaining
 	}
 	e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retry",
 		Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", b.id, b.shutdownAttempts, why, e.cfg.ControlledShutdownRetryBackoffMs)})
-	e.agenda.push(shutdownRetry{e.timer(b)}.due(e.now + max(1, e.cfg.ControlledShutdownRetryBackoffMs)))
+	e.schedule(shutdownRetry{e.timer(b)}.due(e.now + max(1, e.cfg.ControlledShutdownRetryBackoffMs)))
 }
 
 func (e *Engine) shutdownRetry(b *broker) {

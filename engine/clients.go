@@ -87,7 +87,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
-	e.agenda.push(producerRetry{op.ID}.due(e.now + e.retryBackoff()))
+	e.schedule(producerRetry{op.ID}.due(e.now + e.retryBackoff()))
 }
 
 func (e *Engine) producerRetry(id int64) {

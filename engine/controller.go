@@ -160,7 +160,7 @@ func (e *Engine) controllerRequestFailed(req *Message) {
 		return
 	}
 	e.ctrl.channels[req.To].inflight = 0
-	e.agenda.push(controllerRetry{req.To, e.ctrl.epoch}.due(e.now + controllerRetryMs))
+	e.schedule(controllerRetry{req.To, e.ctrl.epoch}.due(e.now + controllerRetryMs))
 }
 
 func (e *Engine) controllerRetry(b int32, epoch int32) {

@@ -29,7 +29,7 @@ func (e *Engine) scheduleAutoRebalance(delayMs int64) {
 	if !e.cfg.AutoLeaderRebalanceEnable || !e.ctrl.active {
 		return
 	}
-	e.agenda.push(autoRebalance{e.ctrl.epoch}.due(e.now + delayMs))
+	e.schedule(autoRebalance{e.ctrl.epoch}.due(e.now + delayMs))
 }
 
 // autoRebalance is checkAndTriggerAutoLeaderRebalance: a broker whose share of partitions led by

@@ -47,6 +47,8 @@ type Engine struct {
 	check     checker
 	tally     tallies
 	observers []observer
+	// out holds the running agenda item's sends, timers and events (outbox.go).
+	out outbox
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
 	metadata metadataAtOnce
 	zk       zookeeperAtOnce
@@ -256,7 +258,9 @@ func (e *Engine) processNext() {
 	it := e.agenda.pop()
 	e.now = it.at
 	e.processed++
+	e.out.active = true
 	e.handle(&it)
+	e.drainOutbox()
 }
 
 // emit records a trace event (when tracing) and counts it either way.
@@ -267,6 +271,11 @@ func (e *Engine) emit(ev Event) {
 		return
 	}
 	ev.T = e.now
+	if e.out.active {
+		e.out.events = append(e.out.events, ev)
+		e.out.effs = append(e.out.effs, effect{kind: effEvent, ev: int32(len(e.out.events) - 1)})
+		return
+	}
 	e.events = append(e.events, ev)
 }
 

@@ -147,7 +147,7 @@ func (e *Engine) wakeFetcher(f *fetcher, at int64) {
 		return
 	}
 	f.wakeAt = at
-	e.agenda.push(fetcherWake{e.timer(e.brokers[f.owner]), fetcherKey(f.leader, f.id)}.due(at))
+	e.schedule(fetcherWake{e.timer(e.brokers[f.owner]), fetcherKey(f.leader, f.id)}.due(at))
 }
 
 func (e *Engine) fetcherWake(b *broker, key int64) {

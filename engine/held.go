@@ -58,7 +58,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 	if req == nil {
 		return
 	}
-	e.agenda.push(requestFailed{req, true}.due(max(e.now, req.Sent+e.timeoutFor(req))))
+	e.schedule(requestFailed{req, true}.due(max(e.now, req.Sent+e.timeoutFor(req))))
 }
 
 // releaseHeld sends on what links that are up again held, link by link in broker order.
@@ -95,7 +95,7 @@ func (e *Engine) resend(h heldMsg) {
 	e.emit(Event{Type: EvReleased, Message: &c,
 		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, nodeName(m.From), nodeName(m.To), at)})
 	e.net.resent[&c] = h
-	e.agenda.push(deliverMsg{&c, h.toGen}.due(c.Deliver))
+	e.schedule(deliverMsg{&c, h.toGen}.due(c.Deliver))
 }
 
 // givenUp reports whether a held message must not be delivered: its request timed out (or was

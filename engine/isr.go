@@ -121,7 +121,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 			e.submitAlterPartition(r, false, out, sortedMinus(r.isr, out))
 		}
 	}
-	e.agenda.push(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
+	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 }
 
 // submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller (before
@@ -148,7 +148,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	to := e.metadata.activeController()
 	if to < 0 {
 		// No controller: try again later.
-		e.agenda.push(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
+		e.schedule(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
@@ -172,7 +172,7 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 		return
 	}
 	r.pending.msg = 0
-	e.agenda.push(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
+	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
 // handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
@@ -200,7 +200,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 		r.pending.stuck = true // wait for new metadata
 	default:
 		r.pending.msg = 0
-		e.agenda.push(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
+		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }
 

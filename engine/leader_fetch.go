@@ -63,7 +63,7 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
 		return
 	}
-	e.agenda.push(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
+	e.schedule(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
 }
 
 // sendFetchResponse sends the answer to fetch m; resp holds only what the session must hear.

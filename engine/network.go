@@ -82,41 +82,54 @@ func (e *Engine) timeoutFor(m *Message) int64 {
 	return e.cfg.ReplicaSocketTimeoutMs
 }
 
-// send puts a message on the network, emits its event and tracks requests until answered.
+// send puts a message on the network, emits its event and tracks requests until answered. The
+// message has its id and is in flight at once; during an agenda item the network takes it when
+// the item's outbox is drained (outbox.go).
 func (e *Engine) send(m *Message) {
 	e.nextMsg++
 	m.ID = e.nextMsg
 	m.Sent = e.now
+	if isRequest(m.Type) {
+		e.pending[m.ID] = m
+	}
+	var gen uint64
+	if m.To != ClientNode {
+		gen = e.brokers[m.To].incarnation
+	}
+	up := e.linkUp(m.From, m.To)
+	if e.out.active {
+		e.out.effs = append(e.out.effs, effect{kind: effSend, msg: m, gen: gen, up: up})
+		return
+	}
+	e.transmit(m, gen, up)
+}
+
+// transmit is the network's part of a send: the delivery time (latency, jitter, the link's FIFO
+// order), the send's event, and the delivery on the agenda, or the message held on a cut link.
+func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	key := linkKey{m.From, m.To}
 	at := e.now + e.latency(m.From, m.To)
 	if last, ok := e.net.lastDeliver[key]; ok && last > at {
 		at = last
 	}
 	m.Deliver = at
-	if isRequest(m.Type) {
-		e.pending[m.ID] = m
-	}
 	e.noteSent(m)
 	if e.tracing() {
 		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
 	}
-	var gen uint64
-	if m.To != ClientNode {
-		gen = e.brokers[m.To].incarnation
-	}
-	if !e.linkUp(m.From, m.To) {
+	if !up {
 		e.hold(m, gen)
 		return
 	}
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.lastDeliver[key] = at
 	}
-	e.agenda.push(deliverMsg{m, gen}.due(at))
+	e.schedule(deliverMsg{m, gen}.due(at))
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
 func (e *Engine) reset(req *Message) {
-	e.agenda.push(requestFailed{req, false}.due(e.now + e.cfg.NetworkLatencyMs))
+	e.schedule(requestFailed{req, false}.due(e.now + e.cfg.NetworkLatencyMs))
 }
 
 // deliver hands an arriving message to its receiver.

@@ -48,7 +48,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		r.produces = append(r.produces, dp)
 		e.completeDelayedProduces(r)
 		if !dp.done {
-			e.agenda.push(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
+			e.schedule(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
 		}
 	}
 }

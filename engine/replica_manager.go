@@ -72,7 +72,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	e.makeFollowers(b, followers, req.LiveLeaders)
 	if !b.checkpointing {
 		b.checkpointing = true
-		e.agenda.push(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
+		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 	}
 	e.shutdownIdleFetchers(b)
 	return resp
@@ -267,7 +267,7 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
 func (e *Engine) checkpointTask(b *broker) {
 	e.checkpointHighWatermarks(b)
-	e.agenda.push(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
+	e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 }
 
 func (e *Engine) checkpointHighWatermarks(b *broker) {

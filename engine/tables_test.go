@@ -126,3 +126,35 @@ func sameData(a, b reflect.Value) bool {
 	}
 	return fmt.Sprint(a) == fmt.Sprint(b)
 }
+
+// TestHandlerOutbox: a handler run as the loop runs it changes its node's state at once and
+// leaves its effects (the answer it sends, its events) in the outbox; they reach the network,
+// the agenda and the trace only when the loop drains it.
+func TestHandlerOutbox(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, nil)
+	p := e.partitionOf(ktTopic, 0)
+	runFor(t, e, 1000)
+	e.Drain()
+	req := &Message{ID: 999, Type: MsgAlterPartition, From: 0, To: 0, AlterPartition: &AlterPartitionRequest{
+		BrokerID: 0, BrokerEpoch: e.brokers[0].brokerEpoch, TP: p.tp(), LeaderEpoch: p.leaderEpoch + 1,
+		PartitionEpoch: p.partitionEpoch, NewISR: []int32{0, 1}}}
+	items := e.agenda.len()
+	e.out.active = true
+	e.handleAlterPartition(e.brokers[0], req)
+	if len(e.out.effs) == 0 || e.agenda.len() != items || len(e.events) != 0 {
+		t.Fatalf("during the handler: %d effects, agenda %d → %d items, %d events; want effects only", len(e.out.effs), items, e.agenda.len(), len(e.events))
+	}
+	e.drainOutbox()
+	if len(e.out.effs) != 0 || e.agenda.len() != items+1 {
+		t.Fatalf("after the drain: %d effects left, agenda %d → %d items; want the answer's delivery", len(e.out.effs), items, e.agenda.len())
+	}
+	var answered bool
+	for _, ev := range e.Drain() {
+		if ev.Message != nil && ev.Message.AlterPartitionResponse != nil && ev.Message.ReplyTo == 999 {
+			answered = true
+		}
+	}
+	if !answered {
+		t.Error("the answer's send event is not in the trace after the drain")
+	}
+}
