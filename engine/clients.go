@@ -44,7 +44,22 @@ type clients struct {
 	produces   []*ProduceOp
 	consumes   []*ConsumeOp
 	nextRecord int64
+	// parts is what the clients know of each partition, by pid.
+	parts []clientPartition
 }
+
+// clientPartition is the clients' record of one partition: what producers were told and what
+// consumers read. The checker and `expect` read it.
+type clientPartition struct {
+	acked    int64      // records acknowledged to producers (acks 1 and all)
+	ackedAll []offsetID // records acknowledged with acks=all, in ack order
+	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
+	consumed []offsetID // records consumers read
+	nextRead int64      // the consumer's next offset
+}
+
+// client is the clients' record of p.
+func (e *Engine) client(p *partition) *clientPartition { return &e.clients.parts[p.pid] }
 
 // Client outcomes besides Kafka's error names: the results of produce and consume steps.
 const (
@@ -136,13 +151,13 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	switch resp.Error {
 	case ErrNone:
 		p := e.partitions[op.pid]
-		p.acked += int64(len(op.RecordIDs))
+		e.client(p).acked += int64(len(op.RecordIDs))
 		for i, id := range op.RecordIDs {
 			rec := offsetID{Offset: resp.BaseOffset + int64(i), ID: id}
 			if op.Acks == -1 {
-				p.ackedAll = append(p.ackedAll, rec)
+				e.client(p).ackedAll = append(e.client(p).ackedAll, rec)
 			} else {
-				p.acked1 = append(p.acked1, rec)
+				e.client(p).acked1 = append(e.client(p).acked1, rec)
 			}
 		}
 		e.finishProduce(op, ResultAcked, resp.BaseOffset)
@@ -157,14 +172,14 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 }
 
 func (e *Engine) consume(p *partition, count int64) {
-	op := &ConsumeOp{ID: int64(len(e.clients.consumes) + 1), Topic: p.topic, Partition: p.index, Offset: p.nextRead, pid: p.pid, max: count}
+	op := &ConsumeOp{ID: int64(len(e.clients.consumes) + 1), Topic: p.topic, Partition: p.index, Offset: e.client(p).nextRead, pid: p.pid, max: count}
 	e.clients.consumes = append(e.clients.consumes, op)
 	if p.leader < 0 {
 		e.finishConsume(op, ErrLeaderNotAvailable.String())
 		return
 	}
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: p.leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
-		BrokerEpoch: -1, FetcherID: int32(op.ID), Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: p.nextRead,
+		BrokerEpoch: -1, FetcherID: int32(op.ID), Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: e.client(p).nextRead,
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 
@@ -179,9 +194,9 @@ func (e *Engine) consumeAnswered(m, req *Message) {
 	for i, r := range d.Records {
 		rec := offsetID{Offset: op.Offset + int64(i), ID: r.ID}
 		op.Records = append(op.Records, rec)
-		p.consumed = append(p.consumed, rec)
+		e.client(p).consumed = append(e.client(p).consumed, rec)
 	}
-	p.nextRead = op.Offset + int64(len(d.Records))
+	e.client(p).nextRead = op.Offset + int64(len(d.Records))
 	e.finishConsume(op, ResultOK)
 }
 

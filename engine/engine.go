@@ -153,6 +153,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			e.partitions = append(e.partitions, p)
 		}
 	}
+	e.clients.parts = make([]clientPartition, len(e.partitions))
 	for b, br := range e.brokers {
 		br.replicas = arenas[b]
 		br.slot = make([]int32, len(e.partitions))

@@ -129,7 +129,7 @@ func consumeAll(t *testing.T, e *Engine, p *partition) []int64 {
 	apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
 	runFor(t, e, 10)
 	var ids []int64
-	for _, r := range p.consumed {
+	for _, r := range e.client(p).consumed {
 		ids = append(ids, r.ID)
 	}
 	return ids
@@ -365,20 +365,20 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return p.leader >= 0 && p.nextRead >= p.replicaOn(p.leader).log.HighWatermark()
+					return p.leader >= 0 && e.client(p).nextRead >= p.replicaOn(p.leader).log.HighWatermark()
 				})
 				consumed := map[int64]bool{}
-				for _, r := range p.consumed {
+				for _, r := range e.client(p).consumed {
 					consumed[r.ID] = true
 				}
 				lost := 0
-				for _, r := range p.ackedAll {
+				for _, r := range e.client(p).ackedAll {
 					if !consumed[r.ID] {
 						lost++
 					}
 				}
-				if lost > 0 || len(p.ackedAll) < 50 {
-					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(p.ackedAll))
+				if lost > 0 || len(e.client(p).ackedAll) < 50 {
+					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(e.client(p).ackedAll))
 				}
 			}
 			if v := e.ViolationNames(); len(v) != 0 {

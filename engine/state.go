@@ -23,12 +23,6 @@ type partition struct {
 	// recovering is set by an unclean election (KIP-704's RECOVERING).
 	recovering bool
 
-	// Client-side bookkeeping for the invariants and `expect`.
-	acked    int64      // records acknowledged to producers (acks 1 and all)
-	ackedAll []offsetID // records acknowledged with acks=all, in ack order
-	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
-	consumed []offsetID // records consumers read
-	nextRead int64      // the consumer's next offset
 	// removals are the recent truncations and leader changes, for naming a violation's cause.
 	removals []removal
 }

@@ -305,7 +305,7 @@ func (e *Engine) View(opt ViewOptions) View {
 		}
 		st := e.partitionState(p)
 		v.Summary.Partitions++
-		v.Summary.Acked += p.acked
+		v.Summary.Acked += e.client(p).acked
 		switch st {
 		case "under-replicated":
 			v.Summary.UnderReplicated++
@@ -365,7 +365,7 @@ func (e *Engine) partitionState(p *partition) string {
 func (e *Engine) partitionView(p *partition, st string, opt ViewOptions, judge bool) PartitionView {
 	pv := PartitionView{Topic: p.topic, Partition: p.index, Assignment: slices.Clone(p.assignment), Leader: p.leader,
 		LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: slices.Clone(p.isr),
-		Recovering: p.recovering, Acked: p.acked, State: st}
+		Recovering: p.recovering, Acked: e.client(p).acked, State: st}
 	for _, r := range p.replicas {
 		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
 	}
