@@ -37,6 +37,9 @@ type checker struct {
 	e          *Engine
 	violations []Violation
 	broken     map[int32][]string // by pid
+	// removals are each partition's recent truncations and leader changes, by pid, to name a
+	// violation's cause (causes.go).
+	removals map[int32][]removal
 }
 
 func (c *checker) hwMoved(r *replica, old int64) {
@@ -125,12 +128,12 @@ func (c *checker) checkLeaderLog(p *partition, changed int32, from int64) {
 	}
 	log := &p.replicaOn(p.leader).log
 	if lost := missing(log, e.client(p).ackedAll, from); len(lost) > 0 {
-		c.violateCaused(p, "acked-write-lost", []int32{p.leader}, lost, p.causeOf(p.leader, lost[0]),
+		c.violateCaused(p, "acked-write-lost", []int32{p.leader}, lost, c.causeOf(p, p.leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), p.leader, p.name(), lost[0].ID, lost[0].Offset))
 	}
 	if gone := missing(log, e.client(p).consumed, from); len(gone) > 0 {
-		c.violateCaused(p, "consumed-record-changed", []int32{p.leader}, gone, p.causeOf(p.leader, gone[0]),
+		c.violateCaused(p, "consumed-record-changed", []int32{p.leader}, gone, c.causeOf(p, p.leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), p.leader, p.name(), gone[0].ID, gone[0].Offset))
 	}
@@ -170,7 +173,7 @@ func (c *checker) checkCommittedRange(r *replica, from, to int64) {
 			b, okB := s.log.At(o)
 			if okA && okB && a.ID != b.ID {
 				c.violateCaused(p, "committed-divergence", []int32{r.broker, s.broker},
-					[]offsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: b.ID}}, p.causeOfDivergence(r.broker, s.broker, o),
+					[]offsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: b.ID}}, c.causeOfDivergence(p, r.broker, s.broker, o),
 					fmt.Sprintf("brokers %d and %d hold different records at offset %d of %s (records %d and %d), below both high watermarks",
 						r.broker, s.broker, o, p.name(), a.ID, b.ID))
 				return

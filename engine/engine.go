@@ -267,7 +267,7 @@ func (e *Engine) processNext() {
 // emit records a trace event (when tracing) and counts it either way.
 func (e *Engine) emit(ev Event) {
 	e.eventCount++
-	e.noteRemoval(&ev) // causes.go: with or without the trace
+	e.check.heard(&ev) // causes.go: with or without the trace
 	if !e.trace {
 		return
 	}

@@ -22,9 +22,6 @@ type partition struct {
 	partitionEpoch int32 // the znode version
 	// recovering is set by an unclean election (KIP-704's RECOVERING).
 	recovering bool
-
-	// removals are the recent truncations and leader changes, for naming a violation's cause.
-	removals []removal
 }
 
 // offsetID is a record known to be at an offset.
