@@ -26,7 +26,7 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.fetchers = nil
 	b.checkpointing = false
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.resetMemory()
 		r.log.Recover(r.hwCheckpoint)
 		r.unflushed = r.log.UnflushedCount()
@@ -137,7 +137,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: cause,
 		Text: fmt.Sprintf("broker %d is down (%s)", b.id, cause)})
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.watchers = nil
 		r.produces = nil
 		if loseUnflushed {
@@ -241,7 +241,7 @@ func (e *Engine) finishShutdown(b *broker) {
 		return
 	}
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.log.Flush()
 		r.unflushed = 0
 	}
@@ -249,7 +249,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	b.state = brokerDead
 	b.fetchers = nil
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.watchers = nil
 		r.produces = nil
 	}
@@ -327,7 +327,7 @@ func (e *Engine) failDisk(b *broker) {
 	b.diskFailed = true
 	var pids []int32
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.offline = true
 		pids = append(pids, pid)
 		e.completeDelayedProduces(r)

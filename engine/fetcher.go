@@ -91,7 +91,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
-	st.r, st.tp = p.replicaOn(b.id), p.tp()
+	st.r, st.tp = b.replicaOf(p.pid), p.tp()
 	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
@@ -186,7 +186,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		if !st.truncating || st.delayUntil > e.now {
 			continue
 		}
-		r := e.partitions[st.pid].replicaOn(b.id)
+		r := b.replicaOf(st.pid)
 		latest := r.log.Cache().Latest()
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.

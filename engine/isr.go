@@ -107,7 +107,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		if !r.isLeader() || r.offline || r.pending.active {
 			continue
 		}
@@ -159,7 +159,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 }
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
-	r := e.partitions[pid].replicaOn(b.id)
+	r := b.replicaOf(pid)
 	if r == nil || !r.isLeader() || !r.pending.active || r.pending.stuck || r.pending.msg != 0 {
 		return
 	}

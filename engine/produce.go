@@ -17,7 +17,7 @@ type delayedProduce struct {
 func (e *Engine) handleProduce(b *broker, m *Message) {
 	req := m.Produce
 	p := e.partitions[e.pidOf(req.TP)]
-	r := p.replicaOn(b.id)
+	r := b.replicaOf(p.pid)
 	errName := e.checkLeaderRequest(r, -1, ClientNode)
 	if errName == ErrNone && req.Acks == -1 && len(r.isr) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas

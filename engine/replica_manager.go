@@ -272,7 +272,7 @@ func (e *Engine) checkpointTask(b *broker) {
 
 func (e *Engine) checkpointHighWatermarks(b *broker) {
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		if r.known && !r.offline {
 			r.hwCheckpoint = r.log.HighWatermark()
 		}
