@@ -34,20 +34,6 @@ func TestEventTypesTable(t *testing.T) {
 	}
 }
 
-// TestKafkaErrorNames: each code encodes as its name and decodes back.
-func TestKafkaErrorNames(t *testing.T) {
-	for code, name := range kafkaErrorNames {
-		b, err := code.MarshalText()
-		if err != nil || string(b) != name {
-			t.Errorf("%d encodes as %q, %v; want %q", code, b, err, name)
-		}
-		var back KafkaError
-		if err := back.UnmarshalText(b); err != nil || back != code {
-			t.Errorf("%q decodes as %d, %v; want %d", b, back, err, code)
-		}
-	}
-}
-
 // TestMessagesRoundTrip: every message sent in every preset and sweep seed is data: it encodes to
 // JSON and decodes back to the same value (no field the wire does not carry, no pointer into a
 // node's state).

@@ -1,4 +1,7 @@
-package engine
+// Package protocol holds the requests and responses of the engine's Kafka as plain data, with
+// Kafka's error codes. It imports nothing of the nodes, so a message cannot point into a node's
+// state: what a broker knows of another, it learns from a message.
+package protocol
 
 import "github.com/highwater-sim/highwater/engine/commitlog"
 
