@@ -150,11 +150,11 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 	result := ErrNone
 	switch {
 	case !e.ctrlUsable():
-		result = "NO_CONTROLLER"
+		result = ErrNoController
 	case target != nil:
 		t := *target
 		if !contains(p.hosts, t) {
-			result = "INVALID_REPLICA_ASSIGNMENT"
+			result = ErrInvalidReplicaAssignment
 			break
 		}
 		p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
@@ -167,9 +167,9 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 		result = e.preferredElection(p, fmt.Sprintf("operator chose broker %d", t))
 	case unclean:
 		if p.leader >= 0 {
-			result = "ELECTION_NOT_NEEDED"
+			result = ErrElectionNotNeeded
 		} else if !e.electOffline(p, true) {
-			result = "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+			result = ErrEligibleLeadersNotAvailable
 		} else {
 			e.queueLeaderAndIsr(p)
 		}
@@ -178,7 +178,7 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 	}
 	e.flushLeaderAndIsr()
 	if result != ErrNone {
-		e.emit(Event{Type: EvElectFailed, Topic: p.topic, Partition: Some(p.index), Name: result,
+		e.emit(Event{Type: EvElectFailed, Topic: p.topic, Partition: Some(p.index), Name: result.String(),
 			Text: fmt.Sprintf("election for %s not done: %s", p.name(), result)})
 	}
 }

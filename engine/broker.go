@@ -26,12 +26,12 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.fetchers = nil
 	b.checkpointing = false
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.resetMemory()
 		r.log.Recover(r.hwCheckpoint)
 		r.unflushed = r.log.UnflushedCount()
 	}
-	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
+	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
 		e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id),
 			Text: fmt.Sprintf("broker %d started from its disk state", b.id)})
@@ -63,7 +63,7 @@ func (e *Engine) disconnect(b int32) {
 	}
 	s.connected = false
 	s.gen++
-	e.agenda.push(item{at: e.now + e.cfg.ZookeeperSessionTimeoutMs, kind: itSessionExpire, broker: b, gen: s.gen})
+	e.schedule(sessionExpire{b, s.gen}.due(e.now + e.cfg.ZookeeperSessionTimeoutMs))
 }
 
 func (e *Engine) sessionExpire(b int32, gen uint64) {
@@ -137,14 +137,14 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: cause,
 		Text: fmt.Sprintf("broker %d is down (%s)", b.id, cause)})
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.watchers = nil
 		r.produces = nil
 		if loseUnflushed {
 			oldLEO := r.log.LogEndOffset()
 			if lost := r.log.LosePageCache(); len(lost) > 0 {
 				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
-				e.checkLeaderLog(r.p, b.id, r.log.LogEndOffset())
+				e.noteLogCut(r, r.log.LogEndOffset())
 			}
 			r.unflushed = 0
 		}
@@ -185,7 +185,7 @@ func (e *Engine) beginShutdown(b *broker) {
 func (e *Engine) askControlledShutdown(b *broker) {
 	b.shutdownAttempts++
 	if e.ctrlUsable() && e.ctrl.broker == b.id {
-		e.controlledShutdownAnswered(b, "", e.controlledShutdown(b.id))
+		e.controlledShutdownAnswered(b, ErrNone, e.controlledShutdown(b.id))
 		return
 	}
 	if !e.ctrl.active {
@@ -205,11 +205,11 @@ func (e *Engine) handleControlledShutdownResponse(b *broker, m *Message) {
 // controlled.shutdown.max.retries attempts with controlled.shutdown.retry.backoff.ms between them
 // (KafkaServer.controlledShutdown): a partition without another ISR member stays led by it until
 // then, and the broker stops anyway.
-func (e *Engine) controlledShutdownAnswered(b *broker, errName string, remaining []TP) {
+func (e *Engine) controlledShutdownAnswered(b *broker, err KafkaError, remaining []TP) {
 	if b.state != brokerShuttingDown {
 		return
 	}
-	if errName == "" && len(remaining) == 0 {
+	if err == ErrNone && len(remaining) == 0 {
 		e.finishShutdown(b)
 		return
 	}
@@ -220,12 +220,12 @@ func (e *Engine) controlledShutdownAnswered(b *broker, errName string, remaining
 		return
 	}
 	why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", len(remaining))
-	if errName != "" {
-		why = errName
+	if err != ErrNone {
+		why = err.String()
 	}
 	e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retry",
 		Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", b.id, b.shutdownAttempts, why, e.cfg.ControlledShutdownRetryBackoffMs)})
-	e.schedule(e.now+max(1, e.cfg.ControlledShutdownRetryBackoffMs), itShutdownRetry, b.id, 0)
+	e.schedule(shutdownRetry{e.timer(b)}.due(e.now + max(1, e.cfg.ControlledShutdownRetryBackoffMs)))
 }
 
 func (e *Engine) shutdownRetry(b *broker) {
@@ -241,7 +241,7 @@ func (e *Engine) finishShutdown(b *broker) {
 		return
 	}
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.log.Flush()
 		r.unflushed = 0
 	}
@@ -249,7 +249,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	b.state = brokerDead
 	b.fetchers = nil
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.watchers = nil
 		r.produces = nil
 	}
@@ -327,7 +327,7 @@ func (e *Engine) failDisk(b *broker) {
 	b.diskFailed = true
 	var pids []int32
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		r.offline = true
 		pids = append(pids, pid)
 		e.completeDelayedProduces(r)

@@ -138,8 +138,8 @@ func (e *Engine) pumpChannel(b int32) {
 }
 
 // handleLeaderAndIsrResponse takes the answered request off its queue and sends the next.
-func (e *Engine) handleLeaderAndIsrResponse(b *broker, m *Message) {
-	req := m.req.LeaderAndIsr
+func (e *Engine) handleLeaderAndIsrResponse(b *broker, m, sent *Message) {
+	req := sent.LeaderAndIsr
 	if !e.ctrl.active || e.ctrl.broker != b.id || req.ControllerEpoch != e.ctrl.epoch || e.ctrl.channels == nil {
 		return
 	}
@@ -160,11 +160,11 @@ func (e *Engine) controllerRequestFailed(req *Message) {
 		return
 	}
 	e.ctrl.channels[req.To].inflight = 0
-	e.agenda.push(item{at: e.now + controllerRetryMs, kind: itControllerRetry, broker: req.To, gen: uint64(e.ctrl.epoch)})
+	e.schedule(controllerRetry{req.To, e.ctrl.epoch}.due(e.now + controllerRetryMs))
 }
 
-func (e *Engine) controllerRetry(b int32, epoch uint64) {
-	if uint64(e.ctrl.epoch) != epoch || e.ctrl.channels == nil {
+func (e *Engine) controllerRetry(b int32, epoch int32) {
+	if e.ctrl.epoch != epoch || e.ctrl.channels == nil {
 		return
 	}
 	e.pumpChannel(b)
@@ -186,26 +186,23 @@ func (e *Engine) writePartition(p *partition, leader int32, isr []int32, bumpLea
 		wasOffline = e.ctrl.partitionOffline[p.pid]
 		e.ctrl.partitionOffline[p.pid] = leader < 0
 	}
-	if p.leaderEpoch < oldEpoch {
-		e.violate(p, "epoch-regression", nil, nil, fmt.Sprintf("the leader epoch of %s went down from %d to %d", p.name(), oldEpoch, p.leaderEpoch))
-	}
+	e.notePartitionWritten(p, oldEpoch)
 	elected := oldLeader != leader || (wasOffline && leader >= 0)
 	if elected {
-		e.tally.leaderChanges++
 		e.emit(Event{Type: EvLeaderChange, Topic: p.topic, Partition: Some(p.index), From: Some(int64(oldLeader)),
 			To: Some(int64(leader)), Epoch: Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
 			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", p.name(), leaderName(oldLeader), leaderName(leader), p.leaderEpoch, why)})
 	}
 	if !slices.Equal(oldISR, p.isr) {
-		e.countISRChange(oldISR, p.isr)
+		e.noteISRChanged(p, oldISR)
 		e.emit(Event{Type: EvISRChange, Topic: p.topic, Partition: Some(p.index), OldISR: oldISR, ISR: p.isr,
 			Epoch: Some(int64(p.leaderEpoch)), Reason: why,
 			Text: fmt.Sprintf("controller: %s ISR %v → %v (%s)", p.name(), oldISR, p.isr, why)})
 	}
 	if elected {
 		// A new leader, or an offline partition's recorded leader elected again (before 2.3 a dead
-		// leader can stay recorded while its partition is offline): its log is now what clients see.
-		e.checkLeaderLog(p, -1, 0)
+		// leader can stay recorded while its partition is offline).
+		e.noteElected(p)
 	}
 }
 
@@ -419,68 +416,10 @@ func (e *Engine) controllerFailover(c int32) {
 	e.scheduleAutoRebalance(firstRebalanceDelayMs)
 }
 
-// preferredElection makes the head of the assignment leader if it is usable and in the ISR.
-func (e *Engine) preferredElection(p *partition, why string) string {
-	pref := p.assignment[0]
-	switch {
-	case p.leader == pref:
-		return "ELECTION_NOT_NEEDED"
-	case !e.replicaUsable(p.pid, pref) || !slices.Contains(p.isr, pref):
-		return "PREFERRED_LEADER_NOT_AVAILABLE"
-	}
-	e.writePartition(p, pref, p.isr, true, why)
-	e.queueLeaderAndIsr(p)
-	return ErrNone
-}
-
-// firstRebalanceDelayMs is when a new controller first checks leader imbalance: 5 s after it took
-// over, in every era (scheduleAutoLeaderRebalanceTask(delay = 5, unit = TimeUnit.SECONDS) from 1.1;
-// the scheduler's initial delay of 5 s before), then every leader.imbalance.check.interval.seconds.
-const firstRebalanceDelayMs = 5000
-
-// scheduleAutoRebalance arms the current controller's next leader-imbalance check, delayMs from now.
-func (e *Engine) scheduleAutoRebalance(delayMs int64) {
-	if !e.cfg.AutoLeaderRebalanceEnable || !e.ctrl.active {
-		return
-	}
-	e.agenda.push(item{at: e.now + delayMs, kind: itAutoRebalance, gen: uint64(e.ctrl.epoch)})
-}
-
-// autoRebalance is checkAndTriggerAutoLeaderRebalance: a broker whose share of partitions led by
-// someone else exceeds leader.imbalance.per.broker.percentage gets its preferred leaderships back.
-func (e *Engine) autoRebalance(epoch uint64) {
-	if uint64(e.ctrl.epoch) != epoch || !e.cfg.AutoLeaderRebalanceEnable {
-		return
-	}
-	if e.ctrlUsable() {
-		preferred := make([]int, len(e.brokers))
-		notLed := make([]int, len(e.brokers))
-		for _, p := range e.partitions {
-			pref := p.assignment[0]
-			preferred[pref]++
-			if p.leader != pref {
-				notLed[pref]++
-			}
-		}
-		for b := range e.brokers {
-			if preferred[b] == 0 || int64(notLed[b])*100 <= e.cfg.LeaderImbalancePerBrokerPct*int64(preferred[b]) {
-				continue
-			}
-			for _, p := range e.partitions {
-				if p.assignment[0] == int32(b) && p.leader != int32(b) {
-					e.preferredElection(p, "auto leader rebalance: preferred replica election")
-				}
-			}
-		}
-		e.flushLeaderAndIsr()
-	}
-	e.scheduleAutoRebalance(e.cfg.LeaderImbalanceCheckIntervalS * 1000)
-}
-
 // handleAlterPartition is the controller's AlterPartition (AlterIsr) handling in ZooKeeper mode.
 func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 	req := m.AlterPartition
-	p := e.partitions[req.TP.pid]
+	p := e.partitions[e.pidOf(req.TP)]
 	resp := &AlterPartitionResponse{TP: req.TP, Leader: -1, LeaderEpoch: -1, PartitionEpoch: -1}
 	alreadyDone := false
 	switch {
@@ -521,10 +460,10 @@ func (e *Engine) handleAlterPartition(b *broker, m *Message) {
 		}
 		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
 	} else {
-		e.emit(Event{Type: MsgAlterPartition + "-rejected", Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error,
+		e.emit(Event{Type: EvAlterPartitionRejected, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Name: resp.Error.String(),
 			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", p.name(), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
 	}
-	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, AlterPartitionResponse: resp})
+	e.send(&Message{Type: MsgAlterPartitionResponse, From: b.id, To: m.From, ReplyTo: m.ID, AlterPartitionResponse: resp})
 }
 
 // handleControlledShutdown moves leadership off a broker that asks to stop (ControlledShutdown).
@@ -540,7 +479,7 @@ func (e *Engine) handleControlledShutdown(b *broker, m *Message) {
 	} else {
 		resp.Remaining = e.controlledShutdown(req.BrokerID)
 	}
-	e.send(&Message{Type: MsgControlledShutdownResp, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ControlledShutdownResp: resp})
+	e.send(&Message{Type: MsgControlledShutdownResp, From: b.id, To: m.From, ReplyTo: m.ID, ControlledShutdownResp: resp})
 }
 
 // controlledShutdown is KafkaController.doControlledShutdown: for partitions the broker leads,

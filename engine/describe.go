@@ -38,7 +38,7 @@ func describeMessage(m *Message) string {
 	case m.OffsetsForEpochResp != nil:
 		parts := make([]string, len(m.OffsetsForEpochResp.Partitions))
 		for i, p := range m.OffsetsForEpochResp.Partitions {
-			if p.Error != "" {
+			if p.Error != ErrNone {
 				parts[i] = fmt.Sprintf("%s-%d %s", p.Topic, p.Partition, p.Error)
 			} else {
 				parts[i] = fmt.Sprintf("%s-%d (epoch %d, end offset %d)", p.Topic, p.Partition, p.LeaderEpoch, p.EndOffset)
@@ -49,8 +49,8 @@ func describeMessage(m *Message) string {
 		return head + fmt.Sprintf("ListOffsets %s-%d", m.ListOffsets.TP.Topic, m.ListOffsets.TP.Partition)
 	case m.ListOffsetsResponse != nil:
 		r := m.ListOffsetsResponse
-		if r.Error != "" {
-			return head + "ListOffsets answer " + r.Error
+		if r.Error != ErrNone {
+			return head + "ListOffsets answer " + r.Error.String()
 		}
 		return head + fmt.Sprintf("ListOffsets answer: log %d..%d", r.LogStartOffset, r.LogEndOffset)
 	case m.LeaderAndIsr != nil:
@@ -66,8 +66,8 @@ func describeMessage(m *Message) string {
 		return head + fmt.Sprintf("LeaderAndIsr (controller epoch %d) ", l.ControllerEpoch) + strings.Join(parts, "; ")
 	case m.LeaderAndIsrResponse != nil:
 		r := m.LeaderAndIsrResponse
-		if r.Error != "" {
-			return head + "LeaderAndIsr answer " + r.Error
+		if r.Error != ErrNone {
+			return head + "LeaderAndIsr answer " + r.Error.String()
 		}
 		return head + "LeaderAndIsr answer"
 	case m.StopReplica != nil:
@@ -77,8 +77,8 @@ func describeMessage(m *Message) string {
 		return head + fmt.Sprintf("AlterPartition %s-%d ISR %v (leader epoch %d, partition epoch %d)", a.TP.Topic, a.TP.Partition, a.NewISR, a.LeaderEpoch, a.PartitionEpoch)
 	case m.AlterPartitionResponse != nil:
 		a := m.AlterPartitionResponse
-		if a.Error != "" {
-			return head + "AlterPartition answer " + a.Error
+		if a.Error != ErrNone {
+			return head + "AlterPartition answer " + a.Error.String()
 		}
 		return head + fmt.Sprintf("AlterPartition answer: ISR %v, partition epoch %d", a.ISR, a.PartitionEpoch)
 	case m.ControlledShutdown != nil:
@@ -90,8 +90,8 @@ func describeMessage(m *Message) string {
 		return head + fmt.Sprintf("Produce %d records to %s-%d (acks=%s)", len(p.RecordIDs), p.TP.Topic, p.TP.Partition, acksName(p.Acks))
 	case m.ProduceResponse != nil:
 		p := m.ProduceResponse
-		if p.Error != "" {
-			return head + "Produce answer " + p.Error
+		if p.Error != ErrNone {
+			return head + "Produce answer " + p.Error.String()
 		}
 		return head + fmt.Sprintf("Produce answer: base offset %d", p.BaseOffset)
 	}

@@ -43,18 +43,24 @@ type Engine struct {
 	events     []Event
 	eventCount uint64
 	processed  uint64
-	violations []Violation
-	// tally holds the overview's run-wide counters (overview.go).
-	tally tallies
+	// The observers (observe.go): the invariant checker and the overview's run-wide counters.
+	check     checker
+	tally     tallies
+	observers []observer
+	// out holds the running agenda item's sends, timers and events (outbox.go).
+	out outbox
+	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
+	metadata metadataAtOnce
+	zk       zookeeperAtOnce
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
 type unsafeRules struct {
 	// committedISROnly: the HW waits only on the committed ISR, not on a replica being added or a
-	// caught-up eligible follower (before KIP-497's maximal ISR; spec §6.6).
+	// caught-up eligible follower (before KIP-497's maximal ISR).
 	committedISROnly bool
 	// noEpochStartRule: a follower may join the ISR before reaching the current leader epoch's
-	// start offset (before KAFKA-7128; spec §6.7).
+	// start offset (before KAFKA-7128).
 	noEpochStartRule bool
 }
 
@@ -83,6 +89,9 @@ func New(sc *Scenario) (*Engine, error) {
 		pending: map[uint64]*Message{},
 		trace:   true,
 	}
+	e.check.e = e
+	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
+	e.observers = []observer{&e.check, &e.tally}
 	e.net.init(sc.Brokers)
 	e.buildTopics(sc)
 	e.start()
@@ -142,6 +151,17 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
 			}
 			e.partitions = append(e.partitions, p)
+		}
+	}
+	e.clients.parts = make([]clientPartition, len(e.partitions))
+	for b, br := range e.brokers {
+		br.replicas = arenas[b]
+		br.slot = make([]int32, len(e.partitions))
+		for i := range br.slot {
+			br.slot[i] = -1
+		}
+		for i, pid := range br.hosted {
+			br.slot[pid] = int32(i)
 		}
 	}
 }
@@ -239,17 +259,24 @@ func (e *Engine) processNext() {
 	it := e.agenda.pop()
 	e.now = it.at
 	e.processed++
-	e.handle(it)
+	e.out.active = true
+	e.handle(&it)
+	e.drainOutbox()
 }
 
 // emit records a trace event (when tracing) and counts it either way.
 func (e *Engine) emit(ev Event) {
 	e.eventCount++
-	e.noteRemoval(&ev) // causes.go: with or without the trace
+	e.check.heard(&ev) // causes.go: with or without the trace
 	if !e.trace {
 		return
 	}
 	ev.T = e.now
+	if e.out.active {
+		e.out.events = append(e.out.events, ev)
+		e.out.effs = append(e.out.effs, effect{kind: effEvent, ev: int32(len(e.out.events) - 1)})
+		return
+	}
 	e.events = append(e.events, ev)
 }
 
@@ -266,53 +293,53 @@ func (e *Engine) tracing() bool {
 // or a zero setting would loop forever at one instant.
 func (e *Engine) retryBackoff() int64 { return max(1, e.cfg.RetryBackoffMs) }
 
-// schedule adds a timer for broker b's current incarnation.
-func (e *Engine) schedule(at int64, kind itemKind, b int32, id int64) {
-	var gen uint64
-	if b >= 0 {
-		gen = e.brokers[b].incarnation
-	}
-	e.agenda.push(item{at: at, kind: kind, broker: b, gen: gen, id: id})
-}
+// timer is the owner of a timer set now by broker b: b and its current incarnation.
+func (e *Engine) timer(b *broker) brokerTimer { return brokerTimer{b.id, b.incarnation} }
 
-func (e *Engine) handle(it item) {
+// handle runs one agenda item.
+func (e *Engine) handle(it *item) {
 	switch it.kind {
 	case itDeliver:
-		e.deliver(it.msg, it.gen)
+		p := it.deliverMsg()
+		e.deliver(p.msg, p.incarnation)
 		return
 	case itRequestFailed:
-		e.requestFailed(it.msg, it.id != 0)
+		p := it.requestFailed()
+		e.requestFailed(p.req, p.timedOut)
 		return
 	case itProducerRetry:
-		e.producerRetry(it.id)
+		e.producerRetry(it.producerRetry().op)
 		return
 	case itAutoRebalance:
-		e.autoRebalance(it.gen)
+		e.autoRebalance(it.autoRebalance().controllerEpoch)
 		return
 	case itSessionExpire:
-		e.sessionExpire(it.broker, it.gen)
+		p := it.sessionExpire()
+		e.sessionExpire(p.broker, p.gen)
 		return
 	case itControllerRetry:
-		e.controllerRetry(it.broker, it.gen)
+		p := it.controllerRetry()
+		e.controllerRetry(p.broker, p.controllerEpoch)
 		return
 	}
-	b := e.brokers[it.broker]
-	if b.state == brokerDead || b.incarnation != it.gen {
+	t := it.timer()
+	b := e.brokers[t.broker]
+	if b.state == brokerDead || b.incarnation != t.incarnation {
 		return // a timer of a former incarnation
 	}
 	switch it.kind {
 	case itFetcherWake:
-		e.fetcherWake(b, it.id)
+		e.fetcherWake(b, it.fetcherWake().fetcher)
 	case itDelayedFetchDone:
-		e.delayedFetchExpired(b, it.fetch)
+		e.delayedFetchExpired(b, it.delayedFetchDone().fetch)
 	case itDelayedProduceDone:
-		e.delayedProduceExpired(b, it.produce)
+		e.delayedProduceExpired(b, it.delayedProduceDone().produce)
 	case itIsrShrinkTask:
 		e.isrShrinkTask(b)
 	case itCheckpointTask:
 		e.checkpointTask(b)
 	case itResend:
-		e.resendAlterPartition(b, int32(it.id))
+		e.resendAlterPartition(b, it.alterPartitionResend().pid)
 	case itShutdownRetry:
 		e.shutdownRetry(b)
 	}
@@ -331,6 +358,35 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
+// pidOf is the dense index of the partition tp names, or -1 if there is none.
+func (e *Engine) pidOf(tp TP) int32 {
+	for _, t := range e.topics {
+		if t.name == tp.Topic {
+			if tp.Partition < 0 || tp.Partition >= t.count {
+				return -1
+			}
+			return t.first + tp.Partition
+		}
+	}
+	return -1
+}
+
+// localReplica is broker b's replica of the partition tp names, or nil.
+func (e *Engine) localReplica(b int32, tp TP) *replica {
+	return e.brokers[b].replicaOf(e.pidOf(tp))
+}
+
+// replicaOf is the broker's replica of partition pid, or nil.
+func (b *broker) replicaOf(pid int32) *replica {
+	if pid < 0 {
+		return nil
+	}
+	if i := b.slot[pid]; i >= 0 {
+		return &b.replicas[i]
+	}
+	return nil
+}
+
 // replicaOn returns broker b's replica of p, or nil if b hosts none.
 func (p *partition) replicaOn(b int32) *replica {
 	for i, h := range p.hosts {
@@ -341,7 +397,7 @@ func (p *partition) replicaOn(b int32) *replica {
 	return nil
 }
 
-func (p *partition) tp() TP { return TP{pid: p.pid, Topic: p.topic, Partition: p.index} }
+func (p *partition) tp() TP { return TP{Topic: p.topic, Partition: p.index} }
 
 func (p *partition) name() string { return fmt.Sprintf("%s-%d", p.topic, p.index) }
 

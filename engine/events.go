@@ -62,6 +62,21 @@ const (
 	EvZKRegister    = "zk-register"
 	EvShutdown      = "shutdown"
 	EvElectFailed   = "election-failed"
+	// EvAlterPartitionRejected is the controller's refusal of a leader's AlterPartition.
+	EvAlterPartitionRejected = "alter-partition-rejected"
 	// EvCaption is a `caption` step: a line of the guided tour, in the trace with its text.
 	EvCaption = "caption"
 )
+
+// EventTypes is the table of every event type: the message types and the types above.
+var EventTypes = []string{
+	MsgFetch, MsgFetchResponse, MsgOffsetsForEpoch, MsgOffsetsForEpochResponse, MsgListOffsets,
+	MsgListOffsetsResponse, MsgLeaderAndIsr, MsgLeaderAndIsrResponse, MsgStopReplica,
+	MsgAlterPartition, MsgAlterPartitionResponse, MsgControlledShutdown, MsgControlledShutdownResp,
+	MsgProduce, MsgProduceResponse,
+	EvTruncate, EvHighWatermark, EvISRChange, EvLeaderChange, EvBrokerDown, EvBrokerUp,
+	EvViolation, EvDropped, EvHeld, EvReleased, EvAppend, EvRole, EvFetcher, EvController,
+	EvCheckpoint, EvProduceResult, EvConsumeResult, EvLogDirFailure, EvIsolate, EvHeal, EvLink,
+	EvConfig, EvISRPending, EvFailed, EvZKSession, EvZKRegister, EvShutdown, EvElectFailed,
+	EvAlterPartitionRejected, EvCaption,
+}

@@ -22,10 +22,19 @@ type fetchState struct {
 	inSession   bool
 	fetchOffset int64
 	delayUntil  int64 // backoff deadline
-	// r and lr cache this broker's and the leader's replica, tp the partition's name (lookups,
-	// not state).
-	r, lr *replica
-	tp    TP
+	// r caches this broker's replica, tp the partition's name (lookups, not state).
+	r  *replica
+	tp TP
+}
+
+// sentPartition is what a fetcher thread remembers of a partition in its request in flight
+// (Kafka's fetcher keeps its request's partition data): the answer is applied only if the
+// partition's state is still the one the request was built from.
+type sentPartition struct {
+	pid         int32
+	epoch       int32 // the follower's leader epoch when it sent (whatever the era puts on the wire)
+	fetchOffset int64
+	askedEpoch  int32 // OffsetsForLeaderEpoch: the epoch asked about
 }
 
 type fetcher struct {
@@ -33,8 +42,11 @@ type fetcher struct {
 	// parts is sorted by pid.
 	parts    []fetchState
 	inflight uint64 // the request in flight, 0 for none
-	wakeAt   int64  // the pending wake-up, -1 for none
-	lastSent int64  // when the last request left (-1: never)
+	// sent is the request in flight's partitions, in pid order; spare is a second buffer, so
+	// an answer's handler can read what was sent while it sends the next request.
+	sent, spare []sentPartition
+	wakeAt      int64 // the pending wake-up, -1 for none
+	lastSent    int64 // when the last request left (-1: never)
 }
 
 // javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
@@ -79,7 +91,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
-	st.r, st.lr, st.tp = p.replicaOn(b.id), p.replicaOn(leader), p.tp()
+	st.r, st.tp = b.replicaOf(p.pid), p.tp()
 	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
@@ -135,7 +147,7 @@ func (e *Engine) wakeFetcher(f *fetcher, at int64) {
 		return
 	}
 	f.wakeAt = at
-	e.schedule(at, itFetcherWake, f.owner, fetcherKey(f.leader, f.id))
+	e.schedule(fetcherWake{e.timer(e.brokers[f.owner]), fetcherKey(f.leader, f.id)}.due(at))
 }
 
 func (e *Engine) fetcherWake(b *broker, key int64) {
@@ -168,12 +180,13 @@ func (e *Engine) doWork(b *broker, f *fetcher) {
 // OffsetsForLeaderEpoch request (the thread then waits for the answer).
 func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 	var ask []OffsetsForEpochPartition
+	f.sent = f.sent[:0]
 	for i := range f.parts {
 		st := &f.parts[i]
 		if !st.truncating || st.delayUntil > e.now {
 			continue
 		}
-		r := e.partitions[st.pid].replicaOn(b.id)
+		r := b.replicaOf(st.pid)
 		latest := r.log.Cache().Latest()
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
@@ -183,7 +196,8 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 			continue
 		}
 		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.pid].tp(),
-			CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), LeaderEpoch: latest, epoch: st.epoch})
+			CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), LeaderEpoch: latest})
+		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset, askedEpoch: latest})
 	}
 	if len(ask) == 0 {
 		return false
@@ -198,6 +212,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 // maybeFetch sends one Fetch for every ready partition, or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	parts := make([]FetchPartition, 0, len(f.parts))
+	f.sent = f.sent[:0]
 	next := e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
 	for i := range f.parts {
 		st := &f.parts[i]
@@ -215,8 +230,8 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		}
 		parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset,
 			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
-			LastFetchedEpoch: lfe, epoch: st.epoch, lr: st.lr, hw: r.log.HighWatermark(), full: !st.inSession,
-			hosted: true})
+			LastFetchedEpoch: lfe, SessionFull: !st.inSession, SessionHighWatermark: r.log.HighWatermark()})
+		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
 	}
 	if len(parts) == 0 {
 		if len(f.parts) > 0 {
@@ -249,6 +264,25 @@ func (f *fetcher) state(pid int32) *fetchState {
 	return &f.parts[i]
 }
 
+// takeSent hands an answer's handler what its request carried; the fetcher's next request
+// records into the other buffer.
+func (f *fetcher) takeSent() sentPartitions {
+	s := f.sent
+	f.sent, f.spare = f.spare[:0], s
+	return s
+}
+
+type sentPartitions []sentPartition
+
+// of is the entry for pid, or nil.
+func (s sentPartitions) of(pid int32) *sentPartition {
+	i, found := slices.BinarySearchFunc(s, pid, func(s sentPartition, pid int32) int { return int(s.pid - pid) })
+	if !found {
+		return nil
+	}
+	return &s[i]
+}
+
 func (f *fetcher) remove(pid int32) {
 	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool { return s.pid == pid })
 }
@@ -263,13 +297,15 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		return
 	}
 	f.inflight = 0
+	sentParts := f.takeSent()
 	for _, d := range m.FetchResponse.Partitions {
-		st := f.state(d.pid)
-		if st == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != d.fetchOffset {
+		pid := e.pidOf(d.TP)
+		st, sent := f.state(pid), sentParts.of(pid)
+		if st == nil || sent == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != sent.fetchOffset {
 			continue // removed, moved or re-truncated meanwhile
 		}
 		st.inSession = true
-		e.processPartitionData(b, f, st, d, d.epoch)
+		e.processPartitionData(b, f, st, d, sent.epoch)
 	}
 	e.doWork(b, f)
 }
@@ -335,7 +371,8 @@ func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 	p := e.partitions[st.pid]
 	st.truncating = false
 	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
-		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), epoch: st.epoch}}
+		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch)}}
+	f.sent = append(f.sent[:0], sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
 	f.inflight, f.lastSent = m.ID, e.now
@@ -348,12 +385,13 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	resp := m.ListOffsetsResponse
-	st := f.state(resp.TP.pid)
-	if st != nil && st.epoch == resp.currentEpoch {
-		r := e.partitions[resp.TP.pid].replicaOn(b.id)
+	pid := e.pidOf(resp.TP)
+	st, sent := f.state(pid), f.takeSent().of(pid)
+	if st != nil && sent != nil && st.epoch == sent.epoch {
+		r := st.r
 		switch {
 		case resp.Error == ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, resp.currentEpoch)
+			e.fenced(b, f, st, sent.epoch)
 		case resp.Error != ErrNone:
 			e.backoff(st)
 		case resp.LogEndOffset < r.log.LogEndOffset():
@@ -381,23 +419,25 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 		return
 	}
 	f.inflight = 0
+	sentParts := f.takeSent()
 	for _, res := range m.OffsetsForEpochResp.Partitions {
-		st := f.state(res.pid)
-		if st == nil || !st.truncating || st.epoch != res.currentEpoch {
+		pid := e.pidOf(res.TP)
+		st, sent := f.state(pid), sentParts.of(pid)
+		if st == nil || sent == nil || !st.truncating || st.epoch != sent.epoch {
 			continue
 		}
-		r := e.partitions[res.pid].replicaOn(b.id)
+		r := st.r
 		switch res.Error {
 		case ErrNone:
 		case ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, res.currentEpoch)
+			e.fenced(b, f, st, sent.epoch)
 			continue
 		default:
 			e.backoff(st)
 			continue
 		}
 		t, done := truncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
-		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", res.askedEpoch, res.LeaderEpoch, res.EndOffset))
+		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		if done {
 			st.truncating = false

@@ -58,7 +58,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 	if req == nil {
 		return
 	}
-	e.agenda.push(item{at: max(e.now, req.Sent+e.timeoutFor(req)), kind: itRequestFailed, msg: req, id: 1})
+	e.schedule(requestFailed{req, true}.due(max(e.now, req.Sent+e.timeoutFor(req))))
 }
 
 // releaseHeld sends on what links that are up again held, link by link in broker order.
@@ -85,7 +85,6 @@ func (e *Engine) resend(h heldMsg) {
 	}
 	at := nextRetransmit(h.sent, e.now)
 	c := *m // a copy: the trace's send event keeps the message as it first left
-	c.resent = &h
 	c.Sent = at
 	c.Deliver = at + e.latency(m.From, m.To)
 	key := linkKey{m.From, m.To}
@@ -95,7 +94,8 @@ func (e *Engine) resend(h heldMsg) {
 	e.net.lastDeliver[key] = c.Deliver
 	e.emit(Event{Type: EvReleased, Message: &c,
 		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, nodeName(m.From), nodeName(m.To), at)})
-	e.agenda.push(item{at: c.Deliver, kind: itDeliver, msg: &c, gen: h.toGen})
+	e.net.resent[&c] = h
+	e.schedule(deliverMsg{&c, h.toGen}.due(c.Deliver))
 }
 
 // givenUp reports whether a held message must not be delivered: its request timed out (or was

@@ -26,7 +26,7 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	cutLink(t, e, 0, 2, true)
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`)
 	runFor(t, e, 10_000)
-	if got := e.partitions[0].acked; got != 0 {
+	if got := e.client(e.partitions[0]).acked; got != 0 {
 		t.Fatalf("acked %d during the cut; want 0 (acks=all waits for broker 2)", got)
 	}
 	cutLink(t, e, 0, 2, false)
@@ -39,8 +39,8 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	if !slices.Equal(p.isr, []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
 		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", p.isr, e.tally.isrShrinks)
 	}
-	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || p.acked != 2 {
-		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, p.acked)
+	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || e.client(p).acked != 2 {
+		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, e.client(p).acked)
 	}
 	held, released := 0, 0
 	for _, ev := range e.Drain() {

@@ -14,8 +14,8 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
-// mode: the broker is registered). Simplification: brokers learn of registrations at once.
-func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.sessions[b].registered }
+// mode: the broker is registered), through the metadataAtOnce shortcut.
+func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.metadata.registered(b) }
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
@@ -68,11 +68,11 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 	}
 	if !r.hwConfirmed {
 		r.hwConfirmed = true
-		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+		e.noteHWConfirmed(r)
 	}
 }
 
-// hwChanged records a HW move and checks the invariants it touches.
+// hwChanged records a HW move.
 func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r, old, role, -1) }
 
 // hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
@@ -90,12 +90,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 		ev.Text = text
 		e.emit(ev)
 	}
-	if now > old && r.hwConfirmed {
-		e.checkCommittedRange(r, old, now)
-	} else if r.isLeader() {
-		e.violate(p, "hw-regression", []int32{r.broker}, nil,
-			fmt.Sprintf("leader %d of %s lowered its high watermark from %d to %d in leader epoch %d", r.broker, p.name(), old, now, r.leaderEpoch))
-	}
+	e.noteHWMoved(r, old)
 }
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
@@ -112,7 +107,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		if !r.isLeader() || r.offline || r.pending.active {
 			continue
 		}
@@ -126,7 +121,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 			e.submitAlterPartition(r, false, out, sortedMinus(r.isr, out))
 		}
 	}
-	e.schedule(e.now+max(1, e.cfg.ReplicaLagTimeMaxMs/2), itIsrShrinkTask, b.id, 0)
+	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 }
 
 // submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller (before
@@ -150,10 +145,10 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 
 func (e *Engine) sendAlterPartition(r *replica) {
 	b := e.brokers[r.broker]
-	to := e.ctrl.broker
-	if !e.ctrl.active {
+	to := e.metadata.activeController()
+	if to < 0 {
 		// No controller: try again later.
-		e.schedule(e.now+e.retryBackoff(), itResend, r.broker, int64(r.p.pid))
+		e.schedule(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
@@ -164,7 +159,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 }
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
-	r := e.partitions[pid].replicaOn(b.id)
+	r := b.replicaOf(pid)
 	if r == nil || !r.isLeader() || !r.pending.active || r.pending.stuck || r.pending.msg != 0 {
 		return
 	}
@@ -172,18 +167,18 @@ func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 }
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	r := e.partitions[req.AlterPartition.TP.pid].replicaOn(b.id)
+	r := e.localReplica(b.id, req.AlterPartition.TP)
 	if r == nil || !r.pending.active || r.pending.msg != req.ID {
 		return
 	}
 	r.pending.msg = 0
-	e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
+	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
 // handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	resp := m.AlterPartitionResponse
-	r := e.partitions[resp.TP.pid].replicaOn(b.id)
+	r := e.localReplica(b.id, resp.TP)
 	if r == nil || !r.pending.active || r.pending.msg != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
@@ -205,7 +200,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 		r.pending.stuck = true // wait for new metadata
 	default:
 		r.pending.msg = 0
-		e.schedule(e.now+e.retryBackoff(), itResend, b.id, int64(r.p.pid))
+		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }
 

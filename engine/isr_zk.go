@@ -19,10 +19,10 @@ import (
 // writeIsrToZk is Partition.updateIsr for the eras before AlterIsr.
 func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p := r.p
-	s := e.sessions[r.broker]
-	if !s.registered || !s.connected || r.partitionEpoch != p.partitionEpoch {
+	connected := e.zk.canWrite(r.broker)
+	if !connected || r.partitionEpoch != p.partitionEpoch {
 		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, p.partitionEpoch)
-		if !s.registered || !s.connected {
+		if !connected {
 			why = "no ZooKeeper connection"
 		}
 		e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
@@ -35,7 +35,7 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p.partitionEpoch++
 	r.isr = slices.Clone(p.isr)
 	r.partitionEpoch = p.partitionEpoch
-	e.countISRChange(oldISR, p.isr)
+	e.noteISRChanged(p, oldISR)
 	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: oldISR,
 		ISR: p.isr, Epoch: Some(int64(p.leaderEpoch)), Reason: "leader " + verb,
 		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), oldISR, p.isr, p.partitionEpoch)})

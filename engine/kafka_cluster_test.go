@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Ports of Kafka's multi-broker tests, spec §9 T25–T28: integration and system tests, driven here
+// Ports of Kafka's multi-broker tests: integration and system tests, driven here
 // by scenario actions (produce, shutdown, kill, restart, consume) and simulated time, and checked
 // against the engine's state. Broker ids are 0..n-1 (Kafka's tests use 100/101 or 1/2).
 
@@ -54,8 +54,8 @@ func lastBatchEpoch(r *replica) int32 {
 func produceOp(e *Engine, n int) *ProduceOp { return e.clients.produces[n-1] }
 
 // TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow ports
-// EpochDrivenReplicationProtocolAcceptanceTest.shouldFollowLeaderEpochBasicWorkflow (spec §9
-// T25; ZooKeeper mode, read at 7c429f3^). Brokers 0 (leader) and 1, RF 2, acks=all. A bounce is a
+// EpochDrivenReplicationProtocolAcceptanceTest.shouldFollowLeaderEpochBasicWorkflow
+// (ZooKeeper mode, read at 7c429f3^). Brokers 0 (leader) and 1, RF 2, acks=all. A bounce is a
 // clean (controlled) shutdown and a start.
 func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
@@ -129,13 +129,13 @@ func consumeAll(t *testing.T, e *Engine, p *partition) []int64 {
 	apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
 	runFor(t, e, 10)
 	var ids []int64
-	for _, r := range p.consumed {
+	for _, r := range e.client(p).consumed {
 		ids = append(ids, r.ID)
 	}
 	return ids
 }
 
-// TestKafkaT26UncleanLeaderElection ports UncleanLeaderElectionTest (spec §9 T26, trace §6.4):
+// TestKafkaT26UncleanLeaderElection ports UncleanLeaderElectionTest:
 // testUncleanLeaderElectionEnabled and testUncleanLeaderElectionDisabled. Brokers 0 (leader) and
 // 1, RF 2, min.insync.replicas 1; "stop" is a clean shutdown as in the Kafka test.
 func TestKafkaT26UncleanLeaderElection(t *testing.T) {
@@ -204,7 +204,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 				t.Fatalf("with unclean election disabled: leader %d, ISR %v; want -1, [0]", p.leader, p.isr)
 			}
 			apply(t, e, `{"do":"config","set":{"delivery.timeout.ms":1000,"request.timeout.ms":1000}}`)
-			produce(3, ErrDeliveryTimeout)
+			produce(3, ErrDeliveryTimeout.String())
 			if got := consumeAll(t, e, p); len(got) != 0 {
 				t.Errorf("consumed %v while offline, want nothing", got)
 			}
@@ -225,7 +225,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 }
 
 // TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments ports
-// LogRecoveryTest.testHWCheckpointWithFailuresMultipleLogSegments (spec §9 T27): RF 2,
+// LogRecoveryTest.testHWCheckpointWithFailuresMultipleLogSegments: RF 2,
 // replica.lag.time.max.ms 5000, replica.fetch.wait.max.ms 1000, replica.fetch.min.bytes 20.
 // Kafka's server1 and server2 are brokers 0 and 1; the checkpoint file is hwCheckpoint.
 func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
@@ -279,7 +279,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 }
 
 // TestKafkaT28ReplicationWithBrokerFailure ports tests/kafkatest/tests/core/replication_test.py
-// test_replication_with_broker_failure (spec §9 T28) for its four failure modes: 3 brokers, 3
+// test_replication_with_broker_failure for its four failure modes: 3 brokers, 3
 // partitions, RF 3, min.insync.replicas 2, a background acks=all producer (one record per
 // partition every 50 ms) and a consumer. The leader of partition 0 is shut down once (clean or
 // hard), or bounced 5 times (clean, or hard with a wait for its ZooKeeper session to expire).
@@ -365,20 +365,20 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return p.leader >= 0 && p.nextRead >= p.replicaOn(p.leader).log.HighWatermark()
+					return p.leader >= 0 && e.client(p).nextRead >= p.replicaOn(p.leader).log.HighWatermark()
 				})
 				consumed := map[int64]bool{}
-				for _, r := range p.consumed {
+				for _, r := range e.client(p).consumed {
 					consumed[r.ID] = true
 				}
 				lost := 0
-				for _, r := range p.ackedAll {
+				for _, r := range e.client(p).ackedAll {
 					if !consumed[r.ID] {
 						lost++
 					}
 				}
-				if lost > 0 || len(p.ackedAll) < 50 {
-					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(p.ackedAll))
+				if lost > 0 || len(e.client(p).ackedAll) < 50 {
+					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(e.client(p).ackedAll))
 				}
 			}
 			if v := e.ViolationNames(); len(v) != 0 {

@@ -220,7 +220,7 @@ func TestKafkaControllerAlterPartitionNewerEpochNotController(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		leaderEpoch, pEpoch int32
-		want                string
+		want                KafkaError
 	}{
 		{"higher leader epoch", p.leaderEpoch + 1, p.partitionEpoch, ErrNotController},
 		{"higher partition epoch", p.leaderEpoch, p.partitionEpoch + 1, ErrNotController},
@@ -231,7 +231,7 @@ func TestKafkaControllerAlterPartitionNewerEpochNotController(t *testing.T) {
 			PartitionEpoch: tc.pEpoch, NewISR: []int32{0, 1}}}
 		e.Drain()
 		e.handleAlterPartition(e.brokers[0], req)
-		var got string
+		var got KafkaError
 		for _, ev := range e.Drain() {
 			if ev.Message != nil && ev.Message.AlterPartitionResponse != nil {
 				got = ev.Message.AlterPartitionResponse.Error

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Ports of Kafka's follower fetcher tests, spec §9 T4–T11: AbstractFetcherThreadTest (truncate-on-
+// Ports of Kafka's follower fetcher tests: AbstractFetcherThreadTest (truncate-on-
 // fetch mode, era "3.7"), its rerun AbstractFetcherThreadWithIbp26Test (OffsetsForLeaderEpoch mode,
 // era "2.1" here), and ReplicaFetcherThreadTest.
 //
@@ -13,7 +13,7 @@ import (
 //   - the mock leader returns one batch per fetch; the engine's leader returns everything up to
 //     replica.fetch.max.bytes. The ports assert the end states, not the number of rounds;
 //   - the mock leader's HW never moves. The engine's leader raises its HW when the follower
-//     catches up, so where the spec's end state has a HW below the leader's LEO a third replica
+//     catches up, so where Kafka's test's end state has a HW below the leader's LEO a third replica
 //     (broker 2, in the ISR, never fetching) pins the leader's HW ("pin");
 //   - one Kafka doWork (maybeTruncate, then maybeFetch) is doWorkOnce: the engine's thread loops
 //     by itself, so the agenda runs until that much has been answered.
@@ -64,7 +64,7 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 
 // start gives the partition to the follower's fetcher with the state a Kafka test passes to
 // addPartitions: Fetching at fetchOffset with lastFetchedEpoch in truncate-on-fetch mode,
-// Truncating otherwise (InitialFetchState, §3.1).
+// Truncating otherwise (InitialFetchState).
 func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int32) {
 	t.Helper()
 	st := fetchState{pid: s.p.pid, fetchOffset: fetchOffset, epoch: s.follower.leaderEpoch, lastFetchedEpoch: -1}
@@ -108,8 +108,8 @@ func (s *fetchSetup) check(t *testing.T, when string, logStart, leo, hw int64) {
 
 func (s *fetchSetup) truncations() []int64 { return truncations(s.e.events, 1, s.p) }
 
-// TestKafkaT4Truncation ports AbstractFetcherThreadTest.testTruncation in both modes (spec §9
-// T4). The follower walks back one epoch per round (KIP-279): to 2, to 1, then to 0.
+// TestKafkaT4Truncation ports AbstractFetcherThreadTest.testTruncation in both modes. The follower
+// walks back one epoch per round (KIP-279): to 2, to 1, then to 0.
 func TestKafkaT4Truncation(t *testing.T) {
 	for _, era := range []string{"3.7", "2.1"} {
 		t.Run(era, func(t *testing.T) {
@@ -136,8 +136,8 @@ func TestKafkaT4Truncation(t *testing.T) {
 	}
 }
 
-// TestKafkaT5DivergingEpochs ports AbstractFetcherThreadTest.testDivergingEpochs (spec §9 T5;
-// truncate-on-fetch mode only: divergingEpoch exists from IBP 2.7).
+// TestKafkaT5DivergingEpochs ports AbstractFetcherThreadTest.testDivergingEpochs
+// (truncate-on-fetch mode only: divergingEpoch exists from IBP 2.7).
 func TestKafkaT5DivergingEpochs(t *testing.T) {
 	s := newFetchSetup(t, fetchCase{era: "3.7",
 		leaderLog: "0/e0 1/e2 2/e5", leaderEpoch: 5, leaderHW: 2,
@@ -154,8 +154,8 @@ func TestKafkaT5DivergingEpochs(t *testing.T) {
 }
 
 // TestKafkaT6TruncateOnFetchDoesNotProcessPartitionData ports
-// AbstractFetcherThreadTest.testTruncateOnFetchDoesNotProcessPartitionData (spec §9 T6;
-// truncate-on-fetch mode: a divergingEpoch answer carries no records and its HW is not applied).
+// AbstractFetcherThreadTest.testTruncateOnFetchDoesNotProcessPartitionData
+// (truncate-on-fetch mode: a divergingEpoch answer carries no records and its HW is not applied).
 func TestKafkaT6TruncateOnFetchDoesNotProcessPartitionData(t *testing.T) {
 	s := newFetchSetup(t, fetchCase{era: "3.7",
 		leaderLog: "0/e0 1/e0 2/e2 3/e5 4/e5", leaderEpoch: 5, leaderHW: 4,
@@ -187,7 +187,7 @@ func failedOn(e *Engine, b int32, p *partition) bool {
 }
 
 // TestKafkaT7FencedFetch ports AbstractFetcherThreadTest.testFencedFetch and
-// testFencedTruncation in both modes (spec §9 T7).
+// testFencedTruncation in both modes.
 func TestKafkaT7FencedFetch(t *testing.T) {
 	for _, era := range []string{"3.7", "2.1"} {
 		t.Run("testFencedFetch/"+era, func(t *testing.T) {
@@ -218,7 +218,7 @@ func TestKafkaT7FencedFetch(t *testing.T) {
 }
 
 // TestKafkaT8UnknownLeaderEpochInTruncation ports
-// AbstractFetcherThreadWithIbp26Test.testUnknownLeaderEpochInTruncation (spec §9 T8), in
+// AbstractFetcherThreadWithIbp26Test.testUnknownLeaderEpochInTruncation, in
 // OffsetsForLeaderEpoch mode (era 2.1), where a partition can be Truncating.
 //
 // Adapted: Kafka's mock asks OffsetsForLeaderEpoch even for an empty log (its latestEpoch
@@ -247,7 +247,7 @@ func TestKafkaT8UnknownLeaderEpochInTruncation(t *testing.T) {
 }
 
 // TestKafkaT9FollowerFetchOutOfRangeHigh ports AbstractFetcherThreadTest.testFollowerFetchOutOfRangeHigh
-// in both modes (spec §9 T9).
+// in both modes.
 func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 	for _, era := range []string{"3.7", "2.1"} {
 		t.Run(era, func(t *testing.T) {
@@ -275,7 +275,7 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 }
 
 // TestKafkaT10FollowerFetchOutOfRangeLow ports AbstractFetcherThreadTest.testFollowerFetchOutOfRangeLow
-// in both modes (spec §9 T10). In truncate-on-fetch mode the first doWork only truncates on the
+// in both modes. In truncate-on-fetch mode the first doWork only truncates on the
 // diverging epoch; the second gets OFFSET_OUT_OF_RANGE, as in Kafka's test.
 func TestKafkaT10FollowerFetchOutOfRangeLow(t *testing.T) {
 	for _, era := range []string{"3.7", "2.1"} {
@@ -297,7 +297,7 @@ func TestKafkaT10FollowerFetchOutOfRangeLow(t *testing.T) {
 	}
 }
 
-// TestKafkaT11ReplicaFetcherThread ports three ReplicaFetcherThreadTest cases (spec §9 T11).
+// TestKafkaT11ReplicaFetcherThread ports three ReplicaFetcherThreadTest cases.
 func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 	// twoPartitions builds t-0 and t-1, both led by broker 0 at epoch 6 and followed by broker 1
 	// through one fetcher thread, with the given logs.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Ports of Kafka's leader-side Partition tests, spec §9 T12–T22 (PartitionTest.scala, and
+// Ports of Kafka's leader-side Partition tests, T12–T22 (PartitionTest.scala, and
 // IsrExpirationTest.scala for T17), with replica.lag.time.max.ms 30000 unless stated. Broker 0
 // leads t-0; "fetch at o" is PartitionTest.fetchFollower, here readPartition with a follower's
 // request; "maybeShrinkIsr" is the periodic isrShrinkTask; "complete" lets the AlterPartition
@@ -39,8 +39,8 @@ func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) 
 	}
 }
 
-// TestKafkaT12LastFetchedOffsetValidation ports PartitionTest.testLastFetchedOffsetValidation
-// (spec §9 T12): the leader's divergence and range checks on (lastFetchedEpoch, fetchOffset).
+// TestKafkaT12LastFetchedOffsetValidation ports PartitionTest.testLastFetchedOffsetValidation:
+// the leader's divergence and range checks on (lastFetchedEpoch, fetchOffset).
 func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
@@ -62,10 +62,10 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 			{2, 5, "diverge (0,2)"}, {0, 4, "diverge (0,2)"}, {6, 6, "diverge (4,13)"}, {5, 9, "diverge (4,13)"},
 			{10, 18, "diverge (10,17)"},
 			{0, 2, "ok"}, {7, 14, "ok"}, {9, 17, "ok"}, {10, 17, "ok"},
-			{11, 5, ErrOffsetOutOfRange},
+			{11, 5, ErrOffsetOutOfRange.String()},
 		}},
-		{5, []fetch{{2, 8, "diverge (2,5)"}, {0, 5, "ok"}, {3, 5, "ok"}, {0, 0, ErrOffsetOutOfRange}}},
-		{10, []fetch{{5, 6, ErrOffsetOutOfRange}, {3, 6, ErrOffsetOutOfRange}}},
+		{5, []fetch{{2, 8, "diverge (2,5)"}, {0, 5, "ok"}, {3, 5, "ok"}, {0, 0, ErrOffsetOutOfRange.String()}}},
+		{10, []fetch{{5, 6, ErrOffsetOutOfRange.String()}, {3, 6, ErrOffsetOutOfRange.String()}}},
 	}
 	for _, st := range steps {
 		if st.logStart > 0 {
@@ -76,7 +76,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 			got := "ok"
 			switch {
 			case d.Error != ErrNone:
-				got = d.Error
+				got = d.Error.String()
 			case d.DivergingEpoch != nil:
 				got = fmt.Sprintf("diverge (%d,%d)", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 			}
@@ -88,8 +88,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 	}
 }
 
-// TestKafkaT13MakeLeaderUpdatesEpochCache ports PartitionTest.testMakeLeaderUpdatesEpochCache
-// (spec §9 T13).
+// TestKafkaT13MakeLeaderUpdatesEpochCache ports PartitionTest.testMakeLeaderUpdatesEpochCache.
 func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
@@ -102,7 +101,7 @@ func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 
 // TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch ports
 // PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
-// (spec §9 T14, KAFKA-7128).
+// (KAFKA-7128).
 func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch(t *testing.T) {
 	e, p, r := leaderAtEpoch8WithFiveRecords(t)
 	if r.log.LogEndOffset() != 5 {
@@ -135,7 +134,7 @@ func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderE
 	}
 }
 
-// TestKafkaT15IsrExpansion ports PartitionTest.testIsrExpansion (spec §9 T15).
+// TestKafkaT15IsrExpansion ports PartitionTest.testIsrExpansion.
 func TestKafkaT15IsrExpansion(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
@@ -173,7 +172,7 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	}
 }
 
-// TestKafkaT16MaybeShrinkIsr ports PartitionTest.testMaybeShrinkIsr (spec §9 T16).
+// TestKafkaT16MaybeShrinkIsr ports PartitionTest.testMaybeShrinkIsr.
 func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 	r := p.replicaOn(0)
@@ -204,7 +203,7 @@ func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 }
 
 // TestKafkaT17ShouldNotShrinkIsr ports PartitionTest.testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp,
-// testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd and IsrExpirationTest's four cases (spec §9 T17).
+// testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd and IsrExpirationTest's four cases.
 func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	leader2 := func(t *testing.T, cfg map[string]string, records int) (*Engine, *partition, *replica) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, cfg)
@@ -285,7 +284,7 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	}
 }
 
-// TestKafkaT18UpdateFollowerFetchState ports PartitionTest.testUpdateFollowerFetchState (spec §9 T18).
+// TestKafkaT18UpdateFollowerFetchState ports PartitionTest.testUpdateFollowerFetchState.
 func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
@@ -310,7 +309,7 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 }
 
 // TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR ports
-// PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR (spec §9 T19; era 3.7,
+// PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR (era 3.7,
 // KAFKA-15583: the committed ISR, not the maximal one, gates the HW).
 func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"min.insync.replicas": "3"})
@@ -332,7 +331,7 @@ func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.
 }
 
 // TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower ports
-// PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower (spec §9 T20, KRaft),
+// PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower (KRaft),
 // adapted to ZooKeeper mode. In ZK mode Partition.isReplicaIsrEligible only asks whether the
 // broker is alive (registered in ZooKeeper); it does not look at controlled shutdown (the
 // controller keeps shutting-down brokers out of the ISR instead). So:
@@ -380,7 +379,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 }
 
 // TestKafkaT21MonotonicOffsetsAfterLeaderChange ports the HW and epoch-start parts of
-// PartitionTest.testMonotonicOffsetsAfterLeaderChange (spec §9 T21). Not ported: the
+// PartitionTest.testMonotonicOffsetsAfterLeaderChange. Not ported: the
 // ListOffsets answers (latest 5 without isolation, 2 READ_UNCOMMITTED, OFFSET_NOT_AVAILABLE while
 // HW < epoch start, earliest 0): the engine models no client ListOffsets (KIP-207). The port checks
 // the condition that answer depends on, epoch start 5 > HW 2.
@@ -410,7 +409,7 @@ func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
 }
 
 // TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped ports
-// PartitionTest.testDoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped (spec §9 T22).
+// PartitionTest.testDoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped.
 func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)

@@ -2,7 +2,7 @@ package engine
 
 import "testing"
 
-// Ports of Kafka's ReplicaManagerTest cases, spec §9 T23–T24. Broker 0 leads t-0 at leader epoch 0
+// Ports of Kafka's ReplicaManagerTest cases. Broker 0 leads t-0 at leader epoch 0
 // (the cluster's start state); requests travel over the simulated network (1 ms each way).
 
 // sendFollowerFetch sends a Fetch from follower to p's leader, as a fetcher would, and returns it.
@@ -11,7 +11,7 @@ func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, mi
 	m := &Message{Type: MsgFetch, From: follower, To: p.leader, Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
-			LastFetchedEpoch: r.log.Cache().Latest(), epoch: r.leaderEpoch, full: true}}}} // a sessionless (full) fetch
+			LastFetchedEpoch: r.log.Cache().Latest(), SessionFull: true}}}} // a sessionless (full) fetch
 	e.send(m)
 	return m
 }
@@ -27,7 +27,7 @@ func answerTo(e *Engine, m *Message) *Message {
 }
 
 // TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation ports
-// ReplicaManagerTest.testFollowerFetchWithDefaultSelectorNoForcedHwPropagation (spec §9 T23): the
+// ReplicaManagerTest.testFollowerFetchWithDefaultSelectorNoForcedHwPropagation: the
 // HW in a fetch answer is the leader's HW before that fetch counted.
 func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
@@ -61,7 +61,7 @@ func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testin
 }
 
 // TestKafkaT24ReplicaManager ports ReplicaManagerTest.testClearPurgatoryOnBecomingFollower and
-// testFetchBeyondHighWatermark (spec §9 T24).
+// testFetchBeyondHighWatermark.
 func TestKafkaT24ReplicaManager(t *testing.T) {
 	t.Run("testClearPurgatoryOnBecomingFollower", func(t *testing.T) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
@@ -89,7 +89,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 			t.Errorf("follower fetch at 1: error %q, %d records; want data", d.Error, len(d.Records))
 		}
 		req := &FetchRequest{ReplicaID: ClientNode, BrokerEpoch: -1}
-		d, _ = e.readPartition(e.brokers[0], req, FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
+		d, _ = e.readPartition(p.replicaOn(0), req, &FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
 		if d.Error != ErrNone || len(d.Records) != 0 {
 			t.Errorf("consumer fetch at 1 above HW %d: error %q, %d records; want empty, no error", r.log.HighWatermark(), d.Error, len(d.Records))
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
-// Shared builders for the ports of Kafka's own tests (spec §9, T4–T28): kafka_fetcher_test.go,
+// Shared builders for the ports of Kafka's own tests: kafka_fetcher_test.go,
 // kafka_partition_test.go, kafka_replicamanager_test.go and kafka_cluster_test.go.
 //
 // Unit-style ports build an engine from a tiny scenario, then quiesce it (no timers, no fetchers)
@@ -177,12 +177,11 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with
 // lastFetchedEpoch (-1 for none), in the leader's current epoch, at the current time.
 func followerFetch(e *Engine, p *partition, follower int32, offset int64, lastFetchedEpoch int32) FetchPartitionData {
-	b := e.brokers[p.leader]
 	r := p.replicaOn(p.leader)
 	req := &FetchRequest{ReplicaID: follower, BrokerEpoch: e.brokers[follower].brokerEpoch, MinBytes: 1}
 	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.leaderEpoch,
-		LastFetchedEpoch: lastFetchedEpoch, epoch: r.leaderEpoch}
-	d, _ := e.readPartition(b, req, fp, true)
+		LastFetchedEpoch: lastFetchedEpoch}
+	d, _ := e.readPartition(r, req, &fp, true)
 	return d
 }
 

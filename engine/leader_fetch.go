@@ -31,17 +31,17 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 	df := &delayedFetch{req: m}
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
-		if !consumer && e.unchangedForSession(b, req, fp) {
+		r := e.localReplica(b.id, fp.TP)
+		if !consumer && e.unchangedForSession(r, req, fp) {
 			// readPartition's answer would be quiet, hold no bytes, and update the follower's
 			// state with these values.
-			r := fp.lr
 			e.updateFollowerFetchState(r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, fp.FetchOffset, req.BrokerEpoch)
 			if !now {
 				r.watchers = addWatcher(r.watchers, df)
 			}
 			continue
 		}
-		d, n := e.readPartition(b, req, *fp, true)
+		d, n := e.readPartition(r, req, fp, true)
 		bytes += n
 		if d.Error != ErrNone || d.DivergingEpoch != nil {
 			now = true
@@ -50,10 +50,6 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 			kept = append(kept, d)
 		}
 		if !now {
-			r := fp.lr
-			if r == nil || r.broker != b.id {
-				r = e.partitions[fp.pid].replicaOn(b.id)
-			}
 			if r != nil {
 				r.watchers = addWatcher(r.watchers, df)
 			}
@@ -67,24 +63,20 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
 		return
 	}
-	e.agenda.push(item{at: e.now + req.MaxWaitMs, kind: itDelayedFetchDone, broker: b.id, gen: b.incarnation, fetch: df})
+	e.schedule(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
 }
 
 // sendFetchResponse sends the answer to fetch m; resp holds only what the session must hear.
 func (e *Engine) sendFetchResponse(b *broker, m *Message, resp *FetchResponse) {
-	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, FetchResponse: resp})
+	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: resp})
 }
 
-// readPartition reads one partition of a fetch and, for a follower's first read, updates what the
-// leader knows of the follower. It returns the data and the bytes it holds.
-func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, update bool) (FetchPartitionData, int64) {
-	p := e.partitions[fp.pid]
-	d := FetchPartitionData{TP: fp.TP, fetchOffset: fp.FetchOffset, epoch: fp.epoch, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
-	r := fp.lr
-	if r == nil || r.broker != b.id {
-		r = p.replicaOn(b.id)
-	}
-	if d.Error = e.checkLeaderFetch(b, r, &fp, req.ReplicaID); d.Error != ErrNone {
+// readPartition reads one partition of a fetch from r, the leader's replica of it (nil if it has
+// none), and, for a follower's first read, updates what the leader knows of the follower. It
+// returns the data and the bytes it holds.
+func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition, update bool) (FetchPartitionData, int64) {
+	d := FetchPartitionData{TP: fp.TP, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
+	if d.Error = e.checkLeaderRequest(r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
 		return d, 0
 	}
 	log := &r.log
@@ -126,7 +118,7 @@ func (e *Engine) readPartition(b *broker, req *FetchRequest, fp FetchPartition, 
 }
 
 // checkLeaderRequest is the epoch and leadership check every leader-bound request passes first.
-func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, replicaID int32) string {
+func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID int32) KafkaError {
 	switch {
 	case r == nil:
 		return ErrUnknownTopicOrPartition
@@ -140,7 +132,7 @@ func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, r
 		return ErrUnknownLeaderEpoch
 	case !r.isLeader():
 		return ErrNotLeaderOrFollower
-	case replicaID != ClientNode && !contains(r.p.hosts, replicaID):
+	case replicaID != ClientNode && r.remote(replicaID) == nil: // getReplicaOrException
 		if currentEpoch >= 0 {
 			return ErrUnknownLeaderEpoch
 		}
@@ -149,16 +141,7 @@ func (e *Engine) checkLeaderRequest(b *broker, r *replica, currentEpoch int32, r
 	return ErrNone
 }
 
-// checkLeaderFetch is checkLeaderRequest for one partition of a Fetch; a partition the sender is
-// known to host skips the assignment lookup (it would pass).
-func (e *Engine) checkLeaderFetch(b *broker, r *replica, fp *FetchPartition, replicaID int32) string {
-	if fp.hosted {
-		replicaID = ClientNode // the replica check is the only use of replicaID
-	}
-	return e.checkLeaderRequest(b, r, fp.CurrentLeaderEpoch, replicaID)
-}
-
-// updateFollowerFetchState is Replica.updateFetchState (§1.6 of the spec): a fetch at offset f
+// updateFollowerFetchState is Replica.updateFetchState: a fetch at offset f
 // while the leader's LEO is leo.
 func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStart, leo int64, brokerEpoch int64) {
 	rr := r.remote(follower)
@@ -226,7 +209,7 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	parts := req.Partitions
 	if r != nil {
 		pid := r.p.pid
-		i, found := slices.BinarySearchFunc(parts, pid, func(fp FetchPartition, pid int32) int { return cmp.Compare(fp.pid, pid) })
+		i, found := slices.BinarySearchFunc(parts, pid, func(fp FetchPartition, pid int32) int { return cmp.Compare(e.pidOf(fp.TP), pid) })
 		if found {
 			if now, n := e.fetchPartReady(b, &parts[i]); now || n >= req.MinBytes {
 				return true
@@ -250,10 +233,7 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 // fetchPartReady is one partition of canCompleteFetch: whether it completes the fetch at once,
 // else the bytes it has ready.
 func (e *Engine) fetchPartReady(b *broker, fp *FetchPartition) (bool, int64) {
-	r := fp.lr
-	if r == nil || r.broker != b.id {
-		r = e.partitions[fp.pid].replicaOn(b.id)
-	}
+	r := e.localReplica(b.id, fp.TP)
 	if r == nil || !r.isLeader() || r.offline {
 		return true, 0
 	}
@@ -282,10 +262,11 @@ func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
 	kept := []FetchPartitionData{}
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
-		if !consumer && e.unchangedForSession(b, req, fp) {
+		r := e.localReplica(b.id, fp.TP)
+		if !consumer && e.unchangedForSession(r, req, fp) {
 			continue // readPartition would answer nothing new, and the session would drop it
 		}
-		d, _ := e.readPartition(b, req, *fp, false)
+		d, _ := e.readPartition(r, req, fp, false)
 		if consumer || !quiet(fp, &d) {
 			kept = append(kept, d)
 		}
@@ -296,22 +277,18 @@ func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
 // unchangedForSession reports, cheaply, that a follower's partition would read as nothing new
 // (no records, error or divergence, the HW and log start it already has), so that quiet
 // drops it. It may answer false for such a partition; never true for another.
-func (e *Engine) unchangedForSession(b *broker, req *FetchRequest, fp *FetchPartition) bool {
-	if fp.full {
-		return false
-	}
-	r := fp.lr
-	if r == nil || r.broker != b.id {
+func (e *Engine) unchangedForSession(r *replica, req *FetchRequest, fp *FetchPartition) bool {
+	if fp.SessionFull || r == nil {
 		return false
 	}
 	log := &r.log
-	if log.LogEndOffset() != fp.FetchOffset || log.HighWatermark() != fp.hw || log.LogStartOffset() > fp.LogStartOffset {
+	if log.LogEndOffset() != fp.FetchOffset || log.HighWatermark() != fp.SessionHighWatermark || log.LogStartOffset() > fp.LogStartOffset {
 		return false
 	}
 	if fp.LastFetchedEpoch >= 0 && fp.LastFetchedEpoch != log.Cache().Latest() {
 		return false // EndOffsetFor decides; leave it to readPartition
 	}
-	return e.checkLeaderFetch(b, r, fp, req.ReplicaID) == ErrNone
+	return e.checkLeaderRequest(r, fp.CurrentLeaderEpoch, req.ReplicaID) == ErrNone
 }
 
 func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
@@ -326,25 +303,25 @@ func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) {
 	req := m.OffsetsForEpoch
 	resp := &OffsetsForEpochResponse{}
 	for _, q := range req.Partitions {
-		r := e.partitions[q.pid].replicaOn(b.id)
-		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1, askedEpoch: q.LeaderEpoch, currentEpoch: q.epoch}
-		if res.Error = e.checkLeaderRequest(b, r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
+		r := e.localReplica(b.id, q.TP)
+		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1}
+		if res.Error = e.checkLeaderRequest(r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
 			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(&r.log, q.LeaderEpoch)
 		}
 		resp.Partitions = append(resp.Partitions, res)
 	}
-	e.send(&Message{Type: MsgOffsetsForEpochResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, OffsetsForEpochResp: resp})
+	e.send(&Message{Type: MsgOffsetsForEpochResponse, From: b.id, To: m.From, ReplyTo: m.ID, OffsetsForEpochResp: resp})
 }
 
 // handleListOffsets answers a follower's OFFSET_OUT_OF_RANGE recovery.
 func (e *Engine) handleListOffsets(b *broker, m *Message) {
 	req := m.ListOffsets
-	r := e.partitions[req.TP.pid].replicaOn(b.id)
-	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1, currentEpoch: req.epoch}
-	if resp.Error = e.checkLeaderRequest(b, r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
+	r := e.localReplica(b.id, req.TP)
+	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1}
+	if resp.Error = e.checkLeaderRequest(r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
 		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
 	}
-	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, ListOffsetsResponse: resp})
+	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, ListOffsetsResponse: resp})
 }
 
 // quiet reports that answer d to fp has nothing the follower's fetch session must hear (KIP-227
@@ -352,13 +329,13 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 // divergence, or a HW or log start that differs from the follower's. Partitions with nothing new
 // are left out; the follower's state for them does not change either way.
 func quiet(fp *FetchPartition, d *FetchPartitionData) bool {
-	return !fp.full && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
-		d.HighWatermark == fp.hw && d.LogStartOffset <= fp.LogStartOffset
+	return !fp.SessionFull && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
+		d.HighWatermark == fp.SessionHighWatermark && d.LogStartOffset <= fp.LogStartOffset
 }
 
 func describeFetchPart(d FetchPartitionData) string {
 	switch {
-	case d.Error != "":
+	case d.Error != ErrNone:
 		return fmt.Sprintf("%s-%d %s", d.Topic, d.Partition, d.Error)
 	case d.DivergingEpoch != nil:
 		return fmt.Sprintf("%s-%d diverging epoch %d at %d", d.Topic, d.Partition, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)

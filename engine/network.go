@@ -30,11 +30,14 @@ type network struct {
 	lastDeliver map[linkKey]int64
 	// held are the messages waiting for a cut link, in order per link (held.go).
 	held map[linkKey][]heldMsg
+	// resent are the retransmitted copies on their way, with what was held (held.go).
+	resent map[*Message]heldMsg
 }
 
 func (n *network) init(brokers int) {
 	n.links = map[linkKey]linkState{}
 	n.lastDeliver = map[linkKey]int64{}
+	n.resent = map[*Message]heldMsg{}
 }
 
 // linkUp reports whether a message can pass from one node to another right now.
@@ -79,61 +82,80 @@ func (e *Engine) timeoutFor(m *Message) int64 {
 	return e.cfg.ReplicaSocketTimeoutMs
 }
 
-// send puts a message on the network, emits its event and tracks requests until answered.
+// send puts a message on the network, emits its event and tracks requests until answered. The
+// message has its id and is in flight at once; during an agenda item the network takes it when
+// the item's outbox is drained (outbox.go).
 func (e *Engine) send(m *Message) {
 	e.nextMsg++
 	m.ID = e.nextMsg
 	m.Sent = e.now
+	if isRequest(m.Type) {
+		e.pending[m.ID] = m
+	}
+	var gen uint64
+	if m.To != ClientNode {
+		gen = e.brokers[m.To].incarnation
+	}
+	up := e.linkUp(m.From, m.To)
+	if e.out.active {
+		e.out.effs = append(e.out.effs, effect{kind: effSend, msg: m, gen: gen, up: up})
+		return
+	}
+	e.transmit(m, gen, up)
+}
+
+// transmit is the network's part of a send: the delivery time (latency, jitter, the link's FIFO
+// order), the send's event, and the delivery on the agenda, or the message held on a cut link.
+func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	key := linkKey{m.From, m.To}
 	at := e.now + e.latency(m.From, m.To)
 	if last, ok := e.net.lastDeliver[key]; ok && last > at {
 		at = last
 	}
 	m.Deliver = at
-	if isRequest(m.Type) {
-		e.pending[m.ID] = m
-	}
-	if m.Type == MsgFetch || m.Type == MsgFetchResponse {
-		e.countTraffic(m)
-	}
+	e.noteSent(m)
 	if e.tracing() {
 		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
 	}
-	var gen uint64
-	if m.To != ClientNode {
-		gen = e.brokers[m.To].incarnation
-	}
-	if !e.linkUp(m.From, m.To) {
+	if !up {
 		e.hold(m, gen)
 		return
 	}
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.lastDeliver[key] = at
 	}
-	e.agenda.push(item{at: at, kind: itDeliver, msg: m, gen: gen})
+	e.schedule(deliverMsg{m, gen}.due(at))
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
 func (e *Engine) reset(req *Message) {
-	e.agenda.push(item{at: e.now + e.cfg.NetworkLatencyMs, kind: itRequestFailed, msg: req})
+	e.schedule(requestFailed{req, false}.due(e.now + e.cfg.NetworkLatencyMs))
 }
 
 // deliver hands an arriving message to its receiver.
 func (e *Engine) deliver(m *Message, gen uint64) {
 	if m.To == ClientNode {
-		if _, ok := e.pending[m.ReplyTo]; !ok {
+		req, ok := e.pending[m.ReplyTo]
+		if !ok {
 			return // the request already failed
 		}
 		delete(e.pending, m.ReplyTo)
-		e.clientReceive(m)
+		e.clientReceive(m, req)
 		return
 	}
 	b := e.brokers[m.To]
+	var h heldMsg
+	resent := false
+	if len(e.net.resent) > 0 {
+		if h, resent = e.net.resent[m]; resent {
+			delete(e.net.resent, m)
+		}
+	}
 	if !e.linkUp(m.From, m.To) {
 		e.hold(m, gen)
 		return
 	}
-	if m.resent != nil && e.givenUp(m, *m.resent) {
+	if resent && e.givenUp(m, h) {
 		return
 	}
 	if b.state == brokerDead || b.incarnation != gen {
@@ -144,8 +166,12 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		}
 		return
 	}
+	// req is the request a response answers: the requester's in-flight request with the
+	// response's correlation id.
+	var req *Message
 	if !isRequest(m.Type) {
-		if _, ok := e.pending[m.ReplyTo]; !ok {
+		var ok bool
+		if req, ok = e.pending[m.ReplyTo]; !ok {
 			return // the requester gave up, or restarted, meanwhile
 		}
 		delete(e.pending, m.ReplyTo)
@@ -166,7 +192,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	case MsgLeaderAndIsr:
 		e.handleLeaderAndIsr(b, m)
 	case MsgLeaderAndIsrResponse:
-		e.handleLeaderAndIsrResponse(b, m)
+		e.handleLeaderAndIsrResponse(b, m, req)
 	case MsgStopReplica:
 		e.handleStopReplica(b, m)
 	case MsgAlterPartition:

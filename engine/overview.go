@@ -11,6 +11,7 @@ import (
 
 // tallies are run-wide counters kept as the run goes (they survive nothing: a seek rebuilds them).
 type tallies struct {
+	ignores
 	isrShrinks    int64
 	isrExpands    int64
 	leaderChanges int64
@@ -36,39 +37,41 @@ type Traffic struct {
 
 // countISRChange tallies a committed ISR change as a shrink, an expand, or both (a replica out
 // and another in, as a controller write after a restart can do).
-func (e *Engine) countISRChange(old, isr []int32) {
+func (t *tallies) isrChanged(p *partition, old []int32) {
 	for _, b := range old {
-		if !slices.Contains(isr, b) {
-			e.tally.isrShrinks++
+		if !slices.Contains(p.isr, b) {
+			t.isrShrinks++
 			break
 		}
 	}
-	for _, b := range isr {
+	for _, b := range p.isr {
 		if !slices.Contains(old, b) {
-			e.tally.isrExpands++
+			t.isrExpands++
 			break
 		}
 	}
 }
 
-// countTraffic tallies a follower's Fetch and the leader's answer to it.
-func (e *Engine) countTraffic(m *Message) {
+func (t *tallies) elected(*partition) { t.leaderChanges++ }
+
+// sent tallies a follower's Fetch and the leader's answer to it.
+func (t *tallies) sent(m *Message) {
 	var key linkKey
 	switch {
 	case m.Fetch != nil && m.Fetch.ReplicaID >= 0:
 		key = linkKey{m.From, m.To}
-	case m.FetchResponse != nil && m.req != nil && m.req.Fetch.ReplicaID >= 0:
+	case m.FetchResponse != nil && m.To != ClientNode: // the answer to a follower
 		key = linkKey{m.To, m.From}
 	default:
 		return
 	}
-	if e.tally.flows == nil {
-		e.tally.flows = map[linkKey]*flow{}
+	if t.flows == nil {
+		t.flows = map[linkKey]*flow{}
 	}
-	f := e.tally.flows[key]
+	f := t.flows[key]
 	if f == nil {
 		f = &flow{}
-		e.tally.flows[key] = f
+		t.flows[key] = f
 	}
 	if m.Fetch != nil {
 		f.fetches++
@@ -142,7 +145,7 @@ func (e *Engine) Detail(brokers []int32, focus []TP) *Detail {
 
 // Partition reports whether a partition the engine named (in a message) is focused.
 func (d *Detail) Partition(tp TP) bool {
-	_, ok := slices.BinarySearch(d.pids, tp.pid)
+	_, ok := slices.BinarySearch(d.pids, d.e.pidOf(tp))
 	return ok
 }
 

@@ -54,7 +54,7 @@ func (e *Engine) pendingDeadlines(lod *Detail) []Pending {
 	shrinkAt := make([]int64, len(e.brokers)) // each broker's next ISR shrink check (0: none)
 	for i := range e.agenda.items {
 		it := &e.agenda.items[i]
-		if it.kind == itIsrShrinkTask && e.brokers[it.broker].incarnation == it.gen {
+		if it.kind == itIsrShrinkTask && e.brokers[it.broker].incarnation == it.timer().incarnation {
 			shrinkAt[it.broker] = it.at
 			continue
 		}
@@ -106,19 +106,19 @@ func optOr(o Opt[int32]) int32 {
 // pendingItem describes an agenda item a viewer cares about.
 func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 	live := func() bool {
-		return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.gen
+		return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.timer().incarnation
 	}
 	focusedBroker := func(b int32) bool { return lod == nil || lod.Broker(b) }
 	switch it.kind {
 	case itSessionExpire:
-		if s := e.sessions[it.broker]; s.gen != it.gen || s.connected || !s.registered {
+		if s := e.sessions[it.broker]; s.gen != it.sessionExpire().gen || s.connected || !s.registered {
 			return Pending{}, false
 		}
 		return Pending{At: it.at, Kind: PendZKSessionExpiry, Broker: Some(it.broker),
 			Text: fmt.Sprintf("ZooKeeper session of broker %d expires (zookeeper.session.timeout.ms = %d ms); then the controller acts",
 				it.broker, e.cfg.ZookeeperSessionTimeoutMs)}, true
 	case itAutoRebalance:
-		if !e.ctrl.active || uint64(e.ctrl.epoch) != it.gen || !e.cfg.AutoLeaderRebalanceEnable {
+		if !e.ctrl.active || e.ctrl.epoch != it.autoRebalance().controllerEpoch || !e.cfg.AutoLeaderRebalanceEnable {
 			return Pending{}, false
 		}
 		return Pending{At: it.at, Kind: PendLeaderRebalance, Broker: Some(e.ctrl.broker),
@@ -132,22 +132,24 @@ func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 			Text: fmt.Sprintf("broker %d writes its high watermarks to disk (replica.high.watermark.checkpoint.interval.ms = %d ms)",
 				it.broker, e.cfg.HighWatermarkCheckpointMs)}, true
 	case itDelayedFetchDone:
-		if it.fetch.done || !live() {
+		if it.delayedFetchDone().fetch.done || !live() {
 			return Pending{}, false
 		}
 		return e.parkedFetch(it, lod)
 	case itDelayedProduceDone:
-		if it.produce.done || !live() || (lod != nil && !lod.Message(it.produce.req)) {
+		dp := it.delayedProduceDone().produce
+		if dp.done || !live() || (lod != nil && !lod.Message(dp.req)) {
 			return Pending{}, false
 		}
-		m, dp := it.produce.req, it.produce
-		p := e.partitions[m.Produce.TP.pid]
+		m := dp.req
+		p := e.partitions[e.pidOf(m.Produce.TP)]
 		return Pending{At: it.at, Kind: PendProduceParked, Broker: Some(it.broker), Topic: p.topic, Partition: Some(p.index),
 			Text: fmt.Sprintf("acks=all produce %s to %s waits for high watermark %d, else times out (request.timeout.ms = %d ms)",
 				recordRange(m.Produce.RecordIDs), p.name(), dp.required, m.Produce.TimeoutMs)}, true
 	case itRequestFailed:
-		m := it.msg
-		if it.id != 1 || e.pending[m.ID] != m || (lod != nil && !lod.Message(m)) {
+		f := it.requestFailed()
+		m := f.req
+		if !f.timedOut || e.pending[m.ID] != m || (lod != nil && !lod.Message(m)) {
 			return Pending{}, false // only a held request's timeout (held.go); resets are immediate
 		}
 		setting := fmt.Sprintf("replica.socket.timeout.ms = %d ms", e.cfg.ReplicaSocketTimeoutMs)
@@ -157,7 +159,7 @@ func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 		return Pending{At: it.at, Kind: PendRequestTimeout, Broker: Some(m.From),
 			Text: fmt.Sprintf("%s's %s #%d to %s times out: the link is cut (%s)", nodeName(m.From), m.Type, m.ID, nodeName(m.To), setting)}, true
 	case itProducerRetry:
-		op := e.clients.produces[it.id-1]
+		op := e.clients.produces[it.producerRetry().op-1]
 		p := e.partitions[op.pid]
 		if op.Done || (lod != nil && !lod.Partition(p.tp())) {
 			return Pending{}, false
@@ -165,13 +167,13 @@ func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 		return Pending{At: it.at, Kind: PendRetry, Topic: p.topic, Partition: Some(p.index),
 			Text: fmt.Sprintf("producer sends %s to %s again (retry.backoff.ms = %d ms)", recordRange(op.RecordIDs), p.name(), e.cfg.RetryBackoffMs)}, true
 	case itControllerRetry:
-		if uint64(e.ctrl.epoch) != it.gen || e.ctrl.channels == nil {
+		if e.ctrl.epoch != it.controllerRetry().controllerEpoch || e.ctrl.channels == nil {
 			return Pending{}, false
 		}
 		return Pending{At: it.at, Kind: PendRetry, Broker: Some(it.broker),
 			Text: fmt.Sprintf("controller sends its LeaderAndIsr to broker %d again (it got no answer)", it.broker)}, true
 	case itResend:
-		p := e.partitions[it.id]
+		p := e.partitions[it.alterPartitionResend().pid]
 		r := p.replicaOn(it.broker)
 		if !live() || r == nil || !r.pending.active || (lod != nil && !lod.Partition(p.tp())) {
 			return Pending{}, false
@@ -184,7 +186,7 @@ func (e *Engine) pendingItem(it *item, lod *Detail) (Pending, bool) {
 
 // parkedFetch describes a Fetch parked in a leader's purgatory.
 func (e *Engine) parkedFetch(it *item, lod *Detail) (Pending, bool) {
-	m := it.fetch.req
+	m := it.delayedFetchDone().fetch.req
 	if lod != nil && !lod.Message(m) {
 		return Pending{}, false
 	}
@@ -195,7 +197,7 @@ func (e *Engine) parkedFetch(it *item, lod *Detail) (Pending, bool) {
 	var shown []int32
 	for _, fp := range m.Fetch.Partitions {
 		if lod == nil || lod.Partition(fp.TP) {
-			shown = append(shown, fp.TP.pid)
+			shown = append(shown, e.pidOf(fp.TP))
 		}
 	}
 	if len(shown) == 1 {

@@ -16,9 +16,9 @@ type delayedProduce struct {
 
 func (e *Engine) handleProduce(b *broker, m *Message) {
 	req := m.Produce
-	p := e.partitions[req.TP.pid]
-	r := p.replicaOn(b.id)
-	errName := e.checkLeaderRequest(b, r, -1, ClientNode)
+	p := e.partitions[e.pidOf(req.TP)]
+	r := b.replicaOf(p.pid)
+	errName := e.checkLeaderRequest(r, -1, ClientNode)
 	if errName == ErrNone && req.Acks == -1 && len(r.isr) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
@@ -48,7 +48,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		r.produces = append(r.produces, dp)
 		e.completeDelayedProduces(r)
 		if !dp.done {
-			e.agenda.push(item{at: e.now + req.TimeoutMs, kind: itDelayedProduceDone, broker: b.id, gen: b.incarnation, produce: dp})
+			e.schedule(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
 		}
 	}
 }
@@ -62,8 +62,8 @@ func (e *Engine) afterAppend(r *replica, n int) {
 	}
 }
 
-func (e *Engine) respondProduce(b *broker, m *Message, errName string, base int64) {
-	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m,
+func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base int64) {
+	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID,
 		ProduceResponse: &ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}})
 }
 

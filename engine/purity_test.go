@@ -56,3 +56,43 @@ func TestEnginePurity(t *testing.T) {
 		t.Fatalf("checked only %d files; is the walk broken?", files)
 	}
 }
+
+// TestCheckerObserves: protocol code states facts (observe.go) and never checks an invariant or
+// counts a tally itself. The checker's and the tallies' methods and memory are reached only from
+// their own files (and read by the view).
+func TestCheckerObserves(t *testing.T) {
+	owner := map[string]string{
+		"violate": "checker.go", "violateCaused": "checker.go", "checkLeaderLog": "checker.go",
+		"checkCommittedRange": "checker.go", "broken": "checker.go", "removals": "checker.go",
+		"causeOf": "checker.go", "causeOfDivergence": "checker.go",
+		"isrShrinks": "overview.go", "isrExpands": "overview.go", "leaderChanges": "overview.go", "flows": "overview.go",
+	}
+	readers := map[string]bool{"view.go": true, "run.go": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			own, ok := owner[sel.Sel.Name]
+			if ok && path == "causes.go" && own == "checker.go" {
+				ok = false // causes.go is the checker's memory of causes
+			}
+			if ok && own != path && !(readers[path] && own == "overview.go") {
+				t.Errorf("%s reaches %s, which only %s may: state a fact instead (observe.go)", path, sel.Sel.Name, own)
+			}
+			return true
+		})
+	}
+}

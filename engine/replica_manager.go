@@ -28,7 +28,7 @@ func (r *replica) resetMemory() {
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
 	resp := e.becomeLeaderOrFollower(b, m.LeaderAndIsr)
-	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, req: m, LeaderAndIsrResponse: resp})
+	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, LeaderAndIsrResponse: resp})
 }
 
 // becomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of the seeds' code.
@@ -36,20 +36,20 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	resp := &LeaderAndIsrResponse{}
 	if e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch { // KIP-380 (2.2): no broker epochs before
 		resp.Error = ErrStaleBrokerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
 			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, req.BrokerEpoch, b.brokerEpoch, resp.Error)})
 		return resp
 	}
 	if req.ControllerEpoch < b.controllerEpoch {
 		resp.Error = ErrStaleControllerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error,
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
 			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, req.ControllerEpoch, b.controllerEpoch, resp.Error)})
 		return resp
 	}
 	b.controllerEpoch = req.ControllerEpoch
 	var leaders, followers []LeaderAndIsrState
 	for _, ps := range req.Partitions {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		errName := ErrNone
 		switch {
 		case r == nil || !slices.Contains(ps.Replicas, b.id):
@@ -72,7 +72,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	e.makeFollowers(b, followers, req.LiveLeaders)
 	if !b.checkpointing {
 		b.checkpointing = true
-		e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 	}
 	e.shutdownIdleFetchers(b)
 	return resp
@@ -84,11 +84,11 @@ func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
 	}
 	pids := make([]int32, len(states))
 	for i, ps := range states {
-		pids[i] = ps.pid
+		pids[i] = e.pidOf(ps.TP)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	for _, ps := range states {
-		e.makeLeader(b, e.partitions[ps.pid].replicaOn(b.id), ps)
+		e.makeLeader(b, e.localReplica(b.id, ps.TP), ps)
 	}
 }
 
@@ -114,7 +114,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	r.leader = b.id
 	if !r.hwConfirmed {
 		r.hwConfirmed = true
-		e.checkCommittedRange(r, r.log.LogStartOffset(), r.log.HighWatermark())
+		e.noteHWConfirmed(r)
 	}
 	p := r.p
 	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
@@ -126,7 +126,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.tryCompleteWatchers(b, r)
 }
 
-// resetRemotes resets the follower state on a new leader epoch (§1.6).
+// resetRemotes resets the follower state on a new leader epoch.
 func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
 	old := r.remotes
 	r.remotes = r.remotes[:0:0]
@@ -159,7 +159,7 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
 	var restart []LeaderAndIsrState
 	for _, ps := range states {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		if !slices.Contains(liveLeaders, ps.Leader) {
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
@@ -175,11 +175,11 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 	}
 	pids := make([]int32, len(restart))
 	for i, ps := range restart {
-		pids[i] = ps.pid
+		pids[i] = e.pidOf(ps.TP)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	for _, ps := range restart {
-		r := e.partitions[ps.pid].replicaOn(b.id)
+		r := e.localReplica(b.id, ps.TP)
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)
 		if b.state == brokerShuttingDown {
@@ -190,7 +190,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
 		st := e.era.initialFetchState(&r.log, ps.LeaderEpoch)
-		st.pid = ps.pid
+		st.pid = e.pidOf(ps.TP)
 		e.addFetcher(b, ps.Leader, st)
 	}
 }
@@ -235,7 +235,7 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 	}
 	pids := make([]int32, len(req.Partitions))
 	for i, tp := range req.Partitions {
-		pids[i] = tp.pid
+		pids[i] = e.pidOf(tp)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	e.shutdownIdleFetchers(b)
@@ -253,7 +253,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	if hw := r.log.HighWatermark(); hw != oldHW {
 		e.hwChanged(r, oldHW, "truncation")
 	}
-	e.checkLeaderLog(r.p, r.broker, t)
+	e.noteLogCut(r, t)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
@@ -267,12 +267,12 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
 func (e *Engine) checkpointTask(b *broker) {
 	e.checkpointHighWatermarks(b)
-	e.schedule(e.now+e.cfg.HighWatermarkCheckpointMs, itCheckpointTask, b.id, 0)
+	e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 }
 
 func (e *Engine) checkpointHighWatermarks(b *broker) {
 	for _, pid := range b.hosted {
-		r := e.partitions[pid].replicaOn(b.id)
+		r := b.replicaOf(pid)
 		if r.known && !r.offline {
 			r.hwCheckpoint = r.log.HighWatermark()
 		}

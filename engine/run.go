@@ -93,7 +93,7 @@ func (e *Engine) RunSteps(sc *Scenario, sink func([]Event)) (Result, error) {
 	}
 	if len(unexpected) > 0 {
 		var texts []string
-		for _, v := range e.violations {
+		for _, v := range e.check.violations {
 			if slices.Contains(unexpected, v.Name) {
 				texts = append(texts, fmt.Sprintf("at %d: %s", v.T, v.Text))
 			}
@@ -123,8 +123,8 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 				fail("isr", want, p.isr)
 			}
 		}
-		if ex.Acked != nil && *ex.Acked != p.acked {
-			fail("acked", *ex.Acked, p.acked)
+		if ex.Acked != nil && *ex.Acked != e.client(p).acked {
+			fail("acked", *ex.Acked, e.client(p).acked)
 		}
 		for _, id := range sortedKeys(ex.Replicas) {
 			var b int32

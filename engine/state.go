@@ -22,16 +22,6 @@ type partition struct {
 	partitionEpoch int32 // the znode version
 	// recovering is set by an unclean election (KIP-704's RECOVERING).
 	recovering bool
-
-	// Client-side bookkeeping for the invariants and `expect`.
-	acked    int64      // records acknowledged to producers (acks 1 and all)
-	ackedAll []offsetID // records acknowledged with acks=all, in ack order
-	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
-	consumed []offsetID // records consumers read
-	nextRead int64      // the consumer's next offset
-	broken   []string   // invariant names already reported for this partition
-	// removals are the recent truncations and leader changes, for naming a violation's cause.
-	removals []removal
 }
 
 // offsetID is a record known to be at an offset.
@@ -153,9 +143,13 @@ type broker struct {
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
 	brokerEpoch     int64
 	controllerEpoch int32 // the highest seen
-	hosted          []int32
-	checkpointing   bool // the HW checkpoint task has started
-	fetchers        []*fetcher
+	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
+	// replicas, in the same order; slot[pid] is the partition's index in both, -1 for none.
+	hosted        []int32
+	replicas      []replica
+	slot          []int32
+	checkpointing bool // the HW checkpoint task has started
+	fetchers      []*fetcher
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool

@@ -15,7 +15,7 @@ func mustApply(t *testing.T, e *Engine, a Action) {
 func i32(v int32) *int32 { return &v }
 func i64(v int64) *int64 { return &v }
 
-// TestMaximalISR shows the anomaly of spec §6.6 (AsyncIsr.tla, KIP-497): with the HW computed
+// TestMaximalISR shows the anomaly KIP-497 fixed: with the HW computed
 // over the committed ISR only, a leader whose ISR expansion is committed by the controller but
 // not yet confirmed to it acknowledges a record the new ISR member lacks; when the leader dies
 // that member is elected and the acknowledged record is lost. With the maximal ISR (Kafka's rule)
@@ -76,7 +76,7 @@ func TestMaximalISR(t *testing.T) {
 	}
 }
 
-// TestEpochStartRule shows KAFKA-7128 at the ISR (spec §6.7, PartitionTest T14): without the rule a
+// TestEpochStartRule shows KAFKA-7128 at the ISR (PartitionTest T14): without the rule a
 // follower joins the ISR as soon as it reaches the HW, although a re-elected leader's HW is only a
 // lower bound and the follower lacks records of the previous epochs that may be committed; with
 // the rule it must reach the current epoch's start offset first.

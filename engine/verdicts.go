@@ -51,10 +51,10 @@ func (e *Engine) verdicts(p *partition) []Verdict {
 		acks string
 	}
 	var recs []acked
-	for _, r := range p.ackedAll[max(0, len(p.ackedAll)-maxVerdicts):] {
+	for _, r := range e.client(p).ackedAll[max(0, len(e.client(p).ackedAll)-maxVerdicts):] {
 		recs = append(recs, acked{r, "all"})
 	}
-	for _, r := range p.acked1[max(0, len(p.acked1)-maxVerdicts):] {
+	for _, r := range e.client(p).acked1[max(0, len(e.client(p).acked1)-maxVerdicts):] {
 		recs = append(recs, acked{r, "1"})
 	}
 	slices.SortFunc(recs, func(a, b acked) int {

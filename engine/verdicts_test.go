@@ -22,7 +22,7 @@ func verdictOf(t *testing.T, e *Engine, id int64) Verdict {
 func TestVerdictsKIP101(t *testing.T) {
 	for _, c := range []struct{ era, verdict string }{{"0.10.2", VerdictLost}, {"0.11.0", VerdictCommitted}, {"3.7", VerdictCommitted}} {
 		e, _ := runPreset(t, "kip101-hw-truncation-"+c.era+".json")
-		lost := e.violations
+		lost := e.check.violations
 		id := int64(2) // the second record, at offset 1: the one the preset's description follows
 		if len(lost) > 0 {
 			id = lost[0].Records[0].ID

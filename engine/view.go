@@ -60,9 +60,9 @@ func (e *Engine) clientCounts() ClientCounts {
 		switch {
 		case !op.Done:
 			c.Open++
-		case op.Result == "acked":
+		case op.Result == ResultAcked:
 			c.Acked++
-		case op.Result != "sent":
+		case op.Result != ResultSent:
 			c.Failed++
 		}
 	}
@@ -305,7 +305,7 @@ func (e *Engine) View(opt ViewOptions) View {
 		}
 		st := e.partitionState(p)
 		v.Summary.Partitions++
-		v.Summary.Acked += p.acked
+		v.Summary.Acked += e.client(p).acked
 		switch st {
 		case "under-replicated":
 			v.Summary.UnderReplicated++
@@ -365,7 +365,7 @@ func (e *Engine) partitionState(p *partition) string {
 func (e *Engine) partitionView(p *partition, st string, opt ViewOptions, judge bool) PartitionView {
 	pv := PartitionView{Topic: p.topic, Partition: p.index, Assignment: slices.Clone(p.assignment), Leader: p.leader,
 		LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: slices.Clone(p.isr),
-		Recovering: p.recovering, Acked: p.acked, State: st}
+		Recovering: p.recovering, Acked: e.client(p).acked, State: st}
 	for _, r := range p.replicas {
 		pv.Replicas = append(pv.Replicas, e.replicaView(r, opt))
 	}
@@ -458,16 +458,22 @@ func (e *Engine) brokerView(b *broker, only []int32) BrokerView {
 // partitions, and counts the rest.
 func (e *Engine) collectAgenda(v *View, maxMessages int, lod *Detail) {
 	v.Messages = []*Message{}
-	for _, it := range e.agenda.items {
-		switch {
-		case it.kind == itDeliver:
-			if lod != nil && !lod.Message(it.msg) {
+	for i := range e.agenda.items {
+		it := &e.agenda.items[i]
+		switch it.kind {
+		case itDeliver:
+			m := it.deliverMsg().msg
+			if lod != nil && !lod.Message(m) {
 				v.MessagesOmitted++
 				continue
 			}
-			v.Messages = append(v.Messages, it.msg)
-		case it.kind == itDelayedFetchDone && !it.fetch.done && e.brokers[it.broker].incarnation == it.gen:
-			m := it.fetch.req
+			v.Messages = append(v.Messages, m)
+		case itDelayedFetchDone:
+			p := it.delayedFetchDone()
+			if p.fetch.done || e.brokers[p.broker].incarnation != p.incarnation {
+				continue
+			}
+			m := p.fetch.req
 			bv := &v.Brokers[it.broker]
 			bv.ParkedFetchCount++
 			if lod != nil && !lod.Message(m) {
@@ -480,15 +486,19 @@ func (e *Engine) collectAgenda(v *View, maxMessages int, lod *Detail) {
 				}
 			}
 			bv.ParkedFetches = append(bv.ParkedFetches, pk)
-		case it.kind == itDelayedProduceDone && !it.produce.done && e.brokers[it.broker].incarnation == it.gen:
-			m := it.produce.req
+		case itDelayedProduceDone:
+			p := it.delayedProduceDone()
+			if p.produce.done || e.brokers[p.broker].incarnation != p.incarnation {
+				continue
+			}
+			m := p.produce.req
 			bv := &v.Brokers[it.broker]
 			bv.ParkedProduceCount++
 			if lod != nil && !lod.Message(m) {
 				continue
 			}
 			bv.ParkedProduces = append(bv.ParkedProduces, Parked{Message: m.ID, From: m.From, Deadline: it.at,
-				Topics: []TP{m.Produce.TP}, Count: 1, RequiredOffset: it.produce.required})
+				Topics: []TP{m.Produce.TP}, Count: 1, RequiredOffset: p.produce.required})
 		}
 	}
 	slices.SortFunc(v.Messages, func(a, b *Message) int { return int(a.ID) - int(b.ID) })

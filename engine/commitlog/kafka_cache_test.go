@@ -8,7 +8,7 @@ import (
 )
 
 // Ports of Kafka's LeaderEpochFileCacheTest (core/src/test/scala/unit/kafka/server/epoch/
-// LeaderEpochFileCacheTest.scala), cases T1–T3 of the spec's §9, as table tests over literal
+// LeaderEpochFileCacheTest.scala), cases T1–T3, as table tests over literal
 // caches. A cache literal is "(epoch,start) (epoch,start) ..." in assignment order.
 
 // cacheOf assigns the literal's entries in order, as Kafka's tests do with cache.assign.
@@ -56,8 +56,7 @@ func checkEndOffsets(t *testing.T, c *EpochCache, cases []endOffsetCase) {
 // TestKafkaT1EndOffsetFor ports LeaderEpochFileCacheTest
 // shouldReturnNextAvailableEpochIfThereIsNoExactEpochForTheOneRequested,
 // shouldReturnFirstEpochIfRequestedEpochLessThanFirstEpoch,
-// shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked and the empty-cache case
-// (spec §9 T1).
+// shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked and the empty-cache case.
 func TestKafkaT1EndOffsetFor(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -100,7 +99,7 @@ func TestKafkaT1EndOffsetFor(t *testing.T) {
 
 // TestKafkaT2AssignMonotonic ports LeaderEpochFileCacheTest shouldEnforceMonotonicallyIncreasingEpochs,
 // shouldTruncateIfMatchingEpochButEarlierStartingOffset and
-// shouldEnforceOffsetsIncreaseMonotonically (spec §9 T2).
+// shouldEnforceOffsetsIncreaseMonotonically.
 func TestKafkaT2AssignMonotonic(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -138,8 +137,8 @@ func TestKafkaT2AssignMonotonic(t *testing.T) {
 }
 
 // TestKafkaT3Truncation ports LeaderEpochFileCacheTest's truncateFromEnd and truncateFromStart
-// cases (shouldUpdateSavedOffsetWhenOffsetToClearToIsBetweenEpochs and its neighbours; spec §9
-// T3), from the cache (2,6) (3,8) (4,11).
+// cases (shouldUpdateSavedOffsetWhenOffsetToClearToIsBetweenEpochs and its neighbours),
+// from the cache (2,6) (3,8) (4,11).
 func TestKafkaT3Truncation(t *testing.T) {
 	const start = "(2,6) (3,8) (4,11)"
 	tests := []struct {

@@ -1,4 +1,7 @@
-package engine
+// Package protocol holds the requests and responses of the engine's Kafka as plain data, with
+// Kafka's error codes. It imports nothing of the nodes, so a message cannot point into a node's
+// state: what a broker knows of another, it learns from a message.
+package protocol
 
 import "github.com/highwater-sim/highwater/engine/commitlog"
 
@@ -14,12 +17,9 @@ type Message struct {
 	To      int32  `json:"to"`
 	Sent    int64  `json:"sent"`
 	Deliver int64  `json:"deliver"`
-	// ReplyTo is the id of the request a response answers.
+	// ReplyTo is the id of the request a response answers (Kafka's correlation id): the
+	// requester finds its request among those it has in flight.
 	ReplyTo uint64 `json:"replyTo,omitempty"`
-	// req is the request a response answers.
-	req *Message
-	// resent is set on a message retransmitted after its link healed (held.go).
-	resent *heldMsg
 	// Omitted counts partitions left out of a cut copy (see Focused); 0 on the wire.
 	Omitted int `json:"omitted,omitempty"`
 
@@ -62,11 +62,10 @@ const (
 	MsgProduceResponse         = "produce-response"
 )
 
-// TP names a partition in messages. pid is the engine's dense index (not part of the protocol).
+// TP names a partition in messages. A receiver finds its own state for it by name.
 type TP struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
-	pid       int32  // after Partition: no padding (24 bytes, not 32)
 }
 
 // FetchRequest is Kafka's Fetch from a follower (ReplicaID ≥ 0) or a consumer (ReplicaID -1).
@@ -86,26 +85,21 @@ type FetchPartition struct {
 	LogStartOffset     int64 `json:"logStartOffset"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
-	// lr caches the leader's replica (a lookup, not protocol).
-	lr *replica
-	// hw is the follower's HW when it sent this: what the fetch session knows it was last told.
-	hw int64
-	// epoch is the follower's leader epoch when it sent this (whatever the era puts on the wire).
-	// (Next to the flags below: a thousand of these go in one Fetch, so no padding.)
-	epoch int32
-	// full asks for an answer even if nothing changed (first fetch in a session).
-	full bool
-	// hosted: the sender hosts a replica of the partition (a follower's fetcher only carries
-	// partitions it hosts, and replica assignments never change), so the leader's check that the
-	// fetching replica is assigned holds without a lookup.
-	hosted bool
+	// SessionFull asks for this partition's answer even if nothing changed: the first fetch of
+	// the partition in a fetch session, or the first after a failed fetch.
+	SessionFull bool `json:"sessionFull,omitempty"`
+	// SessionHighWatermark is the follower's HW when it sent this. Kafka's leader remembers in
+	// its FetchSession what it last told each partition; here the follower's fetch says what it
+	// knows, and the leader leaves the partition out of its answer when nothing differs (see
+	// "Fetch sessions" in docs/engine.md). Unused in a consumer's fetch.
+	SessionHighWatermark int64 `json:"sessionHighWatermark"`
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
 
 // FetchResponse answers a Fetch.
 type FetchResponse struct {
-	Error      string               `json:"error,omitempty"`
+	Error      KafkaError           `json:"error,omitempty"`
 	Partitions []FetchPartitionData `json:"partitions"`
 }
 
@@ -119,16 +113,12 @@ type EpochEndOffset struct {
 // was before this fetch counted (so a follower learns of a commit one round late).
 type FetchPartitionData struct {
 	TP
-	Error          string             `json:"error,omitempty"`
+	Error          KafkaError         `json:"error,omitempty"`
 	HighWatermark  int64              `json:"highWatermark"`
 	LogStartOffset int64              `json:"logStartOffset"`
 	LogEndOffset   int64              `json:"logEndOffset"`
 	DivergingEpoch *EpochEndOffset    `json:"divergingEpoch,omitempty"`
 	Records        []commitlog.Record `json:"records,omitempty"`
-	// fetchOffset and epoch echo the request's, so a follower can tell whether the answer is
-	// still current.
-	fetchOffset int64
-	epoch       int32
 }
 
 // OffsetsForEpochRequest is OffsetsForLeaderEpoch from a follower in the truncation phase.
@@ -142,7 +132,6 @@ type OffsetsForEpochPartition struct {
 	TP
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LeaderEpoch        int32 `json:"leaderEpoch"`
-	epoch              int32
 }
 
 // OffsetsForEpochResponse answers with (epoch, end offset) per partition; before KIP-279 the
@@ -154,11 +143,9 @@ type OffsetsForEpochResponse struct {
 // OffsetsForEpochResult is one partition's answer.
 type OffsetsForEpochResult struct {
 	TP
-	Error       string `json:"error,omitempty"`
-	LeaderEpoch int32  `json:"leaderEpoch"`
-	EndOffset   int64  `json:"endOffset"`
-	// askedEpoch and currentEpoch echo the request.
-	askedEpoch, currentEpoch int32
+	Error       KafkaError `json:"error,omitempty"`
+	LeaderEpoch int32      `json:"leaderEpoch"`
+	EndOffset   int64      `json:"endOffset"`
 }
 
 // ListOffsetsRequest asks a leader for its latest and earliest offsets (a follower handling
@@ -168,16 +155,14 @@ type ListOffsetsRequest struct {
 	ReplicaID          int32 `json:"replicaId"`
 	TP                 TP    `json:"tp"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
-	epoch              int32
 }
 
 // ListOffsetsResponse is the answer.
 type ListOffsetsResponse struct {
-	TP             TP     `json:"tp"`
-	Error          string `json:"error,omitempty"`
-	LogEndOffset   int64  `json:"logEndOffset"`
-	LogStartOffset int64  `json:"logStartOffset"`
-	currentEpoch   int32
+	TP             TP         `json:"tp"`
+	Error          KafkaError `json:"error,omitempty"`
+	LogEndOffset   int64      `json:"logEndOffset"`
+	LogStartOffset int64      `json:"logStartOffset"`
 }
 
 // LeaderAndIsrRequest is the controller's instruction to a broker (ZooKeeper mode).
@@ -201,14 +186,14 @@ type LeaderAndIsrState struct {
 
 // LeaderAndIsrResponse carries an error per partition.
 type LeaderAndIsrResponse struct {
-	Error      string           `json:"error,omitempty"`
+	Error      KafkaError       `json:"error,omitempty"`
 	Partitions []PartitionError `json:"partitions,omitempty"`
 }
 
 // PartitionError is a per-partition result.
 type PartitionError struct {
 	TP
-	Error string `json:"error,omitempty"`
+	Error KafkaError `json:"error,omitempty"`
 }
 
 // StopReplicaRequest tells a broker to stop fetching partitions (controlled shutdown).
@@ -231,12 +216,12 @@ type AlterPartitionRequest struct {
 
 // AlterPartitionResponse is the controller's answer: the committed state, or an error.
 type AlterPartitionResponse struct {
-	TP             TP      `json:"tp"`
-	Error          string  `json:"error,omitempty"`
-	Leader         int32   `json:"leader"`
-	LeaderEpoch    int32   `json:"leaderEpoch"`
-	ISR            []int32 `json:"isr"`
-	PartitionEpoch int32   `json:"partitionEpoch"`
+	TP             TP         `json:"tp"`
+	Error          KafkaError `json:"error,omitempty"`
+	Leader         int32      `json:"leader"`
+	LeaderEpoch    int32      `json:"leaderEpoch"`
+	ISR            []int32    `json:"isr"`
+	PartitionEpoch int32      `json:"partitionEpoch"`
 }
 
 // ControlledShutdownRequest asks the controller to move leadership away first.
@@ -247,8 +232,8 @@ type ControlledShutdownRequest struct {
 
 // ControlledShutdownResponse lists the partitions the broker still leads.
 type ControlledShutdownResponse struct {
-	Error     string `json:"error,omitempty"`
-	Remaining []TP   `json:"remaining"`
+	Error     KafkaError `json:"error,omitempty"`
+	Remaining []TP       `json:"remaining"`
 }
 
 // ProduceRequest is one producer batch.
@@ -262,10 +247,10 @@ type ProduceRequest struct {
 
 // ProduceResponse answers a produce with acks 1 or all.
 type ProduceResponse struct {
-	Op         int64  `json:"op"`
-	TP         TP     `json:"tp"`
-	Error      string `json:"error,omitempty"`
-	BaseOffset int64  `json:"baseOffset"`
+	Op         int64      `json:"op"`
+	TP         TP         `json:"tp"`
+	Error      KafkaError `json:"error,omitempty"`
+	BaseOffset int64      `json:"baseOffset"`
 }
 
 // Focused returns the message itself when it has nothing to leave out, else a copy cut for a page

@@ -1,0 +1,88 @@
+package engine
+
+// Protocol code states facts as they happen (a message left, a high watermark moved, a log was
+// cut, a leader was elected); it never checks an invariant or counts a tally. Observers hear the
+// facts in the order they happen and read the state they need: the checker (checker.go) and the
+// overview's tallies (overview.go). The facts are calls, not events, because they must be heard
+// with the trace off too (a run without a trace still checks its invariants), and because
+// building an event's text costs more than the step it describes.
+type observer interface {
+	// sent: m left its sender.
+	sent(m *Message)
+	// hwMoved: r's high watermark moved from old to what its log holds now.
+	hwMoved(r *replica, old int64)
+	// hwConfirmed: r learned a high watermark in its current leader epoch for the first time.
+	hwConfirmed(r *replica)
+	// logCut: r's log lost its records from offset from on (a truncation or a power loss).
+	logCut(r *replica, from int64)
+	// ackedAll: the producer got an acks=all acknowledgement for a batch at offset base of p.
+	ackedAll(p *partition, base int64)
+	// partitionWritten: the controller wrote p's leader and ISR; the leader epoch was old.
+	partitionWritten(p *partition, oldEpoch int32)
+	// isrChanged: p's committed ISR changed from old.
+	isrChanged(p *partition, old []int32)
+	// elected: p has a new leader (or an offline partition's leader was elected again).
+	elected(p *partition)
+}
+
+// ignores is an observer that hears nothing; observers embed it and override what they need.
+type ignores struct{}
+
+func (ignores) sent(*Message)                      {}
+func (ignores) hwMoved(*replica, int64)            {}
+func (ignores) hwConfirmed(*replica)               {}
+func (ignores) logCut(*replica, int64)             {}
+func (ignores) ackedAll(*partition, int64)         {}
+func (ignores) partitionWritten(*partition, int32) {}
+func (ignores) isrChanged(*partition, []int32)     {}
+func (ignores) elected(*partition)                 {}
+
+// The facts, as protocol code states them: each goes to every observer, in a fixed order.
+
+func (e *Engine) noteSent(m *Message) {
+	for _, o := range e.observers {
+		o.sent(m)
+	}
+}
+
+func (e *Engine) noteHWMoved(r *replica, old int64) {
+	for _, o := range e.observers {
+		o.hwMoved(r, old)
+	}
+}
+
+func (e *Engine) noteHWConfirmed(r *replica) {
+	for _, o := range e.observers {
+		o.hwConfirmed(r)
+	}
+}
+
+func (e *Engine) noteLogCut(r *replica, from int64) {
+	for _, o := range e.observers {
+		o.logCut(r, from)
+	}
+}
+
+func (e *Engine) noteAckedAll(p *partition, base int64) {
+	for _, o := range e.observers {
+		o.ackedAll(p, base)
+	}
+}
+
+func (e *Engine) notePartitionWritten(p *partition, oldEpoch int32) {
+	for _, o := range e.observers {
+		o.partitionWritten(p, oldEpoch)
+	}
+}
+
+func (e *Engine) noteISRChanged(p *partition, old []int32) {
+	for _, o := range e.observers {
+		o.isrChanged(p, old)
+	}
+}
+
+func (e *Engine) noteElected(p *partition) {
+	for _, o := range e.observers {
+		o.elected(p)
+	}
+}

@@ -1,0 +1,65 @@
+package engine
+
+// The outbox: while the loop runs an agenda item, what a handler does to the world outside its
+// node (a message sent, a timer set, a trace event) is appended here, and the loop carries it out
+// when the handler returns, in the order it was appended (like etcd raft's Ready). The handler's
+// own state changes at once; message ids are assigned at once (a requester keeps its request's
+// id), and a request is in flight from then on. The network's part of a send (the latency and its
+// jitter draw, the link's FIFO order, holding it on a cut link) happens when the loop drains the
+// outbox, as do the agenda pushes and the events, so the order of every draw, every agenda
+// sequence number and every event is the order of the handler's calls: the trace is the one the
+// handlers would make acting in place.
+//
+// Actions (Apply) act in place: an action changes links and brokers between its sends.
+
+type effectKind uint8
+
+const (
+	effSend  effectKind = iota // transmit msg
+	effTimer                   // push it on the agenda
+	effEvent                   // record outEvents[ev]
+)
+
+type effect struct {
+	kind effectKind
+	up   bool // effSend: the link was up when the handler sent
+	ev   int32
+	gen  uint64 // effSend: the receiver's incarnation when the handler sent
+	msg  *Message
+	it   item
+}
+
+type outbox struct {
+	active bool // an agenda item is running: effects wait here
+	effs   []effect
+	events []Event
+}
+
+// schedule sets a timer: on the agenda now, or when the running item's outbox is drained.
+func (e *Engine) schedule(it item) {
+	if e.out.active {
+		e.out.effs = append(e.out.effs, effect{kind: effTimer, it: it})
+		return
+	}
+	e.agenda.push(it)
+}
+
+// drainOutbox carries out the running item's effects in order.
+func (e *Engine) drainOutbox() {
+	e.out.active = false
+	for i := range e.out.effs {
+		f := &e.out.effs[i]
+		switch f.kind {
+		case effSend:
+			e.transmit(f.msg, f.gen, f.up)
+		case effTimer:
+			e.agenda.push(f.it)
+		case effEvent:
+			e.events = append(e.events, e.out.events[f.ev])
+		}
+	}
+	clear(e.out.effs)
+	e.out.effs = e.out.effs[:0]
+	clear(e.out.events)
+	e.out.events = e.out.events[:0]
+}
