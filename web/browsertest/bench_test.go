@@ -45,7 +45,9 @@ func benchFrameRate(b *testing.B, query string, partitions int) {
 	var fps, simPerSec float64
 	for b.Loop() {
 		p := newPageB(b, query, 1280, 900)
-		p.wait("the partitions", fmt.Sprintf(`document.querySelectorAll(".partition").length === %d`, partitions))
+		loadStart := time.Now()
+		p.waitFor(time.Minute, "the partitions", fmt.Sprintf(`document.querySelectorAll(".partition").length === %d`, partitions))
+		b.Logf("%d partitions drawn %v after the page opened", partitions, time.Since(loadStart).Round(time.Millisecond))
 		b.Logf("load: last request %.0f ms, render %.0f ms", evalJS[float64](p, `window.highwater.perf.request`), evalJS[float64](p, `window.highwater.perf.render`))
 		p.change("speed", "1") // real time (pages open at story speed)
 		p.click("#play")

@@ -180,7 +180,7 @@ func newPage(t *testing.T, query string, width, height int64) *page {
 }
 
 func newPageB(b *testing.B, query string, width, height int64) *page {
-	return newPageAt(b, srvURL, query, width, height)
+	return newPageFor(b, srvURL, query, width, height, 2*time.Minute) // a benchmark measures; it need not be quick
 }
 
 func newPageAt(t testing.TB, base, query string, width, height int64) *page {
