@@ -422,12 +422,25 @@ export class ClusterView {
     // The leader's star slides to the leader's row on an election.
     const lrow = card.replicaRows.get(p.leader);
     card.leaderMark.hidden = !lrow;
-    // Measured after layout (the rows may just have grown a cut strip).
-    if (lrow) requestAnimationFrame(() => {
-      const top = lrow.root.getBoundingClientRect().top - card.rows.getBoundingClientRect().top;
-      card.leaderMark.style.transform = `translateY(${Math.round(top) + 4}px)`;
-    });
+    // Measured after layout (the rows may just have grown a cut strip), for every card in one
+    // animation frame: all reads first, then all writes, so a thousand cards cost one layout
+    // instead of one each.
+    if (lrow) this.placeLeaderMark(card, lrow);
     updateLost(card, p, { from, cell, ids });
+  }
+
+  /** placeLeaderMark queues the card's ★ to be moved to its leader's row in the next frame. @param {any} card @param {any} lrow */
+  placeLeaderMark(card, lrow) {
+    if (!this.marks) this.marks = new Map();
+    const first = this.marks.size === 0;
+    this.marks.set(card, lrow);
+    if (!first) return;
+    requestAnimationFrame(() => {
+      const marks = this.marks;
+      this.marks = new Map();
+      const tops = [...marks].map(([c, row]) => row.root.getBoundingClientRect().top - c.rows.getBoundingClientRect().top);
+      [...marks.keys()].forEach((c, i) => { c.leaderMark.style.transform = `translateY(${Math.round(tops[i]) + 4}px)`; });
+    });
   }
 }
 
