@@ -128,6 +128,7 @@ func (e *Engine) PartitionID(tp TP) (int32, bool) {
 // TopicPartitions returns a topic's partition count, -1 if there is no such topic.
 func (e *Engine) TopicPartitions(topic string) int { return e.topicPartitions(topic) }
 
+// ID is the partition id (its place in topic order); TP, Topic and Index name it.
 func (p PartitionInfo) ID() int32     { return p.p.pid }
 func (p PartitionInfo) TP() TP        { return p.p.tp() }
 func (p PartitionInfo) Topic() string { return p.p.topic }
@@ -142,7 +143,7 @@ func (p PartitionInfo) ReplicationFactor() int { return len(p.p.hosts) }
 // Assignment is the controller's replica list; its head is the preferred leader.
 func (p PartitionInfo) Assignment() []int32 { return slices.Clone(p.p.assignment) }
 
-// Leader is the controller's leader, -1 for none.
+// Leader is the controller's leader, -1 for none, with its leader and partition epochs.
 func (p PartitionInfo) Leader() int32         { return p.p.leader }
 func (p PartitionInfo) LeaderEpoch() int32    { return p.p.leaderEpoch }
 func (p PartitionInfo) PartitionEpoch() int32 { return p.p.partitionEpoch }
@@ -201,6 +202,8 @@ type ReplicaInfo struct {
 	r *replica
 }
 
+// Broker, LeaderEpoch and the log's offsets; HWCheckpoint is the HW on disk, EpochStartOffset the
+// leader's start offset of its epoch (-1 unless leader).
 func (r ReplicaInfo) Broker() int32           { return r.r.broker }
 func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.leaderEpoch }
 func (r ReplicaInfo) LogStartOffset() int64   { return r.r.log.LogStartOffset() }
