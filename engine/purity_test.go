@@ -96,3 +96,39 @@ func TestCheckerObserves(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineKnowsNoPage: the page's code lives in engine/view, on the read API. No engine file
+// declares a view, view options, a focus or a detail (engine/view imports engine, so the engine
+// cannot call it back; this keeps the page's words from growing back here).
+func TestEngineKnowsNoPage(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]string{}
+		for name, obj := range f.Scope.Objects {
+			names[name] = obj.Kind.String()
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil {
+				names[fn.Name.Name] = "method"
+			}
+		}
+		for name, kind := range names {
+			lower := strings.ToLower(name)
+			for _, word := range []string{"view", "focus", "detail", "verdict"} {
+				if strings.Contains(lower, word) {
+					t.Errorf("%s declares %s %s: the page's code belongs in engine/view", path, kind, name)
+				}
+			}
+		}
+	}
+}
