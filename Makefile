@@ -75,12 +75,13 @@ sim:
 		grep -E '^(sweep|ok|FAIL|PASS)|^ *--- FAIL' $$out; grep -E -A1 '^ *sweep_test.go:[0-9]+: seed [0-9]+ failed' $$out; \
 		rm -f $$out; exit $$rc
 
-# The engine on steady clusters up to 100 brokers × 100,000 partitions natively; under WebAssembly
+# The engine on steady clusters up to 100 brokers × 100,000 partitions natively (and the page's
+# overview view of the largest); under WebAssembly
 # (Node) the two smaller sizes, which are what a page holds; then the native/in-page speed ratio on
 # the same scenarios (cmd/benchratio), and the server's benchmarks.
 bench:
 	@out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
-	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -timeout 60m ./engine/ >$$out/native.txt; rc=$$?; cat $$out/native.txt; [ $$rc = 0 ] || exit $$rc; \
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -timeout 60m ./engine/ ./engine/view/ >$$out/native.txt; rc=$$?; cat $$out/native.txt; [ $$rc = 0 ] || exit $$rc; \
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'SteadyCluster/^brokers=(10|100)$$/^partitions=(1000|10000)$$' -benchtime=1x -count=1 -timeout 30m ./engine/ >$$out/in-page.txt; rc=$$?; cat $$out/in-page.txt; [ $$rc = 0 ] || exit $$rc; \
 	$(GO) run ./cmd/benchratio -unit sim-s/wall-s $$out/native.txt $$out/in-page.txt
 	$(MAKE) bench-server

@@ -68,17 +68,3 @@ func BenchmarkSteadyCluster(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkOverviewView measures the view a page on the native backend asks for every frame at
-// 100 brokers × 100,000 partitions: an overview with one partition and one broker in focus.
-func BenchmarkOverviewView(b *testing.B) {
-	e := benchCluster(b, 100, 100_000)
-	steadyLoad(e, 3, 0)
-	opt := ViewOptions{Focus: []TP{{Topic: "load", Partition: 17}}, FocusBrokers: []int32{18}}
-	b.ResetTimer()
-	for b.Loop() {
-		if v := e.View(opt); len(v.Partitions) != 1 || len(v.States) != 100_000 {
-			b.Fatalf("%d partitions in detail, %d letters", len(v.Partitions), len(v.States))
-		}
-	}
-}

@@ -221,3 +221,19 @@ func (c Config) Values() map[string]any {
 	}
 	return out
 }
+
+// EraChangedDefaults lists the settings of c that are at their era's default where that default
+// is not 3.7's, each with 3.7's default (nil for none), so a reader can say what the era changed.
+func EraChangedDefaults(c Config) map[string]any {
+	now, era, latest := c.Values(), EraDefaults(c.InterBrokerProtocolVersion).Values(), DefaultConfig().Values()
+	var out map[string]any
+	for _, name := range sortedKeys(era) {
+		if name != ibpName && era[name] != latest[name] && now[name] == era[name] {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[name] = latest[name]
+		}
+	}
+	return out
+}

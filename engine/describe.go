@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// describeMessage is the one stable text of a message, used by the trace, tests and narration.
-func describeMessage(m *Message) string {
-	head := fmt.Sprintf("%s → %s: ", nodeName(m.From), nodeName(m.To))
+// DescribeMessage is the one stable text of a message, used by the trace, tests and narration
+// (the text of its event).
+func DescribeMessage(m *Message) string {
+	head := fmt.Sprintf("%s → %s: ", NodeName(m.From), NodeName(m.To))
 	switch {
 	case m.Fetch != nil:
 		f := m.Fetch

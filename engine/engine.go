@@ -6,7 +6,8 @@
 //
 // Every driver (the CLI, the page's WebAssembly worker, the websocket server) uses the same API:
 // New builds a cluster from a scenario, Apply runs an action at the current time, RunUntil and
-// Step move time, View reads the whole state and Drain takes the new trace events.
+// Step move time, the read API (read.go) reads the state and Drain takes the new trace events. The
+// page's view of it is engine/view's.
 package engine
 
 import (

@@ -50,7 +50,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 	key := linkKey{m.From, m.To}
 	e.net.held[key] = append(e.net.held[key], heldMsg{m: m, sent: m.Sent, fromGen: e.brokers[m.From].incarnation, toGen: toGen})
 	e.emit(Event{Type: EvHeld, Message: m, Reason: "link down",
-		Text: fmt.Sprintf("%s #%d from %s to %s held: the link is cut (TCP keeps retransmitting it)", m.Type, m.ID, nodeName(m.From), nodeName(m.To))})
+		Text: fmt.Sprintf("%s #%d from %s to %s held: the link is cut (TCP keeps retransmitting it)", m.Type, m.ID, NodeName(m.From), NodeName(m.To))})
 	req := m
 	if !isRequest(m.Type) {
 		req = e.pending[m.ReplyTo]
@@ -93,7 +93,7 @@ func (e *Engine) resend(h heldMsg) {
 	}
 	e.net.lastDeliver[key] = c.Deliver
 	e.emit(Event{Type: EvReleased, Message: &c,
-		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, nodeName(m.From), nodeName(m.To), at)})
+		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, NodeName(m.From), NodeName(m.To), at)})
 	e.net.resent[&c] = h
 	e.schedule(deliverMsg{&c, h.toGen}.due(c.Deliver))
 }

@@ -35,7 +35,7 @@ func TestEraDefaults(t *testing.T) {
 			t.Errorf("%s: zk %d lag %d unclean %v; want %d %d %v", tc.era, c.ZookeeperSessionTimeoutMs, c.ReplicaLagTimeMaxMs,
 				c.UncleanLeaderElectionEnable, tc.zk, tc.lag, tc.unclean)
 		}
-		if got := eraChangedDefaults(c); len(got) != tc.changedNames {
+		if got := EraChangedDefaults(c); len(got) != tc.changedNames {
 			t.Errorf("%s: the view names %v as changed by the era, want %d names", tc.era, got, tc.changedNames)
 		}
 	}
@@ -47,7 +47,7 @@ func TestEraDefaults(t *testing.T) {
 	if c.ZookeeperSessionTimeoutMs != 9000 || c.ReplicaLagTimeMaxMs != 10000 {
 		t.Errorf("a set name: zk %d lag %d, want 9000 10000", c.ZookeeperSessionTimeoutMs, c.ReplicaLagTimeMaxMs)
 	}
-	if _, ok := eraChangedDefaults(c)["zookeeper.session.timeout.ms"]; ok {
+	if _, ok := EraChangedDefaults(c)["zookeeper.session.timeout.ms"]; ok {
 		t.Error("a name the scenario set is not the era's default")
 	}
 }

@@ -115,7 +115,7 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	m.Deliver = at
 	e.noteSent(m)
 	if e.tracing() {
-		e.emit(Event{Type: m.Type, Message: m, Text: describeMessage(m)})
+		e.emit(Event{Type: m.Type, Message: m, Text: DescribeMessage(m)})
 	}
 	if !up {
 		e.hold(m, gen)
@@ -252,7 +252,8 @@ func (e *Engine) resetRequestsTo(b int32) {
 	}
 }
 
-func nodeName(n int32) string {
+// NodeName names a node as the narration does: "broker 2", "client".
+func NodeName(n int32) string {
 	if n == ClientNode {
 		return "client"
 	}

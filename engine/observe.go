@@ -3,7 +3,7 @@ package engine
 // Protocol code states facts as they happen (a message left, a high watermark moved, a log was
 // cut, a leader was elected); it never checks an invariant or counts a tally. Observers hear the
 // facts in the order they happen and read the state they need: the checker (checker.go) and the
-// overview's tallies (overview.go). The facts are calls, not events, because they must be heard
+// tallies (tallies.go). The facts are calls, not events, because they must be heard
 // with the trace off too (a run without a trace still checks its invariants), and because
 // building an event's text costs more than the step it describes.
 type observer interface {

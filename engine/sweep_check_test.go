@@ -32,43 +32,39 @@ func (s *sweepRun) awaitConvergence(from int64, when string) bool {
 	return false
 }
 
-// converged checks, on the engine's view, that every broker is up and every partition has a
-// leader, a full ISR (the controller's and the leader's own, nothing pending) and replicas whose
-// LEO and HW equal the leader's, with HW = LEO. It returns what is missing, or "".
+// converged checks, through the engine's read API, that every broker is up and every partition
+// has a leader, a full ISR (the controller's and the leader's own, nothing pending) and replicas
+// whose LEO and HW equal the leader's, with HW = LEO. It returns what is missing, or "".
 func (s *sweepRun) converged() string {
-	v := s.e.View(ViewOptions{NoRecords: true, DetailLimit: 1 << 20})
-	for _, b := range v.Brokers {
+	for id := range int32(s.e.BrokerCount()) {
+		b := s.e.Broker(id)
 		if b.State != "running" || b.Isolated || !b.Registered {
 			return fmt.Sprintf("broker %d is %s (isolated %v, registered %v)", b.ID, b.State, b.Isolated, b.Registered)
 		}
 	}
-	for _, p := range v.Partitions {
-		name := fmt.Sprintf("%s-%d", p.Topic, p.Partition)
-		if p.Leader < 0 {
+	for pid := range int32(s.e.PartitionCount()) {
+		p := s.e.Partition(pid)
+		name, isr := p.Name(), p.ISR()
+		if p.Leader() < 0 {
 			return name + " has no leader"
 		}
-		if !slices.Equal(p.ISR, sortedCopy(p.Assignment)) {
-			return fmt.Sprintf("%s: ISR %v, replicas %v", name, p.ISR, p.Assignment)
+		if !slices.Equal(isr, sortedCopy(p.Assignment())) {
+			return fmt.Sprintf("%s: ISR %v, replicas %v", name, isr, p.Assignment())
 		}
-		var lead *ReplicaView
-		for i := range p.Replicas {
-			if p.Replicas[i].Broker == p.Leader {
-				lead = &p.Replicas[i]
-			}
+		lead, ok := p.ReplicaOn(p.Leader())
+		if !ok || lead.Down() || lead.Offline() || !lead.Known() || !lead.IsLeader() {
+			return fmt.Sprintf("%s: broker %d does not act as leader yet", name, p.Leader())
 		}
-		if lead == nil || lead.Role != "leader" {
-			return fmt.Sprintf("%s: broker %d does not act as leader yet", name, p.Leader)
+		if !slices.Equal(lead.ISR(), isr) || lead.PendingISRChange() != "" {
+			return fmt.Sprintf("%s: the leader's ISR %v (pending %q) differs from the controller's %v", name, lead.ISR(), lead.PendingISRChange(), isr)
 		}
-		if !slices.Equal(lead.ISR, p.ISR) || lead.Pending != "" {
-			return fmt.Sprintf("%s: the leader's ISR %v (pending %q) differs from the controller's %v", name, lead.ISR, lead.Pending, p.ISR)
+		if lead.HighWatermark() != lead.LogEndOffset() {
+			return fmt.Sprintf("%s: leader HW %d < LEO %d", name, lead.HighWatermark(), lead.LogEndOffset())
 		}
-		if lead.HighWatermark != lead.LogEndOffset {
-			return fmt.Sprintf("%s: leader HW %d < LEO %d", name, lead.HighWatermark, lead.LogEndOffset)
-		}
-		for _, r := range p.Replicas {
-			if r.LogEndOffset != lead.LogEndOffset || r.HighWatermark != lead.HighWatermark {
-				return fmt.Sprintf("%s: replica %d (%s) LEO %d HW %d, leader LEO %d HW %d", name, r.Broker, r.Role,
-					r.LogEndOffset, r.HighWatermark, lead.LogEndOffset, lead.HighWatermark)
+		for _, r := range p.Replicas() {
+			if r.LogEndOffset() != lead.LogEndOffset() || r.HighWatermark() != lead.HighWatermark() {
+				return fmt.Sprintf("%s: replica %d LEO %d HW %d, leader LEO %d HW %d", name, r.Broker(),
+					r.LogEndOffset(), r.HighWatermark(), lead.LogEndOffset(), lead.HighWatermark())
 			}
 		}
 	}
@@ -109,28 +105,27 @@ func (s *sweepRun) finalProduce() bool {
 // checkLogs compares every replica's records with the leader's and looks up every record
 // acknowledged with acks=all in the leader's log.
 func (s *sweepRun) checkLogs() {
-	v := s.e.View(ViewOptions{DetailLimit: 1 << 20})
-	for _, p := range v.Partitions {
-		var lead ReplicaView
-		for _, r := range p.Replicas {
-			if r.Broker == p.Leader {
-				lead = r
-			}
+	for pid := range int32(s.e.PartitionCount()) {
+		p := s.e.Partition(pid)
+		var lead []commitlogRecord
+		var leadStart int64
+		if r, ok := p.ReplicaOn(p.Leader()); ok {
+			lead, leadStart = r.Records(), r.LogStartOffset()
 		}
-		for _, r := range p.Replicas {
-			if !slices.Equal(r.Records, lead.Records) {
-				s.fail(fmt.Sprintf("%s-%d: broker %d's records differ from leader %d's", p.Topic, p.Partition, r.Broker, p.Leader))
+		for _, r := range p.Replicas() {
+			if !slices.Equal(r.Records(), lead) {
+				s.fail(fmt.Sprintf("%s: broker %d's records differ from leader %d's", p.Name(), r.Broker(), p.Leader()))
 				return
 			}
 		}
 		for _, op := range s.e.Produces() {
-			if op.Topic != p.Topic || op.Partition != p.Partition || op.Acks != -1 || op.Result != "acked" {
+			if op.Topic != p.Topic() || op.Partition != p.Index() || op.Acks != -1 || op.Result != "acked" {
 				continue
 			}
 			for i, id := range op.RecordIDs {
-				o := op.BaseOffset + int64(i) - lead.LogStartOffset
-				if o < 0 || o >= int64(len(lead.Records)) || lead.Records[o].ID != id {
-					s.fail(fmt.Sprintf("%s-%d: acked record %d (offset %d) is not in leader %d's log", p.Topic, p.Partition, id, op.BaseOffset+int64(i), p.Leader))
+				o := op.BaseOffset + int64(i) - leadStart
+				if o < 0 || o >= int64(len(lead)) || lead[o].ID != id {
+					s.fail(fmt.Sprintf("%s: acked record %d (offset %d) is not in leader %d's log", p.Name(), id, op.BaseOffset+int64(i), p.Leader()))
 					return
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/engine/view"
 )
 
 // View deltas. A page that asks for them (view.delta) gets, after its first full view, only what
@@ -53,7 +53,7 @@ type sentView struct {
 }
 
 // split encodes a view in the pieces a patch compares.
-func split(v *engine.View, seq int64) (*sentView, error) {
+func split(v *view.View, seq int64) (*sentView, error) {
 	s := &sentView{seq: seq, states: v.States, leaders: v.Leaders}
 	rest := *v
 	rest.Brokers, rest.Partitions, rest.States, rest.Leaders = nil, nil, "", ""

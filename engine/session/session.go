@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/engine/view"
 )
 
 // Request is one message from the page.
@@ -62,7 +63,7 @@ type Reply struct {
 	Dropped int `json:"dropped,omitempty"`
 	// Reset tells the page to forget its event log: the timeline was rebuilt (seek, load).
 	Reset    bool             `json:"reset,omitempty"`
-	View     *engine.View     `json:"view,omitempty"`
+	View     *view.View       `json:"view,omitempty"`
 	Timeline *Timeline        `json:"timeline,omitempty"`
 	Expects  []ExpectOutcome  `json:"expects,omitempty"`
 	Export   *engine.Scenario `json:"export,omitempty"`
@@ -172,7 +173,7 @@ func (s *Session) Handle(req Request) (reply Reply) {
 	var err error
 	if s.eng != nil && req.Op != "load" && !req.NoView {
 		// A view asking for what the cluster does not have is refused before anything runs.
-		if err := s.eng.CheckViewOptions(viewOptions(req)); err != nil {
+		if err := view.Check(s.eng, viewOptions(req)); err != nil {
 			return s.errorReply(req, fmt.Errorf("view.%v", err))
 		}
 	}
@@ -232,7 +233,7 @@ func (s *Session) fill(r *Reply, req Request) {
 	evs := append(s.pending, s.eng.Drain()...)
 	s.pending = nil
 	opt := viewOptions(req)
-	if s.eng.Overview(opt) {
+	if view.IsOverview(s.eng, opt) {
 		evs, r.Aggregated = s.detailOnly(evs, opt)
 	}
 	limit := req.MaxEvents
@@ -250,17 +251,17 @@ func (s *Session) fill(r *Reply, req Request) {
 	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
 	r.Warnings, s.warnings = s.warnings, nil
 	if !req.NoView {
-		view := s.eng.View(opt)
+		v := view.Build(s.eng, opt)
 		s.viewSeq++
-		s.sendView(r, &view, req.View != nil && req.View.Delta)
+		s.sendView(r, &v, req.View != nil && req.View.Delta)
 	}
 	r.Timeline = &Timeline{End: s.end, Actions: append([]TimedAction{}, s.log...), Name: s.sc.Name, Seed: s.sc.Seed, Desc: s.sc.Description}
 }
 
-// detailOnly keeps the events an overview shows in full (engine.Detail.Event) and counts the
+// detailOnly keeps the events an overview shows in full (view.Detail.Event) and counts the
 // others by type.
-func (s *Session) detailOnly(evs []engine.Event, opt engine.ViewOptions) ([]engine.Event, map[string]int) {
-	d := s.eng.Detail(opt.FocusBrokers, opt.Focus)
+func (s *Session) detailOnly(evs []engine.Event, opt view.Options) ([]engine.Event, map[string]int) {
+	d := view.NewDetail(s.eng, opt.FocusBrokers, opt.Focus)
 	var counted map[string]int
 	shown := evs[:0]
 	for _, ev := range evs {
@@ -276,32 +277,32 @@ func (s *Session) detailOnly(evs []engine.Event, opt engine.ViewOptions) ([]engi
 	return shown, counted
 }
 
-// viewOptions are the engine's options for the request's view.
-func viewOptions(req Request) engine.ViewOptions {
+// viewOptions are the view's options for the request.
+func viewOptions(req Request) view.Options {
 	v := req.View
 	if v == nil {
-		return engine.ViewOptions{}
+		return view.Options{}
 	}
-	return engine.ViewOptions{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords,
+	return view.Options{Focus: v.Focus, FocusBrokers: v.FocusBrokers, DetailLimit: v.DetailLimit, NoRecords: v.NoRecords,
 		MaxMessages: v.MaxMessages, Leaders: v.Leaders}
 }
 
 // sendView puts the view in the reply: whole, or as a patch against the last one sent when the
 // page takes deltas and nothing was reset.
-func (s *Session) sendView(r *Reply, view *engine.View, delta bool) {
+func (s *Session) sendView(r *Reply, v *view.View, delta bool) {
 	if !delta {
 		s.sent = nil
-		r.View, r.ViewSeq = view, s.viewSeq
+		r.View, r.ViewSeq = v, s.viewSeq
 		return
 	}
-	cur, err := split(view, s.viewSeq)
+	cur, err := split(v, s.viewSeq)
 	if err != nil {
 		s.sent = nil
-		r.View, r.ViewSeq = view, s.viewSeq
+		r.View, r.ViewSeq = v, s.viewSeq
 		return
 	}
 	if s.sent == nil || r.Reset {
-		r.View, r.ViewSeq = view, s.viewSeq
+		r.View, r.ViewSeq = v, s.viewSeq
 	} else {
 		r.ViewPatch = patch(s.sent, cur)
 	}
@@ -310,7 +311,7 @@ func (s *Session) sendView(r *Reply, view *engine.View, delta bool) {
 
 // load starts a new run from a scenario file. Its actions form the initial timeline; its expect
 // steps are checked as time passes them.
-func (s *Session) load(raw json.RawMessage, opt engine.ViewOptions, withView bool) error {
+func (s *Session) load(raw json.RawMessage, opt view.Options, withView bool) error {
 	if len(raw) == 0 {
 		return errors.New("scenario: required for load")
 	}
@@ -326,7 +327,7 @@ func (s *Session) load(raw json.RawMessage, opt engine.ViewOptions, withView boo
 		return fmt.Errorf("scenario: %v", err)
 	}
 	if withView {
-		if err := eng.CheckViewOptions(opt); err != nil {
+		if err := view.Check(eng, opt); err != nil {
 			return fmt.Errorf("view.%v", err)
 		}
 	}

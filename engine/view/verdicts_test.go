@@ -1,14 +1,16 @@
-package engine
+package view
 
 import (
 	"fmt"
 	"testing"
+
+	"github.com/highwater-sim/highwater/engine"
 )
 
 // verdictOf returns the verdict of record id in partition 0 of the engine's first topic.
-func verdictOf(t *testing.T, e *Engine, id int64) Verdict {
+func verdictOf(t *testing.T, e *engine.Engine, id int64) Verdict {
 	t.Helper()
-	for _, v := range e.View(ViewOptions{}).Partitions[0].Verdicts {
+	for _, v := range Build(e, Options{}).Partitions[0].Verdicts {
 		if v.ID == id {
 			return v
 		}
@@ -21,8 +23,8 @@ func verdictOf(t *testing.T, e *Engine, id int64) Verdict {
 // (broker 1 truncated it to its high watermark, then became leader) and committed in 3.7.
 func TestVerdictsKIP101(t *testing.T) {
 	for _, c := range []struct{ era, verdict string }{{"0.10.2", VerdictLost}, {"0.11.0", VerdictCommitted}, {"3.7", VerdictCommitted}} {
-		e, _ := runPreset(t, "kip101-hw-truncation-"+c.era+".json")
-		lost := e.check.violations
+		e := runPreset(t, "kip101-hw-truncation-"+c.era+".json")
+		lost := e.Violations()
 		id := int64(2) // the second record, at offset 1: the one the preset's description follows
 		if len(lost) > 0 {
 			id = lost[0].Records[0].ID
@@ -41,11 +43,11 @@ func TestVerdictsKIP101(t *testing.T) {
 // controller elects a follower that never got it (still in the ISR: acks=1 promised no more).
 func TestVerdictsOverTime(t *testing.T) {
 	src := `{"name":"v","brokers":3,"topics":[{"name":"t","partitions":1,"replicationFactor":3}]}`
-	sc, err := ParseScenario([]byte(src))
+	sc, err := engine.ParseScenario([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(sc)
+	e, err := engine.New(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestVerdictsOverTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range actions {
-			st, err := ParseStep([]byte(fmt.Sprintf(`{"at":%d,%s}`, ms, a)))
+			st, err := engine.ParseStep([]byte(fmt.Sprintf(`{"at":%d,%s}`, ms, a)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +89,7 @@ func TestVerdictsOverTime(t *testing.T) {
 	// The leader dies; its session expires at 40 s and the controller elects broker 2 (in the ISR).
 	at(22000, `"do":"kill","broker":1`, `"do":"heal"`)
 	at(45000)
-	if l := e.View(ViewOptions{}).Partitions[0].Leader; l != 2 {
+	if l := Build(e, Options{}).Partitions[0].Leader; l != 2 {
 		t.Fatalf("leader %d at 45 s, want 2", l)
 	}
 	want(2, VerdictLost, "not in leader 2's log, which ends at offset 1")
@@ -98,33 +100,33 @@ func TestVerdictsOverTime(t *testing.T) {
 // (detail of a small cluster, an overview's focus), not in one drawing every partition of a large
 // cluster, and never with noRecords.
 func TestVerdictsBounded(t *testing.T) {
-	sc, err := ParseScenario([]byte(`{"name":"b","brokers":3,"topics":[{"name":"t","partitions":100,"replicationFactor":3}],
+	sc, err := engine.ParseScenario([]byte(`{"name":"b","brokers":3,"topics":[{"name":"t","partitions":100,"replicationFactor":3}],
 		"steps":[{"at":10,"do":"produce","topic":"t","partition":7}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _, err := Run(sc, nil)
+	e, _, err := engine.Run(sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.RunUntil(500); err != nil {
 		t.Fatal(err)
 	}
-	verdicts := func(opt ViewOptions) int {
+	verdicts := func(opt Options) int {
 		n := 0
-		for _, p := range e.View(opt).Partitions {
+		for _, p := range Build(e, opt).Partitions {
 			n += len(p.Verdicts)
 		}
 		return n
 	}
 	focus := []TP{{Topic: "t", Partition: 7}}
-	if n := verdicts(ViewOptions{Focus: focus}); n != 1 {
+	if n := verdicts(Options{Focus: focus}); n != 1 {
 		t.Errorf("overview focused on t-7: %d verdicts, want 1", n)
 	}
-	if n := verdicts(ViewOptions{DetailLimit: 1000}); n != 0 {
+	if n := verdicts(Options{DetailLimit: 1000}); n != 0 {
 		t.Errorf("every one of 100 partitions in detail: %d verdicts, want none", n)
 	}
-	if n := verdicts(ViewOptions{Focus: focus, NoRecords: true}); n != 0 {
+	if n := verdicts(Options{Focus: focus, NoRecords: true}); n != 0 {
 		t.Errorf("noRecords: %d verdicts, want none", n)
 	}
 }

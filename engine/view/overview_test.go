@@ -1,9 +1,11 @@
-package engine
+package view
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/highwater-sim/highwater/engine"
 )
 
 // TestOverviewTallies: the overview's counters follow what happens. Traffic runs exactly between
@@ -13,7 +15,7 @@ func TestOverviewTallies(t *testing.T) {
 	// t-0 on 0,1,2 and t-1 on 1,2,3: follower → leader pairs 1→0, 2→0, 2→1, 3→1.
 	e := newKafkaEngine(t, 4, [][]int32{{0, 1, 2}, {1, 2, 3}}, nil)
 	runFor(t, e, 1200)
-	tr := e.Traffic()
+	tr := traffic(e.Tallies().Flows)
 	var pairs []string
 	for i := range tr.From {
 		pairs = append(pairs, string(rune('0'+tr.From[i]))+">"+string(rune('0'+tr.To[i])))
@@ -27,16 +29,16 @@ func TestOverviewTallies(t *testing.T) {
 
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":5}`)
 	runFor(t, e, 1) // the produce arrives and is appended; no follower has fetched it yet
-	v := e.View(ViewOptions{})
+	v := Build(e, Options{})
 	if v.Summary.HWLag != 5 || v.Summary.MaxHWLag != 5 || v.Summary.Lagging != 1 {
 		t.Fatalf("just after the append: HW lag %d, max %d, lagging %d; want 5, 5, 1", v.Summary.HWLag, v.Summary.MaxHWLag, v.Summary.Lagging)
 	}
 	runFor(t, e, 100)
-	v = e.View(ViewOptions{})
+	v = Build(e, Options{})
 	if v.Summary.HWLag != 0 {
 		t.Fatalf("after the followers fetched: HW lag %d, want 0", v.Summary.HWLag)
 	}
-	tr = e.Traffic()
+	tr = traffic(e.Tallies().Flows)
 	for i := range tr.From {
 		want := int64(0)
 		if tr.To[i] == 0 {
@@ -49,28 +51,28 @@ func TestOverviewTallies(t *testing.T) {
 
 	apply(t, e, `{"do":"kill","broker":2}`)
 	runFor(t, e, 40_000) // past replica.lag.time.max.ms: both leaders drop broker 2
-	v = e.View(ViewOptions{})
+	v = Build(e, Options{})
 	if v.Summary.ISRShrinks != 2 || v.Summary.ISRExpands != 0 {
 		t.Fatalf("after the kill: %d shrinks, %d expands; want 2, 0", v.Summary.ISRShrinks, v.Summary.ISRExpands)
 	}
 	apply(t, e, `{"do":"kill","broker":0}`) // the controller too: failover after the ZooKeeper session times out
 	runFor(t, e, 25_000)
-	v = e.View(ViewOptions{})
+	v = Build(e, Options{})
 	// Two leader changes for t-0: the new controller first takes broker 0's replica offline
 	// (leader 0 → none), then elects broker 1 (ReplicaStateMachine.startup before
 	// PartitionStateMachine.startup, 2.3+).
 	if v.Summary.LeaderChanges != 2 || v.Brokers[1].Leaders != 2 {
 		t.Fatalf("after killing leader 0: %d leader changes, broker 1 leads %d; want 2, 2", v.Summary.LeaderChanges, v.Brokers[1].Leaders)
 	}
-	if v := e.View(ViewOptions{DetailLimit: 1, Leaders: true}); v.Leaders != "0101" {
+	if v := Build(e, Options{DetailLimit: 1, Leaders: true}); v.Leaders != "0101" {
 		t.Fatalf("leaders in the overview: %q, want \"0101\" (broker 1 leads both)", v.Leaders)
 	}
-	if v := e.View(ViewOptions{DetailLimit: 1}); v.Leaders != "" {
+	if v := Build(e, Options{DetailLimit: 1}); v.Leaders != "" {
 		t.Fatalf("leaders not asked for, but sent: %q", v.Leaders)
 	}
 	apply(t, e, `{"do":"restart","broker":2}`)
 	runFor(t, e, 10_000)
-	v = e.View(ViewOptions{})
+	v = Build(e, Options{})
 	if v.Summary.ISRExpands < 2 {
 		t.Fatalf("after restarting broker 2: %d expands, want 2 (it rejoins both ISRs)", v.Summary.ISRExpands)
 	}
@@ -82,17 +84,17 @@ func TestOverviewDetail(t *testing.T) {
 	// t-0..t-2 led by broker 0; t-3 led by broker 2.
 	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {2, 0, 1}}, nil)
 	runFor(t, e, 5)
-	var fetch *Message
+	var fetch *engine.Message
 	for _, ev := range e.Drain() {
-		if ev.Type == MsgFetch && ev.Message.From == 1 && ev.Message.To == 0 {
+		if ev.Type == engine.MsgFetch && ev.Message.From == 1 && ev.Message.To == 0 {
 			fetch = ev.Message
 		}
 	}
 	if fetch == nil || len(fetch.Fetch.Partitions) != 3 {
 		t.Fatalf("no fetch from broker 1 with 3 partitions: %+v", fetch)
 	}
-	d := e.Detail(nil, []TP{{Topic: "t", Partition: 1}})
-	ev, ok := d.Event(Event{Type: MsgFetch, Message: fetch, Text: describeMessage(fetch)})
+	d := NewDetail(e, nil, []TP{{Topic: "t", Partition: 1}})
+	ev, ok := d.Event(engine.Event{Type: engine.MsgFetch, Message: fetch, Text: engine.DescribeMessage(fetch)})
 	if !ok || len(ev.Message.Fetch.Partitions) != 1 || ev.Message.Fetch.Partitions[0].Partition != 1 || ev.Message.Omitted != 2 {
 		t.Fatalf("focused fetch: shown %v, %+v", ok, ev.Message)
 	}
@@ -102,22 +104,22 @@ func TestOverviewDetail(t *testing.T) {
 	if len(fetch.Fetch.Partitions) != 3 {
 		t.Fatal("cutting the event changed the engine's message")
 	}
-	other := e.Detail(nil, []TP{{Topic: "t", Partition: 3}})
-	if _, ok := other.Event(Event{Type: MsgFetch, Message: fetch}); ok {
+	other := NewDetail(e, nil, []TP{{Topic: "t", Partition: 3}})
+	if _, ok := other.Event(engine.Event{Type: engine.MsgFetch, Message: fetch}); ok {
 		t.Fatal("a fetch without a focused partition or broker is shown")
 	}
-	if _, ok := other.Event(Event{Type: EvISRChange, Topic: "t", Partition: Some[int32](0)}); ok {
+	if _, ok := other.Event(engine.Event{Type: engine.EvISRChange, Topic: "t", Partition: engine.Some[int32](0)}); ok {
 		t.Fatal("an ISR change of an unfocused partition is shown")
 	}
-	if _, ok := other.Event(Event{Type: EvBrokerDown, Broker: Some[int32](2)}); !ok {
+	if _, ok := other.Event(engine.Event{Type: engine.EvBrokerDown, Broker: engine.Some[int32](2)}); !ok {
 		t.Fatal("a broker going down is not shown")
 	}
-	byBroker := e.Detail([]int32{1}, nil)
-	ev, ok = byBroker.Event(Event{Type: MsgFetch, Message: fetch})
+	byBroker := NewDetail(e, []int32{1}, nil)
+	ev, ok = byBroker.Event(engine.Event{Type: engine.MsgFetch, Message: fetch})
 	if !ok || len(ev.Message.Fetch.Partitions) != 3 {
 		t.Fatalf("a fetch from a focused broker: shown %v, %d partitions (want all 3: none is focused)", ok, len(ev.Message.Fetch.Partitions))
 	}
-	if _, ok := byBroker.Event(Event{Type: EvFetcher, Broker: Some[int32](2)}); ok {
+	if _, ok := byBroker.Event(engine.Event{Type: engine.EvFetcher, Broker: engine.Some[int32](2)}); ok {
 		t.Fatal("a fetcher change on an unfocused broker is shown")
 	}
 }

@@ -1,24 +1,26 @@
-package engine
+package view
 
 import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/highwater-sim/highwater/engine"
 )
 
 // pendingRun builds a 3-broker, one-partition cluster and applies actions at their times.
 type pendingRun struct {
 	t   *testing.T
-	e   *Engine
-	evs []Event
+	e   *engine.Engine
+	evs []engine.Event
 }
 
 func newPendingRun(t *testing.T) *pendingRun {
-	sc, err := ParseScenario([]byte(`{"name":"p","brokers":3,"topics":[{"name":"t","partitions":1,"replicationFactor":3}]}`))
+	sc, err := engine.ParseScenario([]byte(`{"name":"p","brokers":3,"topics":[{"name":"t","partitions":1,"replicationFactor":3}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(sc)
+	e, err := engine.New(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func (r *pendingRun) at(ms int64, actions ...string) {
 		r.t.Fatal(err)
 	}
 	for _, a := range actions {
-		st, err := ParseStep([]byte(fmt.Sprintf(`{"at":%d,%s}`, ms, a)))
+		st, err := engine.ParseStep([]byte(fmt.Sprintf(`{"at":%d,%s}`, ms, a)))
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -44,12 +46,12 @@ func (r *pendingRun) at(ms int64, actions ...string) {
 
 // find returns the view's pending deadline of a kind for a broker.
 func (r *pendingRun) find(kind string, broker int32) (Pending, bool) {
-	pend := r.e.View(ViewOptions{}).Pending
+	pend := Build(r.e, Options{}).Pending
 	if len(pend) > maxPending || !slices.IsSortedFunc(pend, func(a, b Pending) int { return int(a.At - b.At) }) {
 		r.t.Fatalf("pending: %d entries, sorted %v", len(pend), slices.IsSortedFunc(pend, func(a, b Pending) int { return int(a.At - b.At) }))
 	}
 	for _, p := range pend {
-		if p.Kind == kind && p.Broker == Some(broker) {
+		if p.Kind == kind && p.Broker == engine.Some(broker) {
 			return p, true
 		}
 	}
@@ -59,7 +61,7 @@ func (r *pendingRun) find(kind string, broker int32) (Pending, bool) {
 // firstEvent returns the time of the first event of a type on a broker at or after from.
 func (r *pendingRun) firstEvent(typ string, broker int32, from int64) int64 {
 	for _, ev := range r.evs {
-		if ev.Type == typ && ev.T >= from && ev.Broker == Some(broker) {
+		if ev.Type == typ && ev.T >= from && ev.Broker == engine.Some(broker) {
 			return ev.T
 		}
 	}
@@ -74,7 +76,7 @@ func TestPendingDeadlinesComeTrue(t *testing.T) {
 	r := newPendingRun(t)
 	r.at(300)
 	if p, ok := r.find(PendFetchParked, 0); !ok || p.Topic != "t" || !p.Partition.Set {
-		t.Errorf("no parked Fetch on leader 0 at 300: %+v", r.e.View(ViewOptions{}).Pending)
+		t.Errorf("no parked Fetch on leader 0 at 300: %+v", Build(r.e, Options{}).Pending)
 	}
 	if _, ok := r.find(PendISRLag, 2); ok {
 		t.Error("a caught-up follower is announced as leaving the ISR")
@@ -89,28 +91,28 @@ func TestPendingDeadlinesComeTrue(t *testing.T) {
 	r.at(5000)
 	lag, ok := r.find(PendISRLag, 2)
 	if !ok {
-		t.Fatalf("no isr-lag for follower 2 at 5 s: %+v", r.e.View(ViewOptions{}).Pending)
+		t.Fatalf("no isr-lag for follower 2 at 5 s: %+v", Build(r.e, Options{}).Pending)
 	}
 	if _, ok := r.find(PendISRLag, 1); ok {
 		t.Error("follower 1, which keeps fetching, is announced as leaving the ISR")
 	}
 	r.at(lag.At - 1)
-	if got := r.firstEvent(EvISRPending, 0, 0); got >= 0 {
+	if got := r.firstEvent(engine.EvISRPending, 0, 0); got >= 0 {
 		t.Fatalf("the ISR shrank at %d, before the announced %d", got, lag.At)
 	}
 	r.at(lag.At)
-	if got := r.firstEvent(EvISRPending, 0, 0); got != lag.At {
+	if got := r.firstEvent(engine.EvISRPending, 0, 0); got != lag.At {
 		t.Fatalf("isr-lag announced %d (%s); leader 0 asked to shrink at %d", lag.At, lag.Text, got)
 	}
 	// Kill broker 1: its session expires when announced.
 	kill := lag.At + 1000
 	r.at(kill, `"do":"kill","broker":1`)
 	exp, ok := r.find(PendZKSessionExpiry, 1)
-	if !ok || exp.At != kill+r.e.cfg.ZookeeperSessionTimeoutMs {
+	if !ok || exp.At != kill+r.e.Config().ZookeeperSessionTimeoutMs {
 		t.Fatalf("session expiry of broker 1: %+v %v", exp, ok)
 	}
 	r.at(exp.At)
-	if got := r.firstEvent(EvZKSession, 1, kill); got != exp.At {
+	if got := r.firstEvent(engine.EvZKSession, 1, kill); got != exp.At {
 		t.Fatalf("session expiry announced for %d, happened at %d", exp.At, got)
 	}
 	if _, ok := r.find(PendZKSessionExpiry, 1); ok {
@@ -121,35 +123,35 @@ func TestPendingDeadlinesComeTrue(t *testing.T) {
 // TestPendingOverview: an overview lists the deadlines of focused partitions and brokers and the
 // cluster-wide ones, not the parked fetches of the thousand others.
 func TestPendingOverview(t *testing.T) {
-	sc, err := ParseScenario([]byte(`{"name":"big","brokers":6,"topics":[{"name":"t","partitions":300,"replicationFactor":3}]}`))
+	sc, err := engine.ParseScenario([]byte(`{"name":"big","brokers":6,"topics":[{"name":"t","partitions":300,"replicationFactor":3}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(sc)
+	e, err := engine.New(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.RunUntil(300); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Apply(Action{Do: "kill", Broker: ptr(int32(4))}); err != nil {
+	if err := e.Apply(engine.Action{Do: "kill", Broker: ptr(int32(4))}); err != nil {
 		t.Fatal(err)
 	}
-	all := e.View(ViewOptions{DetailLimit: 1000}).Pending
-	focus := e.View(ViewOptions{Focus: []TP{{Topic: "t", Partition: 7}}}).Pending
+	all := Build(e, Options{DetailLimit: 1000}).Pending
+	focus := Build(e, Options{Focus: []TP{{Topic: "t", Partition: 7}}}).Pending
 	if len(all) != maxPending || len(focus) == 0 || len(focus) >= len(all) && slices.Equal(focus, all) {
 		t.Fatalf("detail %d deadlines, overview %d", len(all), len(focus))
 	}
 	for _, p := range focus {
 		switch {
 		case p.Kind == PendZKSessionExpiry || p.Kind == PendLeaderRebalance:
-		case p.Topic == "t" && p.Partition == Some[int32](7):
+		case p.Topic == "t" && p.Partition == engine.Some[int32](7):
 			// a parked Fetch carrying t-7 among others is named for t-7
 		default:
 			t.Errorf("overview focused on t-7 lists %+v", p)
 		}
 	}
-	if !slices.ContainsFunc(focus, func(p Pending) bool { return p.Kind == PendZKSessionExpiry && p.Broker == Some[int32](4) }) {
+	if !slices.ContainsFunc(focus, func(p Pending) bool { return p.Kind == PendZKSessionExpiry && p.Broker == engine.Some[int32](4) }) {
 		t.Errorf("the overview lacks broker 4's session expiry: %+v", focus)
 	}
 }

@@ -1,10 +1,12 @@
-package engine
+package view
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/highwater-sim/highwater/engine"
 )
 
 // Durability verdicts: for each record a producer was told is written (acks=1 or all), whether it
@@ -45,16 +47,16 @@ const maxVerdicts = 200
 const maxVerdictPartitions = defaultDetailLimit
 
 // verdicts judges p's latest acknowledged records, in offset order.
-func (e *Engine) verdicts(p *partition) []Verdict {
+func verdicts(p engine.PartitionInfo) []Verdict {
 	type acked struct {
-		offsetID
+		engine.AckedRecord
 		acks string
 	}
 	var recs []acked
-	for _, r := range e.client(p).ackedAll[max(0, len(e.client(p).ackedAll)-maxVerdicts):] {
+	for _, r := range p.AckedAll(maxVerdicts) {
 		recs = append(recs, acked{r, "all"})
 	}
-	for _, r := range e.client(p).acked1[max(0, len(e.client(p).acked1)-maxVerdicts):] {
+	for _, r := range p.AckedOne(maxVerdicts) {
 		recs = append(recs, acked{r, "1"})
 	}
 	slices.SortFunc(recs, func(a, b acked) int {
@@ -63,56 +65,59 @@ func (e *Engine) verdicts(p *partition) []Verdict {
 	recs = recs[max(0, len(recs)-maxVerdicts):]
 	out := make([]Verdict, 0, len(recs))
 	for _, r := range recs {
-		verdict, why := e.judge(p, r.offsetID, r.acks)
+		verdict, why := judge(p, r.AckedRecord, r.acks)
 		out = append(out, Verdict{ID: r.ID, Offset: r.Offset, Acks: r.acks, Verdict: verdict, Why: why})
 	}
 	return out
 }
 
 // judge gives one acknowledged record's verdict and a short reason.
-func (e *Engine) judge(p *partition, rec offsetID, acks string) (string, string) {
+func judge(p engine.PartitionInfo, rec engine.AckedRecord, acks string) (string, string) {
 	var live, down []int32 // brokers whose replica holds the record at its offset
-	for _, r := range p.replicas {
-		if got, ok := r.log.At(rec.Offset); ok && got.ID == rec.ID {
-			if e.brokers[r.broker].state == brokerDead || r.offline {
-				down = append(down, r.broker)
+	for _, r := range p.Replicas() {
+		if got, ok := r.RecordAt(rec.Offset); ok && got.ID == rec.ID {
+			if r.Down() || r.Offline() {
+				down = append(down, r.Broker())
 			} else {
-				live = append(live, r.broker)
+				live = append(live, r.Broker())
 			}
 		}
 	}
 	slices.Sort(live)
 	slices.Sort(down)
-	if p.leader < 0 {
+	leader := p.Leader()
+	if leader < 0 {
 		if len(live)+len(down) == 0 {
 			return VerdictLost, "no replica holds it"
 		}
-		return VerdictAtRisk, "no leader; held by " + brokerList(sortedUnion(live, down))
+		held := append(slices.Clone(live), down...)
+		slices.Sort(held)
+		return VerdictAtRisk, "no leader; held by " + brokerList(slices.Compact(held))
 	}
-	lr := p.replicaOn(p.leader)
-	if got, ok := lr.log.At(rec.Offset); !ok || got.ID != rec.ID {
+	lr, _ := p.ReplicaOn(leader)
+	if got, ok := lr.RecordAt(rec.Offset); !ok || got.ID != rec.ID {
 		switch {
 		case ok:
-			return VerdictLost, fmt.Sprintf("not in leader %d's log: offset %d holds m%d", p.leader, rec.Offset, got.ID)
-		case rec.Offset >= lr.log.LogEndOffset():
-			return VerdictLost, fmt.Sprintf("not in leader %d's log, which ends at offset %d", p.leader, lr.log.LogEndOffset())
+			return VerdictLost, fmt.Sprintf("not in leader %d's log: offset %d holds m%d", leader, rec.Offset, got.ID)
+		case rec.Offset >= lr.LogEndOffset():
+			return VerdictLost, fmt.Sprintf("not in leader %d's log, which ends at offset %d", leader, lr.LogEndOffset())
 		}
-		return VerdictLost, fmt.Sprintf("not in leader %d's log, which starts at offset %d", p.leader, lr.log.LogStartOffset())
+		return VerdictLost, fmt.Sprintf("not in leader %d's log, which starts at offset %d", leader, lr.LogStartOffset())
 	}
-	if e.brokers[p.leader].state == brokerDead || lr.offline {
+	if lr.Down() || lr.Offline() {
 		if len(live) == 0 {
 			return VerdictAtRisk, "held only by replicas that are down: " + brokerList(down)
 		}
-		return VerdictAtRisk, fmt.Sprintf("leader %d is down; live copies on %s", p.leader, brokerList(live))
+		return VerdictAtRisk, fmt.Sprintf("leader %d is down; live copies on %s", leader, brokerList(live))
 	}
-	hw := lr.log.HighWatermark()
+	hw := lr.HighWatermark()
 	if rec.Offset >= hw {
 		if len(live) == 1 {
-			return VerdictAtRisk, fmt.Sprintf("acks=%s: only leader %d has it (above its high watermark %d)", acks, p.leader, hw)
+			return VerdictAtRisk, fmt.Sprintf("acks=%s: only leader %d has it (above its high watermark %d)", acks, leader, hw)
 		}
-		return VerdictAtRisk, fmt.Sprintf("above leader %d's high watermark %d; on %s", p.leader, hw, brokerList(live))
+		return VerdictAtRisk, fmt.Sprintf("above leader %d's high watermark %d; on %s", leader, hw, brokerList(live))
 	}
-	return VerdictCommitted, fmt.Sprintf("below leader %d's high watermark %d; on %s", p.leader, hw, brokerList(live))
+	return VerdictCommitted, fmt.Sprintf("below leader %d's high watermark %d; on %s", leader, hw, brokerList(live))
 }
 
 // brokerList names brokers for a reason: "broker 1", "brokers 0, 2".

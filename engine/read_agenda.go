@@ -1,0 +1,139 @@
+package engine
+
+import "slices"
+
+// The read API's view of the agenda: messages in flight, requests parked in purgatory, and the
+// timers that will act when due. Stale items (of an earlier broker incarnation, ZooKeeper session
+// or controller epoch, or whose work is done) are left out: they do nothing when they come due.
+
+// InFlight returns the messages in flight, in agenda order (not sorted). They are shared: a
+// reader must not change them.
+func (e *Engine) InFlight() []*Message {
+	var out []*Message
+	for i := range e.agenda.items {
+		if it := &e.agenda.items[i]; it.kind == itDeliver {
+			out = append(out, it.deliverMsg().msg)
+		}
+	}
+	return out
+}
+
+// ParkedRequest is a request waiting in a leader's purgatory (DelayedFetch, DelayedProduce).
+type ParkedRequest struct {
+	Broker   int32 // the leader it waits on
+	Request  *Message
+	Deadline int64 // when it gives up waiting
+	// RequiredOffset is the high watermark an acks=all produce waits for (0 for a fetch).
+	RequiredOffset int64
+}
+
+// Purgatory returns the parked Fetch and Produce requests, in agenda order.
+func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
+	for i := range e.agenda.items {
+		it := &e.agenda.items[i]
+		switch it.kind {
+		case itDelayedFetchDone:
+			p := it.delayedFetchDone()
+			if !p.fetch.done && e.brokers[p.broker].incarnation == p.incarnation {
+				fetches = append(fetches, ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at})
+			}
+		case itDelayedProduceDone:
+			p := it.delayedProduceDone()
+			if !p.produce.done && e.brokers[p.broker].incarnation == p.incarnation {
+				produces = append(produces, ParkedRequest{Broker: it.broker, Request: p.produce.req, Deadline: it.at,
+					RequiredOffset: p.produce.required})
+			}
+		}
+	}
+	return fetches, produces
+}
+
+// TimerKind names a timer a reader can see.
+type TimerKind uint8
+
+// The timers Timers lists.
+const (
+	TimerSessionExpiry        TimerKind = iota // a disconnected broker's ZooKeeper session expires
+	TimerLeaderRebalance                       // the controller's leader imbalance check
+	TimerHWCheckpoint                          // a live broker writes its high watermarks
+	TimerISRShrink                             // a broker's periodic ISR shrink check
+	TimerRequestTimeout                        // a request held on a cut link times out
+	TimerProducerRetry                         // a producer sends a batch again
+	TimerControllerRetry                       // the controller re-sends to a broker
+	TimerAlterPartitionResend                  // a leader re-sends its AlterPartition
+)
+
+// Timer is one timer that will act when due.
+type Timer struct {
+	At     int64
+	Kind   TimerKind
+	Broker int32 // the broker it belongs to (the controller's for TimerLeaderRebalance), -1 none
+	// Partition is the partition id of a producer retry or an AlterPartition resend, else -1.
+	Partition int32
+	// Request is the held request of a TimerRequestTimeout.
+	Request *Message
+	// RecordIDs are the records of a producer retry.
+	RecordIDs []int64
+}
+
+// Timers returns the timers that will act when due, in agenda order (not sorted).
+func (e *Engine) Timers() []Timer {
+	var out []Timer
+	for i := range e.agenda.items {
+		it := &e.agenda.items[i]
+		live := func() bool {
+			return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.timer().incarnation
+		}
+		t := Timer{At: it.at, Broker: it.broker, Partition: -1}
+		switch it.kind {
+		case itIsrShrinkTask:
+			if e.brokers[it.broker].incarnation != it.timer().incarnation {
+				continue
+			}
+			t.Kind = TimerISRShrink
+		case itSessionExpire:
+			if s := e.sessions[it.broker]; s.gen != it.sessionExpire().gen || s.connected || !s.registered {
+				continue
+			}
+			t.Kind = TimerSessionExpiry
+		case itAutoRebalance:
+			if !e.ctrl.active || e.ctrl.epoch != it.autoRebalance().controllerEpoch || !e.cfg.AutoLeaderRebalanceEnable {
+				continue
+			}
+			t.Kind, t.Broker = TimerLeaderRebalance, e.ctrl.broker
+		case itCheckpointTask:
+			if !live() {
+				continue
+			}
+			t.Kind = TimerHWCheckpoint
+		case itRequestFailed:
+			f := it.requestFailed()
+			if !f.timedOut || e.pending[f.req.ID] != f.req {
+				continue // only a held request's timeout (held.go); resets are immediate
+			}
+			t.Kind, t.Request = TimerRequestTimeout, f.req
+		case itProducerRetry:
+			op := e.clients.produces[it.producerRetry().op-1]
+			if op.Done {
+				continue
+			}
+			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.pid, slices.Clone(op.RecordIDs)
+		case itControllerRetry:
+			if e.ctrl.epoch != it.controllerRetry().controllerEpoch || e.ctrl.channels == nil {
+				continue
+			}
+			t.Kind = TimerControllerRetry
+		case itResend:
+			pid := it.alterPartitionResend().pid
+			r := e.partitions[pid].replicaOn(it.broker)
+			if !live() || r == nil || !r.pending.active {
+				continue
+			}
+			t.Kind, t.Partition = TimerAlterPartitionResend, pid
+		default:
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package engine
+
+import "slices"
+
+// Run-wide tallies, for a reader's overview of a large cluster (Engine.Tallies): ISR shrinks and
+// expands, leader changes, and fetch traffic between brokers. An observer of the protocol's facts
+// (observe.go): plain counting, no effect on the simulation.
+
+// tallies are run-wide counters kept as the run goes (they survive nothing: a seek rebuilds them).
+type tallies struct {
+	ignores
+	isrShrinks    int64
+	isrExpands    int64
+	leaderChanges int64
+	// flows counts replication traffic per (follower, leader) pair.
+	flows map[linkKey]*flow
+}
+
+// flow is the replica fetch traffic from one follower broker to one leader broker since time 0:
+// Fetch requests sent and records the responses returned.
+type flow struct {
+	fetches, records int64
+}
+
+// countISRChange tallies a committed ISR change as a shrink, an expand, or both (a replica out
+// and another in, as a controller write after a restart can do).
+func (t *tallies) isrChanged(p *partition, old []int32) {
+	for _, b := range old {
+		if !slices.Contains(p.isr, b) {
+			t.isrShrinks++
+			break
+		}
+	}
+	for _, b := range p.isr {
+		if !slices.Contains(old, b) {
+			t.isrExpands++
+			break
+		}
+	}
+}
+
+func (t *tallies) elected(*partition) { t.leaderChanges++ }
+
+// sent tallies a follower's Fetch and the leader's answer to it.
+func (t *tallies) sent(m *Message) {
+	var key linkKey
+	switch {
+	case m.Fetch != nil && m.Fetch.ReplicaID >= 0:
+		key = linkKey{m.From, m.To}
+	case m.FetchResponse != nil && m.To != ClientNode: // the answer to a follower
+		key = linkKey{m.To, m.From}
+	default:
+		return
+	}
+	if t.flows == nil {
+		t.flows = map[linkKey]*flow{}
+	}
+	f := t.flows[key]
+	if f == nil {
+		f = &flow{}
+		t.flows[key] = f
+	}
+	if m.Fetch != nil {
+		f.fetches++
+		return
+	}
+	for i := range m.FetchResponse.Partitions {
+		f.records += int64(len(m.FetchResponse.Partitions[i].Records))
+	}
+}

@@ -1,0 +1,85 @@
+package view
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// Detail is what a page looks at closely in an overview: brokers and partitions it drills into.
+// Everything about them is sent in full; the rest is counted. Build it with NewDetail.
+type Detail struct {
+	e       *engine.Engine
+	brokers []int32
+	// pids are the focused partitions, sorted (a view walks partitions in id order).
+	pids []int32
+}
+
+// NewDetail returns the detail a page asks for: focused brokers and partitions (ones the cluster
+// does not have are left out; Check names them).
+func NewDetail(e *engine.Engine, brokers []int32, focus []TP) *Detail {
+	d := &Detail{e: e, brokers: brokers}
+	for _, tp := range focus {
+		if pid, ok := e.PartitionID(tp); ok {
+			d.pids = append(d.pids, pid)
+		}
+	}
+	slices.Sort(d.pids)
+	d.pids = slices.Compact(d.pids)
+	return d
+}
+
+// Partition reports whether a partition the engine named (in a message) is focused.
+func (d *Detail) Partition(tp TP) bool {
+	pid, ok := d.e.PartitionID(tp)
+	if !ok {
+		pid = -1
+	}
+	_, ok = slices.BinarySearch(d.pids, pid)
+	return ok
+}
+
+// Broker reports whether a broker is focused.
+func (d *Detail) Broker(b int32) bool { return slices.Contains(d.brokers, b) }
+
+// Message reports whether a message is shown: it goes to or from a focused broker or carries a
+// focused partition.
+func (d *Detail) Message(m *protocol.Message) bool {
+	return d.Broker(m.From) || d.Broker(m.To) || (len(d.pids) > 0 && carries(m, d.Partition))
+}
+
+// clusterEvents are shown in an overview whatever it focuses on: they concern the whole cluster
+// or are rare and grave (violations).
+var clusterEvents = []string{engine.EvViolation, engine.EvBrokerDown, engine.EvBrokerUp, engine.EvController,
+	engine.EvIsolate, engine.EvHeal, engine.EvLink, engine.EvConfig, engine.EvZKSession, engine.EvLogDirFailure,
+	engine.EvShutdown, engine.EvZKRegister, engine.EvElectFailed, engine.EvCaption}
+
+// Event reports whether an overview shows an event in full: a cluster-wide one, a message shown
+// by Message, or one that happened to a focused partition or (with no partition) on a focused
+// broker. Event returns the event to show, its message cut to the focused partitions.
+func (d *Detail) Event(ev engine.Event) (engine.Event, bool) {
+	switch {
+	case slices.Contains(clusterEvents, ev.Type):
+		return ev, true
+	case ev.Message != nil:
+		if !d.Message(ev.Message) {
+			return ev, false
+		}
+		cut := focused(ev.Message, d.Partition, trimPartitions)
+		if cut != ev.Message && ev.Type == cut.Type {
+			// The narration names what the page is shown, not the thousand partitions it is not.
+			ev.Text = fmt.Sprintf("%s (and %d more partitions)", engine.DescribeMessage(cut), cut.Omitted)
+		}
+		ev.Message = cut
+		return ev, true
+	case ev.Topic != "":
+		pid, ok := d.e.PartitionID(TP{Topic: ev.Topic, Partition: ev.Partition.V})
+		_, focused := slices.BinarySearch(d.pids, pid)
+		return ev, ok && focused
+	case ev.Broker.Set:
+		return ev, d.Broker(ev.Broker.V)
+	}
+	return ev, true
+}

@@ -1,0 +1,56 @@
+package view
+
+import "github.com/highwater-sim/highwater/engine"
+
+// The overview of a large cluster: what a page shows when it cannot draw every partition. Run-wide
+// counters (ISR shrinks and expands, leader changes, kept by the engine's tallies), fetch traffic
+// between brokers, and the high watermark lag summed over partitions.
+
+// Traffic is the replica fetch traffic between brokers since time 0, in columns (it is sent often
+// and the pairs rarely change): pair i is follower From[i] fetching from leader To[i], with
+// Fetches[i] Fetch requests sent and Records[i] records returned.
+type Traffic struct {
+	From    []int32 `json:"from"`
+	To      []int32 `json:"to"`
+	Fetches []int64 `json:"fetches"`
+	Records []int64 `json:"records"`
+}
+
+// traffic lays the engine's flows (in broker order) out in columns.
+func traffic(flows []engine.Flow) Traffic {
+	t := Traffic{From: []int32{}, To: []int32{}, Fetches: []int64{}, Records: []int64{}}
+	for _, f := range flows {
+		t.From, t.To = append(t.From, f.From), append(t.To, f.To)
+		t.Fetches, t.Records = append(t.Fetches, f.Fetches), append(t.Records, f.Records)
+	}
+	return t
+}
+
+// leaderDigits encodes each partition's leader as two base-36 digits, "--" for none.
+func leaderDigits(e *engine.Engine) string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	n := e.PartitionCount()
+	out := make([]byte, 0, 2*n)
+	for pid := range int32(n) {
+		l := e.Partition(pid).Leader()
+		if l < 0 || l >= 36*36 {
+			out = append(out, '-', '-')
+			continue
+		}
+		out = append(out, digits[l/36], digits[l%36])
+	}
+	return string(out)
+}
+
+// hwLag is how far a partition's leader HW trails its log end: records written but not yet
+// committed. 0 when the partition has no live leader.
+func hwLag(p engine.PartitionInfo) int64 {
+	if p.Leader() < 0 {
+		return 0
+	}
+	r, ok := p.ReplicaOn(p.Leader())
+	if !ok || r.Down() || r.Offline() || !r.IsLeader() {
+		return 0
+	}
+	return r.LogEndOffset() - r.HighWatermark()
+}
