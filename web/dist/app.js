@@ -86,8 +86,55 @@ const COMPARE = new URLSearchParams(location.search).get("compare") === "1" && w
 
 const EMBED = (() => {
   const q = new URLSearchParams(location.search);
-  return { on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed") };
+  const c = q.get("controls") || "";
+  const int = (/** @type {string} */ k) => (/^\d{1,15}$/.test(q.get(k) || "") ? Number(q.get(k)) : null);
+  return {
+    on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed"),
+    controls: ["none", "minimal", "full"].includes(c) ? c : "full",
+    tour: q.get("tour"), // "0": captions do not wait; "1": they do (the default)
+    seed: int("seed"), // overrides the scenario's seed
+    step: int("step"), // start at the scenario's step N (1 for the first)
+    height: int("height"), // the embed's height in CSS px (default: the iframe's)
+  };
 })();
+
+// ---- message API (embeds; docs/web.md) ----
+
+// An embed inside another page takes commands from its parent (and from nowhere else) and tells
+// the parent what happens. Commands only move this page's own simulation, so the parent's origin
+// does not matter (a documentation site on any host may drive it); events carry nothing but the
+// public scenario's times, captions and violation names, so they go to targetOrigin "*".
+const API = EMBED.on && window.parent !== window && !COMPARE;
+
+/** @param {object} msg */
+function emit(msg) {
+  if (API) parent.postMessage({ source: "highwater", ...msg }, "*");
+}
+
+function setupMessages() {
+  if (!API) return;
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || !e.data || typeof e.data !== "object") return;
+    const d = e.data;
+    if (d.op === "play") { if (!state.playing) play(); }
+    else if (d.op === "pause") pause();
+    else if (d.op === "step") stepOnce();
+    else if (d.op === "continue") story.continue();
+    else if (d.op === "seek") {
+      const steps = (state.scenario && state.scenario.steps) || [];
+      if (Number.isInteger(d.step) && d.step >= 1 && d.step <= steps.length) seek(Number(steps[d.step - 1].at) || 0);
+      else if (typeof d.t === "number" && Number.isFinite(d.t) && d.t >= 0) seek(Math.floor(d.t));
+    }
+  });
+}
+
+// emitSteps tells the parent which of the scenario's steps the run has passed in (from, to].
+function emitSteps(from, to) {
+  if (!API || !state.scenario || !Array.isArray(state.scenario.steps)) return;
+  state.scenario.steps.forEach((st, i) => {
+    if (st && typeof st.at === "number" && st.at > from && st.at <= to) emit({ type: "step", step: i + 1, t: st.at });
+  });
+}
 
 function setupEmbed() {
   const speed = $("speed");
@@ -98,8 +145,14 @@ function setupEmbed() {
   if (EMBED.on && EMBED.autoplay) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
   if (q.get("projector") === "1") { $("projector").checked = true; document.body.classList.add("projector"); }
   if (COMPARE) setupCompare();
+  if (EMBED.tour === "0") $("tour").checked = false;
+  if (EMBED.tour === "1") $("tour").checked = true;
   if (!EMBED.on) return;
-  document.body.classList.add("embed");
+  document.body.classList.add("embed", "controls-" + EMBED.controls);
+  // With no controls, nobody can press Continue: captions move on by themselves.
+  if (EMBED.controls === "none" && !story.autoContinueMs) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
+  if (EMBED.height !== null) document.body.style.setProperty("--embed-h", Math.min(4000, Math.max(200, EMBED.height)) + "px");
+  setupMessages();
   const full = new URL(location.href);
   for (const k of ["embed", "autoplay"]) full.searchParams.delete(k);
   const link = $("full-page");
@@ -181,6 +234,7 @@ function applyReply(r) {
   const delivered = state.view ? state.view.messages : [];
   if (r.events.length && state.playing && state.story) story.onEvents(r.events, delivered);
   else if (r.events.length && !r.reset) {
+    for (const e of r.events) if (e.type === "caption") emit({ type: "caption", text: e.text, t: e.t });
     // At the real-time speeds and when stepping, the panel shows the latest key moment (no dwell).
     const last = r.events.map((e) => { const m = moment(e, delivered); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
     if (last) panel.moment(last, false);
@@ -191,12 +245,14 @@ function applyReply(r) {
     // A tour's caption at the moment loaded (or sought to) is shown at once: the viewer reads it
     // before pressing Play.
     const cap = r.events.filter((e) => e.type === "caption" && e.t === r.t).pop();
-    if (cap) queueMicrotask(() => panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false));
+    if (cap) queueMicrotask(() => { panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false); emit({ type: "caption", text: cap.text, t: cap.t }); });
     narration.clear();
     overview.reset();
     chart.cut(r.t);
     violations.count = 0;
   }
+  if (!r.reset) emitSteps(state.t, r.t);
+  else emitSteps(-1, r.t);
   state.t = r.t;
   state.next = r.next;
   if (state.displayT < r.t || r.reset) state.displayT = r.t;
@@ -279,8 +335,17 @@ function render() {
   $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
     `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "")) + more;
   violations.check(v);
+  emitViolations(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
+}
+
+// emitViolations tells an embed's parent about each violation the view lists for the first time.
+function emitViolations(v) {
+  const vs = v.violations || [];
+  if ((state.violationsSent || 0) > vs.length) state.violationsSent = 0; // a seek back or a new run
+  for (const x of vs.slice(state.violationsSent || 0)) emit({ type: "violation", name: x.name, t: x.t });
+  state.violationsSent = vs.length;
 }
 
 // renderEraLine says which Kafka release's rules the cluster runs, and which of its defaults
@@ -443,8 +508,8 @@ async function loadPresets() {
   return presets;
 }
 
-async function loadPreset(file) {
-  if (!(await loadURL("scenarios/" + file, `preset ${file}`))) return false;
+async function loadPreset(file, startParams = false) {
+  if (!(await loadURL("scenarios/" + file, `preset ${file}`, startParams))) return false;
   $("preset").value = file;
   state.presetShown = file;
   state.presetObjects[file] = state.scenario;
@@ -452,17 +517,47 @@ async function loadPreset(file) {
 }
 
 // loadURL loads a scenario file from the page's server (?scenario=path loads one at start).
-async function loadURL(url, what = url) {
+// startParams: the page's first load, where ?seed= replaces the scenario's seed.
+async function loadURL(url, what = url, startParams = false) {
   let obj;
   try {
     const resp = await fetch(url);
-    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
-    obj = await resp.json();
+    if (!resp.ok) throw new Error(resp.status === 404 ? "there is no such file (HTTP 404)" : `HTTP ${resp.status}`);
+    const text = await resp.text();
+    if (text.length > MAX_SCENARIO_CHARS) throw new Error(`the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB`);
+    try { obj = JSON.parse(text); } catch (e) { throw new Error(`it is not valid JSON (${e.message})`); }
+    if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("a scenario file must be a JSON object with name, brokers and topics");
   } catch (e) {
-    showError(`Could not load ${what}: ${e.message}`);
+    showError(`Could not load ${what}: ${e.message}.`, { sticky: startParams });
+    if (startParams) { $("scenario-name").textContent = `Could not load ${what}`; setStatus(`could not load ${what}`); }
     return false;
   }
-  return loadScenario(obj, what);
+  if (startParams && EMBED.seed !== null) obj = { ...obj, seed: EMBED.seed };
+  const ok = await loadScenario(obj, what);
+  if (!ok && startParams) { showError($("error").textContent, { sticky: true }); $("scenario-name").textContent = `Could not load ${what}`; }
+  return ok;
+}
+
+// A scenario file (or a decoded share link) larger than this is refused.
+const MAX_SCENARIO_CHARS = 2e6;
+
+// startAt moves a freshly loaded scenario to its step N (?step=N): the time of the N-th entry of
+// its steps, reached by advancing, so every event and expectation on the way happens.
+async function startAt(n) {
+  const steps = (state.scenario && state.scenario.steps) || [];
+  if (n === null || n < 1) return;
+  if (n > steps.length) { showError(`The scenario has ${steps.length} steps: there is no step ${n}; starting at 0.`); return; }
+  const at = Number(steps[n - 1].at) || 0;
+  if (at > state.t) await advanceTo(at);
+}
+
+// showOrigin says where a scenario from another site comes from (?scenario=URL), in the caption.
+function showOrigin(url) {
+  const line = $("scenario-origin");
+  let u;
+  try { u = new URL(url, location.href); } catch { return; }
+  line.hidden = u.origin === location.origin;
+  line.textContent = `Scenario from ${u.origin}, not from this site.`;
 }
 
 async function loadFile(file) {
@@ -882,6 +977,7 @@ const story = new Story({
   ui: {
     moment: (m, waiting) => {
       panel.moment(m, waiting);
+      if (m && m.kind === "caption") emit({ type: "caption", text: m.text, t: m.t });
       // Bring the partition the moment is about on screen (small screens scroll to it).
       const ev = m && m.ev;
       if (ev && ev.topic !== undefined) {
@@ -993,7 +1089,9 @@ async function start() {
   const presets = await presetsP;
   const params = new URLSearchParams(location.search);
   if (params.get("scenario")) {
-    if (await loadURL(params.get("scenario")) && EMBED.autoplay) play();
+    const url = params.get("scenario");
+    showOrigin(url);
+    if (await loadURL(url, `the scenario “${url}”`, true)) { await startAt(EMBED.step); emit({ type: "ready", t: state.t }); if (EMBED.autoplay) play(); }
     return;
   }
   const wanted = params.get("preset");
@@ -1004,7 +1102,14 @@ async function start() {
     return;
   }
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
-  if (first) { if (await loadPreset(first.file)) { comparisonReady(); if (EMBED.autoplay) play(); } }
+  if (first) {
+    if (await loadPreset(first.file, true)) {
+      await startAt(EMBED.step);
+      comparisonReady();
+      emit({ type: "ready", t: state.t });
+      if (EMBED.autoplay) play();
+    }
+  }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
 }
 
