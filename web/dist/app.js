@@ -459,6 +459,7 @@ async function loadScenario(obj, source) {
   $("error").hidden = true;
   $("violation").hidden = true;
   state.scenario = obj;
+  state.acted = false;
   state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
   state.focus = [];
   state.focusBrokers = [];
@@ -561,6 +562,7 @@ function showOrigin(url) {
 }
 
 async function loadFile(file) {
+  if (file.size > MAX_SCENARIO_CHARS) { showError(`Could not load ${file.name}: the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB.`); return; }
   const text = await file.text();
   let obj;
   try {
@@ -599,6 +601,7 @@ const act = serial(async function act(action, problem) {
   const old = forks ? await run({ op: "export", noView: true }) : null;
   const r = await run({ op: "apply", action }, { what: `${describeAction(action)} failed` });
   if (!r) return;
+  state.acted = true;
   const dropped = before - (r.timeline.actions.length - 1);
   if (dropped > 0 || r.t < wasEnd) {
     const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped (“Back to the other branch” returns to it).`;
@@ -915,6 +918,153 @@ async function exportRun() {
   a.remove();
 }
 
+// exportTrace saves every event of the run so far as JSON lines (like `highwater run --trace`):
+// it replays the run from 0 to now without drawing it (the engine is deterministic, so it ends
+// where it was), then asks for a whole view again.
+const exportTrace = serial(async function exportTrace() {
+  pause();
+  const at = state.t;
+  let lines = [], dropped = 0;
+  try {
+    const r0 = await call({ op: "seek", to: 0, noView: true, maxEvents: 0 });
+    if (r0.type === "error") throw new Error(r0.error);
+    const r = await call({ op: "advance", to: at, noView: true, maxEvents: 1e6 });
+    if (r.type === "error") throw new Error(r.error);
+    lines = [...(r0.events || []), ...r.events].map((e) => JSON.stringify(e));
+    dropped = r.dropped || 0;
+  } catch (e) {
+    showError(`Could not export the trace: ${e.message}`);
+  }
+  await run({ op: "view", view: { ...viewOpts(), delta: false } });
+  if (!lines.length) return;
+  const name = (state.scenario && state.scenario.name || "run").replace(/[^A-Za-z0-9]+/g, "-").toLowerCase();
+  const a = el("a", { href: URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "application/x-ndjson" })), download: `${name}-trace.jsonl` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  state.traceLines = lines.length;
+  setStatus(`trace exported: ${lines.length} events up to ${fmtTime(at)}` + (dropped ? ` (${dropped} more not included)` : ""));
+});
+
+// ---- share links ----
+
+// A share link carries the run as a scenario file (the export op: the scenario with the user's
+// actions and their times, the fork applied, and the seed), compressed with deflate-raw and
+// written in base64url, and the time shown: index.html#run=…&t=…. A preset not acted on is just
+// its name: #preset=…&t=…. The fragment never reaches a server.
+const MAX_LINK_CHARS = 24000; // the encoded run in a link, at most
+const MAX_SHARED_STEPS = 5000;
+
+/** @param {BlobPart} bytes @param {CompressionStream | DecompressionStream} stream */
+async function pipeBytes(bytes, stream, limit = Infinity) {
+  const reader = new Blob([bytes]).stream().pipeThrough(stream).getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) { reader.cancel(); throw new Error(`it decodes to more than ${limit / 1e6} MB`); }
+    chunks.push(value);
+  }
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
+}
+
+/** @param {object} obj @returns {Promise<string>} the scenario, deflated, in base64url */
+async function encodeRun(obj) {
+  const z = await pipeBytes(new TextEncoder().encode(JSON.stringify(obj)), new CompressionStream("deflate-raw"));
+  let bin = "";
+  for (let i = 0; i < z.length; i += 0x8000) bin += String.fromCharCode(...z.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** @param {string} s @returns {Promise<any>} the scenario a link carries (throws on a damaged one) */
+async function decodeRun(s) {
+  if (s.length > MAX_LINK_CHARS) throw new Error(`it is longer than ${MAX_LINK_CHARS} characters`);
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("it has characters a Highwater link never has");
+  let bin;
+  try { bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4)); } catch { throw new Error("it is cut short"); }
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(await pipeBytes(bytes, new DecompressionStream("deflate-raw"), MAX_SCENARIO_CHARS));
+  } catch (e) {
+    throw new Error(/MB/.test(e.message) ? e.message : "it is cut short or altered (it does not decompress)");
+  }
+  let obj;
+  try { obj = JSON.parse(text); } catch { throw new Error("it does not hold a scenario"); }
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("it does not hold a scenario");
+  if (Array.isArray(obj.steps) && obj.steps.length > MAX_SHARED_STEPS) throw new Error(`its scenario has more than ${MAX_SHARED_STEPS} steps`);
+  return obj;
+}
+
+// shareLink is the link to the run as it is now (null, with the reason shown, if too long).
+async function shareLink() {
+  const u = new URL(location.href);
+  u.search = "";
+  const h = new URLSearchParams();
+  if (state.presetShown && !state.acted && state.scenario && state.presetObjects[state.presetShown] === state.scenario) {
+    h.set("preset", state.presetShown);
+  } else {
+    const r = await run({ op: "export", noView: true });
+    if (!r || !r.export) return null;
+    const enc = await encodeRun(r.export);
+    if (enc.length > MAX_LINK_CHARS) {
+      showError(`This run is too long for a link (${enc.length.toLocaleString("en-US")} characters, at most ${MAX_LINK_CHARS.toLocaleString("en-US")}): use Download run and share the file.`);
+      return null;
+    }
+    h.set("run", enc);
+  }
+  h.set("t", String(state.t));
+  u.hash = h.toString();
+  return u.href;
+}
+
+const copyLink = serial(async function copyLink() {
+  pause();
+  const link = await shareLink();
+  if (!link) return;
+  state.shareLink = link;
+  const out = $("share-out");
+  out.value = link;
+  out.hidden = false;
+  out.select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(link); copied = true; } catch { /* shown and selected instead */ }
+  setStatus(`${copied ? "link copied" : "link ready to copy (selected)"}: ${link.length.toLocaleString("en-US")} characters, the run up to ${fmtTime(state.t)}`);
+});
+
+// openShared opens a share link's fragment: the run it carries, replayed to its time. A damaged
+// link shows what is wrong and leaves an empty cluster to work with.
+async function openShared(hash) {
+  const h = new URLSearchParams(hash);
+  if (!h.has("run") && !h.has("preset")) return false;
+  const t = Math.max(0, Math.floor(Number(h.get("t")) || 0));
+  if (h.has("preset")) {
+    const file = h.get("preset");
+    if (!state.presets.some((p) => p.file === file)) return failShared(`there is no preset “${file}”`);
+    if (!(await loadPreset(file))) return true;
+  } else {
+    let obj;
+    try { obj = await decodeRun(h.get("run")); } catch (e) { return failShared(e.message); }
+    if (!(await loadScenario(obj, "the shared run"))) { showError($("error").textContent, { sticky: true }); return true; }
+    $("preset").value = "";
+    state.presetShown = "";
+  }
+  await advanceTo(t);
+  narration.add([{ t: state.t, type: "page", text: `Opened a shared run at ${fmtTime(t)}.` }]);
+  return true;
+}
+
+async function failShared(why) {
+  await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "an empty cluster");
+  $("preset").value = "";
+  state.presetShown = "";
+  showError(`Could not open the shared link: ${why}. Here is an empty cluster instead; ask for the link again, whole.`, { sticky: true });
+  setStatus("shared link damaged");
+  return true;
+}
+
 // ---- focus (overview) ----
 
 function toggleFocus(tp) {
@@ -1018,6 +1168,23 @@ function wire() {
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
   $("new-form").addEventListener("submit", newCluster);
   $("export").addEventListener("click", exportRun);
+  $("export-trace").addEventListener("click", exportTrace);
+  $("share").addEventListener("click", copyLink);
+  // Drop a scenario file anywhere on the page to open it.
+  document.addEventListener("dragover", (e) => {
+    if (EMBED.on || !e.dataTransfer || ![...e.dataTransfer.types].includes("Files")) return;
+    e.preventDefault();
+    document.body.classList.add("dropping");
+  });
+  document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) document.body.classList.remove("dropping"); });
+  document.addEventListener("drop", (e) => {
+    document.body.classList.remove("dropping");
+    if (EMBED.on || !e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    const f = e.dataTransfer.files[0];
+    if (f.size > MAX_SCENARIO_CHARS) { showError(`Could not load ${f.name}: the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB.`); return; }
+    loadFile(f);
+  });
   $("settings").addEventListener("submit", applySettings);
   $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
@@ -1088,6 +1255,7 @@ async function start() {
   requestAnimationFrame((t) => { state.lastFrame = t; frame(t); });
   const presets = await presetsP;
   const params = new URLSearchParams(location.search);
+  if (location.hash.length > 1 && (await openShared(location.hash.slice(1)))) return;
   if (params.get("scenario")) {
     const url = params.get("scenario");
     showOrigin(url);

@@ -1,0 +1,112 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestShareLink: a run with a seek, a fork (a kill the preset did not have) and a later time is
+// copied as a link; opening the link replays it to the same engine view, byte for byte. A
+// truncated link shows an error and an empty cluster that works.
+func TestShareLink(t *testing.T) {
+	p := newPageFor(t, srvURL, "?preset=kill-the-leader.json&speed=100", 1280, 900, 60*time.Second)
+	p.loaded()
+	p.wait("the preset", `document.getElementById("preset").value === "kill-the-leader.json"`)
+	p.advance(2500)
+	p.click(`button[aria-label="Kill broker 2"]`) // a fork: the preset's steps after 2.5 s are dropped
+	p.wait("the kill on the timeline", `window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.at === 2500)`)
+	p.advance(3000)
+	run(p, `document.getElementById("scrub").value = "4000"; document.getElementById("scrub").dispatchEvent(new Event("change"))`)
+	p.wait("seek back to 4000", `window.highwater.t === 4000`)
+	p.click("#share")
+	p.wait("the link", `!!window.highwater.shareLink`)
+	link := evalJS[string](p, `window.highwater.shareLink`)
+	want := evalJS[string](p, `JSON.stringify(window.highwater.view)`)
+	t.Logf("share link: %d characters", len(link))
+	if len(link) > 4000 {
+		t.Errorf("share link %d characters, want a chat-sized one", len(link))
+	}
+	hash := link[strings.Index(link, "#"):]
+	if !strings.HasPrefix(hash, "#run=") || !strings.HasSuffix(hash, "&t=4000") {
+		t.Fatalf("share link fragment %q", hash[:min(len(hash), 80)])
+	}
+	q := newPageFor(t, srvURL, hash, 1280, 900, 60*time.Second)
+	q.loaded()
+	q.wait("the shared run at 4000", `window.highwater.t === 4000 && window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.at === 2500)`)
+	if got := evalJS[string](q, `JSON.stringify(window.highwater.view)`); got != want {
+		t.Errorf("the shared run's view differs:\n got %.300s\nwant %.300s", got, want)
+	}
+	// A preset not acted on is shared by name.
+	q.click("#share")
+	q.wait("the second link", `!!window.highwater.shareLink`)
+	if l := evalJS[string](q, `window.highwater.shareLink`); !strings.Contains(l, "#run=") {
+		t.Errorf("a shared run's link %q is not the run", l)
+	}
+
+	// Damaged: cut short, and garbage.
+	for _, bad := range []string{hash[:len(hash)/2], "#run=%%%&t=5", "#preset=nope.json&t=1"} {
+		r := newPage(t, bad, 1000, 700)
+		r.loaded()
+		r.wait("the error", `!document.getElementById("error").hidden && document.getElementById("error").textContent.includes("shared link")`)
+		if name := evalJS[string](r, `document.getElementById("scenario-name").textContent`); name != "3 brokers, 1 partition, RF 3" {
+			t.Errorf("%.40s: the page shows %q, want the empty cluster", bad, name)
+		}
+		r.advance(300) // the page works
+		r.close()
+	}
+}
+
+// TestUntrustedNames: a scenario whose name, description and caption are HTML, opened from a
+// share link and imported from a file, shows them as text and runs no script.
+func TestUntrustedNames(t *testing.T) {
+	const xss = `<img src=x onerror="window.pwned=1">`
+	sc := `{"name": "` + strings.ReplaceAll(xss, `"`, `\"`) + `", "description": "` + strings.ReplaceAll(xss, `"`, `\"`) + ` **bold**",
+	  "brokers": 3, "topics": [{"name": "orders", "partitions": 1, "replicationFactor": 3}],
+	  "steps": [{"at": 5, "do": "caption", "text": "` + strings.ReplaceAll(xss, `"`, `\"`) + `"}]}`
+	var z bytes.Buffer
+	fw, _ := flate.NewWriter(&z, 9)
+	fw.Write([]byte(sc))
+	fw.Close()
+	link := "#run=" + base64.RawURLEncoding.EncodeToString(z.Bytes()) + "&t=20"
+	check := func(p *page, how string) {
+		p.wait(how+": the scenario", `document.getElementById("scenario-name").textContent.startsWith("<img")`)
+		time.Sleep(300 * time.Millisecond) // an image error would have fired by now
+		if evalJS[bool](p, `window.pwned !== undefined || document.querySelector("img[src='x']") !== null`) {
+			t.Errorf("%s: the scenario's HTML ran or was parsed", how)
+		}
+		if got := evalJS[string](p, `document.getElementById("scenario-name").textContent`); got != xss {
+			t.Errorf("%s: name shown as %q", how, got)
+		}
+		if !evalJS[bool](p, `document.getElementById("scenario-desc").textContent.includes("<img src=x")`) {
+			t.Errorf("%s: description not shown as text", how)
+		}
+	}
+	p := newPage(t, link, 1000, 700)
+	p.loaded()
+	p.wait("t = 20", `window.highwater.t === 20`)
+	check(p, "share link")
+	if !evalJS[bool](p, `[...document.querySelectorAll("#log-list li")].some(li => li.textContent.includes("<img src=x"))`) {
+		t.Error("share link: the caption is not in the narration as text")
+	}
+	file := filepath.Join(t.TempDir(), "xss.json")
+	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := newPage(t, "?preset=kill-the-leader.json", 1000, 700)
+	q.loaded()
+	q.wait("the preset", `document.getElementById("preset").value === "kill-the-leader.json"`)
+	q.do(chromedp.SetUploadFiles(chromedp.ID("scenario-file"), []string{file}))
+	check(q, "import")
+	q.advance(10)
+	check(q, "import, after the caption")
+}
