@@ -6,13 +6,16 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/highwater-sim/highwater/engine"
 )
 
 // TestShareLink: a run with a seek, a fork (a kill the preset did not have) and a later time is
@@ -109,4 +112,54 @@ func TestUntrustedNames(t *testing.T) {
 	check(q, "import")
 	q.advance(10)
 	check(q, "import, after the caption")
+}
+
+// TestExportTraceAndDrop: a scenario dropped on the page loads; Export trace saves the events so
+// far as JSON lines, the same as the engine's own trace up to that time (what `highwater run
+// --trace` writes), and leaves the page where it was.
+func TestExportTraceAndDrop(t *testing.T) {
+	p := newPage(t, "?preset=kill-the-leader.json", 1000, 700)
+	p.loaded()
+	p.wait("the preset", `document.getElementById("preset").value === "kill-the-leader.json"`)
+	data, err := os.ReadFile("testdata/three-brokers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(p, `const dt = new DataTransfer(); dt.items.add(new File([`+strconv.Quote(string(data))+`], "three.json", {type: "application/json"}));
+		document.body.dispatchEvent(new DragEvent("dragover", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		document.body.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}))`)
+	p.wait("the dropped scenario", `document.getElementById("scenario-name").textContent === "Three brokers for the browser tests"`)
+	p.advance(1500)
+	view := evalJS[string](p, `JSON.stringify(window.highwater.view)`)
+	run(p, `window.blobs = []; const orig = URL.createObjectURL; URL.createObjectURL = (b) => { window.blobs.push(b); return orig(b); }`)
+	p.click("#export-trace")
+	p.wait("the trace", `window.blobs.length === 1`)
+	got, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`window.blobs[0].text()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.wait("the page back at 1500", `window.highwater.t === 1500 && !window.highwater.busy`)
+	if v := evalJS[string](p, `JSON.stringify(window.highwater.view)`); v != view {
+		t.Error("the view changed after Export trace")
+	}
+	sc, err := engine.ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 1500 // the page's run so far
+	var want strings.Builder
+	enc := json.NewEncoder(&want)
+	if _, _, err := engine.Run(sc, func(evs []engine.Event) {
+		for i := range evs {
+			if evs[i].T <= 1500 {
+				enc.Encode(&evs[i])
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != want.String() {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want.String(), "\n")
+		t.Errorf("the page's trace (%d lines) differs from the engine's (%d lines):\n%s\n---\n%s", len(gl), len(wl), got, want.String())
+	}
 }
