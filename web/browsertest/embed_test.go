@@ -4,6 +4,9 @@ package browsertest
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +153,21 @@ func TestEmbedBadScenario(t *testing.T) {
 			t.Errorf("%s: no working page", q)
 		}
 		p.close()
+	}
+	// A scenario from another origin (which allows it, CORS) loads and says where it is from.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		http.ServeFile(w, r, "testdata/three-brokers.json")
+	}))
+	defer other.Close()
+	p := newPage(t, "?embed=1&scenario="+url.QueryEscape(other.URL+"/three.json"), 800, 500)
+	p.loaded()
+	p.wait("the origin shown", `!document.getElementById("scenario-origin").hidden`)
+	if got := evalJS[string](p, `document.getElementById("scenario-origin").textContent`); !strings.Contains(got, other.URL) {
+		t.Errorf("origin line %q does not name %s", got, other.URL)
+	}
+	if !evalJS[bool](p, `(() => { const r = document.getElementById("scenario-origin").getBoundingClientRect(); return r.height > 0 && r.bottom <= innerHeight; })()`) {
+		t.Error("the origin line is not in view")
 	}
 }
 
