@@ -131,6 +131,15 @@ func TestEmbedParams(t *testing.T) {
 			if !strings.Contains(evalJS[string](p, `document.getElementById("h").src`), "tour=1") {
 				t.Error("element src without tour=1")
 			}
+			// Every attribute becomes its URL parameter (the page's handling of each is checked above and in TestEmbed).
+			src := evalJS[string](p, `(() => { const e = document.createElement("highwater-embed");
+				for (const [k, v] of Object.entries({scenario: "a b.json", autoplay: "", speed: "100", "caption-delay": "500", flight: "300", projector: "", seed: "3", step: "2", controls: "full"})) e.setAttribute(k, v);
+				return e.src; })()`)
+			for _, want := range []string{"/index.html?embed=1", "scenario=a+b.json", "autoplay=1", "speed=100", "captionDelay=500", "flight=300", "projector=1", "seed=3", "step=2", "controls=full", "tour=0"} {
+				if !strings.Contains(src, want) {
+					t.Errorf("element src %q lacks %s", src, want)
+				}
+			}
 		})
 	}
 }
