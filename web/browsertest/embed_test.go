@@ -10,26 +10,55 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	shipped "github.com/highwater-sim/highwater/web/page"
 )
 
-// writeHost puts a documentation page of the author's into the served build and opens it.
+// The static build (what `make dist` writes, with a quick brotli level) behind a plain file
+// server, made once for the embed tests.
+var (
+	staticOnce sync.Once
+	staticDir  string
+	staticURL  string
+	staticErr  error
+)
+
+func staticBuild(t *testing.T) (dir, base string) {
+	t.Helper()
+	staticOnce.Do(func() {
+		staticDir, staticErr = os.MkdirTemp("", "highwater-dist-")
+		if staticErr == nil {
+			staticErr = shipped.WriteDist(staticDir, os.DirFS(pageDir), 1)
+		}
+		if staticErr == nil {
+			staticURL = httptest.NewServer(noStore(http.FileServer(http.Dir(staticDir)))).URL // lives as long as the test binary
+		}
+	})
+	if staticErr != nil {
+		t.Fatal(staticErr)
+	}
+	return staticDir, staticURL
+}
+
+// writeHost puts a documentation page of the author's next to the static build and opens it.
 func writeHost(t *testing.T, name, body string, width, height int64) *page {
 	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
 	}
+	dir, base := staticBuild(t)
 	html := "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">" +
 		"<title>docs</title><style>body{margin:0} .box{width:100%;height:500px}</style>" +
 		"<script>window.msgs=[];addEventListener('message',e=>{if(e.data&&e.data.source==='highwater')msgs.push(e.data)})</script></head><body>" + body + "</body></html>"
-	if err := os.WriteFile(filepath.Join(pageDir, name), []byte(html), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := newPageFor(t, srvURL, "", width, height, 90*time.Second)
-	p.do(chromedp.Navigate(srvURL + "/" + name))
+	p := newPageFor(t, base, "", width, height, 90*time.Second)
+	p.do(chromedp.Navigate(base + "/" + name))
 	return p
 }
 
@@ -152,7 +181,8 @@ func TestEmbedBadScenario(t *testing.T) {
 		"?embed=1&preset=nope.json":            "nope.json",
 		"?embed=1&scenario=testdata/bad.json":  "testdata/bad.json",
 	} {
-		p := newPage(t, q, 800, 500)
+		_, base := staticBuild(t)
+		p := newPageAt(t, base, q, 800, 500)
 		p.wait("the engine", `document.body.dataset.engine === "ready"`)
 		p.wait("the error", `!document.getElementById("error").hidden`)
 		if msg := evalJS[string](p, `document.getElementById("error").textContent`); !strings.Contains(msg, want) {
