@@ -22,10 +22,20 @@ import (
 // copied as a link; opening the link replays it to the same engine view, byte for byte. A
 // truncated link shows an error and an empty cluster that works.
 func TestShareLink(t *testing.T) {
-	p := newPageFor(t, srvURL, "?preset=kill-the-leader.json&speed=100", 1280, 900, 60*time.Second)
+	_, base := staticBuild(t)
+	p := newPageFor(t, base, "?preset=kill-the-leader.json&speed=100", 1280, 900, 60*time.Second)
 	p.loaded()
 	p.wait("the preset", `document.getElementById("preset").value === "kill-the-leader.json"`)
 	p.advance(2500)
+	// A preset not acted on is shared by its name.
+	p.click("#share")
+	p.wait("the preset's link", `!!window.highwater.shareLink`)
+	if l := evalJS[string](p, `window.highwater.shareLink`); !strings.HasSuffix(l, "/#preset=kill-the-leader.json&t=2500") {
+		t.Errorf("an untouched preset's link %q", l)
+	} else {
+		t.Logf("untouched preset link: %d characters", len(l))
+	}
+	run(p, `window.highwater.shareLink = ""`)
 	p.click(`button[aria-label="Kill broker 2"]`) // a fork: the preset's steps after 2.5 s are dropped
 	p.wait("the kill on the timeline", `window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.at === 2500)`)
 	p.advance(3000)
@@ -43,7 +53,7 @@ func TestShareLink(t *testing.T) {
 	if !strings.HasPrefix(hash, "#run=") || !strings.HasSuffix(hash, "&t=4000") {
 		t.Fatalf("share link fragment %q", hash[:min(len(hash), 80)])
 	}
-	q := newPageFor(t, srvURL, hash, 1280, 900, 60*time.Second)
+	q := newPageFor(t, base, hash, 1280, 900, 60*time.Second)
 	q.loaded()
 	q.wait("the shared run at 4000", `window.highwater.t === 4000 && window.highwater.timeline.actions.some(a => a.action.do === "kill" && a.at === 2500)`)
 	if got := evalJS[string](q, `JSON.stringify(window.highwater.view)`); got != want {
@@ -58,13 +68,22 @@ func TestShareLink(t *testing.T) {
 
 	// Damaged: cut short, and garbage.
 	for _, bad := range []string{hash[:len(hash)/2], "#run=%%%&t=5", "#preset=nope.json&t=1"} {
-		r := newPage(t, bad, 1000, 700)
+		r := newPageAt(t, base, bad, 1000, 700)
 		r.loaded()
 		r.wait("the error", `!document.getElementById("error").hidden && document.getElementById("error").textContent.includes("shared link")`)
 		if name := evalJS[string](r, `document.getElementById("scenario-name").textContent`); name != "3 brokers, 1 partition, RF 3" {
 			t.Errorf("%.40s: the page shows %q, want the empty cluster", bad, name)
 		}
 		r.advance(300) // the page works
+		if strings.HasPrefix(bad, "#preset") {
+			// A small run of one's own: an empty cluster, a kill.
+			r.click(`button[aria-label="Kill broker 1"]`)
+			r.wait("the kill", `window.highwater.timeline.actions.length === 1`)
+			r.advance(200)
+			r.click("#share")
+			r.wait("its link", `!!window.highwater.shareLink`)
+			t.Logf("a New cluster run with one kill: %d characters", len(evalJS[string](r, `window.highwater.shareLink`)))
+		}
 		r.close()
 	}
 }
@@ -94,7 +113,8 @@ func TestUntrustedNames(t *testing.T) {
 			t.Errorf("%s: description not shown as text", how)
 		}
 	}
-	p := newPage(t, link, 1000, 700)
+	_, base := staticBuild(t)
+	p := newPageAt(t, base, link, 1000, 700)
 	p.loaded()
 	p.wait("t = 20", `window.highwater.t === 20`)
 	check(p, "share link")
@@ -105,7 +125,7 @@ func TestUntrustedNames(t *testing.T) {
 	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	q := newPage(t, "?preset=kill-the-leader.json", 1000, 700)
+	q := newPageAt(t, base, "?preset=kill-the-leader.json", 1000, 700)
 	q.loaded()
 	q.wait("the preset", `document.getElementById("preset").value === "kill-the-leader.json"`)
 	q.do(chromedp.SetUploadFiles(chromedp.ID("scenario-file"), []string{file}))
