@@ -112,6 +112,9 @@ func runMain(m *testing.M) int {
 	}
 	browser = bctx
 	code := m.Run()
+	if staticDir != "" {
+		_ = os.RemoveAll(staticDir) // the embed tests' static build
+	}
 	cancelBrowser()
 	cancelAlloc()
 	_ = os.RemoveAll(profile)

@@ -86,8 +86,55 @@ const COMPARE = new URLSearchParams(location.search).get("compare") === "1" && w
 
 const EMBED = (() => {
   const q = new URLSearchParams(location.search);
-  return { on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed") };
+  const c = q.get("controls") || "";
+  const int = (/** @type {string} */ k) => (/^\d{1,15}$/.test(q.get(k) || "") ? Number(q.get(k)) : null);
+  return {
+    on: q.get("embed") === "1", autoplay: q.get("autoplay") === "1", speed: q.get("speed"),
+    controls: ["none", "minimal", "full"].includes(c) ? c : "full",
+    tour: q.get("tour"), // "0": captions do not wait; "1": they do (the default)
+    seed: int("seed"), // overrides the scenario's seed
+    step: int("step"), // start at the scenario's step N (1 for the first)
+    height: int("height"), // the embed's height in CSS px (default: the iframe's)
+  };
 })();
+
+// ---- message API (embeds; docs/web.md) ----
+
+// An embed inside another page takes commands from its parent (and from nowhere else) and tells
+// the parent what happens. Commands only move this page's own simulation, so the parent's origin
+// does not matter (a documentation site on any host may drive it); events carry nothing but the
+// public scenario's times, captions and violation names, so they go to targetOrigin "*".
+const API = EMBED.on && window.parent !== window && !COMPARE;
+
+/** @param {object} msg */
+function emit(msg) {
+  if (API) parent.postMessage({ source: "highwater", ...msg }, "*");
+}
+
+function setupMessages() {
+  if (!API) return;
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || !e.data || typeof e.data !== "object") return;
+    const d = e.data;
+    if (d.op === "play") { if (!state.playing) play(); }
+    else if (d.op === "pause") pause();
+    else if (d.op === "step") stepOnce();
+    else if (d.op === "continue") story.continue();
+    else if (d.op === "seek") {
+      const steps = (state.scenario && state.scenario.steps) || [];
+      if (Number.isInteger(d.step) && d.step >= 1 && d.step <= steps.length) seek(Number(steps[d.step - 1].at) || 0);
+      else if (typeof d.t === "number" && Number.isFinite(d.t) && d.t >= 0) seek(Math.floor(d.t));
+    }
+  });
+}
+
+// emitSteps tells the parent which of the scenario's steps the run has passed in (from, to].
+function emitSteps(from, to) {
+  if (!API || !state.scenario || !Array.isArray(state.scenario.steps)) return;
+  state.scenario.steps.forEach((st, i) => {
+    if (st && typeof st.at === "number" && st.at > from && st.at <= to) emit({ type: "step", step: i + 1, t: st.at });
+  });
+}
 
 function setupEmbed() {
   const speed = $("speed");
@@ -98,8 +145,14 @@ function setupEmbed() {
   if (EMBED.on && EMBED.autoplay) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
   if (q.get("projector") === "1") { $("projector").checked = true; document.body.classList.add("projector"); }
   if (COMPARE) setupCompare();
+  if (EMBED.tour === "0") $("tour").checked = false;
+  if (EMBED.tour === "1") $("tour").checked = true;
   if (!EMBED.on) return;
-  document.body.classList.add("embed");
+  document.body.classList.add("embed", "controls-" + EMBED.controls);
+  // With no controls, nobody can press Continue: captions move on by themselves.
+  if (EMBED.controls === "none" && !story.autoContinueMs) story.autoContinueMs = Number(q.get("captionDelay")) || 8000;
+  if (EMBED.height !== null) document.body.style.setProperty("--embed-h", Math.min(4000, Math.max(200, EMBED.height)) + "px");
+  setupMessages();
   const full = new URL(location.href);
   for (const k of ["embed", "autoplay"]) full.searchParams.delete(k);
   const link = $("full-page");
@@ -181,6 +234,7 @@ function applyReply(r) {
   const delivered = state.view ? state.view.messages : [];
   if (r.events.length && state.playing && state.story) story.onEvents(r.events, delivered);
   else if (r.events.length && !r.reset) {
+    for (const e of r.events) if (e.type === "caption") emit({ type: "caption", text: e.text, t: e.t });
     // At the real-time speeds and when stepping, the panel shows the latest key moment (no dwell).
     const last = r.events.map((e) => { const m = moment(e, delivered); if (m) { m.t = e.t; m.ev = e; } return m; }).filter(Boolean).pop();
     if (last) panel.moment(last, false);
@@ -191,12 +245,14 @@ function applyReply(r) {
     // A tour's caption at the moment loaded (or sought to) is shown at once: the viewer reads it
     // before pressing Play.
     const cap = r.events.filter((e) => e.type === "caption" && e.t === r.t).pop();
-    if (cap) queueMicrotask(() => panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false));
+    if (cap) queueMicrotask(() => { panel.moment({ kind: "caption", title: "Tour", text: cap.text, t: cap.t }, false); emit({ type: "caption", text: cap.text, t: cap.t }); });
     narration.clear();
     overview.reset();
     chart.cut(r.t);
     violations.count = 0;
   }
+  if (!r.reset) emitSteps(state.t, r.t);
+  else emitSteps(-1, r.t);
   state.t = r.t;
   state.next = r.next;
   if (state.displayT < r.t || r.reset) state.displayT = r.t;
@@ -279,8 +335,17 @@ function render() {
   $("inflight").textContent = (n === 0 ? "No messages in flight" + (more ? " to or from what you are looking at" : "") + "." :
     `${n} message${n === 1 ? "" : "s"} in flight: ` + v.messages.slice(0, 4).map((m) => `${describeMessage(m)} ${nodeName(m.from)} → ${nodeName(m.to)}`).join("; ") + (n > 4 ? "; …" : "")) + more;
   violations.check(v);
+  emitViolations(v);
   renderTimeline();
   state.perf.render = performance.now() - t0;
+}
+
+// emitViolations tells an embed's parent about each violation the view lists for the first time.
+function emitViolations(v) {
+  const vs = v.violations || [];
+  if ((state.violationsSent || 0) > vs.length) state.violationsSent = 0; // a seek back or a new run
+  for (const x of vs.slice(state.violationsSent || 0)) emit({ type: "violation", name: x.name, t: x.t });
+  state.violationsSent = vs.length;
 }
 
 // renderEraLine says which Kafka release's rules the cluster runs, and which of its defaults
@@ -394,6 +459,7 @@ async function loadScenario(obj, source) {
   $("error").hidden = true;
   $("violation").hidden = true;
   state.scenario = obj;
+  state.acted = false;
   state.topics = (obj.topics || []).map((t) => ({ name: t.name, count: t.assignment ? t.assignment.length : t.partitions }));
   state.focus = [];
   state.focusBrokers = [];
@@ -443,8 +509,8 @@ async function loadPresets() {
   return presets;
 }
 
-async function loadPreset(file) {
-  if (!(await loadURL("scenarios/" + file, `preset ${file}`))) return false;
+async function loadPreset(file, startParams = false) {
+  if (!(await loadURL("scenarios/" + file, `preset ${file}`, startParams))) return false;
   $("preset").value = file;
   state.presetShown = file;
   state.presetObjects[file] = state.scenario;
@@ -452,20 +518,51 @@ async function loadPreset(file) {
 }
 
 // loadURL loads a scenario file from the page's server (?scenario=path loads one at start).
-async function loadURL(url, what = url) {
+// startParams: the page's first load, where ?seed= replaces the scenario's seed.
+async function loadURL(url, what = url, startParams = false) {
   let obj;
   try {
     const resp = await fetch(url);
-    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
-    obj = await resp.json();
+    if (!resp.ok) throw new Error(resp.status === 404 ? "there is no such file (HTTP 404)" : `HTTP ${resp.status}`);
+    const text = await resp.text();
+    if (text.length > MAX_SCENARIO_CHARS) throw new Error(`the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB`);
+    try { obj = JSON.parse(text); } catch (e) { throw new Error(`it is not valid JSON (${e.message})`); }
+    if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("a scenario file must be a JSON object with name, brokers and topics");
   } catch (e) {
-    showError(`Could not load ${what}: ${e.message}`);
+    showError(`Could not load ${what}: ${e.message}.`, { sticky: startParams });
+    if (startParams) { $("scenario-name").textContent = `Could not load ${what}`; setStatus(`could not load ${what}`); }
     return false;
   }
-  return loadScenario(obj, what);
+  if (startParams && EMBED.seed !== null) obj = { ...obj, seed: EMBED.seed };
+  const ok = await loadScenario(obj, what);
+  if (!ok && startParams) { showError($("error").textContent, { sticky: true }); $("scenario-name").textContent = `Could not load ${what}`; }
+  return ok;
+}
+
+// A scenario file (or a decoded share link) larger than this is refused.
+const MAX_SCENARIO_CHARS = 2e6;
+
+// startAt moves a freshly loaded scenario to its step N (?step=N): the time of the N-th entry of
+// its steps, reached by advancing, so every event and expectation on the way happens.
+async function startAt(n) {
+  const steps = (state.scenario && state.scenario.steps) || [];
+  if (n === null || n < 1) return;
+  if (n > steps.length) { showError(`The scenario has ${steps.length} steps: there is no step ${n}; starting at 0.`); return; }
+  const at = Number(steps[n - 1].at) || 0;
+  if (at > state.t) await advanceTo(at);
+}
+
+// showOrigin says where a scenario from another site comes from (?scenario=URL), in the caption.
+function showOrigin(url) {
+  const line = $("scenario-origin");
+  let u;
+  try { u = new URL(url, location.href); } catch { return; }
+  line.hidden = u.origin === location.origin;
+  line.textContent = `Scenario from ${u.origin}, not from this site.`;
 }
 
 async function loadFile(file) {
+  if (file.size > MAX_SCENARIO_CHARS) { showError(`Could not load ${file.name}: the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB.`); return; }
   const text = await file.text();
   let obj;
   try {
@@ -504,6 +601,7 @@ const act = serial(async function act(action, problem) {
   const old = forks ? await run({ op: "export", noView: true }) : null;
   const r = await run({ op: "apply", action }, { what: `${describeAction(action)} failed` });
   if (!r) return;
+  state.acted = true;
   const dropped = before - (r.timeline.actions.length - 1);
   if (dropped > 0 || r.t < wasEnd) {
     const text = `Timeline forked at ${fmtTime(r.t)}: ${describeAction(action)}; ${dropped} later action${dropped === 1 ? "" : "s"} of the old future dropped (“Back to the other branch” returns to it).`;
@@ -820,6 +918,153 @@ async function exportRun() {
   a.remove();
 }
 
+// exportTrace saves every event of the run so far as JSON lines (like `highwater run --trace`):
+// it replays the run from 0 to now without drawing it (the engine is deterministic, so it ends
+// where it was), then asks for a whole view again.
+const exportTrace = serial(async function exportTrace() {
+  pause();
+  const at = state.t;
+  let lines = [], dropped = 0;
+  try {
+    const r0 = await call({ op: "seek", to: 0, noView: true, maxEvents: 0 });
+    if (r0.type === "error") throw new Error(r0.error);
+    const r = await call({ op: "advance", to: at, noView: true, maxEvents: 1e6 });
+    if (r.type === "error") throw new Error(r.error);
+    lines = [...(r0.events || []), ...r.events].map((e) => JSON.stringify(e));
+    dropped = r.dropped || 0;
+  } catch (e) {
+    showError(`Could not export the trace: ${e.message}`);
+  }
+  await run({ op: "view", view: { ...viewOpts(), delta: false } });
+  if (!lines.length) return;
+  const name = (state.scenario && state.scenario.name || "run").replace(/[^A-Za-z0-9]+/g, "-").toLowerCase();
+  const a = el("a", { href: URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "application/x-ndjson" })), download: `${name}-trace.jsonl` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  state.traceLines = lines.length;
+  setStatus(`trace exported: ${lines.length} events up to ${fmtTime(at)}` + (dropped ? ` (${dropped} more not included)` : ""));
+});
+
+// ---- share links ----
+
+// A share link carries the run as a scenario file (the export op: the scenario with the user's
+// actions and their times, the fork applied, and the seed), compressed with deflate-raw and
+// written in base64url, and the time shown: index.html#run=…&t=…. A preset not acted on is just
+// its name: #preset=…&t=…. The fragment never reaches a server.
+const MAX_LINK_CHARS = 24000; // the encoded run in a link, at most
+const MAX_SHARED_STEPS = 5000;
+
+/** @param {BlobPart} bytes @param {CompressionStream | DecompressionStream} stream */
+async function pipeBytes(bytes, stream, limit = Infinity) {
+  const reader = new Blob([bytes]).stream().pipeThrough(stream).getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) { reader.cancel(); throw new Error(`it decodes to more than ${limit / 1e6} MB`); }
+    chunks.push(value);
+  }
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
+}
+
+/** @param {object} obj @returns {Promise<string>} the scenario, deflated, in base64url */
+async function encodeRun(obj) {
+  const z = await pipeBytes(new TextEncoder().encode(JSON.stringify(obj)), new CompressionStream("deflate-raw"));
+  let bin = "";
+  for (let i = 0; i < z.length; i += 0x8000) bin += String.fromCharCode(...z.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** @param {string} s @returns {Promise<any>} the scenario a link carries (throws on a damaged one) */
+async function decodeRun(s) {
+  if (s.length > MAX_LINK_CHARS) throw new Error(`it is longer than ${MAX_LINK_CHARS} characters`);
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("it has characters a Highwater link never has");
+  let bin;
+  try { bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4)); } catch { throw new Error("it is cut short"); }
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(await pipeBytes(bytes, new DecompressionStream("deflate-raw"), MAX_SCENARIO_CHARS));
+  } catch (e) {
+    throw new Error(/MB/.test(e.message) ? e.message : "it is cut short or altered (it does not decompress)");
+  }
+  let obj;
+  try { obj = JSON.parse(text); } catch { throw new Error("it does not hold a scenario"); }
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("it does not hold a scenario");
+  if (Array.isArray(obj.steps) && obj.steps.length > MAX_SHARED_STEPS) throw new Error(`its scenario has more than ${MAX_SHARED_STEPS} steps`);
+  return obj;
+}
+
+// shareLink is the link to the run as it is now (null, with the reason shown, if too long).
+async function shareLink() {
+  const u = new URL(location.href);
+  u.search = "";
+  const h = new URLSearchParams();
+  if (state.presetShown && !state.acted && state.scenario && state.presetObjects[state.presetShown] === state.scenario) {
+    h.set("preset", state.presetShown);
+  } else {
+    const r = await run({ op: "export", noView: true });
+    if (!r || !r.export) return null;
+    const enc = await encodeRun(r.export);
+    if (enc.length > MAX_LINK_CHARS) {
+      showError(`This run is too long for a link (${enc.length.toLocaleString("en-US")} characters, at most ${MAX_LINK_CHARS.toLocaleString("en-US")}): use Download run and share the file.`);
+      return null;
+    }
+    h.set("run", enc);
+  }
+  h.set("t", String(state.t));
+  u.hash = h.toString();
+  return u.href;
+}
+
+const copyLink = serial(async function copyLink() {
+  pause();
+  const link = await shareLink();
+  if (!link) return;
+  state.shareLink = link;
+  const out = $("share-out");
+  out.value = link;
+  out.hidden = false;
+  out.select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(link); copied = true; } catch { /* shown and selected instead */ }
+  setStatus(`${copied ? "link copied" : "link ready to copy (selected)"}: ${link.length.toLocaleString("en-US")} characters, the run up to ${fmtTime(state.t)}`);
+});
+
+// openShared opens a share link's fragment: the run it carries, replayed to its time. A damaged
+// link shows what is wrong and leaves an empty cluster to work with.
+async function openShared(hash) {
+  const h = new URLSearchParams(hash);
+  if (!h.has("run") && !h.has("preset")) return false;
+  const t = Math.max(0, Math.floor(Number(h.get("t")) || 0));
+  if (h.has("preset")) {
+    const file = h.get("preset");
+    if (!state.presets.some((p) => p.file === file)) return failShared(`there is no preset “${file}”`);
+    if (!(await loadPreset(file))) return true;
+  } else {
+    let obj;
+    try { obj = await decodeRun(h.get("run")); } catch (e) { return failShared(e.message); }
+    if (!(await loadScenario(obj, "the shared run"))) { showError($("error").textContent, { sticky: true }); return true; }
+    $("preset").value = "";
+    state.presetShown = "";
+  }
+  await advanceTo(t);
+  narration.add([{ t: state.t, type: "page", text: `Opened a shared run at ${fmtTime(t)}.` }]);
+  return true;
+}
+
+async function failShared(why) {
+  await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "an empty cluster");
+  $("preset").value = "";
+  state.presetShown = "";
+  showError(`Could not open the shared link: ${why}. Here is an empty cluster instead; ask for the link again, whole.`, { sticky: true });
+  setStatus("shared link damaged");
+  return true;
+}
+
 // ---- focus (overview) ----
 
 function toggleFocus(tp) {
@@ -882,6 +1127,7 @@ const story = new Story({
   ui: {
     moment: (m, waiting) => {
       panel.moment(m, waiting);
+      if (m && m.kind === "caption") emit({ type: "caption", text: m.text, t: m.t });
       // Bring the partition the moment is about on screen (small screens scroll to it).
       const ev = m && m.ev;
       if (ev && ev.topic !== undefined) {
@@ -922,6 +1168,23 @@ function wire() {
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
   $("new-form").addEventListener("submit", newCluster);
   $("export").addEventListener("click", exportRun);
+  $("export-trace").addEventListener("click", exportTrace);
+  $("share").addEventListener("click", copyLink);
+  // Drop a scenario file anywhere on the page to open it.
+  document.addEventListener("dragover", (e) => {
+    if (EMBED.on || !e.dataTransfer || ![...e.dataTransfer.types].includes("Files")) return;
+    e.preventDefault();
+    document.body.classList.add("dropping");
+  });
+  document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) document.body.classList.remove("dropping"); });
+  document.addEventListener("drop", (e) => {
+    document.body.classList.remove("dropping");
+    if (EMBED.on || !e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    const f = e.dataTransfer.files[0];
+    if (f.size > MAX_SCENARIO_CHARS) { showError(`Could not load ${f.name}: the file is larger than ${MAX_SCENARIO_CHARS / 1e6} MB.`); return; }
+    loadFile(f);
+  });
   $("settings").addEventListener("submit", applySettings);
   $("settings").addEventListener("input", () => { state.settingsDirty = true; });
   $("chart-partition").addEventListener("change", chooseChart);
@@ -992,8 +1255,11 @@ async function start() {
   requestAnimationFrame((t) => { state.lastFrame = t; frame(t); });
   const presets = await presetsP;
   const params = new URLSearchParams(location.search);
+  if (location.hash.length > 1 && (await openShared(location.hash.slice(1)))) return;
   if (params.get("scenario")) {
-    if (await loadURL(params.get("scenario")) && EMBED.autoplay) play();
+    const url = params.get("scenario");
+    showOrigin(url);
+    if (await loadURL(url, `the scenario “${url}”`, true)) { await startAt(EMBED.step); emit({ type: "ready", t: state.t }); if (EMBED.autoplay) play(); }
     return;
   }
   const wanted = params.get("preset");
@@ -1004,7 +1270,14 @@ async function start() {
     return;
   }
   const first = presets.find((p) => p.file === wanted) || presets.find((p) => p.file === "leader-crash-truncation.json") || presets[0];
-  if (first) { if (await loadPreset(first.file)) { comparisonReady(); if (EMBED.autoplay) play(); } }
+  if (first) {
+    if (await loadPreset(first.file, true)) {
+      await startAt(EMBED.step);
+      comparisonReady();
+      emit({ type: "ready", t: state.t });
+      if (EMBED.autoplay) play();
+    }
+  }
   else await loadScenario({ name: "3 brokers, 1 partition, RF 3", brokers: 3, topics: [{ name: "orders", partitions: 1, replicationFactor: 3 }] }, "the default cluster");
 }
 
