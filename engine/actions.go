@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/highwater-sim/highwater/engine/netsim"
 )
 
 // Apply runs an action at the current time. It returns an error only for misuse (an id out of
@@ -95,19 +97,7 @@ func (e *Engine) topicPartitions(name string) int {
 }
 
 func (e *Engine) setLink(from, to int32, latency *int64, down bool) {
-	l, ok := e.net.links[linkKey{from, to}]
-	if !ok {
-		l.latencyMs = -1
-	}
-	if latency != nil {
-		l.latencyMs = *latency
-	}
-	l.down = down
-	e.net.links[linkKey{from, to}] = l
-	lat := e.cfg.NetworkLatencyMs
-	if l.latencyMs >= 0 {
-		lat = l.latencyMs
-	}
+	lat := e.net.SetLink(netsim.Link{From: from, To: to}, latency, down, e.cfg.NetworkLatencyMs)
 	state := "up"
 	if down {
 		state = "down"

@@ -1,11 +1,6 @@
 package engine
 
-import (
-	"cmp"
-	"fmt"
-	"maps"
-	"slices"
-)
+import "fmt"
 
 // Broker processes and their ZooKeeper sessions. Fault model:
 //   - kill: the process dies; memory is gone, the log stays on disk (page cache included) unless
@@ -277,17 +272,7 @@ func (e *Engine) heal(id *int32) {
 			ids = append(ids, int32(i))
 		}
 	}
-	for _, k := range sortedLinkKeys(e.net.links) {
-		if id == nil || k.from == *id || k.to == *id {
-			delete(e.net.links, k) // back to the default latency, up
-		}
-	}
-	// New connections: messages still crawling on an old slow link no longer hold new ones back.
-	for k := range e.net.lastDeliver {
-		if id == nil || k.from == *id || k.to == *id {
-			delete(e.net.lastDeliver, k)
-		}
-	}
+	e.net.Heal(id) // back to the default latency, up; new connections, so a new FIFO order
 	for _, i := range ids {
 		b := e.brokers[i]
 		was := b.isolated
@@ -313,13 +298,6 @@ func (e *Engine) heal(id *int32) {
 		e.emit(Event{Type: EvHeal, Text: "every link healed"})
 	}
 	e.releaseHeld()
-}
-
-// sortedLinkKeys returns a link map's keys in (from, to) order: no map order may reach state.
-func sortedLinkKeys[V any](m map[linkKey]V) []linkKey {
-	return slices.SortedFunc(maps.Keys(m), func(a, b linkKey) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
-	})
 }
 
 // failDisk takes a broker's log directory offline.

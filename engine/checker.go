@@ -127,12 +127,12 @@ func (c *checker) checkLeaderLog(p *partition, changed int32, from int64) {
 		from = 0
 	}
 	log := &p.replicaOn(p.leader).log
-	if lost := missing(log, e.client(p).ackedAll, from); len(lost) > 0 {
+	if lost := missing(log, e.client(p).AckedAll(), from); len(lost) > 0 {
 		c.violateCaused(p, "acked-write-lost", []int32{p.leader}, lost, c.causeOf(p, p.leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), p.leader, p.name(), lost[0].ID, lost[0].Offset))
 	}
-	if gone := missing(log, e.client(p).consumed, from); len(gone) > 0 {
+	if gone := missing(log, e.client(p).Consumed(), from); len(gone) > 0 {
 		c.violateCaused(p, "consumed-record-changed", []int32{p.leader}, gone, c.causeOf(p, p.leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), p.leader, p.name(), gone[0].ID, gone[0].Offset))

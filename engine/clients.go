@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	"github.com/highwater-sim/highwater/engine/clients"
 )
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
@@ -12,75 +14,30 @@ import (
 // final, so each error shows. A retried batch keeps its record ids: like a producer without
 // idempotence, a retry after a lost answer may append the batch twice.
 
-// ProduceOp is one `produce` step and its outcome.
-type ProduceOp struct {
-	ID         int64   `json:"id"`
-	Topic      string  `json:"topic"`
-	Partition  int32   `json:"partition"`
-	Acks       Acks    `json:"acks"`
-	RecordIDs  []int64 `json:"recordIds"`
-	Sent       int64   `json:"sent"`
-	Attempts   int     `json:"attempts"`
-	Done       bool    `json:"done"`
-	Result     string  `json:"result,omitempty"` // ResultAcked, ResultSent (acks=0) or an error name
-	BaseOffset int64   `json:"baseOffset"`
-	pid        int32
-}
-
-// ConsumeOp is one `consume` step and what it read.
-type ConsumeOp struct {
-	ID        int64      `json:"id"`
-	Topic     string     `json:"topic"`
-	Partition int32      `json:"partition"`
-	Offset    int64      `json:"offset"`
-	Done      bool       `json:"done"`
-	Result    string     `json:"result,omitempty"`
-	Records   []offsetID `json:"records,omitempty"`
-	pid       int32
-	max       int64
-}
-
-type clients struct {
-	produces   []*ProduceOp
-	consumes   []*ConsumeOp
-	nextRecord int64
-	// parts is what the clients know of each partition, by pid.
-	parts []clientPartition
-}
-
-// clientPartition is the clients' record of one partition: what producers were told and what
-// consumers read. The checker and `expect` read it.
-type clientPartition struct {
-	acked    int64      // records acknowledged to producers (acks 1 and all)
-	ackedAll []offsetID // records acknowledged with acks=all, in ack order
-	acked1   []offsetID // records acknowledged with acks=1, in ack order (for verdicts)
-	consumed []offsetID // records consumers read
-	nextRead int64      // the consumer's next offset
-}
+// The clients' state is engine/clients'; the engine's loop sends their requests, hands them
+// their answers and schedules their retries.
+type (
+	ProduceOp = clients.ProduceOp
+	ConsumeOp = clients.ConsumeOp
+)
 
 // client is the clients' record of p.
-func (e *Engine) client(p *partition) *clientPartition { return &e.clients.parts[p.pid] }
+func (e *Engine) client(p *partition) *clients.Partition { return e.clients.Partition(p.pid) }
 
 // Client outcomes besides Kafka's error names: the results of produce and consume steps.
 const (
-	ResultAcked = "acked" // a produce with acks 1 or all was acknowledged
-	ResultSent  = "sent"  // a produce with acks=0 left (no answer comes)
-	ResultOK    = "ok"    // a consume read
+	ResultAcked = clients.ResultAcked // a produce with acks 1 or all was acknowledged
+	ResultSent  = clients.ResultSent  // a produce with acks=0 left (no answer comes)
+	ResultOK    = clients.ResultOK    // a consume read
 )
 
 func (e *Engine) produce(p *partition, count int64, acks Acks) {
-	op := &ProduceOp{ID: int64(len(e.clients.produces) + 1), Topic: p.topic, Partition: p.index, Acks: acks,
-		Sent: e.now, BaseOffset: -1, pid: p.pid}
-	for range count {
-		e.clients.nextRecord++
-		op.RecordIDs = append(op.RecordIDs, e.clients.nextRecord)
-	}
-	e.clients.produces = append(e.clients.produces, op)
+	op := e.clients.NewProduce(p.topic, p.index, p.pid, acks, count, e.now)
 	e.sendProduce(op)
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	p := e.partitions[op.pid]
+	p := e.partitions[op.PID()]
 	op.Attempts++
 	if p.leader < 0 {
 		e.retryProduce(op, ErrLeaderNotAvailable)
@@ -106,7 +63,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 }
 
 func (e *Engine) producerRetry(id int64) {
-	op := e.clients.produces[id-1]
+	op := e.clients.Produce(id)
 	if !op.Done {
 		e.sendProduce(op)
 	}
@@ -116,7 +73,7 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
-	p := e.partitions[op.pid]
+	p := e.partitions[op.PID()]
 	if !e.tracing() {
 		return
 	}
@@ -144,22 +101,14 @@ func (e *Engine) clientReceive(m, req *Message) {
 }
 
 func (e *Engine) produceAnswered(resp *ProduceResponse) {
-	op := e.clients.produces[resp.Op-1]
+	op := e.clients.Produce(resp.Op)
 	if op.Done {
 		return
 	}
 	switch resp.Error {
 	case ErrNone:
-		p := e.partitions[op.pid]
-		e.client(p).acked += int64(len(op.RecordIDs))
-		for i, id := range op.RecordIDs {
-			rec := offsetID{Offset: resp.BaseOffset + int64(i), ID: id}
-			if op.Acks == -1 {
-				e.client(p).ackedAll = append(e.client(p).ackedAll, rec)
-			} else {
-				e.client(p).acked1 = append(e.client(p).acked1, rec)
-			}
-		}
+		p := e.partitions[op.PID()]
+		e.clients.Acked(op, resp.BaseOffset)
 		e.finishProduce(op, ResultAcked, resp.BaseOffset)
 		if op.Acks == -1 {
 			e.noteAckedAll(p, resp.BaseOffset)
@@ -172,38 +121,31 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 }
 
 func (e *Engine) consume(p *partition, count int64) {
-	op := &ConsumeOp{ID: int64(len(e.clients.consumes) + 1), Topic: p.topic, Partition: p.index, Offset: e.client(p).nextRead, pid: p.pid, max: count}
-	e.clients.consumes = append(e.clients.consumes, op)
+	op := e.clients.NewConsume(p.topic, p.index, p.pid)
 	if p.leader < 0 {
 		e.finishConsume(op, ErrLeaderNotAvailable.String())
 		return
 	}
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: p.leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
-		BrokerEpoch: -1, FetcherID: int32(op.ID), Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: e.client(p).nextRead,
+		BrokerEpoch: -1, FetcherID: int32(op.ID), Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 
 func (e *Engine) consumeAnswered(m, req *Message) {
-	op := e.clients.consumes[req.Fetch.FetcherID-1]
+	op := e.clients.Consume(int64(req.Fetch.FetcherID))
 	d := m.FetchResponse.Partitions[0]
 	if d.Error != ErrNone {
 		e.finishConsume(op, d.Error.String())
 		return
 	}
-	p := e.partitions[op.pid]
-	for i, r := range d.Records {
-		rec := offsetID{Offset: op.Offset + int64(i), ID: r.ID}
-		op.Records = append(op.Records, rec)
-		e.client(p).consumed = append(e.client(p).consumed, rec)
-	}
-	e.client(p).nextRead = op.Offset + int64(len(d.Records))
+	e.clients.Consumed(op, d.Records)
 	e.finishConsume(op, ResultOK)
 }
 
 func (e *Engine) finishConsume(op *ConsumeOp, result string) {
 	op.Done = true
 	op.Result = result
-	p := e.partitions[op.pid]
+	p := e.partitions[op.PID()]
 	text := fmt.Sprintf("consumer: read %d records of %s from offset %d", len(op.Records), p.name(), op.Offset)
 	if result != ResultOK {
 		text = fmt.Sprintf("consumer: reading %s failed: %s", p.name(), result)
@@ -215,7 +157,7 @@ func (e *Engine) finishConsume(op *ConsumeOp, result string) {
 func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	switch {
 	case req.Produce != nil:
-		op := e.clients.produces[req.Produce.Op-1]
+		op := e.clients.Produce(req.Produce.Op)
 		if op.Done {
 			return
 		}
@@ -225,14 +167,15 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 		}
 		e.retryProduce(op, ErrNetwork)
 	case req.Fetch != nil:
-		e.finishConsume(e.clients.consumes[req.Fetch.FetcherID-1], ErrNetwork.String())
+		e.finishConsume(e.clients.Consume(int64(req.Fetch.FetcherID)), ErrNetwork.String())
 	}
 }
 
 // Produces returns every produce so far, in order.
 func (e *Engine) Produces() []ProduceOp {
-	out := make([]ProduceOp, len(e.clients.produces)) // never nil: [] in JSON
-	for i, op := range e.clients.produces {
+	ops := e.clients.ProduceOps()
+	out := make([]ProduceOp, len(ops)) // never nil: [] in JSON
+	for i, op := range ops {
 		out[i] = *op
 		out[i].RecordIDs = slices.Clone(op.RecordIDs)
 	}

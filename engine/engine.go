@@ -13,6 +13,9 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/highwater-sim/highwater/engine/clients"
+	"github.com/highwater-sim/highwater/engine/netsim"
 )
 
 // Engine is one simulated cluster. It is not safe for concurrent use (like raft's RawNode).
@@ -35,8 +38,8 @@ type Engine struct {
 	sessions   []zkSession
 	zxid       int64
 	ctrl       controller
-	net        network
-	clients    clients
+	net        netsim.Network
+	clients    clients.Clients
 
 	trace bool
 	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
@@ -93,7 +96,7 @@ func New(sc *Scenario) (*Engine, error) {
 	e.check.e = e
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
 	e.observers = []observer{&e.check, &e.tally}
-	e.net.init(sc.Brokers)
+	e.net.Init()
 	e.buildTopics(sc)
 	e.start()
 	return e, nil
@@ -154,7 +157,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			e.partitions = append(e.partitions, p)
 		}
 	}
-	e.clients.parts = make([]clientPartition, len(e.partitions))
+	e.clients.Init(len(e.partitions))
 	for b, br := range e.brokers {
 		br.replicas = arenas[b]
 		br.slot = make([]int32, len(e.partitions))

@@ -26,7 +26,7 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	cutLink(t, e, 0, 2, true)
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`)
 	runFor(t, e, 10_000)
-	if got := e.client(e.partitions[0]).acked; got != 0 {
+	if got := e.client(e.partitions[0]).Acked(); got != 0 {
 		t.Fatalf("acked %d during the cut; want 0 (acks=all waits for broker 2)", got)
 	}
 	cutLink(t, e, 0, 2, false)
@@ -39,8 +39,8 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	if !slices.Equal(p.isr, []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
 		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", p.isr, e.tally.isrShrinks)
 	}
-	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || e.client(p).acked != 2 {
-		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, e.client(p).acked)
+	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || e.client(p).Acked() != 2 {
+		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, e.client(p).Acked())
 	}
 	held, released := 0, 0
 	for _, ev := range e.Drain() {
@@ -90,22 +90,6 @@ func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
 	p := e.partitions[0]
 	if e.tally.isrShrinks == 0 || e.tally.isrExpands == 0 || !slices.Equal(p.isr, []int32{0, 1, 2}) {
 		t.Fatalf("%d shrinks, %d expands, ISR %v; want broker 2 out during the cut and back after", e.tally.isrShrinks, e.tally.isrExpands, p.isr)
-	}
-}
-
-// TestNextRetransmit: TCP retransmits 200 ms after the first send, then doubles the wait, up to
-// 120 s between tries.
-func TestNextRetransmit(t *testing.T) {
-	for _, c := range []struct{ sent, now, want int64 }{
-		{1001, 1001, 1001},     // healed at once: nothing to wait for
-		{1001, 1100, 1201},     // first retransmission
-		{1001, 11_000, 13_601}, // 200+400+…+6,400 = 12,600 ms after the send
-		{0, 200_000, 204_600},  // 200·(2^10 − 1): the tenth wait is 102.4 s
-		{0, 250_000, 324_600},  // the eleventh would be 204.8 s; it is capped at 120 s
-	} {
-		if got := nextRetransmit(c.sent, c.now); got != c.want {
-			t.Errorf("nextRetransmit(%d, %d) = %d, want %d", c.sent, c.now, got, c.want)
-		}
 	}
 }
 

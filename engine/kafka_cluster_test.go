@@ -51,7 +51,7 @@ func lastBatchEpoch(r *replica) int32 {
 	return recs[len(recs)-1].Epoch
 }
 
-func produceOp(e *Engine, n int) *ProduceOp { return e.clients.produces[n-1] }
+func produceOp(e *Engine, n int) *ProduceOp { return e.clients.Produce(int64(n)) }
 
 // TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow ports
 // EpochDrivenReplicationProtocolAcceptanceTest.shouldFollowLeaderEpochBasicWorkflow
@@ -129,7 +129,7 @@ func consumeAll(t *testing.T, e *Engine, p *partition) []int64 {
 	apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
 	runFor(t, e, 10)
 	var ids []int64
-	for _, r := range e.client(p).consumed {
+	for _, r := range e.client(p).Consumed() {
 		ids = append(ids, r.ID)
 	}
 	return ids
@@ -356,7 +356,7 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			producing = false
 			// Let the producer's retries end, then read everything committed.
 			waitFor(180000, "every produce answered", func() bool {
-				for _, op := range e.clients.produces {
+				for _, op := range e.clients.ProduceOps() {
 					if !op.Done {
 						return false
 					}
@@ -365,20 +365,20 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return p.leader >= 0 && e.client(p).nextRead >= p.replicaOn(p.leader).log.HighWatermark()
+					return p.leader >= 0 && e.client(p).NextRead() >= p.replicaOn(p.leader).log.HighWatermark()
 				})
 				consumed := map[int64]bool{}
-				for _, r := range e.client(p).consumed {
+				for _, r := range e.client(p).Consumed() {
 					consumed[r.ID] = true
 				}
 				lost := 0
-				for _, r := range e.client(p).ackedAll {
+				for _, r := range e.client(p).AckedAll() {
 					if !consumed[r.ID] {
 						lost++
 					}
 				}
-				if lost > 0 || len(e.client(p).ackedAll) < 50 {
-					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(e.client(p).ackedAll))
+				if lost > 0 || len(e.client(p).AckedAll()) < 50 {
+					t.Errorf("%s: %d of %d acknowledged records not consumed (want 0 of at least 50)", p.name(), lost, len(e.client(p).AckedAll()))
 				}
 			}
 			if v := e.ViolationNames(); len(v) != 0 {

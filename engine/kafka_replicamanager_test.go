@@ -33,7 +33,7 @@ func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testin
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	e.produce(p, 2, -1)
 	runFor(t, e, 5)
-	op := e.clients.produces[0]
+	op := e.clients.Produce(1)
 	if r := p.replicaOn(0); r.log.LogEndOffset() != 2 || r.log.HighWatermark() != 0 || op.Done {
 		t.Fatalf("after the produce: LEO %d, HW %d, produce done %v; want 2, 0, pending", r.log.LogEndOffset(), r.log.HighWatermark(), op.Done)
 	}

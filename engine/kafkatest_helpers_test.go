@@ -155,8 +155,7 @@ func ktState(p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoc
 func appendLeader(e *Engine, r *replica, n int) {
 	ids := make([]int64, n)
 	for i := range ids {
-		e.clients.nextRecord++
-		ids[i] = e.clients.nextRecord
+		ids[i] = e.clients.NextRecordID()
 	}
 	r.log.AppendAsLeader(r.leaderEpoch, ids)
 	if e.maybeIncrementHW(r) {
@@ -168,8 +167,7 @@ func appendLeader(e *Engine, r *replica, n int) {
 func seedLog(e *Engine, r *replica, n int, epoch int32) {
 	ids := make([]int64, n)
 	for i := range ids {
-		e.clients.nextRecord++
-		ids[i] = e.clients.nextRecord
+		ids[i] = e.clients.NextRecordID()
 	}
 	r.log.AppendAsLeader(epoch, ids)
 }

@@ -1,44 +1,13 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
 
-// The simulated network. Fault model (what `link`, `isolate` and `kill` do, and whether Kafka
-// tolerates it):
-//   - per-direction latency (sim.network.latency.ms, `link latencyMs`) and optional jitter;
-//     delivery on a link is FIFO, as on one TCP connection;
-//   - a link that is down holds what is sent on it and what arrives on it, and passes it on when
-//     it heals, as TCP's retransmissions do (held.go); a requester whose request times out first
-//     (replica.socket.timeout.ms for brokers, request.timeout.ms for clients) gives up, and what
-//     was held of it is discarded: a silent network partition, tolerated;
-//   - `isolate` takes every link of a broker down, ZooKeeper's included; clients keep reaching it
-//     (the partition leaves the clients on the broker's side, which is how a zombie leader
-//     collects writes): tolerated, with acks=all;
-//   - a dead broker refuses connections: requests to it fail one round trip later, and requests
-//     it had parked are reset.
-// Messages are never corrupted, duplicated or reordered on one link.
+	"github.com/highwater-sim/highwater/engine/netsim"
+)
 
-type linkKey struct{ from, to int32 }
-
-type linkState struct {
-	latencyMs int64 // -1: the default
-	down      bool
-}
-
-type network struct {
-	links map[linkKey]linkState
-	// lastDeliver keeps each link FIFO when latency changes or jitter is on.
-	lastDeliver map[linkKey]int64
-	// held are the messages waiting for a cut link, in order per link (held.go).
-	held map[linkKey][]heldMsg
-	// resent are the retransmitted copies on their way, with what was held (held.go).
-	resent map[*Message]heldMsg
-}
-
-func (n *network) init(brokers int) {
-	n.links = map[linkKey]linkState{}
-	n.lastDeliver = map[linkKey]int64{}
-	n.resent = map[*Message]heldMsg{}
-}
+// The network's loop side: sending, delivering to receivers, requests in flight and their
+// failures. The links' state, FIFO order and held messages are engine/netsim's.
 
 // linkUp reports whether a message can pass from one node to another right now.
 func (e *Engine) linkUp(from, to int32) bool {
@@ -48,16 +17,11 @@ func (e *Engine) linkUp(from, to int32) bool {
 	if e.brokers[from].isolated || e.brokers[to].isolated {
 		return false
 	}
-	return !e.net.links[linkKey{from, to}].down
+	return !e.net.Down(netsim.Link{From: from, To: to})
 }
 
 func (e *Engine) latency(from, to int32) int64 {
-	lat := e.cfg.NetworkLatencyMs
-	if from != ClientNode && to != ClientNode {
-		if l, ok := e.net.links[linkKey{from, to}]; ok && l.latencyMs >= 0 {
-			lat = l.latencyMs
-		}
-	}
+	lat := e.net.LatencyMs(netsim.Link{From: from, To: to}, e.cfg.NetworkLatencyMs)
 	if e.cfg.NetworkJitterMs > 0 {
 		lat += e.rng.Int64N(e.cfg.NetworkJitterMs + 1)
 	}
@@ -107,11 +71,8 @@ func (e *Engine) send(m *Message) {
 // transmit is the network's part of a send: the delivery time (latency, jitter, the link's FIFO
 // order), the send's event, and the delivery on the agenda, or the message held on a cut link.
 func (e *Engine) transmit(m *Message, gen uint64, up bool) {
-	key := linkKey{m.From, m.To}
-	at := e.now + e.latency(m.From, m.To)
-	if last, ok := e.net.lastDeliver[key]; ok && last > at {
-		at = last
-	}
+	key := netsim.Link{From: m.From, To: m.To}
+	at := e.net.DeliveryAt(key, e.now+e.latency(m.From, m.To))
 	m.Deliver = at
 	e.noteSent(m)
 	if e.tracing() {
@@ -122,7 +83,7 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 		return
 	}
 	if m.From != ClientNode && m.To != ClientNode {
-		e.net.lastDeliver[key] = at
+		e.net.Delivers(key, at)
 	}
 	e.schedule(deliverMsg{m, gen}.due(at))
 }
@@ -144,13 +105,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		return
 	}
 	b := e.brokers[m.To]
-	var h heldMsg
-	resent := false
-	if len(e.net.resent) > 0 {
-		if h, resent = e.net.resent[m]; resent {
-			delete(e.net.resent, m)
-		}
-	}
+	h, resent := e.net.TakeResent(m)
 	if !e.linkUp(m.From, m.To) {
 		e.hold(m, gen)
 		return

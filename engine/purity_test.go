@@ -21,11 +21,13 @@ func TestEnginePurity(t *testing.T) {
 		"log": "logging (events are the engine's output)", "log/slog": "logging", "unsafe": "unsafe",
 	}
 	files := 0
+	dirs := map[string]bool{}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
 		files++
+		dirs[filepath.Dir(path)] = true
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 		if err != nil {
 			return err
@@ -54,6 +56,63 @@ func TestEnginePurity(t *testing.T) {
 	}
 	if files < 10 {
 		t.Fatalf("checked only %d files; is the walk broken?", files)
+	}
+	for dir := range enginePackages {
+		if !dirs[dir] {
+			t.Errorf("the walk did not reach engine package %q", dir)
+		}
+	}
+}
+
+// enginePackages are the engine's packages (directories under engine/) and the module's
+// packages each may import. Node packages import only the wire (protocol) and the log
+// (commitlog): the engine imports them, never the reverse, and nodes talk through protocol types.
+var enginePackages = map[string][]string{
+	".":         {"protocol", "commitlog", "netsim", "clients"},
+	"protocol":  {"commitlog"},
+	"commitlog": {},
+	"clients":   {"protocol", "commitlog"},
+	"netsim":    {"protocol"},
+	"view":      {"engine", "protocol", "commitlog"},
+	"session":   {"engine", "view", "protocol", "commitlog"},
+}
+
+// TestImportsOneWay: every engine package imports only the engine packages it may
+// (enginePackages), so imports go one way and a node's package cannot reach the engine.
+func TestImportsOneWay(t *testing.T) {
+	const module = "github.com/highwater-sim/highwater/"
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		dir := filepath.Dir(path)
+		allowed, known := enginePackages[dir]
+		if !known {
+			t.Errorf("%s: package %q is not in enginePackages; say what it may import", path, dir)
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			name := strings.TrimPrefix(strings.TrimPrefix(p, module), "engine/")
+			ok := false
+			for _, a := range allowed {
+				ok = ok || a == name
+			}
+			if !ok {
+				t.Errorf("%s imports %s: package %q may import only %v", path, p, dir, allowed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

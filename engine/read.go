@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/netsim"
 )
 
 // The read API: what a driver (the page's view, a test) may know of the cluster, in Kafka's nouns.
@@ -174,7 +175,7 @@ func (p PartitionInfo) ReplicaOn(b int32) (ReplicaInfo, bool) {
 }
 
 // Acked counts the records acknowledged to producers (acks 1 and all).
-func (p PartitionInfo) Acked() int64 { return p.e.client(p.p).acked }
+func (p PartitionInfo) Acked() int64 { return p.e.client(p.p).Acked() }
 
 // AckedRecord is a record acknowledged to a producer: its offset and id.
 type AckedRecord struct {
@@ -183,8 +184,8 @@ type AckedRecord struct {
 
 // AckedAll returns the latest n records acknowledged with acks=all, in ack order; AckedOne those
 // with acks=1.
-func (p PartitionInfo) AckedAll(n int) []AckedRecord { return lastAcked(p.e.client(p.p).ackedAll, n) }
-func (p PartitionInfo) AckedOne(n int) []AckedRecord { return lastAcked(p.e.client(p.p).acked1, n) }
+func (p PartitionInfo) AckedAll(n int) []AckedRecord { return lastAcked(p.e.client(p.p).AckedAll(), n) }
+func (p PartitionInfo) AckedOne(n int) []AckedRecord { return lastAcked(p.e.client(p.p).AckedOne(), n) }
 
 func lastAcked(recs []offsetID, n int) []AckedRecord {
 	recs = recs[max(0, len(recs)-n):]
@@ -293,16 +294,17 @@ type Flow struct {
 // Tallies returns the run-wide tallies.
 func (e *Engine) Tallies() Tallies {
 	t := Tallies{ISRShrinks: e.tally.isrShrinks, ISRExpands: e.tally.isrExpands, LeaderChanges: e.tally.leaderChanges}
-	for _, k := range sortedLinkKeys(e.tally.flows) {
+	for _, k := range netsim.SortedLinks(e.tally.flows) {
 		f := e.tally.flows[k]
-		t.Flows = append(t.Flows, Flow{From: k.from, To: k.to, Fetches: f.fetches, Records: f.records})
+		t.Flows = append(t.Flows, Flow{From: k.From, To: k.To, Fetches: f.fetches, Records: f.records})
 	}
 	return t
 }
 
 // Consumes returns copies of the latest n consume operations; ConsumeCount counts them all.
 func (e *Engine) Consumes(n int) []ConsumeOp {
-	ops := e.clients.consumes[max(0, len(e.clients.consumes)-n):]
+	all := e.clients.ConsumeOps()
+	ops := all[max(0, len(all)-n):]
 	out := make([]ConsumeOp, len(ops))
 	for i, c := range ops {
 		out[i] = *c
@@ -310,4 +312,4 @@ func (e *Engine) Consumes(n int) []ConsumeOp {
 	return out
 }
 
-func (e *Engine) ConsumeCount() int { return len(e.clients.consumes) }
+func (e *Engine) ConsumeCount() int { return len(e.clients.ConsumeOps()) }

@@ -113,11 +113,11 @@ func (e *Engine) Timers() []Timer {
 			}
 			t.Kind, t.Request = TimerRequestTimeout, f.req
 		case itProducerRetry:
-			op := e.clients.produces[it.producerRetry().op-1]
+			op := e.clients.Produce(it.producerRetry().op)
 			if op.Done {
 				continue
 			}
-			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.pid, slices.Clone(op.RecordIDs)
+			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs)
 		case itControllerRetry:
 			if e.ctrl.epoch != it.controllerRetry().controllerEpoch || e.ctrl.channels == nil {
 				continue

@@ -123,8 +123,8 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 				fail("isr", want, p.isr)
 			}
 		}
-		if ex.Acked != nil && *ex.Acked != e.client(p).acked {
-			fail("acked", *ex.Acked, e.client(p).acked)
+		if ex.Acked != nil && *ex.Acked != e.client(p).Acked() {
+			fail("acked", *ex.Acked, e.client(p).Acked())
 		}
 		for _, id := range sortedKeys(ex.Replicas) {
 			var b int32

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/highwater-sim/highwater/engine/commitlog"
+import (
+	"github.com/highwater-sim/highwater/engine/clients"
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
 
 // partition is one partition of the cluster: the controller's record of it (what ZooKeeper holds)
 // and every replica's broker-local state.
@@ -25,10 +28,7 @@ type partition struct {
 }
 
 // offsetID is a record known to be at an offset.
-type offsetID struct {
-	Offset int64 `json:"offset"`
-	ID     int64 `json:"id"`
-}
+type offsetID = clients.OffsetID
 
 // replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog.
 type replica struct {

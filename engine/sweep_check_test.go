@@ -74,7 +74,7 @@ func (s *sweepRun) converged() string {
 // finalProduce sends one acks=all record to every partition of the converged cluster and
 // requires every one to be acknowledged.
 func (s *sweepRun) finalProduce() bool {
-	first := len(s.e.clients.produces)
+	first := s.e.clients.ProduceCount()
 	for _, pt := range s.parts {
 		s.apply(Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index)})
 	}

@@ -199,7 +199,7 @@ func (s *sweepRun) kip101(delay int64, third bool) {
 		return
 	}
 	count := 1 + s.rng.Int64N(3)
-	op := len(s.e.clients.produces)
+	op := s.e.clients.ProduceCount()
 	s.apply(Action{Do: "produce", Topic: pt.topic, Partition: ptr(pt.index), Count: &count})
 	s.produced++
 	// Until the produce is acknowledged (at most 200 ms), then 0–3 ms more.

@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/netsim"
+)
 
 // Run-wide tallies, for a reader's overview of a large cluster (Engine.Tallies): ISR shrinks and
 // expands, leader changes, and fetch traffic between brokers. An observer of the protocol's facts
@@ -13,7 +17,7 @@ type tallies struct {
 	isrExpands    int64
 	leaderChanges int64
 	// flows counts replication traffic per (follower, leader) pair.
-	flows map[linkKey]*flow
+	flows map[netsim.Link]*flow
 }
 
 // flow is the replica fetch traffic from one follower broker to one leader broker since time 0:
@@ -43,17 +47,17 @@ func (t *tallies) elected(*partition) { t.leaderChanges++ }
 
 // sent tallies a follower's Fetch and the leader's answer to it.
 func (t *tallies) sent(m *Message) {
-	var key linkKey
+	var key netsim.Link
 	switch {
 	case m.Fetch != nil && m.Fetch.ReplicaID >= 0:
-		key = linkKey{m.From, m.To}
+		key = netsim.Link{From: m.From, To: m.To}
 	case m.FetchResponse != nil && m.To != ClientNode: // the answer to a follower
-		key = linkKey{m.To, m.From}
+		key = netsim.Link{From: m.To, To: m.From}
 	default:
 		return
 	}
 	if t.flows == nil {
-		t.flows = map[linkKey]*flow{}
+		t.flows = map[netsim.Link]*flow{}
 	}
 	f := t.flows[key]
 	if f == nil {

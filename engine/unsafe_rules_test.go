@@ -61,7 +61,7 @@ func TestMaximalISR(t *testing.T) {
 			link(1, 2, true)
 			produce(-1)
 			_ = e.RunUntil(e.Now() + 100)
-			acked := e.clients.produces[2].Result == "acked"
+			acked := e.clients.Produce(3).Result == "acked"
 			if acked != unsafe {
 				t.Fatalf("acks=all record acknowledged: %v; want %v", acked, unsafe)
 			}

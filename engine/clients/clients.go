@@ -1,0 +1,161 @@
+// Package clients is the producers' and consumers' state: each produce and consume step and its
+// outcome, the record ids handed out, and what the clients know of each partition (what producers
+// were told, what consumers read, where the consumer reads next). It imports only
+// engine/protocol; the engine's loop sends the clients' requests, delivers their answers and
+// schedules their retries, and the checker and `expect` read what is recorded here.
+package clients
+
+import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// OffsetID is a record known to be at an offset.
+type OffsetID struct {
+	Offset int64 `json:"offset"`
+	ID     int64 `json:"id"`
+}
+
+// ProduceOp is one `produce` step and its outcome.
+type ProduceOp struct {
+	ID         int64         `json:"id"`
+	Topic      string        `json:"topic"`
+	Partition  int32         `json:"partition"`
+	Acks       protocol.Acks `json:"acks"`
+	RecordIDs  []int64       `json:"recordIds"`
+	Sent       int64         `json:"sent"`
+	Attempts   int           `json:"attempts"`
+	Done       bool          `json:"done"`
+	Result     string        `json:"result,omitempty"` // ResultAcked, ResultSent (acks=0) or an error name
+	BaseOffset int64         `json:"baseOffset"`
+	pid        int32
+}
+
+// PID is the engine's id of the partition the op writes to.
+func (op *ProduceOp) PID() int32 { return op.pid }
+
+// ConsumeOp is one `consume` step and what it read.
+type ConsumeOp struct {
+	ID        int64      `json:"id"`
+	Topic     string     `json:"topic"`
+	Partition int32      `json:"partition"`
+	Offset    int64      `json:"offset"`
+	Done      bool       `json:"done"`
+	Result    string     `json:"result,omitempty"`
+	Records   []OffsetID `json:"records,omitempty"`
+	pid       int32
+}
+
+// PID is the engine's id of the partition the op reads.
+func (op *ConsumeOp) PID() int32 { return op.pid }
+
+// Client outcomes besides Kafka's error names: the results of produce and consume steps.
+const (
+	ResultAcked = "acked" // a produce with acks 1 or all was acknowledged
+	ResultSent  = "sent"  // a produce with acks=0 left (no answer comes)
+	ResultOK    = "ok"    // a consume read
+)
+
+// Clients is every client's state. The zero value is not ready: call Init.
+type Clients struct {
+	produces   []*ProduceOp
+	consumes   []*ConsumeOp
+	nextRecord int64
+	// parts is what the clients know of each partition, by pid.
+	parts []Partition
+}
+
+// Partition is the clients' record of one partition: what producers were told and what
+// consumers read. The checker and `expect` read it.
+type Partition struct {
+	acked    int64      // records acknowledged to producers (acks 1 and all)
+	ackedAll []OffsetID // records acknowledged with acks=all, in ack order
+	acked1   []OffsetID // records acknowledged with acks=1, in ack order (for verdicts)
+	consumed []OffsetID // records consumers read
+	nextRead int64      // the consumer's next offset
+}
+
+// Acked counts the records acknowledged to producers (acks 1 and all).
+func (p *Partition) Acked() int64 { return p.acked }
+
+// AckedAll are the records acknowledged with acks=all, in ack order (shared: do not change).
+func (p *Partition) AckedAll() []OffsetID { return p.ackedAll }
+
+// AckedOne are the records acknowledged with acks=1, in ack order (shared: do not change).
+func (p *Partition) AckedOne() []OffsetID { return p.acked1 }
+
+// Consumed are the records consumers read, in order (shared: do not change).
+func (p *Partition) Consumed() []OffsetID { return p.consumed }
+
+// NextRead is the consumer's next offset.
+func (p *Partition) NextRead() int64 { return p.nextRead }
+
+// Init makes the clients of a cluster with partitions partitions.
+func (c *Clients) Init(partitions int) { c.parts = make([]Partition, partitions) }
+
+// Partition is the clients' record of partition pid.
+func (c *Clients) Partition(pid int32) *Partition { return &c.parts[pid] }
+
+// NextRecordID hands out a run-unique record id.
+func (c *Clients) NextRecordID() int64 {
+	c.nextRecord++
+	return c.nextRecord
+}
+
+// NewProduce records a produce step of count new records, sent at now.
+func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.Acks, count, now int64) *ProduceOp {
+	op := &ProduceOp{ID: int64(len(c.produces) + 1), Topic: topic, Partition: partition, Acks: acks,
+		Sent: now, BaseOffset: -1, pid: pid}
+	for range count {
+		op.RecordIDs = append(op.RecordIDs, c.NextRecordID())
+	}
+	c.produces = append(c.produces, op)
+	return op
+}
+
+// Produce is the produce step with an id (from 1).
+func (c *Clients) Produce(id int64) *ProduceOp { return c.produces[id-1] }
+
+// ProduceCount counts the produce steps.
+func (c *Clients) ProduceCount() int { return len(c.produces) }
+
+// ProduceOps are the produce steps, in order (shared: do not change).
+func (c *Clients) ProduceOps() []*ProduceOp { return c.produces }
+
+// Acked records that a produce was acknowledged at base.
+func (c *Clients) Acked(op *ProduceOp, base int64) {
+	p := &c.parts[op.pid]
+	p.acked += int64(len(op.RecordIDs))
+	for i, id := range op.RecordIDs {
+		rec := OffsetID{Offset: base + int64(i), ID: id}
+		if op.Acks == -1 {
+			p.ackedAll = append(p.ackedAll, rec)
+		} else {
+			p.acked1 = append(p.acked1, rec)
+		}
+	}
+}
+
+// NewConsume records a consume step, reading from the consumer's next offset.
+func (c *Clients) NewConsume(topic string, partition, pid int32) *ConsumeOp {
+	op := &ConsumeOp{ID: int64(len(c.consumes) + 1), Topic: topic, Partition: partition, Offset: c.parts[pid].nextRead, pid: pid}
+	c.consumes = append(c.consumes, op)
+	return op
+}
+
+// Consume is the consume step with an id (from 1).
+func (c *Clients) Consume(id int64) *ConsumeOp { return c.consumes[id-1] }
+
+// ConsumeOps are the consume steps, in order (shared: do not change).
+func (c *Clients) ConsumeOps() []*ConsumeOp { return c.consumes }
+
+// Consumed records what a consume step read: records from its offset on.
+func (c *Clients) Consumed(op *ConsumeOp, records []commitlog.Record) {
+	p := &c.parts[op.pid]
+	for i, r := range records {
+		rec := OffsetID{Offset: op.Offset + int64(i), ID: r.ID}
+		op.Records = append(op.Records, rec)
+		p.consumed = append(p.consumed, rec)
+	}
+	p.nextRead = op.Offset + int64(len(records))
+}

@@ -1,0 +1,31 @@
+package clients
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
+
+// TestClientsRecord: record ids are run-unique, an acknowledgement lands in its acks' list, and a
+// consume reads on from where the last one stopped.
+func TestClientsRecord(t *testing.T) {
+	var c Clients
+	c.Init(2)
+	a := c.NewProduce("t", 1, 1, -1, 2, 10)
+	b := c.NewProduce("t", 1, 1, 1, 1, 20)
+	if !slices.Equal(a.RecordIDs, []int64{1, 2}) || !slices.Equal(b.RecordIDs, []int64{3}) || c.Produce(2) != b || c.ProduceCount() != 2 {
+		t.Fatalf("record ids %v %v; want 1, 2 and 3", a.RecordIDs, b.RecordIDs)
+	}
+	c.Acked(a, 5)
+	c.Acked(b, 7)
+	p := c.Partition(1)
+	if p.Acked() != 3 || !slices.Equal(p.AckedAll(), []OffsetID{{5, 1}, {6, 2}}) || !slices.Equal(p.AckedOne(), []OffsetID{{7, 3}}) {
+		t.Fatalf("acked %d, all %v, one %v", p.Acked(), p.AckedAll(), p.AckedOne())
+	}
+	r := c.NewConsume("t", 1, 1)
+	c.Consumed(r, []commitlog.Record{{ID: 1}, {ID: 2}})
+	if next := c.NewConsume("t", 1, 1); next.Offset != 2 || p.NextRead() != 2 || len(p.Consumed()) != 2 {
+		t.Fatalf("next consume at %d, next read %d, consumed %v; want 2, 2 and two records", next.Offset, p.NextRead(), p.Consumed())
+	}
+}
