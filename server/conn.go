@@ -256,15 +256,16 @@ type route struct {
 
 // handle passes a request to the session, in a running slot (slice.go).
 func (c *conn) handle(data []byte) []byte {
-	if !c.acquire(c.ctx, requestID(data)) {
-		return c.errorReply(requestID(data), "connection closed while the request waited for a running slot")
+	id := requestID(data)
+	if !c.acquire(c.ctx, id) {
+		return c.slotLost(id)
 	}
 	out := c.sess.HandleJSON(data)
 	c.release()
 	// A request the session could not decode gets id 0; give the page its id back if it can be
 	// read, so the error reaches the request that caused it.
 	if zero := []byte(`{"id":0,"type":"error"`); bytes.HasPrefix(out, zero) {
-		if id := requestID(data); id != 0 {
+		if id != 0 {
 			out = append([]byte(`{"id":`+strconv.FormatInt(id, 10)), out[len(`{"id":0`):]...)
 		}
 	}

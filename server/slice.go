@@ -69,6 +69,11 @@ func (c *conn) acquire(ctx context.Context, id int64) bool {
 
 func (c *conn) release() { <-c.srv.slots }
 
+// slotLost answers a request whose connection ended while it waited for a running slot.
+func (c *conn) slotLost(id int64) []byte {
+	return c.errorReply(id, "connection closed while the request waited for a running slot")
+}
+
 // runSliced answers an advance in slices (see the file comment). req is the decoded request; the
 // caller checked that it is an advance with exactly one of to and by.
 func (c *conn) runSliced(ctx context.Context, req session.Request) []byte {
@@ -96,7 +101,7 @@ func (c *conn) runSliced(ctx context.Context, req session.Request) []byte {
 		slice.To, slice.By = &to, nil
 		slice.NoView = req.NoView || !last
 		if !c.acquire(ctx, req.ID) {
-			return c.errorReply(req.ID, "connection closed while the request waited for a running slot")
+			return c.slotLost(req.ID)
 		}
 		t0 := time.Now()
 		r := c.sess.Handle(slice)
@@ -128,7 +133,7 @@ func (c *conn) runSliced(ctx context.Context, req session.Request) []byte {
 // handleReq runs one request in a running slot.
 func (c *conn) handleReq(ctx context.Context, req session.Request) []byte {
 	if !c.acquire(ctx, req.ID) {
-		return c.errorReply(req.ID, "connection closed while the request waited for a running slot")
+		return c.slotLost(req.ID)
 	}
 	defer c.release()
 	return mustMarshalReply(c.sess.Handle(req))
