@@ -127,18 +127,7 @@ func TestCheckerObserves(t *testing.T) {
 		"isrShrinks": "tallies.go", "isrExpands": "tallies.go", "leaderChanges": "tallies.go", "flows": "tallies.go",
 	}
 	readers := map[string]bool{"read.go": true, "run.go": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for path, f := range engineSources(t) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -160,18 +149,7 @@ func TestCheckerObserves(t *testing.T) {
 // declares a view, view options, a focus or a detail (engine/view imports engine, so the engine
 // cannot call it back; this keeps the page's words from growing back here).
 func TestEngineKnowsNoPage(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for path, f := range engineSources(t) {
 		names := map[string]string{}
 		for name, obj := range f.Scope.Objects {
 			names[name] = obj.Kind.String()
@@ -190,4 +168,25 @@ func TestEngineKnowsNoPage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// engineSources parses package engine's own (non-test) files, by file name.
+func engineSources(t *testing.T) map[string]*ast.File {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*ast.File{}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[path] = f
+	}
+	return out
 }
