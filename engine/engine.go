@@ -34,6 +34,7 @@ type Engine struct {
 
 	topics     []topicInfo
 	partitions []*partition
+	hostIndex  hostIndex
 	brokers    []*broker
 	sessions   []zkSession
 	zxid       int64
@@ -77,7 +78,10 @@ type topicInfo struct {
 // New builds the cluster a scenario describes, at time 0: every partition led by its first
 // replica at leader epoch 0 with every replica in the ISR, broker 0 the controller. The
 // scenario's steps are not applied; the driver applies them (see Run).
-func New(sc *Scenario) (*Engine, error) {
+func New(sc *Scenario) (*Engine, error) { return newEngine(sc, true) }
+
+// newEngine is New, recording trace events from time 0 or not at all.
+func newEngine(sc *Scenario, trace bool) (*Engine, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -91,7 +95,7 @@ func New(sc *Scenario) (*Engine, error) {
 		seed:    sc.Seed,
 		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
 		pending: map[uint64]*Message{},
-		trace:   true,
+		trace:   trace,
 	}
 	e.check.e = e
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
@@ -130,9 +134,14 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	arenas := make([][]replica, sc.Brokers)
+	total := 0
 	for b, n := range hosted {
 		arenas[b] = make([]replica, 0, n)
+		total += n
 	}
+	x := &e.hostIndex
+	x.start = make([]int32, 1, sc.PartitionCount()+1)
+	x.broker, x.slot = make([]int32, 0, total), make([]int32, 0, total)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
 		ti := topicInfo{name: t.Name, first: int32(len(e.partitions)), count: int32(len(assign))}
@@ -153,20 +162,17 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				r.resetMemory()
 				p.replicas = append(p.replicas, r)
 				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
+				x.broker = append(x.broker, b)
+				x.slot = append(x.slot, int32(len(arenas[b])-1))
 			}
+			x.start = append(x.start, int32(len(x.broker)))
 			e.partitions = append(e.partitions, p)
 		}
 	}
 	e.clients.Init(len(e.partitions))
 	for b, br := range e.brokers {
 		br.replicas = arenas[b]
-		br.slot = make([]int32, len(e.partitions))
-		for i := range br.slot {
-			br.slot[i] = -1
-		}
-		for i, pid := range br.hosted {
-			br.slot[pid] = int32(i)
-		}
+		br.index = &e.hostIndex
 	}
 }
 
@@ -385,10 +391,23 @@ func (b *broker) replicaOf(pid int32) *replica {
 	if pid < 0 {
 		return nil
 	}
-	if i := b.slot[pid]; i >= 0 {
-		return &b.replicas[i]
+	x := b.index
+	for k := x.start[pid]; k < x.start[pid+1]; k++ {
+		if x.broker[k] == b.id {
+			return &b.replicas[x.slot[k]]
+		}
 	}
 	return nil
+}
+
+// hostIndex finds a broker's replica of a partition: partition pid's hosts are
+// broker[start[pid]:start[pid+1]], and slot[k] is the index of broker[k]'s replica among that
+// broker's replicas. It is the static assignment every broker knows (the engine models no
+// reassignment); about 28 bytes per partition at RF 3, where an index per broker would cost 4
+// bytes per partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions).
+type hostIndex struct {
+	start        []int32
+	broker, slot []int32
 }
 
 // replicaOn returns broker b's replica of p, or nil if b hosts none.

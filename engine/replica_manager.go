@@ -116,10 +116,11 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 		r.hwConfirmed = true
 		e.noteHWConfirmed(r)
 	}
-	p := r.p
-	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-		Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr,
-		Text: fmt.Sprintf("broker %d became leader of %s in leader epoch %d (epoch start offset %d, ISR %v)", b.id, p.name(), r.leaderEpoch, r.epochStartOffset, r.isr)})
+	if p := r.p; e.tracing() { // nobody hears a role change but the trace
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
+			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr,
+			Text: fmt.Sprintf("broker %d became leader of %s in leader epoch %d (epoch start offset %d, ISR %v)", b.id, p.name(), r.leaderEpoch, r.epochStartOffset, r.isr)})
+	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
 	}
@@ -220,10 +221,11 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.isr = nil
 	r.pending = isrPending{}
 	r.remotes = nil
-	p := r.p
-	e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-		Epoch: Some(int64(r.leaderEpoch)),
-		Text:  fmt.Sprintf("broker %d became follower of %s under leader %d in leader epoch %d", b.id, p.name(), ps.Leader, ps.LeaderEpoch)})
+	if p := r.p; e.tracing() {
+		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
+			Epoch: Some(int64(r.leaderEpoch)),
+			Text:  fmt.Sprintf("broker %d became follower of %s under leader %d in leader epoch %d", b.id, p.name(), ps.Leader, ps.LeaderEpoch)})
+	}
 	return restart
 }
 

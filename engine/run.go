@@ -34,10 +34,11 @@ type Result struct {
 func (r Result) OK() bool { return len(r.Failures) == 0 }
 
 // Run plays a scenario from start to end. sink, if given, gets the events as they are drained
-// (after each step and at the end). An action that cannot be applied (a broker in the wrong state)
-// is an error naming the step.
+// (after each step and at the end). Without a sink nobody reads the events, so the run records
+// none and formats no narration (Stats still counts them). An action that cannot be applied (a
+// broker in the wrong state) is an error naming the step.
 func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
-	e, err := New(sc)
+	e, err := newEngine(sc, sink != nil)
 	if err != nil {
 		return nil, Result{}, err
 	}

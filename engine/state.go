@@ -144,10 +144,10 @@ type broker struct {
 	brokerEpoch     int64
 	controllerEpoch int32 // the highest seen
 	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
-	// replicas, in the same order; slot[pid] is the partition's index in both, -1 for none.
+	// replicas, in the same order; index finds a partition's place in both (replicaOf).
 	hosted        []int32
 	replicas      []replica
-	slot          []int32
+	index         *hostIndex
 	checkpointing bool // the HW checkpoint task has started
 	fetchers      []*fetcher
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
