@@ -30,6 +30,8 @@ import (
 var (
 	srvURL    string
 	nativeURL string
+	// budgetURL is a native server that cuts every advance short (TestNativePartialAdvance).
+	budgetURL string
 	bareURL   string
 	browser   context.Context
 	artifacts string
@@ -76,6 +78,11 @@ func runMain(m *testing.M) int {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer native.Close()
 	nativeURL = native.URL
+	// A native server whose request budget is tiny: every advance comes back partial after one slice.
+	slow := httptest.NewServer(server.New(server.Config{Static: os.DirFS(build), RequestBudget: time.Nanosecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	defer slow.Close()
+	budgetURL = slow.URL
 	// The page without its engine, as before `make wasm`.
 	bare := httptest.NewServer(noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/engine.wasm" {

@@ -569,3 +569,18 @@ func TestEmbed(t *testing.T) {
 	q.loaded()
 	q.wait("the preset playing", `document.getElementById("scenario-name").textContent.includes("KIP-101") && window.highwater.t > 1000`)
 }
+
+// TestNativePartialAdvance: a native server that stops an advance at its request budget says how
+// far it got; the page shows the progress and asks again until it reaches the time asked for.
+func TestNativePartialAdvance(t *testing.T) {
+	p := newPageAt(t, budgetURL, "?backend=native&scenario=testdata/three-brokers.json", 1280, 900)
+	p.loaded()
+	replies := evalJS[int](p, `window.highwater.replies`)
+	p.advance(5000)
+	if n := evalJS[int](p, `window.highwater.replies`) - replies; n < 3 {
+		t.Fatalf("reached 5 s in %d replies; a 1 ns budget should cut the advance into several", n)
+	}
+	if status := evalJS[string](p, `document.getElementById("status").textContent`); status != "simulated to 5.000 s" {
+		t.Fatalf("status = %q, want the end of the progress line", status)
+	}
+}
