@@ -213,9 +213,27 @@ func (e *Engine) SetTrace(on bool) { e.trace = on }
 
 // Drain returns the events recorded since the last call.
 func (e *Engine) Drain() []Event {
+	return Narrate(e.DrainUnnarrated())
+}
+
+// DrainUnnarrated is Drain without the message events' text: a driver that shows only some of
+// the events (a session's focus, its latest few thousand) gives those to Narrate, and the rest
+// cost no formatting. A message's text is a function of the message, which never changes once
+// sent, so it reads the same whenever it is made.
+func (e *Engine) DrainUnnarrated() []Event {
 	ev := e.events
 	e.events = nil
 	return ev
+}
+
+// Narrate fills in the text of the message events among evs (DrainUnnarrated) and returns evs.
+func Narrate(evs []Event) []Event {
+	for i := range evs {
+		if ev := &evs[i]; ev.Text == "" && ev.Message != nil {
+			ev.Text = DescribeMessage(ev.Message)
+		}
+	}
+	return evs
 }
 
 // Stats counts the work done so far.

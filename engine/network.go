@@ -76,7 +76,7 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	m.Deliver = at
 	e.noteSent(m)
 	if e.tracing() {
-		e.emit(Event{Type: m.Type, Message: m, Text: DescribeMessage(m)})
+		e.emit(Event{Type: m.Type, Message: m}) // its text is made when read (Narrate)
 	}
 	if !up {
 		e.hold(m, gen)

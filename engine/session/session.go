@@ -230,7 +230,7 @@ func (s *Session) needEngine() error {
 func (s *Session) fill(r *Reply, req Request) {
 	r.T = s.eng.Now()
 	r.Next = s.eng.NextAt()
-	evs := append(s.pending, s.eng.Drain()...)
+	evs := append(s.pending, s.eng.DrainUnnarrated()...)
 	s.pending = nil
 	opt := viewOptions(req)
 	if view.IsOverview(s.eng, opt) {
@@ -247,7 +247,7 @@ func (s *Session) fill(r *Reply, req Request) {
 	if evs == nil {
 		evs = []engine.Event{}
 	}
-	r.Events = evs
+	r.Events = engine.Narrate(evs) // only the events the page gets
 	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
 	r.Warnings, s.warnings = s.warnings, nil
 	if !req.NoView {
@@ -503,7 +503,7 @@ func (s *Session) seek(to *int64) error {
 	}
 	s.end = end
 	// Keep only the recent past for the narration.
-	evs := s.eng.Drain()
+	evs := s.eng.DrainUnnarrated()
 	if len(evs) > 200 {
 		evs = evs[len(evs)-200:]
 	}

@@ -177,3 +177,52 @@ func TestActAtFrontierKeepsScript(t *testing.T) {
 		t.Fatalf("acked %d, want 3", r.View.Partitions[0].Acked)
 	}
 }
+
+// TestSessionNarratesLikeTheTrace: the session formats a message's text only for the events it
+// sends (engine.Narrate), and that text is the trace's, event for event.
+func TestSessionNarratesLikeTheTrace(t *testing.T) {
+	data, err := os.ReadFile("../../scenarios/kill-the-leader.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := engine.ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace []engine.Event
+	if _, _, err := engine.Run(sc, func(evs []engine.Event) { trace = append(trace, evs...) }); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Limits{})
+	ok(t, do(t, s, `{"id":1,"op":"load","scenario":`+string(data)+`}`))
+	r := ok(t, do(t, s, fmt.Sprintf(`{"id":2,"op":"advance","to":%d,"noView":true,"maxEvents":1000000}`, trace[len(trace)-1].T)))
+	var got []engine.Event
+	for _, ev := range r.Events {
+		if ev.Type != engine.EvCaption {
+			got = append(got, ev)
+		}
+	}
+	var want []engine.Event
+	for _, ev := range trace {
+		if ev.Type != engine.EvCaption {
+			want = append(want, ev)
+		}
+	}
+	if len(got) == 0 || len(got) > len(want) {
+		t.Fatalf("session sent %d events, the trace has %d", len(got), len(want))
+	}
+	// The session's events are the trace's (the tail, if the load's events were held back).
+	want = want[len(want)-len(got):]
+	messages := 0
+	for i := range got {
+		if got[i].Text == "" || got[i].Text != want[i].Text {
+			t.Fatalf("event %d (%s at %d): session text %q, trace text %q", i, got[i].Type, got[i].T, got[i].Text, want[i].Text)
+		}
+		if got[i].Message != nil {
+			messages++
+		}
+	}
+	if messages == 0 {
+		t.Fatal("no message events compared")
+	}
+}
