@@ -64,11 +64,28 @@ func (e *Engine) leaderAndIsrFor(b int32, pids []int32) *LeaderAndIsrRequest {
 	req := &LeaderAndIsrRequest{ControllerID: e.ctrl.broker, ControllerEpoch: e.ctrl.epoch,
 		BrokerEpoch: e.sessions[b].epoch}
 	leaders := map[int32]bool{}
+	req.Partitions = make([]LeaderAndIsrState, 0, len(pids))
+	// Every partition's ISR and replica list is a copy (a message holds no node's state), cut
+	// from one array: a LeaderAndIsr for a whole broker has thousands of partitions.
+	n := 0
+	for _, pid := range pids {
+		p := e.partitions[pid]
+		n += len(p.isr) + len(p.assignment)
+	}
+	slab := make([]int32, 0, n)
+	cut := func(s []int32) []int32 {
+		if s == nil {
+			return nil // as slices.Clone: a nil ISR stays nil on the wire
+		}
+		at := len(slab)
+		slab = append(slab, s...)
+		return slab[at:len(slab):len(slab)]
+	}
 	for _, pid := range pids {
 		p := e.partitions[pid]
 		req.Partitions = append(req.Partitions, LeaderAndIsrState{TP: p.tp(), Leader: p.leader,
-			LeaderEpoch: p.leaderEpoch, ISR: slices.Clone(p.isr), PartitionEpoch: p.partitionEpoch,
-			Replicas: slices.Clone(p.assignment)})
+			LeaderEpoch: p.leaderEpoch, ISR: cut(p.isr), PartitionEpoch: p.partitionEpoch,
+			Replicas: cut(p.assignment)})
 		if p.leader >= 0 && e.ctrl.live[p.leader] != 0 {
 			leaders[p.leader] = true
 		}
@@ -86,9 +103,9 @@ func (e *Engine) queueLeaderAndIsr(p *partition) {
 		if e.ctrl.batch == nil {
 			e.ctrl.batch = map[int32][]int32{}
 		}
-		if !slices.Contains(e.ctrl.batch[h], p.pid) {
-			e.ctrl.batch[h] = append(e.ctrl.batch[h], p.pid)
-		}
+		// A partition queued twice is sent once: flushLeaderAndIsr sorts and compacts (a
+		// Contains here made a controller failover quadratic in a broker's partitions).
+		e.ctrl.batch[h] = append(e.ctrl.batch[h], p.pid)
 	}
 }
 
@@ -97,7 +114,7 @@ func (e *Engine) flushLeaderAndIsr() {
 	for _, b := range sortedKeys(e.ctrl.batch) {
 		pids := e.ctrl.batch[b]
 		slices.Sort(pids)
-		e.sendLeaderAndIsr(b, pids)
+		e.sendLeaderAndIsr(b, slices.Compact(pids))
 	}
 	e.ctrl.batch = nil
 }

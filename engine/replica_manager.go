@@ -47,7 +47,8 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 		return resp
 	}
 	b.controllerEpoch = req.ControllerEpoch
-	var leaders, followers []LeaderAndIsrState
+	leaders := make([]LeaderAndIsrState, 0, len(req.Partitions))
+	followers := make([]LeaderAndIsrState, 0, len(req.Partitions))
 	for _, ps := range req.Partitions {
 		r := e.localReplica(b.id, ps.TP)
 		errName := ErrNone
@@ -158,8 +159,9 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 }
 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
-	var restart []LeaderAndIsrState
-	for _, ps := range states {
+	var restart []*LeaderAndIsrState
+	for i := range states {
+		ps := &states[i]
 		r := e.localReplica(b.id, ps.TP)
 		if !slices.Contains(liveLeaders, ps.Leader) {
 			// The new leader is not alive (or there is none): Kafka only creates the log and
@@ -167,7 +169,10 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			r.known = true
 			continue
 		}
-		if e.makeFollower(b, r, ps) {
+		if e.makeFollower(b, r, *ps) {
+			if restart == nil {
+				restart = make([]*LeaderAndIsrState, 0, len(states)-i)
+			}
 			restart = append(restart, ps)
 		}
 	}
