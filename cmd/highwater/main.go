@@ -23,6 +23,7 @@ func run(args []string) int {
 	}
 	switch args[0] {
 	case "run":
+		tuneGC()
 		return runScenario(args[1:], os.Stdout, os.Stderr)
 	case "serve":
 		return serve(args[1:])

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/highwater-sim/highwater/engine"
 )
@@ -87,4 +88,21 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "ok: every expectation held")
 	return 0
+}
+
+// runMemoryLimit is the soft heap limit of `highwater run` (Go's GOMEMLIMIT): a million-partition
+// cluster keeps about 2 GB live, and the collector's default pace (GOGC 100) would let the heap
+// reach twice that.
+const runMemoryLimit = 3 << 30
+
+// tuneGC paces the collector for one large run, unless the user set GOGC or GOMEMLIMIT: garbage
+// may grow to four times the live heap (a run allocates messages at a high rate and keeps few),
+// but the heap stays under runMemoryLimit, where the collector works harder instead.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(runMemoryLimit)
+	}
 }
