@@ -3,24 +3,29 @@ package engine
 import (
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"testing"
+	"time"
 )
 
-func TestZZHeap(t *testing.T) {
+func TestZZMillion(t *testing.T) {
 	if os.Getenv("ZZHEAP") == "" {
 		t.Skip()
 	}
-	sc := &Scenario{Name: "bench", Seed: 1, Brokers: 100,
-		Topics: []Topic{{Name: "load", Partitions: 100000, ReplicationFactor: 3}}}
+	sc := &Scenario{Name: "bench", Seed: 1, Brokers: 1000,
+		Topics: []Topic{{Name: "load", Partitions: 1000000, ReplicationFactor: 3}}}
+	t0 := time.Now()
 	e, _ := newEngine(sc, false)
-	steadyLoad(e, 2, 10_000)
-	runtime.GC()
-	f, _ := os.Create("/tmp/heap.out")
-	pprof.Lookup("heap").WriteTo(f, 0)
-	f.Close()
+	t1 := time.Now()
 	var ms runtime.MemStats
+	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	t.Logf("heap %d MB, %d B/partition", ms.HeapAlloc>>20, ms.HeapAlloc/100000)
+	t.Logf("new %v heap %d MB", t1.Sub(t0), ms.HeapAlloc>>20)
+	if os.Getenv("ZZNEWONLY") == "" {
+		steadyLoad(e, 1, 10_000)
+	}
+	t2 := time.Now()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("1 sim s in %v heap %d MB sys %d MB", t2.Sub(t1), ms.HeapAlloc>>20, ms.Sys>>20)
 	runtime.KeepAlive(e)
 }

@@ -373,7 +373,13 @@ export class ClusterView {
     const lost = el("div", { class: "lostrow", hidden: true });
     const root = el("article", { class: "partition", "data-tp": name, "aria-label": `Partition ${name}`, tabindex: "-1" },
       el("header", {}, title, info), rows, lost, controls);
-    return { root, info, rows, lost, leaderMark, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null };
+    const card = { root, info, rows, lost, leaderMark, choose, replicaRows: new Map(), chooseKey: "", visible: false, lastP: null,
+      markRow: null, markPending: false, onScreen: false };
+    root.addEventListener("contentvisibilityautostatechange", (/** @type {any} */ e) => {
+      card.onScreen = !e.skipped;
+      if (card.onScreen) this.placePendingMark(card);
+    });
+    return card;
   }
 
   updatePartition(card, p) {
@@ -438,9 +444,29 @@ export class ClusterView {
     requestAnimationFrame(() => {
       const marks = this.marks;
       this.marks = new Map();
-      const tops = [...marks].map(([c, row]) => row.root.getBoundingClientRect().top - c.rows.getBoundingClientRect().top);
-      [...marks.keys()].forEach((c, i) => { c.leaderMark.style.transform = `translateY(${Math.round(tops[i]) + 4}px)`; });
+      // Only cards on screen are measured: measuring one that content-visibility skips (or
+      // asking checkVisibility) lays it out alone, and a thousand such reads took nine seconds.
+      // A skipped card's star is placed when the card comes into view (its
+      // contentvisibilityautostatechange, which also keeps card.onScreen), without sliding.
+      const shown = [];
+      for (const [c, row] of marks) {
+        c.markRow = row;
+        if (c.onScreen) shown.push(c);
+        else c.markPending = true;
+      }
+      const tops = shown.map((c) => c.markRow.root.getBoundingClientRect().top - c.rows.getBoundingClientRect().top);
+      shown.forEach((c, i) => { c.markPending = false; c.leaderMark.style.transform = `translateY(${Math.round(tops[i]) + 4}px)`; });
     });
+  }
+
+  /** placePendingMark puts a card's ★ at its leader's row at once, as the card comes into view. @param {any} card */
+  placePendingMark(card) {
+    if (!card.markPending || !card.markRow) return;
+    card.markPending = false;
+    const top = card.markRow.root.getBoundingClientRect().top - card.rows.getBoundingClientRect().top;
+    card.leaderMark.style.transition = "none";
+    card.leaderMark.style.transform = `translateY(${Math.round(top) + 4}px)`;
+    requestAnimationFrame(() => { card.leaderMark.style.transition = ""; });
   }
 }
 
