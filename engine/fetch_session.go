@@ -101,12 +101,22 @@ type fetchSession struct {
 	removed bool
 }
 
+// find is the session's partition pid, or nil. A plain binary search: it runs for every change
+// of every replica a session caches.
 func (s *fetchSession) find(pid int32) *cachedPartition {
-	i, ok := slices.BinarySearchFunc(s.parts, pid, func(cp cachedPartition, pid int32) int { return cmp.Compare(cp.pid, pid) })
-	if !ok {
-		return nil
+	lo, hi := 0, len(s.parts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.parts[m].pid < pid {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return &s.parts[i]
+	if lo < len(s.parts) && s.parts[lo].pid == pid {
+		return &s.parts[lo]
+	}
+	return nil
 }
 
 // fetchSessionCache is a broker's FetchSessionCache; it is lost with the process.

@@ -27,7 +27,7 @@ func (e *Engine) readWholeSession(s *fetchSession, req *FetchRequest) *FetchResp
 
 // compareSessionAnswers reports where the dirty reads' answer differs from whole's, and checks
 // the session's clean partitions and its dirty list.
-func (e *Engine) compareSessionAnswers(s *fetchSession, whole, got *FetchResponse) {
+func (e *Engine) compareSessionAnswers(s *fetchSession, whole *FetchResponse, got FetchResponse) {
 	where := fmt.Sprintf("at %d, session %d (follower %d, epoch %d)", e.now, s.id, s.replicaID, s.epoch)
 	if len(whole.Partitions) != len(got.Partitions) {
 		e.sessionCheck(fmt.Sprintf("%s: the dirty reads answer %s, every partition's %s", where,

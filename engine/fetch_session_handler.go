@@ -112,43 +112,51 @@ func (h *fetchSessionHandler) rejoin(st *fetchState) {
 // request lists those a full Fetch must (all) or an incremental one must (added or changed), and
 // forgets the partitions that left. Before fetch sessions every Fetch is full and sessionless. It
 // reports the earliest backoff deadline of a delayed partition.
-func (e *Engine) buildFetch(f *fetcher) (req *FetchRequest, next int64) {
+func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
 	h := &f.session
 	sessions := e.era.fetchSessions
 	full := !sessions || h.full()
 	next = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
 	f.sent = f.sent[:0]
-	var parts []FetchPartition
+	// An incremental Fetch's lists are gathered in the thread's buffers, then copied out at their
+	// size: the request is shared once sent.
+	parts := f.partsBuf[:0]
 	if full {
 		parts = make([]FetchPartition, 0, len(f.parts))
 	}
-	var forgotten []TP
+	forgotten := f.forgetBuf[:0]
+	// Hoisted: the era is a large value, and this loop runs over every partition of the thread.
+	fencing, lastEpochs := e.era.fencing, e.era.truncateOnFetch
 	for i := range f.parts {
 		st := &f.parts[i]
 		if st.truncating || st.delayUntil > e.now {
 			if !st.truncating {
 				next = min(next, st.delayUntil)
 			}
-			if st.sess.in && !full {
-				forgotten = append(forgotten, st.tp)
+			if st.sess.in {
+				if !full {
+					forgotten = append(forgotten, st.tp)
+				}
+				st.sess.in = false
 			}
-			st.sess.in = false
 			continue
 		}
-		lfe := int32(-1)
-		if e.era.truncateOnFetch {
-			lfe = st.lastFetchedEpoch
-		}
 		sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
-			currentLeaderEpoch: e.era.requestEpoch(st.epoch), lastFetchedEpoch: lfe}
+			currentLeaderEpoch: -1, lastFetchedEpoch: -1}
+		if fencing {
+			sp.currentLeaderEpoch = st.epoch // era.requestEpoch
+		}
+		if lastEpochs {
+			sp.lastFetchedEpoch = st.lastFetchedEpoch
+		}
 		if full || sp != st.sess {
 			parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: sp.fetchOffset, LogStartOffset: sp.logStartOffset,
-				CurrentLeaderEpoch: sp.currentLeaderEpoch, LastFetchedEpoch: lfe})
+				CurrentLeaderEpoch: sp.currentLeaderEpoch, LastFetchedEpoch: sp.lastFetchedEpoch})
+			st.sess = sp
 		}
-		st.sess = sp
 		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
 	}
-	if !full {
+	if !full && len(h.gone) > 0 {
 		for _, g := range h.gone {
 			forgotten = append(forgotten, g.tp)
 		}
@@ -156,11 +164,16 @@ func (e *Engine) buildFetch(f *fetcher) (req *FetchRequest, next int64) {
 		slices.SortFunc(forgotten, func(a, b TP) int { return cmp.Compare(e.pidOf(a), e.pidOf(b)) })
 	}
 	h.gone = h.gone[:0]
+	if !full {
+		f.partsBuf, f.forgetBuf = parts[:0], forgotten[:0]
+		parts = slices.Clone(parts) // nil if empty
+		forgotten = slices.Clone(forgotten)
+	}
 	if len(f.sent) == 0 && len(forgotten) == 0 {
-		return nil, next // nothing to send (Kafka: an empty session and nothing to forget)
+		return req, false, next // nothing to send (Kafka: an empty session and nothing to forget)
 	}
 	b := e.brokers[f.owner]
-	req = &FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
+	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
 		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.sessionID, SessionEpoch: h.epoch,
 		Partitions: parts, ForgottenTopicsData: forgotten}
 	if !sessions {
@@ -169,5 +182,5 @@ func (e *Engine) buildFetch(f *fetcher) (req *FetchRequest, next int64) {
 	if req.Partitions == nil {
 		req.Partitions = []FetchPartition{}
 	}
-	return req, next
+	return req, true, next
 }

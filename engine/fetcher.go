@@ -46,8 +46,10 @@ type fetcher struct {
 	sent, spare []sentPartition
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
-	// session is the thread's FetchSessionHandler.
-	session fetchSessionHandler
+	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
+	session   fetchSessionHandler
+	partsBuf  []FetchPartition
+	forgetBuf []TP
 }
 
 // javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
@@ -218,16 +220,21 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 // maybeFetch sends one Fetch (buildFetch: every ready partition in the session; full or
 // incremental), or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
-	req, next := e.buildFetch(f)
-	if req == nil {
+	req, ok, next := e.buildFetch(f)
+	if !ok {
 		if len(f.parts) > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
 	}
-	m := &Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: req}
-	e.send(m)
-	f.inflight, f.lastSent = m.ID, e.now
+	// The message and its body in one allocation (one per fetch round).
+	x := &struct {
+		m    Message
+		body FetchRequest
+	}{body: req}
+	x.m = Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &x.body}
+	e.send(&x.m)
+	f.inflight, f.lastSent = x.m.ID, e.now
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.

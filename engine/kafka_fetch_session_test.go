@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -190,13 +192,13 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
 	st(2).epoch++
 	st(3).lastFetchedEpoch = 9
-	req, _ := s.e.buildFetch(s.f)
+	req, _, _ := s.e.buildFetch(s.f)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || len(s.f.sent) != 5 {
 		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, len(s.f.sent))
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
-	req, _ = s.e.buildFetch(s.f)
+	req, _, _ = s.e.buildFetch(s.f)
 	wantNames(t, "the same Fetch built again", reqNames(req.Partitions))
 }
 
@@ -692,5 +694,67 @@ func TestKafkaFetchSessionConsumerSessionless(t *testing.T) {
 	}
 	if n := len(e.brokers[0].fetchSessions.sessions); n != 0 {
 		t.Errorf("%d sessions after a consumer's Fetch, want none", n)
+	}
+}
+
+// TestKafkaFetchSessionEvictedWhileParked: with one cache slot, follower 1's session (3
+// partitions) holds it, and follower 2's full Fetches (4 partitions) get no session, until
+// follower 1's session is older than the eviction time: a larger session may then evict it
+// (tryEvict). Here that happens while follower 1's incremental Fetch waits in purgatory: the
+// Fetch is still answered as Kafka's DelayedFetch would be (by new records, with the evicted
+// session's id); the next one gets FETCH_SESSION_ID_NOT_FOUND, and follower 1 fetches full from
+// then on. The dirty reads match reading every partition all along.
+func TestKafkaFetchSessionEvictedWhileParked(t *testing.T) {
+	scenario := func(at int64) *Scenario {
+		sc, err := ParseScenario([]byte(fmt.Sprintf(`{"name": "evicted while parked", "seed": 3, "brokers": 3,
+			"topics": [{"name": "t", "assignment": [[0,1,2],[0,1,2],[0,1,2],[0,2]]}],
+			"config": {"max.incremental.fetch.session.cache.slots": 1},
+			"steps": [
+				{"at": %d, "do": "produce", "topic": "t", "partition": 3, "count": 1},
+				{"at": %d, "do": "produce", "topic": "t", "partition": 0, "count": 3},
+				{"at": %d, "do": "expect", "violations": []}
+			]}`, at, at+20, at+10_000)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	// The first instant follower 1's session is old enough to be evicted and its Fetch waits:
+	// records on t-3 then answer follower 2's parked full Fetch, whose new session evicts it.
+	e, err := New(scenario(200_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evictable := func() bool {
+		for _, s := range e.brokers[0].fetchSessions.sessions {
+			if s.replicaID == 1 && s.byAll && s.parked != nil && !s.parked.done {
+				return true
+			}
+		}
+		return false
+	}
+	runUntilTrue(t, e, 200_000, "follower 1's old session with a parked Fetch", evictable)
+	at := e.now
+	var dirty []byte
+	dirty, _ = runWith(t, scenario(at), func(e *Engine) { e.sessionCheck = func(p string) { t.Error(p) } })
+	var texts []string
+	for _, line := range bytes.Split(dirty, []byte("\n")) {
+		var ev Event
+		if len(line) == 0 || json.Unmarshal(line, &ev) != nil || ev.Message == nil || ev.Message.FetchResponse == nil ||
+			ev.Message.From != 0 || ev.Message.To != 1 || ev.T < at || ev.T > at+30 {
+			continue
+		}
+		texts = append(texts, fmt.Sprintf("+%d %s", ev.T-at, ev.Text))
+	}
+	want := []string{
+		"+21 broker 0 → broker 1: Fetch response (session 1): t-0 3 records, HW 0",
+		"+23 broker 0 → broker 1: Fetch response FETCH_SESSION_ID_NOT_FOUND: the next Fetch is full",
+	}
+	if !slices.Equal(texts, want) {
+		t.Errorf("answers to follower 1 after the eviction:\n%q\nwant\n%q", texts, want)
+	}
+	all, _ := runWith(t, scenario(at), func(e *Engine) { e.sessionReadAll = true })
+	if !bytes.Equal(all, dirty) {
+		t.Errorf("the traces differ; %s", firstDiff(dirty, all))
 	}
 }

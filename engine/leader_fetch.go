@@ -79,7 +79,7 @@ func (e *Engine) fullFetch(b *broker, m *Message, newSession bool) {
 // at epoch 0 it creates a session first, if the cache has room, from the request and the answer.
 func (e *Engine) answerFull(b *broker, df *delayedFetch, data []FetchPartitionData) {
 	req := df.req.Fetch
-	resp := &FetchResponse{Partitions: data}
+	resp := FetchResponse{Partitions: data}
 	if df.newSession {
 		if s := e.maybeCreateSession(b, req.ReplicaID != ClientNode, len(data),
 			func(s *fetchSession) { e.fillSession(b, s, df, data) }); s != nil {
@@ -126,10 +126,10 @@ func (e *Engine) incrementalFetch(b *broker, m *Message) {
 	s := b.fetchSessions.get(req.SessionID)
 	switch {
 	case s == nil:
-		e.sendFetchResponse(b, m, &FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{}})
+		e.sendFetchResponse(b, m, FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{}})
 		return
 	case s.epoch != req.SessionEpoch:
-		e.sendFetchResponse(b, m, &FetchResponse{Error: ErrInvalidFetchSessionEpoch, Partitions: []FetchPartitionData{}})
+		e.sendFetchResponse(b, m, FetchResponse{Error: ErrInvalidFetchSessionEpoch, Partitions: []FetchPartitionData{}})
 		return
 	}
 	if req.BrokerEpoch != s.brokerEpoch || e.sessionReadAll {
@@ -155,7 +155,7 @@ func (e *Engine) incrementalFetch(b *broker, m *Message) {
 	if len(s.parts) == 0 {
 		// Nothing left: the session is closed and the (empty) request answered sessionless.
 		e.removeSession(b, s)
-		e.sendFetchResponse(b, m, &FetchResponse{Partitions: []FetchPartitionData{}})
+		e.sendFetchResponse(b, m, FetchResponse{Partitions: []FetchPartitionData{}})
 		return
 	}
 	if e.era.sessionTouchedByFetch {
@@ -192,7 +192,7 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 		data = append(data, d)
 	}
 	if now || bytes >= req.MinBytes {
-		resp := &FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
+		resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
 		for i, pid := range work {
 			cp := s.find(pid)
 			cp.dirty = false
@@ -217,9 +217,18 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	e.doneWithDirty(work)
 }
 
+// fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
+// round; the body is the message's, as if allocated apart).
+type fetchResponseMessage struct {
+	m    Message
+	body FetchResponse
+}
+
 // sendFetchResponse sends the answer to fetch m.
-func (e *Engine) sendFetchResponse(b *broker, m *Message, resp *FetchResponse) {
-	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: resp})
+func (e *Engine) sendFetchResponse(b *broker, m *Message, resp FetchResponse) {
+	x := &fetchResponseMessage{body: resp}
+	x.m = Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: &x.body}
+	e.send(&x.m)
 }
 
 // readPartition reads one partition of a fetch from r, the leader's replica of it (nil if it has
@@ -472,12 +481,14 @@ func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
 // INVALID_FETCH_SESSION_EPOCH.
 func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 	s, req := df.sess, df.req.Fetch
-	s.parked = nil
+	if s.parked == df {
+		s.parked = nil
+	}
 	if s.removed {
 		defer e.unlinkSession(s)
 	}
 	if s.epoch != nextSessionEpoch(req.SessionEpoch) {
-		e.sendFetchResponse(b, df.req, &FetchResponse{Error: ErrInvalidFetchSessionEpoch, SessionID: s.id,
+		e.sendFetchResponse(b, df.req, FetchResponse{Error: ErrInvalidFetchSessionEpoch, SessionID: s.id,
 			Partitions: []FetchPartitionData{}})
 		return
 	}
@@ -486,7 +497,7 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 		full = e.readWholeSession(s, req)
 	}
 	work := e.takeDirty(s)
-	resp := &FetchResponse{SessionID: s.id, Partitions: []FetchPartitionData{}}
+	resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
 	for _, pid := range work {
 		cp := s.find(pid)
 		cp.dirty = false
