@@ -198,8 +198,11 @@ func (e *Engine) tryEvict(b *broker, privileged bool, size int) bool {
 		if lru == nil || s.lastUsedMs < lru.lastUsedMs || (s.lastUsedMs == lru.lastUsedMs && s.id < lru.id) {
 			lru = s
 		}
-		if in := s.byAll || (privileged && s.byPrivileged); in &&
-			(first == nil || evictableLess(s.privileged, s.cachedSize, s.id, first.privileged, first.cachedSize, first.id)) {
+		in := s.byAll // evictableByAll, or for a privileged newcomer evictableByPrivileged
+		if privileged {
+			in = s.byPrivileged
+		}
+		if in && (first == nil || evictableLess(s.privileged, s.cachedSize, s.id, first.privileged, first.cachedSize, first.id)) {
 			first = s
 		}
 	}

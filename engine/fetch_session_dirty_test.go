@@ -6,14 +6,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
 // The leader's fetch sessions read only their dirty partitions (fetch_session.go); Kafka's leader
 // reads every session partition at every fetch. These tests hold the two to the same result.
 
+// dirtyCases caches dirtyReadCases for the two tests (the sweep seeds take a while to generate).
+var dirtyCases struct {
+	once  sync.Once
+	cases []determinismCase
+}
+
 // dirtyReadCases are every preset and a dozen sweep seeds of each era with fetch sessions.
 func dirtyReadCases(t *testing.T) []determinismCase {
+	t.Helper()
+	dirtyCases.once.Do(func() { dirtyCases.cases = makeDirtyReadCases(t) })
+	if len(dirtyCases.cases) == 0 {
+		t.Fatal("no cases (their generation failed in an earlier test)")
+	}
+	return dirtyCases.cases
+}
+
+func makeDirtyReadCases(t *testing.T) []determinismCase {
 	t.Helper()
 	var cases []determinismCase
 	files, err := filepath.Glob("../scenarios/*.json")
