@@ -56,6 +56,8 @@ type Engine struct {
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
 	metadata metadataAtOnce
 	zk       zookeeperAtOnce
+	// parkSeq numbers parked fetches in the order they were parked.
+	parkSeq uint64
 	// Buffers the fetch sessions' reads reuse (fetch_session.go).
 	dirtySpare  []int32
 	sessionData []FetchPartitionData

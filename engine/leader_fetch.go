@@ -21,6 +21,9 @@ type delayedFetch struct {
 	sess       *fetchSession
 	newSession bool
 	readAt     int64
+	// seq orders parked fetches as they were parked: Kafka's watcher lists keep that order, and
+	// completes them in it.
+	seq uint64
 }
 
 // handleFetch is FetchManager.newContext and the fetch it leads to: a full fetch reads every
@@ -53,7 +56,8 @@ func (e *Engine) fullFetch(b *broker, m *Message, newSession bool) {
 	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
 	// answered at once it is marked done, which every watch list skips (nothing checks a watch
 	// list during the walk).
-	df := &delayedFetch{req: m, newSession: newSession, readAt: e.now}
+	e.parkSeq++
+	df := &delayedFetch{req: m, newSession: newSession, readAt: e.now, seq: e.parkSeq}
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		r := e.localReplica(b.id, fp.TP)
@@ -209,7 +213,8 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 		e.sendFetchResponse(b, m, resp)
 	} else {
 		s.dirty = append(s.dirty, work...) // still dirty: the answer will read them again
-		s.parked = &delayedFetch{req: m, sess: s}
+		e.parkSeq++
+		s.parked = &delayedFetch{req: m, sess: s, seq: e.parkSeq}
 		e.schedule(delayedFetchDone{e.timer(b), s.parked}.due(e.now + req.MaxWaitMs))
 	}
 	clear(data)
@@ -341,36 +346,41 @@ func addWatcher(ws []*delayedFetch, df *delayedFetch) []*delayedFetch {
 }
 
 // tryCompleteWatchers re-checks the fetches parked on r (new data, a moved HW, a leadership
-// change): the full fetches on its watch list, and the incremental fetches of the sessions
-// caching it.
+// change), in the order they were parked (DelayedOperationPurgatory.checkAndComplete): the full
+// fetches on its watch list, and the incremental fetches of the sessions caching it.
 func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
-	if len(r.watchers) > 0 {
-		kept := r.watchers[:0]
-		for _, df := range r.watchers {
-			if df.done {
-				continue
-			}
-			if e.canCompleteFetch(b, df, r) {
-				e.completeFetch(b, df)
-				continue
-			}
-			kept = append(kept, df)
+	// Collected first: answering one may take its session off r's list. Few: about one per
+	// follower.
+	var buf [8]*delayedFetch
+	parked := buf[:0]
+	for _, df := range r.watchers {
+		if !df.done {
+			parked = append(parked, df)
 		}
-		clear(r.watchers[len(kept):])
-		r.watchers = kept
 	}
-	// Answering one may take its session off r's list: collect first (few: one per follower).
-	var parkedBuf [8]*delayedFetch
-	parked := parkedBuf[:0]
+	sessions := false
 	for _, s := range r.fetchSessions {
 		if s.parked != nil && !s.parked.done {
-			parked = append(parked, s.parked)
+			parked, sessions = append(parked, s.parked), true
 		}
+	}
+	if sessions {
+		slices.SortFunc(parked, func(a, b *delayedFetch) int { return cmp.Compare(a.seq, b.seq) })
 	}
 	for _, df := range parked {
 		if !df.done && e.canCompleteFetch(b, df, r) {
 			e.completeFetch(b, df)
 		}
+	}
+	if len(r.watchers) > 0 {
+		kept := r.watchers[:0]
+		for _, df := range r.watchers {
+			if !df.done {
+				kept = append(kept, df)
+			}
+		}
+		clear(r.watchers[len(kept):])
+		r.watchers = kept
 	}
 }
 
