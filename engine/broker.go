@@ -20,6 +20,7 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.controllerEpoch = 0
 	b.fetchers = nil
 	b.checkpointing = false
+	e.loseFetchSessions(b)
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.resetMemory()
@@ -125,6 +126,7 @@ func (e *Engine) zkChanged() {
 func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	b.state = brokerDead
 	b.fetchers = nil
+	e.loseFetchSessions(b)
 	cause := "process killed"
 	if loseUnflushed {
 		cause = "power loss: unflushed records dropped"
@@ -243,6 +245,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	e.checkpointHighWatermarks(b)
 	b.state = brokerDead
 	b.fetchers = nil
+	e.loseFetchSessions(b)
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.watchers = nil
@@ -306,6 +309,7 @@ func (e *Engine) failDisk(b *broker) {
 	var pids []int32
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
+		e.sessionsChanged(r)
 		r.offline = true
 		pids = append(pids, pid)
 		e.completeDelayedProduces(r)

@@ -126,8 +126,10 @@ func (e *Engine) consume(p *partition, count int64) {
 		e.finishConsume(op, ErrLeaderNotAvailable.String())
 		return
 	}
+	// Sessionless (session 0, epoch -1: FetchMetadata's FINAL): the engine's consumer reads one
+	// partition per Fetch and keeps no session.
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: p.leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
-		BrokerEpoch: -1, FetcherID: int32(op.ID), Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
+		BrokerEpoch: -1, FetcherID: int32(op.ID), SessionEpoch: FinalEpoch, Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 

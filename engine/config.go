@@ -34,6 +34,7 @@ type Config struct {
 	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
 	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs int64  // controlled.shutdown.retry.backoff.ms
+	MaxIncrementalFetchSessionSlots  int64  // max.incremental.fetch.session.cache.slots
 	NetworkLatencyMs                 int64  // sim.network.latency.ms
 	NetworkJitterMs                  int64  // sim.network.jitter.ms
 	RecordSizeBytes                  int64  // sim.record.size.bytes
@@ -102,6 +103,7 @@ func DefaultConfig() Config {
 		RetryBackoffMs:                   100,
 		ControlledShutdownMaxRetries:     3,
 		ControlledShutdownRetryBackoffMs: 5000,
+		MaxIncrementalFetchSessionSlots:  1000,
 		NetworkLatencyMs:                 1,
 		NetworkJitterMs:                  0,
 		RecordSizeBytes:                  100,
@@ -147,6 +149,7 @@ var configKeys = []configKey{
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
 	{name: "controlled.shutdown.max.retries", min: 1, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
+	{name: "max.incremental.fetch.session.cache.slots", min: 0, int: func(c *Config) *int64 { return &c.MaxIncrementalFetchSessionSlots }, doc: "fetch sessions a broker keeps (KIP-227, 1.1+); a full cache evicts a stale or smaller one, else the new session is not created"},
 	{name: "sim.network.latency.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkLatencyMs }, doc: "one-way delay of every message unless a link says otherwise"},
 	{name: "sim.network.jitter.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkJitterMs }, doc: "extra random delay per message, 0..jitter ms, from the seeded PRNG; links stay FIFO"},
 	{name: "sim.record.size.bytes", min: 1, int: func(c *Config) *int64 { return &c.RecordSizeBytes }, doc: "the size of one record, for the byte limits of fetches"},

@@ -11,25 +11,9 @@ func DescribeMessage(m *Message) string {
 	head := fmt.Sprintf("%s → %s: ", NodeName(m.From), NodeName(m.To))
 	switch {
 	case m.Fetch != nil:
-		f := m.Fetch
-		parts := make([]string, len(f.Partitions))
-		for i, p := range f.Partitions {
-			parts[i] = fmt.Sprintf("%s-%d@%d", p.Topic, p.Partition, p.FetchOffset)
-			if p.LastFetchedEpoch >= 0 {
-				parts[i] += fmt.Sprintf(" (last epoch %d)", p.LastFetchedEpoch)
-			}
-		}
-		who := "Fetch"
-		if f.ReplicaID == ClientNode {
-			who = "consumer Fetch"
-		}
-		return head + who + " " + strings.Join(parts, ", ")
+		return head + describeFetch(m.Fetch)
 	case m.FetchResponse != nil:
-		parts := make([]string, len(m.FetchResponse.Partitions))
-		for i, d := range m.FetchResponse.Partitions {
-			parts[i] = describeFetchPart(d)
-		}
-		return head + "Fetch response " + strings.Join(parts, ", ")
+		return head + describeFetchResponse(m.FetchResponse)
 	case m.OffsetsForEpoch != nil:
 		parts := make([]string, len(m.OffsetsForEpoch.Partitions))
 		for i, p := range m.OffsetsForEpoch.Partitions {
@@ -97,4 +81,66 @@ func DescribeMessage(m *Message) string {
 		return head + fmt.Sprintf("Produce answer: base offset %d", p.BaseOffset)
 	}
 	return head + m.Type
+}
+
+// describeFetch names a Fetch's session and lists the partitions it carries: all of them in a full
+// Fetch, the added and changed ones in an incremental one.
+func describeFetch(f *FetchRequest) string {
+	parts := make([]string, len(f.Partitions))
+	for i, p := range f.Partitions {
+		parts[i] = fmt.Sprintf("%s-%d@%d", p.Topic, p.Partition, p.FetchOffset)
+		if p.LastFetchedEpoch >= 0 {
+			parts[i] += fmt.Sprintf(" (last epoch %d)", p.LastFetchedEpoch)
+		}
+	}
+	list := strings.Join(parts, ", ")
+	switch {
+	case f.ReplicaID == ClientNode:
+		return "consumer Fetch " + list
+	case f.SessionEpoch == FinalEpoch && f.SessionID == InvalidSessionID:
+		return "Fetch " + list // no session: before Kafka 1.1
+	case f.SessionEpoch == FinalEpoch:
+		return fmt.Sprintf("Fetch (full, closes session %d): %s", f.SessionID, list)
+	case f.SessionEpoch == InitialEpoch && f.SessionID == InvalidSessionID:
+		return "Fetch (full, new session): " + list
+	case f.SessionEpoch == InitialEpoch:
+		return fmt.Sprintf("Fetch (full, replaces session %d): %s", f.SessionID, list)
+	}
+	text := fmt.Sprintf("Fetch (session %d, epoch %d): ", f.SessionID, f.SessionEpoch)
+	if len(parts) == 0 && len(f.ForgottenTopicsData) == 0 {
+		return text + "nothing changed"
+	}
+	text += list
+	if n := len(f.ForgottenTopicsData); n > 0 {
+		gone := make([]string, n)
+		for i, tp := range f.ForgottenTopicsData {
+			gone[i] = fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
+		}
+		if list != "" {
+			text += "; "
+		}
+		text += "forgets " + strings.Join(gone, ", ")
+	}
+	return text
+}
+
+// describeFetchResponse names an answer's session (if any) and its partitions.
+func describeFetchResponse(r *FetchResponse) string {
+	if r.Error != ErrNone {
+		return fmt.Sprintf("Fetch response %s: the next Fetch is full", r.Error)
+	}
+	parts := make([]string, len(r.Partitions))
+	for i, d := range r.Partitions {
+		parts[i] = describeFetchPart(d)
+	}
+	list := strings.Join(parts, ", ")
+	switch {
+	case r.SessionID != InvalidSessionID && len(parts) == 0:
+		return fmt.Sprintf("Fetch response (session %d): nothing new", r.SessionID)
+	case r.SessionID != InvalidSessionID:
+		return fmt.Sprintf("Fetch response (session %d): %s", r.SessionID, list)
+	case len(parts) == 0:
+		return "Fetch response (no session): no partitions" // the session's last partition left it
+	}
+	return "Fetch response " + list
 }

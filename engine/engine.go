@@ -57,6 +57,18 @@ type Engine struct {
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
 	metadata metadataAtOnce
 	zk       zookeeperAtOnce
+	// parkSeq numbers parked fetches in the order they were parked.
+	parkSeq uint64
+	// Buffers the fetch sessions' reads reuse (fetch_session.go).
+	dirtySpare  []int32
+	sessionData []FetchPartitionData
+	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
+	// session and report here where that answer differs from the dirty partitions' one
+	// (fetch_session_check.go).
+	sessionCheck func(problem string)
+	// sessionReadAll (tests only) reads every session partition at every incremental fetch, as
+	// Kafka's leader does: the reference the dirty reads must match event for event.
+	sessionReadAll bool
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.

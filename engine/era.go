@@ -57,6 +57,18 @@ type era struct {
 	// (KafkaServer.startup); the engine starts it again once that session has expired, as a
 	// supervisor restarting it would.
 	brokerEpochs bool
+	// fetchSessions: a follower's fetches belong to an incremental fetch session (KIP-227, Fetch
+	// v7, 1.1): after a full fetch that creates the session, a fetch lists only the partitions
+	// whose fetch data changed, and the answer only those with news. Before, every Fetch lists
+	// every ready partition and every answer carries them all (fetch_session.go,
+	// fetch_session_handler.go).
+	fetchSessions bool
+	// sessionTouchedByFetch: every incremental fetch marks its session used now
+	// (FetchSessionCache.touch, KAFKA-9137, 2.5). Before, only a change of the session's size
+	// touched it, with its old last-used time: every session counts as stale
+	// min.incremental.fetch.session.eviction.ms after its creation, and a new session evicts it
+	// when the cache is full.
+	sessionTouchedByFetch bool
 }
 
 func eraFor(version string) era {
@@ -68,12 +80,13 @@ func eraFor(version string) era {
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
-			expandNeedsEpochStart: true}
+			expandNeedsEpochStart: true, fetchSessions: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
 			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
-			alterPartition: true, isrEligibility: true, brokerEpochs: true}
+			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
+			sessionTouchedByFetch: true}
 	}
 }
 

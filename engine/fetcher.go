@@ -8,8 +8,8 @@ import (
 // Replica fetcher threads (AbstractFetcherManager, AbstractFetcherThread, ReplicaFetcherThread).
 // A broker runs one fetcher per (source broker, fetcherId); fetcherId hashes the partition as
 // Kafka does, so partitions spread over num.replica.fetchers threads per leader. A thread's loop,
-// doWork, is maybeTruncate then maybeFetch: it has at most one request in flight and carries all
-// its ready partitions in one Fetch.
+// doWork, is maybeTruncate then maybeFetch: it has at most one request in flight, and its Fetch
+// carries its ready partitions in a fetch session (fetch_session_handler.go).
 
 // fetchState is a follower's per-partition fetch state (PartitionFetchState).
 type fetchState struct {
@@ -17,11 +17,10 @@ type fetchState struct {
 	epoch            int32 // currentLeaderEpoch
 	lastFetchedEpoch int32 // -1: none
 	truncating       bool
-	// inSession: the leader's fetch session has answered for this partition (KIP-227); until
-	// then fetches ask for a full answer.
-	inSession   bool
-	fetchOffset int64
-	delayUntil  int64 // backoff deadline
+	fetchOffset      int64
+	delayUntil       int64 // backoff deadline
+	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
+	sess sessionPartition
 	// r caches this broker's replica, tp the partition's name (lookups, not state).
 	r  *replica
 	tp TP
@@ -47,6 +46,10 @@ type fetcher struct {
 	sent, spare []sentPartition
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
+	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
+	session   fetchSessionHandler
+	partsBuf  []FetchPartition
+	forgetBuf []TP
 }
 
 // javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
@@ -111,8 +114,10 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		if f.parts[i].epoch == st.epoch {
 			return
 		}
+		st.sess = f.parts[i].sess // the session still has what it last sent
 		f.parts[i] = st
 	} else {
+		f.session.rejoin(&st)
 		f.parts = slices.Insert(f.parts, i, st)
 	}
 	e.wakeFetcher(f, e.now)
@@ -125,6 +130,9 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 	for _, f := range b.fetchers {
 		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
 			_, found := slices.BinarySearch(sorted, s.pid)
+			if found {
+				f.session.leave(&s)
+			}
 			return found
 		})
 	}
@@ -209,41 +217,24 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 	return true
 }
 
-// maybeFetch sends one Fetch for every ready partition, or waits.
+// maybeFetch sends one Fetch (buildFetch: every ready partition in the session; full or
+// incremental), or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
-	parts := make([]FetchPartition, 0, len(f.parts))
-	f.sent = f.sent[:0]
-	next := e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
-	for i := range f.parts {
-		st := &f.parts[i]
-		if st.truncating {
-			continue
-		}
-		if st.delayUntil > e.now {
-			next = min(next, st.delayUntil)
-			continue
-		}
-		r := st.r
-		lfe := int32(-1)
-		if e.era.truncateOnFetch {
-			lfe = st.lastFetchedEpoch
-		}
-		parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset,
-			LogStartOffset: r.log.LogStartOffset(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch),
-			LastFetchedEpoch: lfe, SessionFull: !st.inSession, SessionHighWatermark: r.log.HighWatermark()})
-		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
-	}
-	if len(parts) == 0 {
+	req, ok, next := e.buildFetch(f)
+	if !ok {
 		if len(f.parts) > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
 	}
-	m := &Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &FetchRequest{
-		ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, Partitions: parts}}
-	e.send(m)
-	f.inflight, f.lastSent = m.ID, e.now
+	// The message and its body in one allocation (one per fetch round).
+	x := &struct {
+		m    Message
+		body FetchRequest
+	}{body: req}
+	x.m = Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &x.body}
+	e.send(&x.m)
+	f.inflight, f.lastSent = x.m.ID, e.now
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.
@@ -284,7 +275,12 @@ func (s sentPartitions) of(pid int32) *sentPartition {
 }
 
 func (f *fetcher) remove(pid int32) {
-	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool { return s.pid == pid })
+	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
+		if s.pid == pid {
+			f.session.leave(&s)
+		}
+		return s.pid == pid
+	})
 }
 
 // backoff delays a partition by replica.fetch.backoff.ms.
@@ -298,13 +294,16 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	sentParts := f.takeSent()
+	if e.era.fetchSessions && !f.session.handleResponse(m.FetchResponse, sentParts, e.pidOf) {
+		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
+		return
+	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)
 		st, sent := f.state(pid), sentParts.of(pid)
 		if st == nil || sent == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != sent.fetchOffset {
 			continue // removed, moved or re-truncated meanwhile
 		}
-		st.inSession = true
 		e.processPartitionData(b, f, st, d, sent.epoch)
 	}
 	e.doWork(b, f)
@@ -345,6 +344,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.LogStartOffset > r.log.LogStartOffset() {
 		r.log.SetLogStartOffset(d.LogStartOffset)
+		e.sessionsChanged(r)
 	}
 	e.setFollowerHW(r, d.HighWatermark)
 }
@@ -402,6 +402,7 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 		case resp.LogStartOffset > r.log.LogEndOffset():
 			dropped := r.log.Records()
 			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
+			e.sessionsChanged(r)
 			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
 			st.fetchOffset = resp.LogStartOffset
 			st.lastFetchedEpoch = -1
@@ -447,16 +448,19 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	e.doWork(b, f)
 }
 
-// fetcherRequestFailed handles a failed send or a timeout: back off every partition of it.
+// fetcherRequestFailed handles a failed send or a timeout: back off every partition of it. A
+// failed Fetch also closes its session: the next Fetch is full (handleError).
 func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	f := b.fetcherOf(req.ID)
 	if f == nil {
 		return
 	}
 	f.inflight = 0
+	if req.Type == MsgFetch {
+		f.session.handleError()
+	}
 	for i := range f.parts {
 		e.backoff(&f.parts[i])
-		f.parts[i].inSession = false // a failed fetch ends the session: the next one is full
 	}
 	e.doWork(b, f)
 }

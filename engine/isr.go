@@ -77,6 +77,7 @@ func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r
 
 // hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
+	e.sessionsChanged(r)
 	now := r.log.HighWatermark()
 	p := r.p
 	if e.tracing() {
@@ -188,6 +189,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 			r.pending.stuck = true
 			return
 		}
+		e.sessionsChanged(r)
 		r.isr = resp.ISR
 		r.partitionEpoch = resp.PartitionEpoch
 		r.pending = isrPending{}

@@ -33,6 +33,7 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	oldISR := p.isr
 	p.isr = sortedCopy(newISR)
 	p.partitionEpoch++
+	e.sessionsChanged(r)
 	r.isr = slices.Clone(p.isr)
 	r.partitionEpoch = p.partitionEpoch
 	e.noteISRChanged(p, oldISR)

@@ -258,11 +258,14 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 			if st := s.state(); st == nil || st.truncating || s.follower.log.LogEndOffset() != 3 {
 				t.Fatalf("after the first doWork: state %+v, LEO %d; want Fetching at LEO 3", st, s.follower.log.LogEndOffset())
 			}
-			// The leader's log is emptied without an epoch change.
+			// The leader's log is emptied without an epoch change (set directly: the leader's fetch
+			// session is told, as a truncation would tell it).
 			s.leader.log = logOf(t, "")
+			s.e.sessionsChanged(s.leader)
 			s.doWork(t)
 			if n := len(eventsOf(s.e.events, MsgFetchResponse, func(ev Event) bool {
-				return ev.Message.FetchResponse.Partitions[0].Error == ErrOffsetOutOfRange
+				ps := ev.Message.FetchResponse.Partitions
+				return len(ps) > 0 && ps[0].Error == ErrOffsetOutOfRange
 			})); n != 1 {
 				t.Errorf("%d OFFSET_OUT_OF_RANGE answers, want 1", n)
 			}

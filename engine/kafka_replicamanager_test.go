@@ -10,8 +10,9 @@ func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, mi
 	r := p.replicaOn(p.leader)
 	m := &Message{Type: MsgFetch, From: follower, To: p.leader, Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
+		SessionEpoch: FinalEpoch, // a sessionless (full) fetch
 		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
-			LastFetchedEpoch: r.log.Cache().Latest(), SessionFull: true}}}} // a sessionless (full) fetch
+			LastFetchedEpoch: r.log.Cache().Latest()}}}}
 	e.send(m)
 	return m
 }

@@ -158,6 +158,7 @@ func appendLeader(e *Engine, r *replica, n int) {
 		ids[i] = e.clients.NextRecordID()
 	}
 	r.log.AppendAsLeader(r.leaderEpoch, ids)
+	e.sessionsChanged(r)
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
 	}

@@ -15,60 +15,225 @@ import (
 type delayedFetch struct {
 	req  *Message
 	done bool
+	// sess is an incremental fetch's session: the fetch waits on the session's partitions (of
+	// which only the dirty ones can complete it). newSession: a full fetch that creates a session
+	// when answered, with the reads of readAt.
+	sess       *fetchSession
+	newSession bool
+	readAt     int64
+	// seq orders parked fetches as they were parked: Kafka's watcher lists keep that order, and
+	// completes them in it.
+	seq uint64
 }
 
+// handleFetch is FetchManager.newContext and the fetch it leads to: a full fetch reads every
+// partition it lists (and, at epoch 0, creates a session when answered, closing the one it
+// names); an incremental one updates its session and reads the session's partitions. Before
+// fetch sessions (1.1), and for consumers, every fetch is sessionless and full.
 func (e *Engine) handleFetch(b *broker, m *Message) {
 	req := m.Fetch
-	// The answer is built already filtered (the session's rule, quiet, partition by partition): a parked
-	// fetch discards it, and most partitions of a steady follower's fetch have nothing new.
+	switch {
+	case !e.era.fetchSessions:
+		e.fullFetch(b, m, false)
+	case req.SessionEpoch == InitialEpoch || req.SessionEpoch == FinalEpoch:
+		if s := b.fetchSessions.get(req.SessionID); req.SessionID != InvalidSessionID && s != nil {
+			e.removeSession(b, s) // a full fetch closes the session it names
+		}
+		e.fullFetch(b, m, req.SessionEpoch == InitialEpoch)
+	default:
+		e.incrementalFetch(b, m)
+	}
+}
+
+// fullFetch reads every partition of a full fetch, updating follower state, and answers at once
+// or parks the fetch on every partition it lists.
+func (e *Engine) fullFetch(b *broker, m *Message, newSession bool) {
+	req := m.Fetch
 	consumer := req.ReplicaID == ClientNode
-	var kept []FetchPartitionData
+	data := make([]FetchPartitionData, 0, len(req.Partitions))
 	var bytes int64
-	now := req.MaxWaitMs <= 0 || consumer
+	now := req.MaxWaitMs <= 0 || consumer || len(req.Partitions) == 0
 	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
 	// answered at once it is marked done, which every watch list skips (nothing checks a watch
 	// list during the walk).
-	df := &delayedFetch{req: m}
+	e.parkSeq++
+	df := &delayedFetch{req: m, newSession: newSession, readAt: e.now, seq: e.parkSeq}
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		r := e.localReplica(b.id, fp.TP)
-		if !consumer && e.unchangedForSession(r, req, fp) {
-			// readPartition's answer would be quiet, hold no bytes, and update the follower's
-			// state with these values.
-			e.updateFollowerFetchState(r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, fp.FetchOffset, req.BrokerEpoch)
-			if !now {
-				r.watchers = addWatcher(r.watchers, df)
-			}
-			continue
-		}
 		d, n := e.readPartition(r, req, fp, true)
 		bytes += n
 		if d.Error != ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
-		if consumer || !quiet(fp, &d) {
-			kept = append(kept, d)
-		}
-		if !now {
-			if r != nil {
-				r.watchers = addWatcher(r.watchers, df)
-			}
+		data = append(data, d)
+		if !now && r != nil {
+			r.watchers = addWatcher(r.watchers, df)
 		}
 	}
 	if now || bytes >= req.MinBytes {
 		df.done = true
-		if kept == nil {
-			kept = []FetchPartitionData{}
-		}
-		e.sendFetchResponse(b, m, &FetchResponse{Partitions: kept})
+		e.answerFull(b, df, data)
 		return
 	}
 	e.schedule(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
 }
 
-// sendFetchResponse sends the answer to fetch m; resp holds only what the session must hear.
-func (e *Engine) sendFetchResponse(b *broker, m *Message, resp *FetchResponse) {
-	e.send(&Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: resp})
+// answerFull sends a full answer (every partition; FullFetchContext or SessionlessFetchContext):
+// at epoch 0 it creates a session first, if the cache has room, from the request and the answer.
+func (e *Engine) answerFull(b *broker, df *delayedFetch, data []FetchPartitionData) {
+	req := df.req.Fetch
+	resp := FetchResponse{Partitions: data}
+	if df.newSession {
+		if s := e.maybeCreateSession(b, req.ReplicaID != ClientNode, len(data),
+			func(s *fetchSession) { e.fillSession(b, s, df, data) }); s != nil {
+			resp.SessionID = s.id
+		}
+	}
+	e.sendFetchResponse(b, df.req, resp)
+}
+
+// fillSession caches a new session's partitions: each with its request data and the answer's HW
+// and log start (CachedPartition(part, reqData, respData)), dirty unless clean.
+func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data []FetchPartitionData) {
+	req := df.req.Fetch
+	s.replicaID, s.readAt, s.brokerEpoch = req.ReplicaID, df.readAt, req.BrokerEpoch
+	s.parts = make([]cachedPartition, 0, len(req.Partitions))
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		pid := e.pidOf(fp.TP)
+		cp := cachedPartition{pid: pid, r: b.replicaOf(pid), highWatermark: data[i].HighWatermark,
+			localLogStartOffset: data[i].LogStartOffset}
+		cp.updateRequestParams(fp)
+		cp.dirty = !e.clean(s, &cp, &data[i])
+		s.parts = append(s.parts, cp)
+		if cp.r != nil {
+			cp.r.fetchSessions = append(cp.r.fetchSessions, s)
+		}
+	}
+	// A follower lists its partitions in pid order; sort in case a request did not.
+	if !slices.IsSortedFunc(s.parts, func(a, b cachedPartition) int { return cmp.Compare(a.pid, b.pid) }) {
+		slices.SortFunc(s.parts, func(a, b cachedPartition) int { return cmp.Compare(a.pid, b.pid) })
+	}
+	for i := range s.parts {
+		if s.parts[i].dirty {
+			s.dirty = append(s.dirty, s.parts[i].pid)
+		}
+	}
+}
+
+// incrementalFetch is an incremental fetch (epoch > 0): the session must exist and expect this
+// epoch; its partitions take the request's changes and lose the forgotten ones; then its dirty
+// partitions are read (IncrementalFetchContext).
+func (e *Engine) incrementalFetch(b *broker, m *Message) {
+	req := m.Fetch
+	s := b.fetchSessions.get(req.SessionID)
+	switch {
+	case s == nil:
+		e.sendFetchResponse(b, m, FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{}})
+		return
+	case s.epoch != req.SessionEpoch:
+		e.sendFetchResponse(b, m, FetchResponse{Error: ErrInvalidFetchSessionEpoch, Partitions: []FetchPartitionData{}})
+		return
+	}
+	if req.BrokerEpoch != s.brokerEpoch || e.sessionReadAll {
+		// Every read updates the follower's broker epoch: none is clean until read again.
+		for i := range s.parts {
+			e.markDirty(s, &s.parts[i])
+		}
+		s.brokerEpoch = req.BrokerEpoch
+	}
+	for i := range req.Partitions { // FetchSession.update
+		fp := &req.Partitions[i]
+		pid := e.pidOf(fp.TP)
+		if cp := s.find(pid); cp != nil {
+			e.markDirty(s, cp)
+			cp.updateRequestParams(fp)
+		} else {
+			e.addCachedPartition(b, s, pid, fp)
+		}
+	}
+	for _, tp := range req.ForgottenTopicsData {
+		e.removeCachedPartition(s, e.pidOf(tp))
+	}
+	if len(s.parts) == 0 {
+		// Nothing left: the session is closed and the (empty) request answered sessionless.
+		e.removeSession(b, s)
+		e.sendFetchResponse(b, m, FetchResponse{Partitions: []FetchPartitionData{}})
+		return
+	}
+	if e.era.sessionTouchedByFetch {
+		b.fetchSessions.touch(s, e.now)
+	} else if len(s.parts) != s.cachedSize {
+		b.fetchSessions.touch(s, s.lastUsedMs) // before KAFKA-9137: only a new size, at the old time
+	}
+	s.epoch = nextSessionEpoch(s.epoch)
+	s.readAt = e.now
+	e.readSession(b, m, s)
+}
+
+// readSession is ReplicaManager.fetchMessages over an incremental fetch's session: the dirty
+// partitions are read, updating follower state (a clean one's read would only set the follower's
+// times: readAt holds them); then the fetch is answered or parked.
+func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
+	req := m.Fetch
+	var full *FetchResponse
+	if e.sessionCheck != nil {
+		full = e.readWholeSession(s, req)
+	}
+	work := e.takeDirty(s)
+	data := e.sessionData[:0]
+	var bytes int64
+	now := req.MaxWaitMs <= 0
+	for _, pid := range work {
+		cp := s.find(pid)
+		fp := cp.fetchPartition(e)
+		d, n := e.readPartition(cp.r, req, &fp, true)
+		bytes += n
+		if d.Error != ErrNone || d.DivergingEpoch != nil {
+			now = true
+		}
+		data = append(data, d)
+	}
+	if now || bytes >= req.MinBytes {
+		resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
+		for i, pid := range work {
+			cp := s.find(pid)
+			cp.dirty = false
+			if cp.maybeUpdateResponseData(&data[i], true) {
+				resp.Partitions = append(resp.Partitions, data[i])
+			}
+			if !e.clean(s, cp, &data[i]) {
+				s.redirty(cp)
+			}
+		}
+		if full != nil {
+			e.compareSessionAnswers(s, full, resp)
+		}
+		e.sendFetchResponse(b, m, resp)
+	} else {
+		s.dirty = append(s.dirty, work...) // still dirty: the answer will read them again
+		e.parkSeq++
+		s.parked = &delayedFetch{req: m, sess: s, seq: e.parkSeq}
+		e.schedule(delayedFetchDone{e.timer(b), s.parked}.due(e.now + req.MaxWaitMs))
+	}
+	clear(data)
+	e.sessionData = data[:0]
+	e.doneWithDirty(work)
+}
+
+// fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
+// round; the body is the message's, as if allocated apart).
+type fetchResponseMessage struct {
+	m    Message
+	body FetchResponse
+}
+
+// sendFetchResponse sends the answer to fetch m.
+func (e *Engine) sendFetchResponse(b *broker, m *Message, resp FetchResponse) {
+	x := &fetchResponseMessage{body: resp}
+	x.m = Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: &x.body}
+	e.send(&x.m)
 }
 
 // readPartition reads one partition of a fetch from r, the leader's replica of it (nil if it has
@@ -180,45 +345,78 @@ func addWatcher(ws []*delayedFetch, df *delayedFetch) []*delayedFetch {
 	return append(kept, df)
 }
 
-// tryCompleteWatchers re-checks the fetches parked on r (new data, a moved HW, a leadership change).
+// tryCompleteWatchers re-checks the fetches parked on r (new data, a moved HW, a leadership
+// change), in the order they were parked (DelayedOperationPurgatory.checkAndComplete): the full
+// fetches on its watch list, and the incremental fetches of the sessions caching it.
 func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
-	if len(r.watchers) == 0 {
-		return
-	}
-	kept := r.watchers[:0]
+	// Collected first: answering one may take its session off r's list. Few: about one per
+	// follower.
+	var buf [8]*delayedFetch
+	parked := buf[:0]
 	for _, df := range r.watchers {
-		if df.done {
-			continue
+		if !df.done {
+			parked = append(parked, df)
 		}
-		if e.canCompleteFetch(b, df, r) {
-			e.completeFetch(b, df)
-			continue
-		}
-		kept = append(kept, df)
 	}
-	clear(r.watchers[len(kept):])
-	r.watchers = kept
+	sessions := false
+	for _, s := range r.fetchSessions {
+		if s.parked != nil && !s.parked.done {
+			parked, sessions = append(parked, s.parked), true
+		}
+	}
+	if sessions {
+		slices.SortFunc(parked, func(a, b *delayedFetch) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	for _, df := range parked {
+		if !df.done && e.canCompleteFetch(b, df, r) {
+			e.completeFetch(b, df)
+		}
+	}
+	if len(r.watchers) > 0 {
+		kept := r.watchers[:0]
+		for _, df := range r.watchers {
+			if !df.done {
+				kept = append(kept, df)
+			}
+		}
+		clear(r.watchers[len(kept):])
+		r.watchers = kept
+	}
 }
 
 // canCompleteFetch is DelayedFetch.tryComplete's conditions (A)–(H) but the timeout: some
 // partition can answer at once (an error, a divergence), or the bytes ready reach MinBytes. Every
 // partition's bytes are ≥ 0, so one partition that suffices decides it: the partition of r, whose
-// change prompted the check, is looked at first.
+// change prompted the check, is looked at first. An incremental fetch looks at its session's
+// dirty partitions only: a clean one has no bytes and no error.
 func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool {
 	req := df.req.Fetch
+	if s := df.sess; s != nil {
+		ok := e.sessionReady(s, s.dirty, req.MinBytes)
+		if e.sessionCheck != nil {
+			pids := make([]int32, len(s.parts))
+			for i := range s.parts {
+				pids[i] = s.parts[i].pid
+			}
+			if whole := e.sessionReady(s, pids, req.MinBytes); whole != ok {
+				e.sessionCheck(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.id, b.id, ok, whole))
+			}
+		}
+		return ok
+	}
 	parts := req.Partitions
 	if r != nil {
 		pid := r.p.pid
 		i, found := slices.BinarySearchFunc(parts, pid, func(fp FetchPartition, pid int32) int { return cmp.Compare(e.pidOf(fp.TP), pid) })
 		if found {
-			if now, n := e.fetchPartReady(b, &parts[i]); now || n >= req.MinBytes {
+			if now, n := e.fetchPartReady(r, &parts[i]); now || n >= req.MinBytes {
 				return true
 			}
 		}
 	}
 	var bytes int64
 	for i := range parts {
-		now, n := e.fetchPartReady(b, &parts[i])
+		now, n := e.fetchPartReady(e.localReplica(b.id, parts[i].TP), &parts[i])
 		if now {
 			return true
 		}
@@ -230,10 +428,26 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	return bytes >= req.MinBytes
 }
 
-// fetchPartReady is one partition of canCompleteFetch: whether it completes the fetch at once,
-// else the bytes it has ready.
-func (e *Engine) fetchPartReady(b *broker, fp *FetchPartition) (bool, int64) {
-	r := e.localReplica(b.id, fp.TP)
+// sessionReady is canCompleteFetch over the session partitions pids.
+func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) bool {
+	var bytes int64
+	for _, pid := range pids {
+		cp := s.find(pid)
+		fp := cp.fetchPartition(e)
+		now, n := e.fetchPartReady(cp.r, &fp)
+		if now {
+			return true
+		}
+		if bytes += n; bytes >= minBytes {
+			return true
+		}
+	}
+	return bytes >= minBytes
+}
+
+// fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
+// whether it completes the fetch at once, else the bytes it has ready.
+func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
 	if r == nil || !r.isLeader() || r.offline {
 		return true, 0
 	}
@@ -257,38 +471,60 @@ func (e *Engine) fetchPartReady(b *broker, fp *FetchPartition) (bool, int64) {
 // sent is the one current now.
 func (e *Engine) completeFetch(b *broker, df *delayedFetch) {
 	df.done = true
+	if df.sess != nil {
+		e.completeSessionFetch(b, df)
+		return
+	}
 	req := df.req.Fetch
-	consumer := req.ReplicaID == ClientNode
-	kept := []FetchPartitionData{}
+	data := make([]FetchPartitionData, 0, len(req.Partitions))
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
-		r := e.localReplica(b.id, fp.TP)
-		if !consumer && e.unchangedForSession(r, req, fp) {
-			continue // readPartition would answer nothing new, and the session would drop it
-		}
-		d, _ := e.readPartition(r, req, fp, false)
-		if consumer || !quiet(fp, &d) {
-			kept = append(kept, d)
-		}
+		d, _ := e.readPartition(e.localReplica(b.id, fp.TP), req, fp, false)
+		data = append(data, d)
 	}
-	e.sendFetchResponse(b, df.req, &FetchResponse{Partitions: kept})
+	e.answerFull(b, df, data)
 }
 
-// unchangedForSession reports, cheaply, that a follower's partition would read as nothing new
-// (no records, error or divergence, the HW and log start it already has), so that quiet
-// drops it. It may answer false for such a partition; never true for another.
-func (e *Engine) unchangedForSession(r *replica, req *FetchRequest, fp *FetchPartition) bool {
-	if fp.SessionFull || r == nil {
-		return false
+// completeSessionFetch answers a parked incremental fetch (IncrementalFetchContext
+// .updateAndGenerateResponseData): its session's dirty partitions are read again, and those with
+// news answered. If the session moved to another epoch meanwhile, the answer is
+// INVALID_FETCH_SESSION_EPOCH.
+func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
+	s, req := df.sess, df.req.Fetch
+	if s.parked == df {
+		s.parked = nil
 	}
-	log := &r.log
-	if log.LogEndOffset() != fp.FetchOffset || log.HighWatermark() != fp.SessionHighWatermark || log.LogStartOffset() > fp.LogStartOffset {
-		return false
+	if s.removed {
+		defer e.unlinkSession(s)
 	}
-	if fp.LastFetchedEpoch >= 0 && fp.LastFetchedEpoch != log.Cache().Latest() {
-		return false // EndOffsetFor decides; leave it to readPartition
+	if s.epoch != nextSessionEpoch(req.SessionEpoch) {
+		e.sendFetchResponse(b, df.req, FetchResponse{Error: ErrInvalidFetchSessionEpoch, SessionID: s.id,
+			Partitions: []FetchPartitionData{}})
+		return
 	}
-	return e.checkLeaderRequest(r, fp.CurrentLeaderEpoch, req.ReplicaID) == ErrNone
+	var full *FetchResponse
+	if e.sessionCheck != nil {
+		full = e.readWholeSession(s, req)
+	}
+	work := e.takeDirty(s)
+	resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
+	for _, pid := range work {
+		cp := s.find(pid)
+		cp.dirty = false
+		fp := cp.fetchPartition(e)
+		d, _ := e.readPartition(cp.r, req, &fp, false)
+		if cp.maybeUpdateResponseData(&d, true) {
+			resp.Partitions = append(resp.Partitions, d)
+		}
+		if !e.clean(s, cp, &d) {
+			s.redirty(cp)
+		}
+	}
+	e.doneWithDirty(work)
+	if full != nil {
+		e.compareSessionAnswers(s, full, resp)
+	}
+	e.sendFetchResponse(b, df.req, resp)
 }
 
 func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
@@ -322,15 +558,6 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
 	}
 	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, ListOffsetsResponse: resp})
-}
-
-// quiet reports that answer d to fp has nothing the follower's fetch session must hear (KIP-227
-// incremental fetch responses): the session keeps the partitions with records, an error, a
-// divergence, or a HW or log start that differs from the follower's. Partitions with nothing new
-// are left out; the follower's state for them does not change either way.
-func quiet(fp *FetchPartition, d *FetchPartitionData) bool {
-	return !fp.SessionFull && len(d.Records) == 0 && d.Error == ErrNone && d.DivergingEpoch == nil &&
-		d.HighWatermark == fp.SessionHighWatermark && d.LogStartOffset <= fp.LogStartOffset
 }
 
 func describeFetchPart(d FetchPartitionData) string {

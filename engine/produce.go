@@ -53,8 +53,10 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	}
 }
 
-// afterAppend counts records toward log.flush.interval.messages.
+// afterAppend counts records toward log.flush.interval.messages, and tells the fetch sessions
+// caching r.
 func (e *Engine) afterAppend(r *replica, n int) {
+	e.sessionsChanged(r)
 	r.unflushed += int64(n)
 	if r.unflushed >= e.cfg.LogFlushIntervalMessages {
 		r.log.Flush()

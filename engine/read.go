@@ -273,8 +273,9 @@ func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
 }
 
 func (r ReplicaInfo) follower(rr *remoteReplica) FollowerInfo {
-	return FollowerInfo{Broker: rr.broker, LogEndOffset: rr.leo, LastCaughtUpTime: rr.lastCaughtUpTime,
-		LastFetchTime: rr.lastFetchTime, CaughtUp: r.e.caughtUp(r.r, rr)}
+	lastFetch, lastCaughtUp := r.e.followerTimes(r.r, rr)
+	return FollowerInfo{Broker: rr.broker, LogEndOffset: rr.leo, LastCaughtUpTime: lastCaughtUp,
+		LastFetchTime: lastFetch, CaughtUp: r.e.caughtUp(r.r, rr)}
 }
 
 // Tallies are run-wide counts of committed ISR changes and leader changes, and the replica fetch

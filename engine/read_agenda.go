@@ -25,6 +25,9 @@ type ParkedRequest struct {
 	Deadline int64 // when it gives up waiting
 	// RequiredOffset is the high watermark an acks=all produce waits for (0 for a fetch).
 	RequiredOffset int64
+	// SessionPartitions is the size of the session an incremental fetch waits on (its request
+	// lists only the partitions that changed); 0 for a full fetch.
+	SessionPartitions int
 }
 
 // Purgatory returns the parked Fetch and Produce requests, in agenda order.
@@ -35,7 +38,11 @@ func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
 		case itDelayedFetchDone:
 			p := it.delayedFetchDone()
 			if !p.fetch.done && e.brokers[p.broker].incarnation == p.incarnation {
-				fetches = append(fetches, ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at})
+				pk := ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at}
+				if s := p.fetch.sess; s != nil {
+					pk.SessionPartitions = len(s.parts)
+				}
+				fetches = append(fetches, pk)
 			}
 		case itDelayedProduceDone:
 			p := it.delayedProduceDone()

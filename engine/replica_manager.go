@@ -24,6 +24,7 @@ func (r *replica) resetMemory() {
 	r.remotes = nil
 	r.watchers = nil
 	r.produces = nil
+	r.fetchSessions = nil
 }
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
@@ -98,6 +99,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	if ps.PartitionEpoch < r.partitionEpoch {
 		return
 	}
+	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.isLeader()
 	r.known = true
 	r.isr = slices.Clone(ps.ISR)
@@ -166,6 +168,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 		if !slices.Contains(liveLeaders, ps.Leader) {
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
+			e.sessionsChanged(r)
 			r.known = true
 			continue
 		}
@@ -210,6 +213,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	if ps.PartitionEpoch < r.partitionEpoch {
 		return false
 	}
+	e.sessionsChanged(r) // before its follower state goes
 	newEpoch := ps.LeaderEpoch > r.leaderEpoch
 	restart := newEpoch
 	if !e.era.followerRestartsOnNewEpoch {
@@ -256,6 +260,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	if len(cut) == 0 {
 		return
 	}
+	e.sessionsChanged(r)
 	e.emitTruncate(r, oldLEO, cut, reason)
 	if hw := r.log.HighWatermark(); hw != oldHW {
 		e.hwChanged(r, oldHW, "truncation")

@@ -57,8 +57,11 @@ type replica struct {
 	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
 	isr     []int32
 	pending isrPending
-	// parked operations on this leader replica
-	watchers         []*delayedFetch
+	// parked operations on this leader replica: full fetches (an incremental fetch waits through
+	// its session) and produces
+	watchers []*delayedFetch
+	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
+	fetchSessions    []*fetchSession
 	produces         []*delayedProduce
 	partitionEpoch   int32
 	epochStartOffset int64 // only while leader; -1 otherwise
@@ -150,6 +153,8 @@ type broker struct {
 	index         *hostIndex
 	checkpointing bool // the HW checkpoint task has started
 	fetchers      []*fetcher
+	// fetchSessions is the FetchSessionCache of the followers fetching from this broker.
+	fetchSessions fetchSessionCache
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool

@@ -51,6 +51,9 @@ const (
 	MsgProduce                      = protocol.MsgProduce
 	MsgProduceResponse              = protocol.MsgProduceResponse
 	ClientNode                      = protocol.ClientNode
+	InvalidSessionID                = protocol.InvalidSessionID
+	InitialEpoch                    = protocol.InitialEpoch
+	FinalEpoch                      = protocol.FinalEpoch
 	ErrNone                         = protocol.ErrNone
 	ErrOffsetOutOfRange             = protocol.ErrOffsetOutOfRange
 	ErrUnknownTopicOrPartition      = protocol.ErrUnknownTopicOrPartition
@@ -64,6 +67,8 @@ const (
 	ErrNotController                = protocol.ErrNotController
 	ErrInvalidRequest               = protocol.ErrInvalidRequest
 	ErrKafkaStorage                 = protocol.ErrKafkaStorage
+	ErrFetchSessionIDNotFound       = protocol.ErrFetchSessionIDNotFound
+	ErrInvalidFetchSessionEpoch     = protocol.ErrInvalidFetchSessionEpoch
 	ErrFencedLeaderEpoch            = protocol.ErrFencedLeaderEpoch
 	ErrUnknownLeaderEpoch           = protocol.ErrUnknownLeaderEpoch
 	ErrStaleBrokerEpoch             = protocol.ErrStaleBrokerEpoch
@@ -76,3 +81,6 @@ const (
 	ErrDeliveryTimeout              = protocol.ErrDeliveryTimeout
 	ErrNoController                 = protocol.ErrNoController
 )
+
+// nextSessionEpoch is FetchMetadata.nextEpoch.
+func nextSessionEpoch(prev int32) int32 { return protocol.NextSessionEpoch(prev) }

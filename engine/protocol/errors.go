@@ -24,6 +24,8 @@ const (
 	ErrNotController                KafkaError = 41
 	ErrInvalidRequest               KafkaError = 42
 	ErrKafkaStorage                 KafkaError = 56
+	ErrFetchSessionIDNotFound       KafkaError = 70
+	ErrInvalidFetchSessionEpoch     KafkaError = 71
 	ErrFencedLeaderEpoch            KafkaError = 74
 	ErrUnknownLeaderEpoch           KafkaError = 75
 	ErrStaleBrokerEpoch             KafkaError = 77
@@ -52,6 +54,8 @@ var kafkaErrorNames = map[KafkaError]string{
 	ErrNotController:                "NOT_CONTROLLER",
 	ErrInvalidRequest:               "INVALID_REQUEST",
 	ErrKafkaStorage:                 "KAFKA_STORAGE_ERROR",
+	ErrFetchSessionIDNotFound:       "FETCH_SESSION_ID_NOT_FOUND",
+	ErrInvalidFetchSessionEpoch:     "INVALID_FETCH_SESSION_EPOCH",
 	ErrFencedLeaderEpoch:            "FENCED_LEADER_EPOCH",
 	ErrUnknownLeaderEpoch:           "UNKNOWN_LEADER_EPOCH",
 	ErrStaleBrokerEpoch:             "STALE_BROKER_EPOCH",

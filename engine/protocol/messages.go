@@ -70,12 +70,45 @@ type TP struct {
 
 // FetchRequest is Kafka's Fetch from a follower (ReplicaID ≥ 0) or a consumer (ReplicaID -1).
 type FetchRequest struct {
-	ReplicaID   int32            `json:"replicaId"`
-	BrokerEpoch int64            `json:"brokerEpoch"`
-	MaxWaitMs   int64            `json:"maxWaitMs"`
-	MinBytes    int64            `json:"minBytes"`
-	FetcherID   int32            `json:"fetcherId"`
-	Partitions  []FetchPartition `json:"partitions"`
+	ReplicaID   int32 `json:"replicaId"`
+	BrokerEpoch int64 `json:"brokerEpoch"`
+	MaxWaitMs   int64 `json:"maxWaitMs"`
+	MinBytes    int64 `json:"minBytes"`
+	FetcherID   int32 `json:"fetcherId"`
+	// SessionID and SessionEpoch are the fetch session metadata (KIP-227, Fetch v7, Kafka 1.1;
+	// FetchMetadata): epoch 0 (InitialEpoch) is a full fetch that asks for a new session and
+	// closes session SessionID if it is not 0; an epoch above 0 is session SessionID's next
+	// incremental fetch; epoch -1 (FinalEpoch) is a full fetch without a session: a consumer's, and
+	// every follower's before 1.1 (Kafka reads a Fetch older than v7 so).
+	SessionID    int32            `json:"sessionId"`
+	SessionEpoch int32            `json:"sessionEpoch"`
+	Partitions   []FetchPartition `json:"partitions"`
+	// ForgottenTopicsData lists the partitions leaving an incremental session (Kafka groups them
+	// by topic; here a flat list, as Partitions is).
+	ForgottenTopicsData []TP `json:"forgottenTopicsData,omitempty"`
+}
+
+// Fetch session metadata values (FetchMetadata.java).
+const (
+	// InvalidSessionID is "no session": in a request, none to continue; in a response, none
+	// created or kept.
+	InvalidSessionID int32 = 0
+	// InitialEpoch is a full fetch that creates a session.
+	InitialEpoch int32 = 0
+	// FinalEpoch is a full fetch that creates none.
+	FinalEpoch int32 = -1
+)
+
+// NextSessionEpoch is FetchMetadata.nextEpoch: FinalEpoch stays FinalEpoch, and after the
+// largest int32 comes 1.
+func NextSessionEpoch(prev int32) int32 {
+	switch {
+	case prev < 0:
+		return FinalEpoch
+	case prev == 1<<31-1:
+		return 1
+	}
+	return prev + 1
 }
 
 // FetchPartition is one partition of a Fetch. -1 epochs mean "not sent" (older eras).
@@ -85,21 +118,18 @@ type FetchPartition struct {
 	LogStartOffset     int64 `json:"logStartOffset"`
 	CurrentLeaderEpoch int32 `json:"currentLeaderEpoch"`
 	LastFetchedEpoch   int32 `json:"lastFetchedEpoch"`
-	// SessionFull asks for this partition's answer even if nothing changed: the first fetch of
-	// the partition in a fetch session, or the first after a failed fetch.
-	SessionFull bool `json:"sessionFull,omitempty"`
-	// SessionHighWatermark is the follower's HW when it sent this. Kafka's leader remembers in
-	// its FetchSession what it last told each partition; here the follower's fetch says what it
-	// knows, and the leader leaves the partition out of its answer when nothing differs (see
-	// "Fetch sessions" in docs/engine.md). Unused in a consumer's fetch.
-	SessionHighWatermark int64 `json:"sessionHighWatermark"`
 	// MaxRecords bounds a consumer's read (the `count` of a consume step); 0 = no bound.
 	MaxRecords int64 `json:"maxRecords,omitempty"`
 }
 
-// FetchResponse answers a Fetch.
+// FetchResponse answers a Fetch. Error is a session error (FETCH_SESSION_ID_NOT_FOUND,
+// INVALID_FETCH_SESSION_EPOCH), with no partitions. SessionID is the session the answer belongs
+// to, InvalidSessionID for none. An answer to an incremental fetch carries only the partitions
+// with news (records, an error, a divergence, a new HW or log start); a full answer carries every
+// partition asked for.
 type FetchResponse struct {
 	Error      KafkaError           `json:"error,omitempty"`
+	SessionID  int32                `json:"sessionId"`
 	Partitions []FetchPartitionData `json:"partitions"`
 }
 

@@ -300,9 +300,13 @@ func collectAgenda(e *engine.Engine, v *View, maxMessages int, lod *Detail) {
 			continue
 		}
 		p := Parked{Message: m.ID, From: m.From, Deadline: pk.Deadline, Count: len(m.Fetch.Partitions)}
-		for _, fp := range m.Fetch.Partitions {
-			if lod == nil || lod.Partition(fp.TP) {
-				p.Topics = append(p.Topics, fp.TP)
+		if m.Fetch.SessionEpoch > 0 {
+			p.Session, p.Count = m.Fetch.SessionID, pk.SessionPartitions
+		} else {
+			for _, fp := range m.Fetch.Partitions {
+				if lod == nil || lod.Partition(fp.TP) {
+					p.Topics = append(p.Topics, fp.TP)
+				}
 			}
 		}
 		bv.ParkedFetches = append(bv.ParkedFetches, p)

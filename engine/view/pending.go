@@ -180,6 +180,12 @@ func parkedProduce(e *engine.Engine, pk engine.ParkedRequest) Pending {
 func parkedFetch(e *engine.Engine, pk engine.ParkedRequest, lod *Detail) Pending {
 	m := pk.Request
 	out := Pending{At: pk.Deadline, Kind: PendFetchParked, Broker: engine.Some(pk.Broker)}
+	if f := m.Fetch; f.SessionEpoch > 0 {
+		// An incremental Fetch waits on its whole session; it lists only what changed.
+		out.Text = fmt.Sprintf("broker %d's Fetch (session %d, %d partitions) waits on leader %d for new records (replica.fetch.wait.max.ms = %d ms)",
+			m.From, f.SessionID, pk.SessionPartitions, pk.Broker, f.MaxWaitMs)
+		return out
+	}
 	all := len(m.Fetch.Partitions)
 	what := fmt.Sprintf("%d partitions", all)
 	// Name the partition when the fetch carries one (or, in an overview, one focused one).

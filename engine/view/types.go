@@ -114,6 +114,9 @@ type Parked struct {
 	Deadline int64  `json:"deadline"`
 	Topics   []TP   `json:"partitions"`
 	Count    int    `json:"count"` // partitions in the request (an overview omits the list)
+	// Session is an incremental fetch's session, which it waits on: Count is the session's
+	// partitions, and the request lists only those that changed.
+	Session int32 `json:"session,omitempty"`
 	// RequiredOffset is the HW an acks=all produce waits for.
 	RequiredOffset int64 `json:"requiredOffset,omitempty"`
 }

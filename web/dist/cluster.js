@@ -203,7 +203,7 @@ export class ClusterView {
       return n > 3 ? `${names.slice(0, 3).join(", ")} … ${n - Math.min(3, names.length)} more` : names.join(", ");
     };
     const parked = [
-      ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${tps(p.partitions, p.count)}) until ${fmtTime(p.deadline)}`),
+      ...(b.parkedFetches || []).map((p) => `fetch #${p.message} from ${p.from === -1 ? "consumer" : "broker " + p.from} (${p.session ? `session ${p.session}, ` : ""}${tps(p.partitions, p.count)}) until ${fmtTime(p.deadline)}`),
       ...(b.parkedProduces || []).map((p) => `produce #${p.message} (${tps(p.partitions, p.count)}) waits for HW ${p.requiredOffset} until ${fmtTime(p.deadline)}`),
     ];
     // An overview lists the parked requests of focused brokers and partitions only; the counts

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+)
+
+// The follower's side of fetch sessions (KIP-227, 1.1): Kafka's FetchSessionHandler, one per
+// fetcher thread. The thread's first Fetch is full (session id 0, epoch 0) and the leader's
+// answer names the session it created; each next Fetch is incremental (that id, the next epoch)
+// and lists only the partitions added to the session or whose fetch data changed (fetch offset,
+// log start offset, current leader epoch, last fetched epoch: PartitionData.equals), and forgets
+// the partitions that left it. A partition leaves the session when it is not ready to fetch
+// (truncating, or backing off after an error) or leaves the thread; it joins again, listed, when
+// it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
+// (a fetcher removed and started again) starts with no session.
+
+// fetchSessionHandler is FetchSessionHandler. Its zero value is a new thread's: no session.
+type fetchSessionHandler struct {
+	// sessionID and epoch are nextMetadata: the metadata of the next request, and of the request
+	// in flight while there is one.
+	sessionID, epoch int32
+	// gone are the partitions that left the thread (removed, failed) while in the session, with
+	// what the session last sent for them; the next incremental Fetch forgets them, unless they
+	// come back to the thread before it is built (then they are still in the session, as in
+	// Kafka, whose handler learns of partitions only when it builds).
+	gone []gonePartition
+}
+
+// sessionPartition is a partition's entry in the handler's sessionPartitions: whether it is in
+// the session and the fetch data the session last sent for it.
+type sessionPartition struct {
+	in                                   bool
+	fetchOffset, logStartOffset          int64
+	currentLeaderEpoch, lastFetchedEpoch int32
+}
+
+type gonePartition struct {
+	pid  int32
+	tp   TP
+	sess sessionPartition
+}
+
+// full reports whether the next Fetch is full (FetchMetadata.isFull).
+func (h *fetchSessionHandler) full() bool {
+	return h.epoch == InitialEpoch || h.epoch == FinalEpoch
+}
+
+// handleResponse is FetchSessionHandler.handleResponse: it moves the session on and reports
+// whether the answer's partitions may be processed. A session error (FETCH_SESSION_ID_NOT_FOUND:
+// start a new session; else close this one and start anew) or a full answer that does not carry
+// every partition sent makes the next Fetch full, and the answer is dropped: the thread fetches
+// again at once, with no backoff (RemoteLeaderEndPoint.fetch returns an empty result).
+func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent sentPartitions, pidOf func(TP) int32) bool {
+	if resp.Error != ErrNone {
+		if resp.Error == ErrFetchSessionIDNotFound {
+			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
+		} else {
+			h.epoch = InitialEpoch // nextCloseExistingAttemptNew
+		}
+		return false
+	}
+	if h.full() {
+		if len(resp.Partitions) != len(sent) { // verifyFullFetchResponsePartitions
+			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
+			return false
+		}
+		if resp.SessionID == InvalidSessionID {
+			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
+		} else {
+			h.sessionID, h.epoch = resp.SessionID, nextSessionEpoch(InitialEpoch)
+		}
+		return true
+	}
+	for i := range resp.Partitions { // verifyIncrementalFetchResponsePartitions
+		if sent.of(pidOf(resp.Partitions[i].TP)) == nil {
+			h.epoch = InitialEpoch
+			return false
+		}
+	}
+	if resp.SessionID == InvalidSessionID {
+		h.sessionID, h.epoch = InvalidSessionID, InitialEpoch // the leader closed the session
+	} else {
+		h.epoch = nextSessionEpoch(h.epoch)
+	}
+	return true
+}
+
+// handleError is FetchSessionHandler.handleError (a Fetch that failed: timeout, disconnect): the
+// next Fetch is full, closes the session and asks for a new one.
+func (h *fetchSessionHandler) handleError() { h.epoch = InitialEpoch }
+
+// leave records that partition st left the thread (removeFetcherForPartitions, a failure).
+func (h *fetchSessionHandler) leave(st *fetchState) {
+	if st.sess.in {
+		h.gone = append(h.gone, gonePartition{pid: st.pid, tp: st.tp, sess: st.sess})
+	}
+}
+
+// rejoin gives a partition added to the thread back its session entry if it left the thread
+// since the last Fetch was built.
+func (h *fetchSessionHandler) rejoin(st *fetchState) {
+	i := slices.IndexFunc(h.gone, func(g gonePartition) bool { return g.pid == st.pid })
+	if i >= 0 {
+		st.sess = h.gone[i].sess
+		h.gone = slices.Delete(h.gone, i, i+1)
+	}
+}
+
+// buildFetch is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder: the partitions
+// the thread can fetch now become the session (sent, all of them, for checking the answer), the
+// request lists those a full Fetch must (all) or an incremental one must (added or changed), and
+// forgets the partitions that left. Before fetch sessions every Fetch is full and sessionless. It
+// reports the earliest backoff deadline of a delayed partition.
+func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
+	h := &f.session
+	sessions := e.era.fetchSessions
+	full := !sessions || h.full()
+	next = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
+	f.sent = f.sent[:0]
+	// An incremental Fetch's lists are gathered in the thread's buffers, then copied out at their
+	// size: the request is shared once sent.
+	parts := f.partsBuf[:0]
+	if full {
+		parts = make([]FetchPartition, 0, len(f.parts))
+	}
+	forgotten := f.forgetBuf[:0]
+	// Hoisted: the era is a large value, and this loop runs over every partition of the thread.
+	fencing, lastEpochs := e.era.fencing, e.era.truncateOnFetch
+	for i := range f.parts {
+		st := &f.parts[i]
+		if st.truncating || st.delayUntil > e.now {
+			if !st.truncating {
+				next = min(next, st.delayUntil)
+			}
+			if st.sess.in {
+				if !full {
+					forgotten = append(forgotten, st.tp)
+				}
+				st.sess.in = false
+			}
+			continue
+		}
+		sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
+			currentLeaderEpoch: -1, lastFetchedEpoch: -1}
+		if fencing {
+			sp.currentLeaderEpoch = st.epoch // era.requestEpoch
+		}
+		if lastEpochs {
+			sp.lastFetchedEpoch = st.lastFetchedEpoch
+		}
+		if full || sp != st.sess {
+			parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: sp.fetchOffset, LogStartOffset: sp.logStartOffset,
+				CurrentLeaderEpoch: sp.currentLeaderEpoch, LastFetchedEpoch: sp.lastFetchedEpoch})
+			st.sess = sp
+		}
+		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
+	}
+	if !full && len(h.gone) > 0 {
+		for _, g := range h.gone {
+			forgotten = append(forgotten, g.tp)
+		}
+		// The request lists partitions in pid order (Kafka: added, then altered).
+		slices.SortFunc(forgotten, func(a, b TP) int { return cmp.Compare(e.pidOf(a), e.pidOf(b)) })
+	}
+	h.gone = h.gone[:0]
+	if !full {
+		f.partsBuf, f.forgetBuf = parts[:0], forgotten[:0]
+		parts = slices.Clone(parts) // nil if empty
+		forgotten = slices.Clone(forgotten)
+	}
+	if len(f.sent) == 0 && len(forgotten) == 0 {
+		return req, false, next // nothing to send (Kafka: an empty session and nothing to forget)
+	}
+	b := e.brokers[f.owner]
+	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.sessionID, SessionEpoch: h.epoch,
+		Partitions: parts, ForgottenTopicsData: forgotten}
+	if !sessions {
+		req.SessionID, req.SessionEpoch = InvalidSessionID, FinalEpoch // Fetch before v7: no session
+	}
+	if req.Partitions == nil {
+		req.Partitions = []FetchPartition{}
+	}
+	return req, true, next
+}
