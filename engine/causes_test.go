@@ -45,11 +45,11 @@ func TestViolationCause(t *testing.T) {
 	} {
 		t.Run(c.preset, func(t *testing.T) {
 			e, evs := runPreset(t, c.preset)
-			i := slices.IndexFunc(e.check.violations, func(v Violation) bool { return v.Name == c.name })
+			i := slices.IndexFunc(e.Violations(), func(v Violation) bool { return v.Name == c.name })
 			if i < 0 {
 				t.Fatalf("no %s violation", c.name)
 			}
-			v := e.check.violations[i]
+			v := e.Violations()[i]
 			if v.Cause == nil || v.Cause.Type != c.typ || v.Cause.Broker != c.broker || v.Cause.T > v.T || (c.before && v.Cause.T == v.T) {
 				t.Fatalf("%s at %d has cause %+v; want a %s on broker %v before it", c.name, v.T, v.Cause, c.typ, c.broker)
 			}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/highwater-sim/highwater/engine/check"
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
@@ -49,7 +50,7 @@ type Engine struct {
 	eventCount uint64
 	processed  uint64
 	// The observers (observe.go): the invariant checker and the overview's run-wide counters.
-	check     checker
+	checker   *check.Checker
 	tally     tallies
 	observers []observer
 	// out holds the running agenda item's sends, timers and events (outbox.go).
@@ -109,9 +110,9 @@ func newEngine(sc *Scenario, trace bool) (*Engine, error) {
 		pending: map[uint64]*Message{},
 		trace:   trace,
 	}
-	e.check.e = e
+	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
-	e.observers = []observer{&e.check, &e.tally}
+	e.observers = []observer{checkObserver{k: e.checker}, &e.tally}
 	e.net.Init()
 	e.buildTopics(sc)
 	e.start()
@@ -307,7 +308,7 @@ func (e *Engine) processNext() {
 // emit records a trace event (when tracing) and counts it either way.
 func (e *Engine) emit(ev Event) {
 	e.eventCount++
-	e.check.heard(&ev) // causes.go: with or without the trace
+	e.hearCause(&ev) // checker.go: with or without the trace
 	if !e.trace {
 		return
 	}

@@ -94,7 +94,7 @@ func (e *Engine) RunSteps(sc *Scenario, sink func([]Event)) (Result, error) {
 	}
 	if len(unexpected) > 0 {
 		var texts []string
-		for _, v := range e.check.violations {
+		for _, v := range e.Violations() {
 			if slices.Contains(unexpected, v.Name) {
 				texts = append(texts, fmt.Sprintf("at %d: %s", v.T, v.Text))
 			}
