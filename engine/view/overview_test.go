@@ -123,3 +123,40 @@ func TestOverviewDetail(t *testing.T) {
 		t.Fatal("a fetcher change on an unfocused broker is shown")
 	}
 }
+
+// TestOverviewWithoutFocusListsNoFetcherPartitions: an overview with nothing focused counts each
+// fetcher's partitions and lists none (it listed all of them, 212 MB for a million partitions).
+func TestOverviewWithoutFocusListsNoFetcherPartitions(t *testing.T) {
+	var assign [][]int32
+	for p := range 100 {
+		assign = append(assign, []int32{int32(p % 3), int32((p + 1) % 3), int32((p + 2) % 3)})
+	}
+	e := newKafkaEngine(t, 3, assign, nil)
+	runFor(t, e, 50)
+	v := Build(e, Options{DetailLimit: 10})
+	if v.States == "" {
+		t.Fatal("not an overview")
+	}
+	counted := 0
+	for _, b := range v.Brokers {
+		for _, f := range b.Fetchers {
+			counted += f.Count
+			if len(f.Partitions) != 0 || f.InFlight != 0 {
+				t.Fatalf("broker %d's fetcher from %d lists %d partitions (in flight %d) with nothing focused", b.ID, f.Leader, len(f.Partitions), f.InFlight)
+			}
+		}
+	}
+	if counted != 200 {
+		t.Fatalf("fetchers count %d partitions; want 200 (two followers each)", counted)
+	}
+	focused := Build(e, Options{DetailLimit: 10, Focus: []TP{{Topic: "t", Partition: 4}}})
+	listed := 0
+	for _, b := range focused.Brokers {
+		for _, f := range b.Fetchers {
+			listed += len(f.Partitions)
+		}
+	}
+	if listed != 2 {
+		t.Fatalf("with t-4 focused the fetchers list %d partitions; want its 2 followers", listed)
+	}
+}
