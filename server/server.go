@@ -44,13 +44,13 @@ type Config struct {
 	// HardMessageBytes is where reading a too-long message stops: coder/websocket then closes the
 	// connection with StatusMessageTooBig. Default 8 × MaxMessageBytes.
 	HardMessageBytes int64
-	// MaxBrokers and MaxPartitions bound the cluster one session may load. Defaults 200 and
-	// 200,000.
+	// MaxBrokers and MaxPartitions bound the cluster one session may load. Defaults 1,000 and
+	// 1,000,000 (the scenario format's own limits).
 	MaxBrokers    int
 	MaxPartitions int
 	// MaxTotalPartitions bounds the partitions loaded across all sessions at once: memory grows
-	// with them (about 3 KiB per partition with replication factor 3, measured). A load past it
-	// gets an error reply. Default 2 × MaxPartitions.
+	// with them (about 2 KiB per partition with replication factor 3 at a million partitions,
+	// measured). A load past it gets an error reply. Default 2 × MaxPartitions.
 	MaxTotalPartitions int
 	// MaxAdvanceMs bounds the simulated time one request may move forward (advance, a forward
 	// seek, a play frame). The engine cannot be interrupted mid-run and buffers the events of a
@@ -91,8 +91,8 @@ type Config struct {
 // Defaults for Config's zero values.
 const (
 	DefaultMaxMessageBytes = 1 << 20
-	DefaultMaxBrokers      = 200
-	DefaultMaxPartitions   = 200_000
+	DefaultMaxBrokers      = 1000
+	DefaultMaxPartitions   = 1_000_000
 	DefaultMaxSessions     = 64
 	DefaultMaxAdvanceMs    = 10 * 60 * 1000
 	DefaultIdleTimeout     = 15 * time.Minute

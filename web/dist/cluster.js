@@ -17,6 +17,11 @@ export function shortEpoch(e) {
   return hi ? `#${lo} (gen ${hi})` : `#${lo}`;
 }
 
+// MAX_CELLS is the most cells the overview grid draws; past it a cell stands for a run of partitions.
+const MAX_CELLS = 100_000;
+// RANK orders partition states from healthy to offline: a grouped cell shows its worst.
+const RANK = { h: 0, u: 1, m: 2, o: 3 };
+
 export class ClusterView {
   // act(action) applies an action; focus(tp) toggles a partition's detail in an overview.
   constructor({ brokers, partitions, overview, overviewGrid, overviewSummary }, { act, toggleFocus, clientOptions, onVisible }) {
@@ -233,18 +238,26 @@ export class ClusterView {
     setText(this.summaryEl, `(${s.partitions} partitions: ${s.underReplicated} under-replicated, ${s.underMinIsr} under min ISR, ${s.offline} offline)`);
     const names = [];
     for (const t of topics) for (let i = 0; i < t.count; i++) names.push({ topic: t.name, partition: i });
+    // Past MAX_CELLS partitions a cell stands for a run of `per` partitions in id order and shows
+    // the worst state among them (a million buttons would take the page a minute to build);
+    // clicking it shows that worst partition in detail.
+    const per = Math.max(1, Math.ceil(states.length / MAX_CELLS));
+    const count = Math.ceil(states.length / per);
+    const nameOf = (i) => names[i] || { topic: "?", partition: i };
     const key = names.length + ":" + states.length;
     if (key !== this.gridKey) {
       this.gridKey = key;
       this.gridStates = "";
       this.gridCells = [];
+      this.gridPer = per;
       const frag = document.createDocumentFragment();
-      for (let i = 0; i < states.length; i++) {
-        const tp = names[i] || { topic: "?", partition: i };
-        const b = el("button", { type: "button", class: "cell", "aria-pressed": "false", onclick: () => { this.setActive(i); this.toggleFocus(tp); } });
-        b.dataset.tp = tpName(tp.topic, tp.partition);
-        this.gridCells.push({ b, tp, st: "" });
-        frag.append(b);
+      for (let i = 0; i < count; i++) {
+        const c = { b: null, tp: nameOf(i * per), st: "" };
+        c.b = el("button", { type: "button", class: "cell", "aria-pressed": "false", onclick: () => { this.setActive(i); this.toggleFocus(c.tp); } });
+        c.b.dataset.tp = tpName(c.tp.topic, c.tp.partition);
+        if (per > 1) c.b.dataset.count = String(Math.min(per, states.length - i * per));
+        this.gridCells.push(c);
+        frag.append(c.b);
       }
       this.gridEl.replaceChildren(frag);
       this.gridActive = 0;
@@ -270,13 +283,28 @@ export class ClusterView {
     this.gridStates = states;
     this.gridLeaders = leaders;
     for (let i = 0; i < this.gridCells.length; i++) {
-      if (!full && states.charCodeAt(i) === old.charCodeAt(i) &&
-        (!byLeader || (leaders.charCodeAt(2 * i) === oldLeaders.charCodeAt(2 * i) && leaders.charCodeAt(2 * i + 1) === oldLeaders.charCodeAt(2 * i + 1)))) continue;
+      const lo = i * per, hi = Math.min(lo + per, states.length);
+      if (!full) {
+        let same = true;
+        for (let j = lo; j < hi && same; j++) {
+          same = states.charCodeAt(j) === old.charCodeAt(j) &&
+            (!byLeader || (leaders.charCodeAt(2 * j) === oldLeaders.charCodeAt(2 * j) && leaders.charCodeAt(2 * j + 1) === oldLeaders.charCodeAt(2 * j + 1)));
+        }
+        if (same) continue;
+      }
       const c = this.gridCells[i];
-      const st = states[i] || "h";
-      const lead = byLeader ? leaders.slice(2 * i, 2 * i + 2) : "";
-      const pressed = focused.has(c.b.dataset.tp);
-      const sig = st + lead + pressed;
+      // The cell's partition: the worst of its run (the first one when all are alike).
+      let at = lo, pressed = false;
+      for (let j = lo; j < hi; j++) {
+        if (RANK[states[j]] > RANK[states[at]]) at = j;
+        if (per > 1 && focused.has(tpName(nameOf(j).topic, nameOf(j).partition))) pressed = true;
+      }
+      c.tp = nameOf(at);
+      const tp = tpName(c.tp.topic, c.tp.partition);
+      if (per === 1) pressed = focused.has(tp);
+      const st = states[at] || "h";
+      const lead = byLeader ? leaders.slice(2 * at, 2 * at + 2) : "";
+      const sig = st + lead + pressed + tp;
       if (c.st === sig) continue;
       c.st = sig;
       const id = lead && lead !== "--" ? parseInt(lead, 36) : -1;
@@ -288,7 +316,9 @@ export class ClusterView {
       c.b.style.setProperty("--hue", id >= 0 ? String(brokerHue(id)) : "");
       c.b.setAttribute("aria-pressed", String(pressed));
       const leaderText = byLeader ? (id >= 0 ? `, leader broker ${id}` : ", no leader") : "";
-      c.b.setAttribute("aria-label", `${c.b.dataset.tp}: ${label[st] || st}${leaderText}${pressed ? ", shown in detail" : ""}`);
+      const first = tpName(nameOf(lo).topic, nameOf(lo).partition), last = tpName(nameOf(hi - 1).topic, nameOf(hi - 1).partition);
+      const what = per === 1 ? `${tp}: ${label[st] || st}` : `${first} to ${last} (${hi - lo} partitions): ${st === "h" ? "all healthy" : `${tp} ${label[st] || st}`}`;
+      c.b.setAttribute("aria-label", `${what}${leaderText}${pressed ? ", shown in detail" : ""}`);
       c.b.title = c.b.getAttribute("aria-label");
     }
   }
