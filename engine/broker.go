@@ -37,88 +37,15 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	}
 }
 
-// register creates a new ZooKeeper session and registration with a new broker epoch.
-func (e *Engine) register(b *broker) {
-	e.zxid++
-	s := &e.sessions[b.id]
-	s.registered = true
-	s.connected = true
-	s.epoch = 0x100000000 + e.zxid // a czxid-like broker epoch, rising at every registration
-	s.gen++
-	b.brokerEpoch = s.epoch
-	e.emit(Event{Type: EvZKRegister, Broker: Some(b.id), Epoch: Some(s.epoch),
-		Text: fmt.Sprintf("broker %d registered in ZooKeeper with broker epoch %d", b.id, s.epoch)})
-	e.zkChanged()
-}
-
-// disconnect cuts a broker from ZooKeeper; its session expires unless it comes back in time.
-func (e *Engine) disconnect(b int32) {
-	s := &e.sessions[b]
-	if !s.connected {
-		return
-	}
-	s.connected = false
-	s.gen++
-	e.schedule(sessionExpire{b, s.gen}.due(e.now + e.cfg.ZookeeperSessionTimeoutMs))
-}
-
+// sessionExpire is broker b's session expiry timer (generation gen). A broker restarted before
+// broker epochs waits for its old session's expiry to start (restart).
 func (e *Engine) sessionExpire(b int32, gen uint64) {
-	s := &e.sessions[b]
-	if s.gen != gen || s.connected || !s.registered {
+	if !e.expireSession(b, gen) {
 		return
 	}
-	s.registered = false
-	e.emit(Event{Type: EvZKSession, Broker: Some(b),
-		Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", b, e.cfg.ZookeeperSessionTimeoutMs)})
-	e.zkChanged()
 	if br := e.brokers[b]; br.startsOnExpiry {
 		br.startsOnExpiry = false
 		e.startBroker(br, true)
-	}
-}
-
-// deregister closes a session at once (clean shutdown).
-func (e *Engine) deregister(b int32) {
-	s := &e.sessions[b]
-	s.registered = false
-	s.connected = false
-	s.gen++
-	e.zkChanged()
-}
-
-// zkChanged runs the watches: controller election when the controller's registration is gone,
-// then the controller's broker-change handling.
-func (e *Engine) zkChanged() {
-	if e.ctrl.live == nil {
-		return // cluster start-up: the controller comes up after the brokers register
-	}
-	if e.ctrl.active && !e.sessions[e.ctrl.broker].registered {
-		e.ctrl.active = false
-		e.emit(Event{Type: EvController, Broker: Some(e.ctrl.broker),
-			Text: fmt.Sprintf("broker %d is no longer controller (its ZooKeeper registration is gone)", e.ctrl.broker)})
-	}
-	if !e.ctrl.active {
-		for i := range e.brokers {
-			if s := e.sessions[i]; s.registered && s.connected && e.brokers[i].state != brokerDead {
-				e.controllerFailover(int32(i))
-				break
-			}
-		}
-		return
-	}
-	if e.ctrlUsable() {
-		e.reconcileBrokers()
-		if e.brokers[e.ctrl.broker].incarnation != e.ctrl.incarnation {
-			// NB: the controller's broker restarted before its session expired (a bounce). The
-			// restart was handled above as a death and a startup, but the controller lived in the
-			// old process and died with it, LeaderAndIsr requests it was still retrying included.
-			// As after any controller death, a controller is elected with the next epoch and sends
-			// every broker its partitions (onControllerFailover).
-			e.ctrl.active = false
-			e.emit(Event{Type: EvController, Broker: Some(e.ctrl.broker),
-				Text: fmt.Sprintf("broker %d is no longer controller (its process restarted)", e.ctrl.broker)})
-			e.zkChanged()
-		}
 	}
 }
 
@@ -157,7 +84,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 // session expires, as a supervisor restarting it would, so the controller sees a death and then a
 // new broker, never a bounce.
 func (e *Engine) restart(b *broker) {
-	if !e.era.brokerEpochs && e.sessions[b.id].registered {
+	if !e.era.brokerEpochs && e.zk.registered(b.id) {
 		if !b.startsOnExpiry {
 			b.startsOnExpiry = true
 			e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id), Reason: "NodeExists",
@@ -181,15 +108,16 @@ func (e *Engine) beginShutdown(b *broker) {
 // broker asks itself (over loopback in Kafka; at once here).
 func (e *Engine) askControlledShutdown(b *broker) {
 	b.shutdownAttempts++
-	if e.ctrlUsable() && e.ctrl.broker == b.id {
-		e.controlledShutdownAnswered(b, ErrNone, e.controlledShutdown(b.id))
+	if remaining, ok := e.shutdownInProcess(b.id); ok {
+		e.controlledShutdownAnswered(b, ErrNone, remaining)
 		return
 	}
-	if !e.ctrl.active {
+	c := e.metadata.activeController()
+	if c < 0 {
 		e.finishShutdown(b)
 		return
 	}
-	e.send(&Message{Type: MsgControlledShutdown, From: b.id, To: e.ctrl.broker,
+	e.send(&Message{Type: MsgControlledShutdown, From: b.id, To: c,
 		ControlledShutdown: &ControlledShutdownRequest{BrokerID: b.id, BrokerEpoch: b.brokerEpoch}})
 }
 
@@ -286,13 +214,7 @@ func (e *Engine) heal(id *int32) {
 		if b.state == brokerDead || !was {
 			continue
 		}
-		s := &e.sessions[i]
-		if s.registered {
-			s.connected = true
-			s.gen++
-			if e.ctrl.active && e.ctrl.broker == i {
-				e.zkChanged() // the controller catches up on what it missed
-			}
+		if e.reconnect(i) { // its session lives: connected again
 			continue
 		}
 		e.register(b)

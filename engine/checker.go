@@ -65,8 +65,7 @@ func (c checkCluster) PartitionName(pid int32) (string, int32) {
 }
 
 func (c checkCluster) Leader(pid int32) (int32, int32) {
-	p := c.e.partitions[pid]
-	return p.leader, p.leaderEpoch
+	return c.e.ctrl.Leader(pid), c.e.ctrl.LeaderEpoch(pid)
 }
 
 func (c checkCluster) Hosts(pid int32) []int32 { return c.e.partitions[pid].hosts }

@@ -39,11 +39,12 @@ func (e *Engine) produce(p *partition, count int64, acks Acks) {
 func (e *Engine) sendProduce(op *ProduceOp) {
 	p := e.partitions[op.PID()]
 	op.Attempts++
-	if p.leader < 0 {
+	leader := e.metadata.leader(p.pid)
+	if leader < 0 {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
-	m := &Message{Type: MsgProduce, From: ClientNode, To: p.leader, Produce: &ProduceRequest{
+	m := &Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: &ProduceRequest{
 		Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}}
 	e.send(m)
 	if op.Acks == 0 {
@@ -122,13 +123,14 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 
 func (e *Engine) consume(p *partition, count int64) {
 	op := e.clients.NewConsume(p.topic, p.index, p.pid)
-	if p.leader < 0 {
+	leader := e.metadata.leader(p.pid)
+	if leader < 0 {
 		e.finishConsume(op, ErrLeaderNotAvailable.String())
 		return
 	}
 	// Sessionless (session 0, epoch -1: FetchMetadata's FINAL): the engine's consumer reads one
 	// partition per Fetch and keeps no session.
-	e.send(&Message{Type: MsgFetch, From: ClientNode, To: p.leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
+	e.send(&Message{Type: MsgFetch, From: ClientNode, To: leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
 		BrokerEpoch: -1, FetcherID: int32(op.ID), SessionEpoch: FinalEpoch, Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }

@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+func leaderName(b int32) string {
+	if b < 0 {
+		return "none"
+	}
+	return fmt.Sprint(b)
+}
+
 // DescribeMessage is the one stable text of a message, used by the trace, tests and narration
 // (the text of its event).
 func DescribeMessage(m *Message) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/highwater-sim/highwater/engine/check"
 	"github.com/highwater-sim/highwater/engine/clients"
+	"github.com/highwater-sim/highwater/engine/controller"
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
 
@@ -37,11 +38,10 @@ type Engine struct {
 	partitions []*partition
 	hostIndex  hostIndex
 	brokers    []*broker
-	sessions   []zkSession
-	zxid       int64
-	ctrl       controller
-	net        netsim.Network
-	clients    clients.Clients
+	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
+	ctrl    *controller.Controller
+	net     netsim.Network
+	clients clients.Clients
 
 	trace bool
 	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
@@ -123,8 +123,8 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
 		e.brokers = append(e.brokers, &broker{id: int32(i)})
 	}
-	e.sessions = make([]zkSession, sc.Brokers)
 	assigns := make([][][]int32, len(sc.Topics))
+	names := make([]string, len(sc.Topics))
 	hosted := make([]int, sc.Brokers)
 	for ti, t := range sc.Topics {
 		assign := t.Assignment
@@ -137,7 +137,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				assign = append(assign, reps)
 			}
 		}
-		assigns[ti] = assign
+		assigns[ti], names[ti] = assign, t.Name
 		for _, reps := range assign {
 			for _, b := range reps {
 				hosted[b]++
@@ -161,13 +161,10 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		e.topics = append(e.topics, ti)
 		for idx, reps := range assign {
 			p := &partition{
-				pid:        int32(len(e.partitions)),
-				topic:      t.Name,
-				index:      int32(idx),
-				hosts:      append([]int32(nil), reps...),
-				assignment: append([]int32(nil), reps...),
-				leader:     reps[0],
-				isr:        sortedCopy(reps),
+				pid:   int32(len(e.partitions)),
+				topic: t.Name,
+				index: int32(idx),
+				hosts: append([]int32(nil), reps...),
 			}
 			for _, b := range reps {
 				arenas[b] = append(arenas[b], replica{broker: b, p: p})
@@ -182,6 +179,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			e.partitions = append(e.partitions, p)
 		}
 	}
+	e.ctrl = newController(e, names, assigns)
 	e.clients.Init(len(e.partitions))
 	for b, br := range e.brokers {
 		br.replicas = arenas[b]
@@ -195,20 +193,9 @@ func (e *Engine) start() {
 	for _, b := range e.brokers {
 		e.startBroker(b, false)
 	}
-	e.ctrl = controller{broker: 0, epoch: 1, active: true, shuttingDown: make([]bool, len(e.brokers)),
-		offline: map[[2]int32]bool{}, incarnation: e.brokers[0].incarnation}
-	e.ctrl.live = make([]int64, len(e.brokers))
-	for i := range e.brokers {
-		e.ctrl.live[i] = e.sessions[i].epoch
-	}
-	e.ctrl.partitionOffline = make([]bool, len(e.partitions))
-	for _, b := range e.brokers {
-		req := e.leaderAndIsrFor(b.id, b.hosted)
-		e.becomeLeaderOrFollower(b, req)
-	}
 	// Broker 0 becoming controller at time 0 is a controller failover like any other: its first
 	// leader-imbalance check comes 5 s later.
-	e.scheduleAutoRebalance(firstRebalanceDelayMs)
+	e.startController()
 }
 
 // Config returns the settings in force.

@@ -4,7 +4,9 @@ import "github.com/highwater-sim/highwater/engine/commitlog"
 
 // era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
 // Kafka's replication changed after real clusters lost or diverged data. Every difference between
-// eras is a field here; nothing else in the engine asks which version is in force.
+// eras is a field here; nothing else in the engine asks which version is in force. The
+// controller's rules (keepLastIsrMember, failoverOfflinesDeadReplicas, brokerEpochs) are handed
+// to package controller as its controller.Era when the cluster is built (controller.go).
 type era struct {
 	version string
 	// truncateOnFetch: fetches carry lastFetchedEpoch and the leader answers divergingEpoch

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/highwater-sim/highwater/engine/commitlog"
+import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/controller"
+)
 
 // Event is one entry of the trace. Every event has a time, a type and one stable human-readable
 // Text (the narration, and what tests compare); the other fields depend on the type. Message
@@ -32,12 +35,12 @@ type Event struct {
 	Text  string `json:"text"`
 }
 
-// Event types beyond the message types (messages.go).
+// Event types beyond the message types (messages.go); the controller's are package controller's.
 const (
 	EvTruncate      = "truncate"
 	EvHighWatermark = "high-watermark"
-	EvISRChange     = "isr-change"
-	EvLeaderChange  = "leader-change"
+	EvISRChange     = controller.EvISRChange
+	EvLeaderChange  = controller.EvLeaderChange
 	EvBrokerDown    = "broker-down"
 	EvBrokerUp      = "broker-up"
 	EvViolation     = "violation"
@@ -47,7 +50,7 @@ const (
 	EvAppend        = "append"
 	EvRole          = "become-leader-or-follower"
 	EvFetcher       = "fetcher"
-	EvController    = "controller-change"
+	EvController    = controller.EvController
 	EvCheckpoint    = "hw-checkpoint"
 	EvProduceResult = "produce-result"
 	EvConsumeResult = "consume-result"
@@ -58,12 +61,12 @@ const (
 	EvConfig        = "config"
 	EvISRPending    = "isr-pending"
 	EvFailed        = "partition-failed"
-	EvZKSession     = "zk-session-expired"
-	EvZKRegister    = "zk-register"
+	EvZKSession     = controller.EvZKSession
+	EvZKRegister    = controller.EvZKRegister
 	EvShutdown      = "shutdown"
-	EvElectFailed   = "election-failed"
+	EvElectFailed   = controller.EvElectFailed
 	// EvAlterPartitionRejected is the controller's refusal of a leader's AlterPartition.
-	EvAlterPartitionRejected = "alter-partition-rejected"
+	EvAlterPartitionRejected = controller.EvAlterPartitionRejected
 	// EvCaption is a `caption` step: a line of the guided tour, in the trace with its text.
 	EvCaption = "caption"
 )

@@ -36,8 +36,8 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 		t.Fatalf("broker 2 LEO %d at 13.5 s; want 0 until TCP's retransmission at 13.601 s", leo)
 	}
 	runFor(t, e, 1_000)
-	if !slices.Equal(p.isr, []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
-		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", p.isr, e.tally.isrShrinks)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
+		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", e.ctrl.ISR(p.pid), e.tally.isrShrinks)
 	}
 	if leo := p.replicaOn(2).log.LogEndOffset(); leo != 2 || e.client(p).Acked() != 2 {
 		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, e.client(p).Acked())
@@ -88,8 +88,8 @@ func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
 		}
 	}
 	p := e.partitions[0]
-	if e.tally.isrShrinks == 0 || e.tally.isrExpands == 0 || !slices.Equal(p.isr, []int32{0, 1, 2}) {
-		t.Fatalf("%d shrinks, %d expands, ISR %v; want broker 2 out during the cut and back after", e.tally.isrShrinks, e.tally.isrExpands, p.isr)
+	if e.tally.isrShrinks == 0 || e.tally.isrExpands == 0 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1, 2}) {
+		t.Fatalf("%d shrinks, %d expands, ISR %v; want broker 2 out during the cut and back after", e.tally.isrShrinks, e.tally.isrExpands, e.ctrl.ISR(p.pid))
 	}
 }
 

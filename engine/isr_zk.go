@@ -16,13 +16,14 @@ import (
 // Simplification: ZooKeeper answers at once, and a leader cut off from ZooKeeper fails the write
 // at once (Kafka's client blocks until it reconnects, by when the version has moved on).
 
-// writeIsrToZk is Partition.updateIsr for the eras before AlterIsr.
+// writeIsrToZk is Partition.updateIsr for the eras before AlterIsr. ZooKeeper (the controller
+// package's model) answers at once through the zookeeperAtOnce shortcut.
 func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p := r.p
-	connected := e.zk.canWrite(r.broker)
-	if !connected || r.partitionEpoch != p.partitionEpoch {
-		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, p.partitionEpoch)
-		if !connected {
+	w := e.zk.updateIsr(r.broker, p.pid, newISR, r.partitionEpoch)
+	if !w.Written {
+		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, w.Version)
+		if !w.Connected {
 			why = "no ZooKeeper connection"
 		}
 		e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
@@ -30,16 +31,13 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.broker, verb, p.name(), newISR, why)})
 		return
 	}
-	oldISR := p.isr
-	p.isr = sortedCopy(newISR)
-	p.partitionEpoch++
 	e.sessionsChanged(r)
-	r.isr = slices.Clone(p.isr)
-	r.partitionEpoch = p.partitionEpoch
-	e.noteISRChanged(p, oldISR)
-	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: oldISR,
-		ISR: p.isr, Epoch: Some(int64(p.leaderEpoch)), Reason: "leader " + verb,
-		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), oldISR, p.isr, p.partitionEpoch)})
+	r.isr = slices.Clone(w.ISR)
+	r.partitionEpoch = w.Version
+	e.noteISRChanged(p, w.Old, w.ISR)
+	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
+		ISR: w.ISR, Epoch: Some(int64(w.LeaderEpoch)), Reason: "leader " + verb,
+		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), w.Old, w.ISR, w.Version)})
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
 	}

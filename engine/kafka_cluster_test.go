@@ -77,7 +77,7 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 		apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
 		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].state == brokerDead })
 		apply(t, e, fmt.Sprintf(`{"do":"restart","broker":%d}`, b))
-		runUntilTrue(t, e, 60000, fmt.Sprintf("broker %d back in the ISR", b), func() bool { return slices.Equal(p.isr, []int32{0, 1}) })
+		runUntilTrue(t, e, 60000, fmt.Sprintf("broker %d back in the ISR", b), func() bool { return slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) })
 	}
 	caches := func(step string, leader *replica, wantLeader string, follower *replica, wantFollower string) {
 		t.Helper()
@@ -103,8 +103,8 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	}
 
 	bounce(0)
-	if p.leader != 1 {
-		t.Fatalf("4. leader %d after the leader bounce, want 1", p.leader)
+	if e.ctrl.Leader(p.pid) != 1 {
+		t.Fatalf("4. leader %d after the leader bounce, want 1", e.ctrl.Leader(p.pid))
 	}
 	caches("4. leader bounced", r1, "(0,0) (1,1) (2,2)", r0, "(0,0) (1,1)")
 	write(3)
@@ -162,8 +162,8 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			first := produce(1, "acked")
 			runUntilTrue(t, e, 5000, "first replicated", func() bool { return p.replicaOn(1).log.HighWatermark() == 1 })
 			stop(1)
-			if !slices.Equal(p.isr, []int32{0}) {
-				t.Fatalf("ISR %v after the follower stopped, want [0]", p.isr)
+			if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
+				t.Fatalf("ISR %v after the follower stopped, want [0]", e.ctrl.ISR(p.pid))
 			}
 			second := produce(2, "acked")
 			stop(0)
@@ -173,8 +173,8 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			runFor(t, e, 1000)
 
 			if enabled {
-				if p.leader != 1 || !slices.Equal(p.isr, []int32{1}) || !p.recovering {
-					t.Fatalf("leader %d, ISR %v, recovering %v; want 1, [1], true", p.leader, p.isr, p.recovering)
+				if e.ctrl.Leader(p.pid) != 1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) || !e.ctrl.Recovering(p.pid) {
+					t.Fatalf("leader %d, ISR %v, recovering %v; want 1, [1], true", e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid), e.ctrl.Recovering(p.pid))
 				}
 				if n := uncleanElections(e); n != 1 {
 					t.Errorf("%d unclean elections, want 1", n)
@@ -200,8 +200,8 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 				return
 			}
 
-			if p.leader != -1 || !slices.Equal(p.isr, []int32{0}) {
-				t.Fatalf("with unclean election disabled: leader %d, ISR %v; want -1, [0]", p.leader, p.isr)
+			if e.ctrl.Leader(p.pid) != -1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
+				t.Fatalf("with unclean election disabled: leader %d, ISR %v; want -1, [0]", e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid))
 			}
 			apply(t, e, `{"do":"config","set":{"delivery.timeout.ms":1000,"request.timeout.ms":1000}}`)
 			produce(3, ErrDeliveryTimeout.String())
@@ -210,7 +210,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			}
 			apply(t, e, `{"do":"config","set":{"delivery.timeout.ms":120000,"request.timeout.ms":30000}}`)
 			apply(t, e, `{"do":"restart","broker":0}`)
-			runUntilTrue(t, e, 10000, "broker 0 leader again", func() bool { return p.leader == 0 })
+			runUntilTrue(t, e, 10000, "broker 0 leader again", func() bool { return e.ctrl.Leader(p.pid) == 0 })
 			third := produce(4, "acked")
 			runUntilTrue(t, e, 10000, "third committed", func() bool { return p.replicaOn(0).log.HighWatermark() == 3 })
 			want := []int64{first.RecordIDs[0], second.RecordIDs[0], third.RecordIDs[0]}
@@ -266,7 +266,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	checkpoints("after both shut down", 2)
 
 	apply(t, e, `{"do":"restart","broker":1}`)
-	runUntilTrue(t, e, 10000, "broker 1 leader", func() bool { return p.leader == 1 })
+	runUntilTrue(t, e, 10000, "broker 1 leader", func() bool { return e.ctrl.Leader(p.pid) == 1 })
 	checkpoints("after broker 1 started alone", 2)
 	apply(t, e, `{"do":"restart","broker":0}`)
 	runFor(t, e, 100)
@@ -324,11 +324,11 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			}
 			fail := func(hard, restart bool) {
 				t.Helper()
-				waitFor(60000, "partition 0 has a leader", func() bool { return p0.leader >= 0 })
-				b := p0.leader
+				waitFor(60000, "partition 0 has a leader", func() bool { return e.ctrl.Leader(p0.pid) >= 0 })
+				b := e.ctrl.Leader(p0.pid)
 				if hard {
 					apply(t, e, fmt.Sprintf(`{"do":"kill","broker":%d}`, b))
-					waitFor(60000, "the session expired", func() bool { return !e.sessions[b].registered })
+					waitFor(60000, "the session expired", func() bool { return !e.ctrl.Registered(b) })
 				} else {
 					apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
 					waitFor(60000, "the broker stopped", func() bool { return e.brokers[b].state == brokerDead })
@@ -365,7 +365,7 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return p.leader >= 0 && e.client(p).NextRead() >= p.replicaOn(p.leader).log.HighWatermark()
+					return e.ctrl.Leader(p.pid) >= 0 && e.client(p).NextRead() >= p.replicaOn(e.ctrl.Leader(p.pid)).log.HighWatermark()
 				})
 				consumed := map[int64]bool{}
 				for _, r := range e.client(p).Consumed() {

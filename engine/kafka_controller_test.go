@@ -47,8 +47,8 @@ func TestKafkaControllerFailoverOfflinesDeadReplicasFirst(t *testing.T) {
 	if got, want := leaderWrites(evs, p), []string{"-1@1", "1@2"}; !slices.Equal(got, want) {
 		t.Fatalf("leader writes %v, want %v (offline first, then the election)", got, want)
 	}
-	if p.leader != 1 || p.leaderEpoch != 2 || !slices.Equal(p.isr, []int32{1, 2}) {
-		t.Fatalf("leader %d epoch %d ISR %v; want 1, 2, [1 2]", p.leader, p.leaderEpoch, p.isr)
+	if e.ctrl.Leader(p.pid) != 1 || e.ctrl.LeaderEpoch(p.pid) != 2 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) {
+		t.Fatalf("leader %d epoch %d ISR %v; want 1, 2, [1 2]", e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid))
 	}
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
 	runFor(t, e, 1000)
@@ -64,12 +64,12 @@ func TestKafkaControllerFailoverOfflinesDeadReplicasFirst(t *testing.T) {
 func TestKafkaControllerFailoverBefore23ElectsOnly(t *testing.T) {
 	for _, era := range []string{"0.10.2", "0.11.0", "2.1"} {
 		t.Run(era, func(t *testing.T) {
-			_, p, evs := killControllerLeader(t, era)
+			e, p, evs := killControllerLeader(t, era)
 			if got, want := leaderWrites(evs, p), []string{"1@1"}; !slices.Equal(got, want) {
 				t.Fatalf("leader writes %v, want %v", got, want)
 			}
-			if p.leader != 1 || p.leaderEpoch != 1 || !slices.Equal(p.isr, []int32{1, 2}) {
-				t.Fatalf("leader %d epoch %d ISR %v; want 1, 1, [1 2]", p.leader, p.leaderEpoch, p.isr)
+			if e.ctrl.Leader(p.pid) != 1 || e.ctrl.LeaderEpoch(p.pid) != 1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) {
+				t.Fatalf("leader %d epoch %d ISR %v; want 1, 1, [1 2]", e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid))
 			}
 		})
 	}
@@ -93,11 +93,11 @@ func TestKafkaControllerFailoverDeadFollower(t *testing.T) {
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"kill","broker":0}`)
 			runFor(t, e, 6500)
-			if e.ctrl.broker != 1 || e.ctrl.epoch != 2 {
-				t.Fatalf("controller %d in epoch %d, want broker 1 in epoch 2", e.ctrl.broker, e.ctrl.epoch)
+			if e.ctrl.Broker() != 1 || e.ctrl.Epoch() != 2 {
+				t.Fatalf("controller %d in epoch %d, want broker 1 in epoch 2", e.ctrl.Broker(), e.ctrl.Epoch())
 			}
-			if p.leader != 1 || p.leaderEpoch != tc.epoch || !slices.Equal(p.isr, tc.isr) {
-				t.Fatalf("leader %d epoch %d ISR %v; want 1, %d, %v", p.leader, p.leaderEpoch, p.isr, tc.epoch, tc.isr)
+			if e.ctrl.Leader(p.pid) != 1 || e.ctrl.LeaderEpoch(p.pid) != tc.epoch || !slices.Equal(e.ctrl.ISR(p.pid), tc.isr) {
+				t.Fatalf("leader %d epoch %d ISR %v; want 1, %d, %v", e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), tc.epoch, tc.isr)
 			}
 		})
 	}
@@ -126,21 +126,21 @@ func TestKafkaControllerFailoverDeadLastIsrMemberStaysLeader(t *testing.T) {
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"kill","broker":0}`) // the controller and the last ISR member
 			runFor(t, e, 6500)
-			if e.ctrl.broker != 2 {
-				t.Fatalf("controller is broker %d, want 2", e.ctrl.broker)
+			if e.ctrl.Broker() != 2 {
+				t.Fatalf("controller is broker %d, want 2", e.ctrl.Broker())
 			}
-			if p.leader != tc.leaderAfter || p.leaderEpoch != tc.epochAfter+1 || !slices.Equal(p.isr, []int32{0}) {
-				t.Fatalf("after failover: leader %d epoch %d ISR %v; want %d, %d, [0]", p.leader, p.leaderEpoch, p.isr, tc.leaderAfter, tc.epochAfter+1)
+			if e.ctrl.Leader(p.pid) != tc.leaderAfter || e.ctrl.LeaderEpoch(p.pid) != tc.epochAfter+1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
+				t.Fatalf("after failover: leader %d epoch %d ISR %v; want %d, %d, [0]", e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), tc.leaderAfter, tc.epochAfter+1)
 			}
 			apply(t, e, `{"do":"restart","broker":1}`)
 			runFor(t, e, 1000)
-			if p.leader != tc.leaderAfter {
-				t.Fatalf("broker 1 (not in the ISR) returned: leader %d, want %d (no unclean election)", p.leader, tc.leaderAfter)
+			if e.ctrl.Leader(p.pid) != tc.leaderAfter {
+				t.Fatalf("broker 1 (not in the ISR) returned: leader %d, want %d (no unclean election)", e.ctrl.Leader(p.pid), tc.leaderAfter)
 			}
 			apply(t, e, `{"do":"restart","broker":0}`)
 			runFor(t, e, 1000)
-			if p.leader != 0 || p.leaderEpoch != tc.epochRecovered+1 {
-				t.Fatalf("broker 0 returned: leader %d epoch %d; want 0, %d", p.leader, p.leaderEpoch, tc.epochRecovered+1)
+			if e.ctrl.Leader(p.pid) != 0 || e.ctrl.LeaderEpoch(p.pid) != tc.epochRecovered+1 {
+				t.Fatalf("broker 0 returned: leader %d epoch %d; want 0, %d", e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), tc.epochRecovered+1)
 			}
 		})
 	}
@@ -162,12 +162,12 @@ func TestKafkaControllerFirstRebalanceCheck(t *testing.T) {
 			runFor(t, e, 100)
 			apply(t, e, `{"do":"restart","broker":1}`)
 			runFor(t, e, 3800)
-			if p.leader != 0 || !slices.Contains(p.isr, 1) {
-				t.Fatalf("at %d ms leader %d ISR %v; want 0, with 1 back in the ISR", e.now, p.leader, p.isr)
+			if e.ctrl.Leader(p.pid) != 0 || !slices.Contains(e.ctrl.ISR(p.pid), 1) {
+				t.Fatalf("at %d ms leader %d ISR %v; want 0, with 1 back in the ISR", e.now, e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid))
 			}
 			runFor(t, e, 200)
-			if p.leader != 1 {
-				t.Fatalf("at %d ms leader %d, want 1 (the first imbalance check at 5000 ms)", e.now, p.leader)
+			if e.ctrl.Leader(p.pid) != 1 {
+				t.Fatalf("at %d ms leader %d, want 1 (the first imbalance check at 5000 ms)", e.now, e.ctrl.Leader(p.pid))
 			}
 		})
 	}
@@ -181,17 +181,17 @@ func TestKafkaControllerRebalanceCheckAfterFailover(t *testing.T) {
 	runFor(t, e, 1000)
 	apply(t, e, `{"do":"kill","broker":0}`)
 	runFor(t, e, 6100) // failover at 7000 ms: broker 1 leads
-	if e.ctrl.broker != 1 || p.leader != 1 {
-		t.Fatalf("controller %d, leader %d; want 1, 1", e.ctrl.broker, p.leader)
+	if e.ctrl.Broker() != 1 || e.ctrl.Leader(p.pid) != 1 {
+		t.Fatalf("controller %d, leader %d; want 1, 1", e.ctrl.Broker(), e.ctrl.Leader(p.pid))
 	}
 	apply(t, e, `{"do":"restart","broker":0}`)
 	runFor(t, e, 3000) // 10.1 s: broker 0 is back in the ISR
-	if p.leader != 1 || !slices.Contains(p.isr, 0) {
-		t.Fatalf("at %d ms leader %d ISR %v; want 1 with broker 0 back in the ISR", e.now, p.leader, p.isr)
+	if e.ctrl.Leader(p.pid) != 1 || !slices.Contains(e.ctrl.ISR(p.pid), 0) {
+		t.Fatalf("at %d ms leader %d ISR %v; want 1 with broker 0 back in the ISR", e.now, e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid))
 	}
 	runFor(t, e, 2000) // past 12 s: failover + 5 s
-	if p.leader != 0 {
-		t.Fatalf("at %d ms leader %d, want 0 (the imbalance check 5 s after the failover)", e.now, p.leader)
+	if e.ctrl.Leader(p.pid) != 0 {
+		t.Fatalf("at %d ms leader %d, want 0 (the imbalance check 5 s after the failover)", e.now, e.ctrl.Leader(p.pid))
 	}
 }
 
@@ -203,10 +203,10 @@ func TestKafkaControllerControlledShutdownDropsEveryShuttingDownBroker(t *testin
 	e := newKafkaEngine(t, 4, [][]int32{{0, 2, 1, 3}}, nil)
 	p := e.partitionOf(ktTopic, 0)
 	runFor(t, e, 1000)
-	e.ctrl.shuttingDown[2] = true // as doControlledShutdown(2) leaves it
-	e.controlledShutdown(0)
-	if p.leader != 1 || !slices.Equal(p.isr, []int32{1, 3}) {
-		t.Fatalf("leader %d ISR %v; want 1, [1 3] (neither 0 nor 2)", p.leader, p.isr)
+	e.ctrl.SetShuttingDownForTest(2) // as doControlledShutdown(2) leaves it
+	e.ctrl.DoControlledShutdown(0)
+	if e.ctrl.Leader(p.pid) != 1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 3}) {
+		t.Fatalf("leader %d ISR %v; want 1, [1 3] (neither 0 nor 2)", e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid))
 	}
 }
 
@@ -222,9 +222,9 @@ func TestKafkaControllerAlterPartitionNewerEpochNotController(t *testing.T) {
 		leaderEpoch, pEpoch int32
 		want                KafkaError
 	}{
-		{"higher leader epoch", p.leaderEpoch + 1, p.partitionEpoch, ErrNotController},
-		{"higher partition epoch", p.leaderEpoch, p.partitionEpoch + 1, ErrNotController},
-		{"lower leader epoch", p.leaderEpoch - 1, p.partitionEpoch, ErrFencedLeaderEpoch},
+		{"higher leader epoch", e.ctrl.LeaderEpoch(p.pid) + 1, e.ctrl.PartitionEpoch(p.pid), ErrNotController},
+		{"higher partition epoch", e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid) + 1, ErrNotController},
+		{"lower leader epoch", e.ctrl.LeaderEpoch(p.pid) - 1, e.ctrl.PartitionEpoch(p.pid), ErrFencedLeaderEpoch},
 	} {
 		req := &Message{ID: 999, Type: MsgAlterPartition, From: 0, To: 0, AlterPartition: &AlterPartitionRequest{
 			BrokerID: 0, BrokerEpoch: e.brokers[0].brokerEpoch, TP: p.tp(), LeaderEpoch: tc.leaderEpoch,
@@ -240,8 +240,8 @@ func TestKafkaControllerAlterPartitionNewerEpochNotController(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
-		if !slices.Equal(p.isr, []int32{0, 1, 2}) {
-			t.Fatalf("%s: the ISR changed to %v", tc.name, p.isr)
+		if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1, 2}) {
+			t.Fatalf("%s: the ISR changed to %v", tc.name, e.ctrl.ISR(p.pid))
 		}
 	}
 }
@@ -263,8 +263,8 @@ func TestKafkaControllerLastIsrMemberBefore11(t *testing.T) {
 			runFor(t, e, 7000)
 			apply(t, e, `{"do":"kill","broker":1}`)
 			runFor(t, e, 7000)
-			if p.leader != -1 || !slices.Equal(p.isr, tc.isr) {
-				t.Fatalf("leader %d ISR %v; want -1, %v", p.leader, p.isr, tc.isr)
+			if e.ctrl.Leader(p.pid) != -1 || !slices.Equal(e.ctrl.ISR(p.pid), tc.isr) {
+				t.Fatalf("leader %d ISR %v; want -1, %v", e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid), tc.isr)
 			}
 		})
 	}
@@ -279,8 +279,8 @@ func TestKafkaControlledShutdownRetries(t *testing.T) {
 	p := e.partitionOf(ktTopic, 0)
 	apply(t, e, `{"do":"kill","broker":2}`)
 	runFor(t, e, 7000)
-	if !slices.Equal(p.isr, []int32{1}) {
-		t.Fatalf("ISR %v, want [1]", p.isr)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) {
+		t.Fatalf("ISR %v, want [1]", e.ctrl.ISR(p.pid))
 	}
 	start := e.now
 	apply(t, e, `{"do":"shutdown","broker":1}`)

@@ -71,14 +71,14 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			b1 := e.brokers[1]
 			r1 := p.replicaOn(1)
 			seedLog(e, r1, 3, 0) // above its HW 0
-			req := e.leaderAndIsrFor(1, []int32{p.pid})
-			req.Partitions[0].LeaderEpoch = p.leaderEpoch + 1
+			req := e.ctrl.LeaderAndIsrFor(1, []int32{p.pid})
+			req.Partitions[0].LeaderEpoch = e.ctrl.LeaderEpoch(p.pid) + 1
 			e.becomeLeaderOrFollower(b1, req)
 			// A restarted fetcher holds the partition in the new epoch; one left alone, in the old.
 			f := fetcherOfPartition(b1, p)
 			restarted := f != nil && f.state(p.pid).epoch == r1.leaderEpoch
-			if r1.leaderEpoch != p.leaderEpoch+1 {
-				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.leaderEpoch, p.leaderEpoch+1)
+			if r1.leaderEpoch != e.ctrl.LeaderEpoch(p.pid)+1 {
+				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.leaderEpoch, e.ctrl.LeaderEpoch(p.pid)+1)
 			}
 			if restarted != tc.restart {
 				t.Fatalf("fetcher restarted: %v, want %v", restarted, tc.restart)
@@ -185,14 +185,14 @@ func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	}
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink")
 	wantHW(t, r, 10, "after the shrink")
-	if !slices.Equal(p.isr, []int32{0, 1}) || p.leaderEpoch != 5 || p.partitionEpoch != 2 || r.partitionEpoch != 2 {
-		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", p.isr, p.leaderEpoch, p.partitionEpoch, r.partitionEpoch)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) || e.ctrl.LeaderEpoch(p.pid) != 5 || e.ctrl.PartitionEpoch(p.pid) != 2 || r.partitionEpoch != 2 {
+		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", e.ctrl.ISR(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid), r.partitionEpoch)
 	}
 	// Someone else wrote the znode meanwhile: the leader's cached zkVersion is stale.
-	p.partitionEpoch++
+	e.ctrl.SetStateForTest(p.pid, e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), e.ctrl.PartitionEpoch(p.pid)+1)
 	followerFetch(e, p, 2, 10, -1)
-	if !slices.Equal(r.isr, []int32{0, 1}) || !slices.Equal(p.isr, []int32{0, 1}) {
-		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.isr, p.isr)
+	if !slices.Equal(r.isr, []int32{0, 1}) || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) {
+		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.isr, e.ctrl.ISR(p.pid))
 	}
 }
 

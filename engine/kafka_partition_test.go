@@ -348,10 +348,10 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 		mark   func(e *Engine)
 		wantHW int64
 	}{
-		{"deregistered (KRaft: fenced)", func(e *Engine) { e.sessions[1].registered = false }, 20},
+		{"deregistered (KRaft: fenced)", func(e *Engine) { e.metadata = deregistered{e.metadata, 1} }, 20},
 		{"in controlled shutdown (ZK: still eligible)", func(e *Engine) {
 			e.brokers[1].state = brokerShuttingDown
-			e.ctrl.shuttingDown[1] = true
+			e.ctrl.SetShuttingDownForTest(1)
 		}, 10},
 		{"neither", func(*Engine) {}, 10},
 	} {
@@ -443,3 +443,12 @@ func leaderAtEpoch8WithFiveRecords(t *testing.T) (*Engine, *partition, *replica)
 	appendLeader(e, r, 3)
 	return e, p, r
 }
+
+// deregistered is the broker's metadata with broker b's registration gone (its session expired),
+// the rest as it is: the leader's ISR eligibility reads it through the metadataAtOnce shortcut.
+type deregistered struct {
+	metadataAtOnce
+	b int32
+}
+
+func (d deregistered) registered(b int32) bool { return b != d.b && d.metadataAtOnce.registered(b) }

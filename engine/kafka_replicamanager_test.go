@@ -7,8 +7,8 @@ import "testing"
 
 // sendFollowerFetch sends a Fetch from follower to p's leader, as a fetcher would, and returns it.
 func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, minBytes, maxWaitMs int64) *Message {
-	r := p.replicaOn(p.leader)
-	m := &Message{Type: MsgFetch, From: follower, To: p.leader, Fetch: &FetchRequest{ReplicaID: follower,
+	r := p.replicaOn(e.ctrl.Leader(p.pid))
+	m := &Message{Type: MsgFetch, From: follower, To: e.ctrl.Leader(p.pid), Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		SessionEpoch: FinalEpoch, // a sessionless (full) fetch
 		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
@@ -72,9 +72,8 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 			t.Fatalf("%d produces in purgatory, want 1", n)
 		}
 		// The controller moves leadership to broker 1 in epoch 1; broker 0 gets the LeaderAndIsr.
-		p.leader, p.leaderEpoch = 1, 1
-		p.partitionEpoch++
-		e.becomeLeaderOrFollower(e.brokers[0], e.leaderAndIsrFor(0, []int32{p.pid}))
+		e.ctrl.SetStateForTest(p.pid, 1, 1, e.ctrl.ISR(p.pid), e.ctrl.PartitionEpoch(p.pid)+1)
+		e.becomeLeaderOrFollower(e.brokers[0], e.ctrl.LeaderAndIsrFor(0, []int32{p.pid}))
 		resps := eventsOf(e.events, MsgProduceResponse, nil)
 		if len(resps) != 1 || resps[0].Message.ProduceResponse.Error != ErrNotLeaderOrFollower {
 			t.Errorf("produce answers %d (first: %+v), want one NOT_LEADER_OR_FOLLOWER", len(resps), resps)

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -136,18 +135,18 @@ func cacheString(c *commitlog.EpochCache) string {
 // ktLead makes broker leader of p as a LeaderAndIsr would (Partition.makeLeader), after writing
 // the same state to the controller so that AlterPartition round trips succeed.
 func ktLead(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) {
-	p.leader, p.leaderEpoch, p.isr, p.partitionEpoch = leader, leaderEpoch, sortedCopy(isr), partitionEpoch
-	e.makeLeader(e.brokers[leader], p.replicaOn(leader), ktState(p, leader, leaderEpoch, isr, partitionEpoch))
+	e.ctrl.SetStateForTest(p.pid, leader, leaderEpoch, isr, partitionEpoch)
+	e.makeLeader(e.brokers[leader], p.replicaOn(leader), ktState(e, p, leader, leaderEpoch, isr, partitionEpoch))
 }
 
 // ktFollow makes broker a follower of leader (Partition.makeFollower only: no fetcher change).
 func ktFollow(e *Engine, p *partition, broker, leader, leaderEpoch int32, partitionEpoch int32) bool {
-	return e.makeFollower(e.brokers[broker], p.replicaOn(broker), ktState(p, leader, leaderEpoch, nil, partitionEpoch))
+	return e.makeFollower(e.brokers[broker], p.replicaOn(broker), ktState(e, p, leader, leaderEpoch, nil, partitionEpoch))
 }
 
-func ktState(p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) LeaderAndIsrState {
+func ktState(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) LeaderAndIsrState {
 	return LeaderAndIsrState{TP: p.tp(), Leader: leader, LeaderEpoch: leaderEpoch, ISR: sortedCopy(isr),
-		PartitionEpoch: partitionEpoch, Replicas: slices.Clone(p.assignment)}
+		PartitionEpoch: partitionEpoch, Replicas: e.ctrl.Assignment(p.pid)}
 }
 
 // appendLeader appends n records on the leader replica r in its epoch, then tries to raise the
@@ -176,7 +175,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with
 // lastFetchedEpoch (-1 for none), in the leader's current epoch, at the current time.
 func followerFetch(e *Engine, p *partition, follower int32, offset int64, lastFetchedEpoch int32) FetchPartitionData {
-	r := p.replicaOn(p.leader)
+	r := p.replicaOn(e.ctrl.Leader(p.pid))
 	req := &FetchRequest{ReplicaID: follower, BrokerEpoch: e.brokers[follower].brokerEpoch, MinBytes: 1}
 	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.leaderEpoch,
 		LastFetchedEpoch: lastFetchedEpoch}

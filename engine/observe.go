@@ -19,8 +19,9 @@ type observer interface {
 	ackedAll(p *partition, base int64)
 	// partitionWritten: the controller wrote p's leader and ISR; the leader epoch was old.
 	partitionWritten(p *partition, oldEpoch int32)
-	// isrChanged: p's committed ISR changed from old.
-	isrChanged(p *partition, old []int32)
+	// isrChanged: p's committed ISR changed from old to isr (ZooKeeper's, written by the
+	// controller or, before 2.7, by the leader).
+	isrChanged(p *partition, old, isr []int32)
 	// elected: p has a new leader (or an offline partition's leader was elected again).
 	elected(p *partition)
 }
@@ -28,14 +29,14 @@ type observer interface {
 // ignores is an observer that hears nothing; observers embed it and override what they need.
 type ignores struct{}
 
-func (ignores) sent(*Message)                      {}
-func (ignores) hwMoved(*replica, int64)            {}
-func (ignores) hwConfirmed(*replica)               {}
-func (ignores) logCut(*replica, int64)             {}
-func (ignores) ackedAll(*partition, int64)         {}
-func (ignores) partitionWritten(*partition, int32) {}
-func (ignores) isrChanged(*partition, []int32)     {}
-func (ignores) elected(*partition)                 {}
+func (ignores) sent(*Message)                           {}
+func (ignores) hwMoved(*replica, int64)                 {}
+func (ignores) hwConfirmed(*replica)                    {}
+func (ignores) logCut(*replica, int64)                  {}
+func (ignores) ackedAll(*partition, int64)              {}
+func (ignores) partitionWritten(*partition, int32)      {}
+func (ignores) isrChanged(*partition, []int32, []int32) {}
+func (ignores) elected(*partition)                      {}
 
 // The facts, as protocol code states them: each goes to every observer, in a fixed order.
 
@@ -75,9 +76,9 @@ func (e *Engine) notePartitionWritten(p *partition, oldEpoch int32) {
 	}
 }
 
-func (e *Engine) noteISRChanged(p *partition, old []int32) {
+func (e *Engine) noteISRChanged(p *partition, old, isr []int32) {
 	for _, o := range e.observers {
-		o.isrChanged(p, old)
+		o.isrChanged(p, old, isr)
 	}
 }
 

@@ -68,14 +68,15 @@ func TestEnginePurity(t *testing.T) {
 // packages each may import. Node packages import only the wire (protocol) and the log
 // (commitlog): the engine imports them, never the reverse, and nodes talk through protocol types.
 var enginePackages = map[string][]string{
-	".":         {"protocol", "commitlog", "netsim", "clients", "check"},
-	"protocol":  {"commitlog"},
-	"commitlog": {},
-	"clients":   {"protocol", "commitlog"},
-	"netsim":    {"protocol"},
-	"check":     {"protocol", "commitlog", "clients"},
-	"view":      {"engine", "protocol", "commitlog"},
-	"session":   {"engine", "view", "protocol", "commitlog"},
+	".":          {"protocol", "commitlog", "netsim", "clients", "check", "controller"},
+	"protocol":   {"commitlog"},
+	"commitlog":  {},
+	"clients":    {"protocol", "commitlog"},
+	"netsim":     {"protocol"},
+	"check":      {"protocol", "commitlog", "clients"},
+	"controller": {"protocol"},
+	"view":       {"engine", "protocol", "commitlog"},
+	"session":    {"engine", "view", "protocol", "commitlog"},
 }
 
 // TestImportsOneWay: every engine package imports only the engine packages it may
@@ -140,6 +141,86 @@ func TestCheckerObserves(t *testing.T) {
 			}
 			if ok && own != path && !(readers[path] && own == "tallies.go") {
 				t.Errorf("%s reaches %s, which only %s may: state a fact instead (observe.go)", path, sel.Sel.Name, own)
+			}
+			return true
+		})
+	}
+}
+
+// TestControllerOwnsItsState: the controller and its ZooKeeper (package controller) keep their
+// state in unexported fields, so no engine file can write a znode or a session. Only controller.go,
+// the engine's side of the controller, calls the methods that act (handlers, timers, sessions,
+// the leader's own ISR write); the rest of the engine reads through the accessors (the exported
+// methods declared in controller/read.go). The test hooks (…ForTest) are for tests alone.
+func TestControllerOwnsItsState(t *testing.T) {
+	accessors, acting, funcs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	files, err := filepath.Glob("controller/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				switch {
+				case !d.Name.IsExported():
+				case d.Recv == nil:
+					funcs[d.Name.Name] = true
+				case filepath.Base(path) == "read.go":
+					accessors[d.Name.Name] = true
+				default:
+					acting[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					ts, ok := spec.(*ast.TypeSpec)
+					if !ok || (ts.Name.Name != "Controller" && ts.Name.IsExported()) {
+						continue
+					}
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					for _, field := range st.Fields.List {
+						for _, n := range field.Names {
+							if n.IsExported() {
+								t.Errorf("%s: %s.%s is exported: the controller's state is its own", path, ts.Name.Name, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(accessors) == 0 || len(acting) == 0 || !funcs["New"] {
+		t.Fatalf("read %d accessors, %d acting methods and New? %v: is the parse broken?", len(accessors), len(acting), funcs["New"])
+	}
+	for name := range acting {
+		if accessors[name] {
+			t.Errorf("controller method %s is both an accessor and an acting method", name)
+		}
+	}
+	for path, f := range engineSources(t) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			name := sel.Sel.Name
+			pkg, _ := sel.X.(*ast.Ident)
+			switch {
+			case strings.HasSuffix(name, "ForTest") && acting[name]:
+				t.Errorf("%s calls %s: a test hook", path, name)
+			case path == "controller.go":
+			case acting[name], pkg != nil && pkg.Name == "controller" && funcs[name]:
+				t.Errorf("%s reaches the controller's %s, which only controller.go may: read through the accessors (controller/read.go) or a shortcut (shortcuts.go)", path, name)
 			}
 			return true
 		})

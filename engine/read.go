@@ -25,7 +25,7 @@ type ControllerInfo struct {
 
 // Controller returns the controller's broker and epoch.
 func (e *Engine) Controller() ControllerInfo {
-	return ControllerInfo{Broker: e.ctrl.broker, Epoch: e.ctrl.epoch, Active: e.ctrl.active}
+	return ControllerInfo{Broker: e.ctrl.Broker(), Epoch: e.ctrl.Epoch(), Active: e.ctrl.Active()}
 }
 
 // Era returns the protocol era in force (inter.broker.protocol.version).
@@ -53,7 +53,7 @@ type BrokerInfo struct {
 func (e *Engine) Broker(id int32) BrokerInfo {
 	b := e.brokers[id]
 	return BrokerInfo{ID: b.id, State: b.state.String(), Dead: b.state == brokerDead, Isolated: b.isolated,
-		DiskFailed: b.diskFailed, StartsOnExpiry: b.startsOnExpiry, Registered: e.sessions[b.id].registered,
+		DiskFailed: b.diskFailed, StartsOnExpiry: b.startsOnExpiry, Registered: e.ctrl.Registered(b.id),
 		BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch}
 }
 
@@ -142,19 +142,19 @@ func (p PartitionInfo) Name() string { return p.p.name() }
 func (p PartitionInfo) ReplicationFactor() int { return len(p.p.hosts) }
 
 // Assignment is the controller's replica list; its head is the preferred leader.
-func (p PartitionInfo) Assignment() []int32 { return slices.Clone(p.p.assignment) }
+func (p PartitionInfo) Assignment() []int32 { return p.e.ctrl.Assignment(p.p.pid) }
 
 // Leader is the controller's leader, -1 for none, with its leader and partition epochs.
-func (p PartitionInfo) Leader() int32         { return p.p.leader }
-func (p PartitionInfo) LeaderEpoch() int32    { return p.p.leaderEpoch }
-func (p PartitionInfo) PartitionEpoch() int32 { return p.p.partitionEpoch }
+func (p PartitionInfo) Leader() int32         { return p.e.ctrl.Leader(p.p.pid) }
+func (p PartitionInfo) LeaderEpoch() int32    { return p.e.ctrl.LeaderEpoch(p.p.pid) }
+func (p PartitionInfo) PartitionEpoch() int32 { return p.e.ctrl.PartitionEpoch(p.p.pid) }
 
 // ISR is the controller's ISR; ISRSize its length.
-func (p PartitionInfo) ISR() []int32 { return slices.Clone(p.p.isr) }
-func (p PartitionInfo) ISRSize() int { return len(p.p.isr) }
+func (p PartitionInfo) ISR() []int32 { return p.e.ctrl.ISR(p.p.pid) }
+func (p PartitionInfo) ISRSize() int { return p.e.ctrl.ISRSize(p.p.pid) }
 
 // Recovering is set by an unclean election (KIP-704).
-func (p PartitionInfo) Recovering() bool { return p.p.recovering }
+func (p PartitionInfo) Recovering() bool { return p.e.ctrl.Recovering(p.p.pid) }
 
 // MinISR is min.insync.replicas as it applies here (at most the replication factor).
 func (p PartitionInfo) MinISR() int { return p.e.effectiveMinIsr(p.p) }

@@ -99,15 +99,15 @@ func (e *Engine) Timers() []Timer {
 			}
 			t.Kind = TimerISRShrink
 		case itSessionExpire:
-			if s := e.sessions[it.broker]; s.gen != it.sessionExpire().gen || s.connected || !s.registered {
+			if !e.ctrl.SessionExpiryPending(it.broker, it.sessionExpire().gen) {
 				continue
 			}
 			t.Kind = TimerSessionExpiry
 		case itAutoRebalance:
-			if !e.ctrl.active || e.ctrl.epoch != it.autoRebalance().controllerEpoch || !e.cfg.AutoLeaderRebalanceEnable {
+			if !e.ctrl.RebalancePending(it.autoRebalance().controllerEpoch) || !e.cfg.AutoLeaderRebalanceEnable {
 				continue
 			}
-			t.Kind, t.Broker = TimerLeaderRebalance, e.ctrl.broker
+			t.Kind, t.Broker = TimerLeaderRebalance, e.ctrl.Broker()
 		case itCheckpointTask:
 			if !live() {
 				continue
@@ -126,7 +126,7 @@ func (e *Engine) Timers() []Timer {
 			}
 			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs)
 		case itControllerRetry:
-			if e.ctrl.epoch != it.controllerRetry().controllerEpoch || e.ctrl.channels == nil {
+			if !e.ctrl.RetryPending(it.controllerRetry().controllerEpoch) {
 				continue
 			}
 			t.Kind = TimerControllerRetry

@@ -113,15 +113,15 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 	}
 	if ex.Topic != "" {
 		p := e.partitionOf(ex.Topic, *ex.Partition)
-		if ex.Leader != nil && *ex.Leader != p.leader {
-			fail("leader", *ex.Leader, p.leader)
+		if leader := e.ctrl.Leader(p.pid); ex.Leader != nil && *ex.Leader != leader {
+			fail("leader", *ex.Leader, leader)
 		}
-		if ex.LeaderEpoch != nil && *ex.LeaderEpoch != p.leaderEpoch {
-			fail("leaderEpoch", *ex.LeaderEpoch, p.leaderEpoch)
+		if epoch := e.ctrl.LeaderEpoch(p.pid); ex.LeaderEpoch != nil && *ex.LeaderEpoch != epoch {
+			fail("leaderEpoch", *ex.LeaderEpoch, epoch)
 		}
 		if _, given := ex.raw["isr"]; given {
-			if want := sortedCopy(ex.ISR); !slices.Equal(want, p.isr) {
-				fail("isr", want, p.isr)
+			if want, isr := sortedCopy(ex.ISR), e.ctrl.ISR(p.pid); !slices.Equal(want, isr) {
+				fail("isr", want, isr)
 			}
 		}
 		if ex.Acked != nil && *ex.Acked != e.client(p).Acked() {

@@ -1,41 +1,34 @@
 package engine
 
+import "github.com/highwater-sim/highwater/engine/controller"
+
 // Where a broker learns something from the cluster without a message, the engine takes a
 // shortcut Kafka does not (docs/engine.md, Simplifications). Each shortcut is an interface named
 // for the simplification, and broker code reads the cluster only through it: a reader sees at
 // the call which knowledge came for free, and modelling the real path (UpdateMetadata, a
-// ZooKeeper round trip) means replacing one implementation.
+// ZooKeeper round trip) means replacing one implementation. Both are answered from the
+// controller and its ZooKeeper (controller.go: zookeeper).
 
-// metadataAtOnce: no UpdateMetadata. A broker knows at once which brokers are registered in
-// ZooKeeper and which broker is the active controller; Kafka's broker reads both from its
-// metadata cache, which the controller's UpdateMetadata requests fill some milliseconds later.
+// metadataAtOnce: no UpdateMetadata. A broker or client knows at once which brokers are
+// registered in ZooKeeper, which broker is the active controller and which broker leads a
+// partition; Kafka's broker reads these from its metadata cache, which the controller's
+// UpdateMetadata requests fill some milliseconds later (and a client from a Metadata request).
 type metadataAtOnce interface {
 	// registered reports whether broker b has a live registration (/brokers/ids/b).
 	registered(b int32) bool
 	// activeController is the controller's broker id, or -1 while there is none.
 	activeController() int32
+	// leader is partition pid's leader as the controller wrote it, -1 for none (the producer's
+	// and consumer's leader lookup).
+	leader(pid int32) int32
 }
 
-// zookeeperAtOnce: ZooKeeper answers at once. A pre-2.7 leader writes the ISR to ZooKeeper
-// itself; it can while its session is registered and connected.
+// zookeeperAtOnce: ZooKeeper answers at once. A broker starting before broker epochs finds its
+// old registration (NodeExists); a pre-2.7 leader writes the ISR to ZooKeeper itself.
 type zookeeperAtOnce interface {
-	// canWrite reports whether broker b's ZooKeeper session is registered and connected.
-	canWrite(b int32) bool
-}
-
-// zookeeper answers both from the engine's ZooKeeper model (sessions) and controller.
-type zookeeper struct{ e *Engine }
-
-func (z zookeeper) registered(b int32) bool { return z.e.sessions[b].registered }
-
-func (z zookeeper) activeController() int32 {
-	if !z.e.ctrl.active {
-		return -1
-	}
-	return z.e.ctrl.broker
-}
-
-func (z zookeeper) canWrite(b int32) bool {
-	s := z.e.sessions[b]
-	return s.registered && s.connected
+	// registered reports whether broker b has a live registration (/brokers/ids/b).
+	registered(b int32) bool
+	// updateIsr is the leader's conditional ISR write (Partition.updateIsr): broker b writes isr
+	// to partition pid's znode if its session is connected and zkVersion is the znode's version.
+	updateIsr(b, pid int32, isr []int32, zkVersion int32) controller.IsrWrite
 }

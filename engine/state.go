@@ -5,26 +5,16 @@ import (
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
-// partition is one partition of the cluster: the controller's record of it (what ZooKeeper holds)
-// and every replica's broker-local state.
+// partition is one partition of the cluster: its replicas' broker-local state. The controller's
+// record of it (what ZooKeeper holds: leader, epochs, ISR, assignment) is package controller's.
 type partition struct {
 	pid   int32
 	topic string
 	index int32
 	// hosts are the brokers holding a replica, in the original assignment order; replicas[i] is
-	// hosts[i]'s replica. assignment is the controller's (possibly reordered) replica list whose
-	// head is the preferred leader.
-	hosts      []int32
-	replicas   []*replica
-	assignment []int32
-
-	// The controller's state (ZooKeeper's /brokers/topics/.../state znode).
-	leader         int32
-	leaderEpoch    int32
-	isr            []int32
-	partitionEpoch int32 // the znode version
-	// recovering is set by an unclean election (KIP-704's RECOVERING).
-	recovering bool
+	// hosts[i]'s replica.
+	hosts    []int32
+	replicas []*replica
 }
 
 // offsetID is a record known to be at an offset.
@@ -160,12 +150,4 @@ type broker struct {
 	startsOnExpiry bool
 	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
 	shutdownAttempts int
-}
-
-// zkSession is a broker's ZooKeeper session and registration (/brokers/ids/N).
-type zkSession struct {
-	registered bool
-	epoch      int64
-	connected  bool
-	gen        uint64 // a pending expiry is for this generation
 }

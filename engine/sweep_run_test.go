@@ -128,7 +128,7 @@ func (s *sweepRun) tryFault() {
 	if s.mode.harsh && s.rng.IntN(2) == 0 {
 		// Aimed at a partition's current leader.
 		pt := s.parts[s.rng.IntN(len(s.parts))]
-		if l := s.e.partitionOf(pt.topic, pt.index).leader; l >= 0 {
+		if l := s.e.ctrl.Leader(s.e.partitionOf(pt.topic, pt.index).pid); l >= 0 {
 			b = l
 		}
 	}
@@ -178,21 +178,22 @@ func (s *sweepRun) kip101(delay int64, third bool) {
 	if third {
 		d3 = s.rng.Int64N(51)
 	}
-	if p.leader < 0 || !s.healthy(p) {
+	assignment, leader := s.e.ctrl.Assignment(p.pid), s.e.ctrl.Leader(p.pid)
+	if leader < 0 || !s.healthy(p) {
 		return
 	}
 	// The target is a follower whose fellow follower comes before the leader in the assignment:
 	// after the target's death the clean election then picks that fellow, which truncated (before
 	// KIP-101) to its lagging HW. If neither does, the old leader is elected and nothing is lost.
 	var followers []int32
-	for _, x := range p.assignment {
-		if x != p.leader {
+	for _, x := range assignment {
+		if x != leader {
 			followers = append(followers, x)
 		}
 	}
 	target := followers[flip]
-	before := func(a, b int32) bool { return slices.Index(p.assignment, a) < slices.Index(p.assignment, b) }
-	if other := followers[1-flip]; !before(other, p.leader) {
+	before := func(a, b int32) bool { return slices.Index(assignment, a) < slices.Index(assignment, b) }
+	if other := followers[1-flip]; !before(other, leader) {
 		target = followers[0]
 	}
 	if !s.mayFault(target) {
@@ -297,11 +298,11 @@ func (s *sweepRun) recover(rc sweepRecovery) {
 // cannot act leaves ZooKeeper's ISRs stale for every partition.
 func (s *sweepRun) mayFault(b int32) bool {
 	e := s.e
-	if !s.settled(b) || (s.mode.spareController && b == e.ctrl.broker) {
+	if !s.settled(b) || (s.mode.spareController && b == e.ctrl.Broker()) {
 		return false
 	}
 	for _, p := range e.partitions {
-		if (b == e.ctrl.broker || slices.Contains(p.hosts, b)) && !s.healthy(p) {
+		if (b == e.ctrl.Broker() || slices.Contains(p.hosts, b)) && !s.healthy(p) {
 			return false
 		}
 	}
@@ -311,18 +312,19 @@ func (s *sweepRun) mayFault(b int32) bool {
 // up reports whether broker b runs, is not isolated and holds its ZooKeeper registration: the
 // new leader of a kip101 trigger is killed only then (it was settled before the election).
 func (s *sweepRun) up(b int32) bool {
-	br, ss := s.e.brokers[b], s.e.sessions[b]
-	return br.state == brokerRunning && !br.isolated && ss.registered && ss.connected
+	br, ss := s.e.brokers[b], s.e.ctrl.Session(b)
+	return br.state == brokerRunning && !br.isolated && ss.Registered && ss.Connected
 }
 
 // healthy reports whether a partition has a leader and every replica is settled and in the
 // controller's ISR.
 func (s *sweepRun) healthy(p *partition) bool {
-	if p.leader < 0 {
+	e := s.e
+	if e.ctrl.Leader(p.pid) < 0 {
 		return false
 	}
 	for i, x := range p.hosts {
-		if !s.settled(x) || !slices.Contains(p.isr, x) {
+		if !s.settled(x) || !e.ctrl.InISR(p.pid, x) {
 			return false
 		}
 		// Before 2.3 a new controller leaves dead followers in the ISR, and before 2.2 a broker
@@ -330,7 +332,7 @@ func (s *sweepRun) healthy(p *partition) bool {
 		// lost part of (power loss) and not yet fetched back. It counts as healthy only once it
 		// follows the current epoch and has applied a fetch response in it.
 		stale := !s.e.era.failoverOfflinesDeadReplicas
-		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.known || r.leaderEpoch != p.leaderEpoch || !r.hwConfirmed) {
+		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.known || r.leaderEpoch != e.ctrl.LeaderEpoch(p.pid) || !r.hwConfirmed) {
 			return false
 		}
 	}
@@ -346,9 +348,9 @@ func (s *sweepRun) settled(x int32) bool {
 			return false
 		}
 	}
-	br, ss := e.brokers[x], e.sessions[x]
-	return br.state == brokerRunning && !br.isolated && ss.registered && ss.connected &&
-		e.ctrlUsable() && e.ctrl.live[x] == ss.epoch
+	br, ss := e.brokers[x], e.ctrl.Session(x)
+	return br.state == brokerRunning && !br.isolated && ss.Registered && ss.Connected &&
+		e.ctrl.Usable() && e.ctrl.LiveBrokerEpoch(x) == ss.Epoch
 }
 
 // healAll ends the fault phase: every link healed, every stopped broker restarted, in broker

@@ -122,8 +122,8 @@ func TestHandlerOutbox(t *testing.T) {
 	runFor(t, e, 1000)
 	e.Drain()
 	req := &Message{ID: 999, Type: MsgAlterPartition, From: 0, To: 0, AlterPartition: &AlterPartitionRequest{
-		BrokerID: 0, BrokerEpoch: e.brokers[0].brokerEpoch, TP: p.tp(), LeaderEpoch: p.leaderEpoch + 1,
-		PartitionEpoch: p.partitionEpoch, NewISR: []int32{0, 1}}}
+		BrokerID: 0, BrokerEpoch: e.brokers[0].brokerEpoch, TP: p.tp(), LeaderEpoch: e.ctrl.LeaderEpoch(p.pid) + 1,
+		PartitionEpoch: e.ctrl.PartitionEpoch(p.pid), NewISR: []int32{0, 1}}}
 	items := e.agenda.len()
 	e.out.active = true
 	e.handleAlterPartition(e.brokers[0], req)

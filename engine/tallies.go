@@ -28,14 +28,14 @@ type flow struct {
 
 // countISRChange tallies a committed ISR change as a shrink, an expand, or both (a replica out
 // and another in, as a controller write after a restart can do).
-func (t *tallies) isrChanged(p *partition, old []int32) {
+func (t *tallies) isrChanged(_ *partition, old, isr []int32) {
 	for _, b := range old {
-		if !slices.Contains(p.isr, b) {
+		if !slices.Contains(isr, b) {
 			t.isrShrinks++
 			break
 		}
 	}
-	for _, b := range p.isr {
+	for _, b := range isr {
 		if !slices.Contains(old, b) {
 			t.isrExpands++
 			break

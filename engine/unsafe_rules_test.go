@@ -49,13 +49,13 @@ func TestMaximalISR(t *testing.T) {
 			link(1, 2, true)
 			link(2, 1, true)
 			produce(1)
-			runUntilTrue(t, e, 60000, "the ISR shrink to {1}", func() bool { return slices.Equal(p.isr, []int32{1}) })
+			runUntilTrue(t, e, 60000, "the ISR shrink to {1}", func() bool { return slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) })
 			// The controller's answers to the leader crawl; the follower comes back and catches up.
 			mustApply(t, e, Action{Do: "link", From: i32(0), To: i32(1), LatencyMs: i64(20000)})
 			link(1, 2, false)
 			link(2, 1, false)
 			runUntilTrue(t, e, 60000, "the controller's commit of ISR {1,2}", func() bool {
-				return slices.Equal(p.isr, []int32{1, 2}) && leader.pending.active
+				return slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) && leader.pending.active
 			})
 			// The expansion is committed but the leader has not heard; the follower is cut again.
 			link(1, 2, true)
@@ -66,7 +66,7 @@ func TestMaximalISR(t *testing.T) {
 				t.Fatalf("acks=all record acknowledged: %v; want %v", acked, unsafe)
 			}
 			mustApply(t, e, Action{Do: "kill", Broker: i32(1)})
-			runUntilTrue(t, e, 30000, "the election of broker 2", func() bool { return p.leader == 2 })
+			runUntilTrue(t, e, 30000, "the election of broker 2", func() bool { return e.ctrl.Leader(p.pid) == 2 })
 			_ = e.RunUntil(e.Now() + 1000)
 			lost := slices.Contains(e.ViolationNames(), "acked-write-lost")
 			if lost != unsafe {

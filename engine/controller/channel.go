@@ -1,0 +1,153 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// The ControllerChannelManager: the controller's LeaderAndIsr batches and its per-broker request
+// queues.
+
+// channel is one broker's queue. Kafka's RequestSendThread sends one request at a time and
+// retries a failed one every 100 ms until it succeeds or the broker is gone, so requests are
+// never lost and never overtake each other.
+type channel struct {
+	queue    []*protocol.LeaderAndIsrRequest
+	inflight uint64 // the message of queue[0] in flight, 0 for none
+}
+
+// retryMs is the controller's backoff before re-sending a failed request.
+const retryMs = 100
+
+// LeaderAndIsrFor builds a LeaderAndIsr request for broker b with the current state of pids. It
+// changes nothing; the request is the controller's to send (or, at time 0, the brokers' to apply
+// at once: Start).
+func (k *Controller) LeaderAndIsrFor(b int32, pids []int32) *protocol.LeaderAndIsrRequest {
+	req := &protocol.LeaderAndIsrRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
+		BrokerEpoch: k.zk.sessions[b].epoch}
+	leaders := map[int32]bool{}
+	req.Partitions = make([]protocol.LeaderAndIsrState, 0, len(pids))
+	// Every partition's ISR and replica list is a copy (a message holds no node's state), cut
+	// from one array: a LeaderAndIsr for a whole broker has thousands of partitions.
+	n := 0
+	for _, pid := range pids {
+		p := &k.zk.partitions[pid]
+		n += len(p.isr) + len(p.assignment)
+	}
+	slab := make([]int32, 0, n)
+	cut := func(s []int32) []int32 {
+		if s == nil {
+			return nil // as slices.Clone: a nil ISR stays nil on the wire
+		}
+		at := len(slab)
+		slab = append(slab, s...)
+		return slab[at:len(slab):len(slab)]
+	}
+	for _, pid := range pids {
+		p := &k.zk.partitions[pid]
+		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: k.tp(pid), Leader: p.leader,
+			LeaderEpoch: p.leaderEpoch, ISR: cut(p.isr), PartitionEpoch: p.partitionEpoch,
+			Replicas: cut(p.assignment)})
+		if p.leader >= 0 && k.live[p.leader] != 0 {
+			leaders[p.leader] = true
+		}
+	}
+	req.LiveLeaders = sortedKeys(leaders)
+	return req
+}
+
+// queueLeaderAndIsr adds partition pid to the next LeaderAndIsr of every live broker hosting it.
+func (k *Controller) queueLeaderAndIsr(pid int32) {
+	for _, h := range k.zk.partitions[pid].assignment {
+		if k.live[h] == 0 {
+			continue
+		}
+		if k.batch == nil {
+			k.batch = map[int32][]int32{}
+		}
+		// A partition queued twice is sent once: flushLeaderAndIsr sorts and compacts (a
+		// Contains here made a controller failover quadratic in a broker's partitions).
+		k.batch[h] = append(k.batch[h], pid)
+	}
+}
+
+// flushLeaderAndIsr sends the queued LeaderAndIsr requests, one per broker, in broker order.
+func (k *Controller) flushLeaderAndIsr() {
+	for _, b := range sortedKeys(k.batch) {
+		pids := k.batch[b]
+		slices.Sort(pids)
+		k.sendLeaderAndIsr(b, slices.Compact(pids))
+	}
+	k.batch = nil
+}
+
+// sendLeaderAndIsr queues a LeaderAndIsr with the current state of pids for broker b.
+func (k *Controller) sendLeaderAndIsr(b int32, pids []int32) {
+	if k.channels == nil {
+		k.channels = make([]channel, k.brokers)
+	}
+	ch := &k.channels[b]
+	ch.queue = append(ch.queue, k.LeaderAndIsrFor(b, pids))
+	k.pumpChannel(b)
+}
+
+// pumpChannel sends the head of broker b's queue unless one is in flight.
+func (k *Controller) pumpChannel(b int32) {
+	ch := &k.channels[b]
+	if ch.inflight != 0 || len(ch.queue) == 0 {
+		return
+	}
+	// Only a controller that is gone (resigned, or its broker died) drops its queues. One that
+	// merely lost its ZooKeeper connection is still the controller until its session expires, and
+	// its request threads keep sending (a cut link holds what they send).
+	if !k.active || !k.alive() {
+		ch.queue = nil
+		return
+	}
+	// Requests for an earlier registration of the broker are dropped.
+	for len(ch.queue) > 0 && ch.queue[0].BrokerEpoch != k.live[b] {
+		ch.queue = ch.queue[1:]
+	}
+	if len(ch.queue) == 0 {
+		return
+	}
+	m := &protocol.Message{Type: protocol.MsgLeaderAndIsr, From: k.broker, To: b, LeaderAndIsr: ch.queue[0]}
+	k.c.Send(m)
+	ch.inflight = m.ID
+}
+
+// LeaderAndIsrAnswered takes the answered request off its queue and sends the next. at is the
+// broker the answer reached (sent, the request it answers, names the controller epoch).
+func (k *Controller) LeaderAndIsrAnswered(at int32, m, sent *protocol.Message) {
+	req := sent.LeaderAndIsr
+	if !k.active || k.broker != at || req.ControllerEpoch != k.epoch || k.channels == nil {
+		return
+	}
+	ch := &k.channels[m.From]
+	if ch.inflight != m.ReplyTo {
+		return
+	}
+	ch.inflight = 0
+	ch.queue = ch.queue[1:]
+	k.pumpChannel(m.From)
+}
+
+// LeaderAndIsrFailed retries a LeaderAndIsr that got no answer after retryMs, while its broker
+// keeps the same registration.
+func (k *Controller) LeaderAndIsrFailed(req *protocol.Message) {
+	l := req.LeaderAndIsr
+	if l.ControllerEpoch != k.epoch || k.channels == nil || k.channels[req.To].inflight != req.ID {
+		return
+	}
+	k.channels[req.To].inflight = 0
+	k.c.RetryAt(k.c.Now()+retryMs, req.To, k.epoch)
+}
+
+// Retry is the retry timer of broker b's queue, set in controller epoch epoch.
+func (k *Controller) Retry(b int32, epoch int32) {
+	if k.epoch != epoch || k.channels == nil {
+		return
+	}
+	k.pumpChannel(b)
+}

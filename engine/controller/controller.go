@@ -1,0 +1,271 @@
+// Package controller is Kafka's ZooKeeper-mode controller (KafkaController, the
+// PartitionStateMachine and ReplicaStateMachine, the ControllerChannelManager) with the ZooKeeper
+// it keeps its state in: each partition's znodes (leader, leader epoch, ISR, zkVersion, the
+// assignment) and the brokers' sessions and registrations. The package owns that state: nothing
+// outside it writes a znode or a session, and the rest of the cluster reads them through the
+// accessors in read.go.
+//
+// The controller runs on one broker. Its state is ZooKeeper's, read and written without delay;
+// what it tells brokers travels as LeaderAndIsr over the network from its broker.
+// Simplifications: ZooKeeper itself never fails and answers at once; UpdateMetadata is not
+// modelled (brokers and clients learn leaders and live brokers at once).
+//
+// What the controller needs of the rest of the cluster (the network, the agenda, the trace, the
+// observers' facts, which partitions a broker hosts, whether its own broker's process runs) comes
+// through Cluster, which the engine implements.
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// Cluster is what the controller and its ZooKeeper reach outside themselves. Each method is a
+// path Kafka's controller has too (a socket, a scheduler, a log line) or a fact the run's
+// observers must hear where it happens.
+type Cluster interface {
+	// Now is the simulated time: the controller's timers and ZooKeeper's session expiry are
+	// set from it.
+	Now() int64
+	// Settings are the configs the controller reads. They are read at each use: a `config` step
+	// can change them mid-run, as Kafka's dynamic configs do.
+	Settings() Settings
+	// Send puts a message from the controller's broker on the network: LeaderAndIsr and
+	// StopReplica (ControllerChannelManager), and the answers to AlterPartition and
+	// ControlledShutdown. It gives m its id, which the controller keeps to match the answer.
+	Send(m *protocol.Message)
+	// SessionExpiryAt, AutoRebalanceAt and RetryAt set the controller's and ZooKeeper's timers
+	// on the cluster's one agenda, which orders every happening of the run: a disconnected
+	// session's expiry (generation gen), the leader-imbalance check of controller epoch epoch
+	// (kafka-scheduler's auto-leader-rebalance-task), and the re-send of broker b's queue head
+	// (RequestSendThread's backoff).
+	SessionExpiryAt(at int64, b int32, gen uint64)
+	AutoRebalanceAt(at int64, epoch int32)
+	RetryAt(at int64, b int32, epoch int32)
+	// Emit records a trace event (the state-change log and controller log lines Kafka writes).
+	Emit(ev Event)
+	// PartitionWritten, ISRChanged and Elected are the facts the run's observers (the invariant
+	// checker, the tallies) hear where they happen: the controller wrote a partition's leader and
+	// ISR (the leader epoch was oldEpoch); a partition's ISR changed from old to isr; a partition
+	// has a new leader (or an offline partition's recorded leader was elected again).
+	PartitionWritten(pid, oldEpoch int32)
+	ISRChanged(pid int32, old, isr []int32)
+	Elected(pid int32)
+	// Hosted are the partitions broker b has a replica of, in pid order (ControllerContext's
+	// partitionsOnBroker over the static assignment; shared, not to be changed).
+	Hosted(b int32) []int32
+	// Process is broker b's process: its incarnation (rising at every start) and whether it runs.
+	// The controller lives in its broker's process and dies with it, while the broker's
+	// ZooKeeper session outlives a crash until it expires.
+	Process(b int32) (incarnation uint64, alive bool)
+}
+
+// Settings are the configs the controller reads.
+type Settings struct {
+	UncleanLeaderElectionEnable   bool
+	AutoLeaderRebalanceEnable     bool
+	LeaderImbalancePerBrokerPct   int64 // leader.imbalance.per.broker.percentage
+	LeaderImbalanceCheckIntervalS int64 // leader.imbalance.check.interval.seconds
+	ZookeeperSessionTimeoutMs     int64
+}
+
+// Era holds the rules of inter.broker.protocol.version the controller follows; fixed for a run.
+type Era struct {
+	// KeepLastIsrMember: the controller never removes the last ISR member (doRemoveReplicasFromIsr
+	// from 1.1, KAFKA-5642); before, it kept it only while unclean leader election was off
+	// (KafkaController.removeReplicaFromIsr in 0.10.2 and 0.11.0), and the ISR could become empty.
+	KeepLastIsrMember bool
+	// FailoverOfflinesDeadReplicas: a new controller moves the replicas on dead brokers to
+	// OfflineReplica before it elects (ReplicaStateMachine.startup from 2.3, KAFKA-3143).
+	FailoverOfflinesDeadReplicas bool
+	// BrokerEpochs: registrations carry a broker epoch the controller checks (KIP-380, 2.2).
+	BrokerEpochs bool
+}
+
+// Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,
+// whose head is the preferred leader. Partition ids (pids) run over the topics in order.
+type Topic struct {
+	Name       string
+	Assignment [][]int32
+}
+
+// topic is a topic's name and its partitions' pids, first to first+count-1.
+type topic struct {
+	name         string
+	first, count int32
+}
+
+// Controller is the ZooKeeper-mode controller and the ZooKeeper it keeps its state in. Its zero
+// value is not ready: use New.
+type Controller struct {
+	c       Cluster
+	era     Era
+	topics  []topic
+	brokers int
+	zk      zooKeeper
+
+	broker int32
+	epoch  int32
+	active bool
+	// live is the broker epoch of each broker the controller counts as alive (0: not alive); nil
+	// until the cluster has started.
+	live         []int64
+	shuttingDown []bool
+	// offline marks replicas whose log directory failed (pid, broker).
+	offline map[[2]int32]bool
+	// partitionOffline is the OfflinePartition state of each partition (PartitionStateMachine):
+	// its leader was lost, and no election has succeeded since. It is usually the same as having no
+	// leader, but before 2.3 a new controller can leave a dead broker recorded as the leader of an
+	// offline partition.
+	partitionOffline []bool
+	// batch collects LeaderAndIsr partitions per target broker during one controller action.
+	batch map[int32][]int32
+	// incarnation is its broker's process when it took over: the controller lives in that process.
+	incarnation uint64
+	// channels are the controller's per-broker request queues (ControllerChannelManager): one
+	// LeaderAndIsr in flight per broker, the rest queued behind it in order.
+	channels []channel
+}
+
+// New returns the cluster's ZooKeeper with every partition led by the head of its assignment at
+// leader epoch 0, every replica in the ISR, and no broker registered yet; the controller starts
+// with Start, once the brokers have registered.
+func New(c Cluster, era Era, brokers int, topics []Topic) *Controller {
+	k := &Controller{c: c, era: era, brokers: brokers}
+	k.zk.sessions = make([]session, brokers)
+	n := 0
+	for _, t := range topics {
+		k.topics = append(k.topics, topic{name: t.Name, first: int32(n), count: int32(len(t.Assignment))})
+		n += len(t.Assignment)
+	}
+	k.zk.partitions = make([]znode, 0, n)
+	for _, t := range topics {
+		for _, reps := range t.Assignment {
+			k.zk.partitions = append(k.zk.partitions, znode{assignment: slices.Clone(reps), leader: reps[0], isr: sortedCopy(reps)})
+		}
+	}
+	return k
+}
+
+// Start brings the controller up at time 0: broker 0 becomes controller in controller epoch 1,
+// counting every registered broker as alive, and every broker applies its partitions' state at
+// once (apply: no network round trip at time 0), in broker order. Broker 0 becoming controller is
+// a controller failover like any other: its first leader-imbalance check comes 5 s later.
+func (k *Controller) Start(apply func(b int32, req *protocol.LeaderAndIsrRequest)) {
+	inc, _ := k.c.Process(0)
+	k.broker, k.epoch, k.active = 0, 1, true
+	k.shuttingDown = make([]bool, k.brokers)
+	k.offline = map[[2]int32]bool{}
+	k.incarnation = inc
+	k.live = make([]int64, k.brokers)
+	for i := range k.brokers {
+		k.live[i] = k.zk.sessions[i].epoch
+	}
+	k.partitionOffline = make([]bool, len(k.zk.partitions))
+	for b := range int32(k.brokers) {
+		apply(b, k.LeaderAndIsrFor(b, k.c.Hosted(b)))
+	}
+	k.scheduleAutoRebalance(firstRebalanceDelayMs)
+}
+
+// usable reports whether the controller can act: its broker runs and reaches ZooKeeper.
+func (k *Controller) usable() bool {
+	if !k.active {
+		return false
+	}
+	s := k.zk.sessions[k.broker]
+	_, alive := k.c.Process(k.broker)
+	return s.registered && s.connected && alive
+}
+
+// alive reports whether the controller's broker process runs (a controller whose broker died
+// drops its queues).
+func (k *Controller) alive() bool {
+	_, alive := k.c.Process(k.broker)
+	return alive
+}
+
+// replicaUsable: the broker is alive and not shutting down per the controller, and the replica's
+// log directory works (liveBrokerIds in ControllerContext excludes shutting-down brokers).
+func (k *Controller) replicaUsable(pid, b int32) bool {
+	return k.live[b] != 0 && !k.shuttingDown[b] && !k.offline[[2]int32{pid, b}]
+}
+
+// replicaOnline is ControllerContext.isReplicaOnline with the shutting-down brokers included: the
+// broker is registered and the replica's log directory works.
+func (k *Controller) replicaOnline(pid, b int32) bool {
+	return k.live[b] != 0 && !k.offline[[2]int32{pid, b}]
+}
+
+// shuttingDownIDs is ControllerContext.shuttingDownBrokerIds, in broker order.
+func (k *Controller) shuttingDownIDs() []int32 {
+	var ids []int32
+	for b, down := range k.shuttingDown {
+		if down {
+			ids = append(ids, int32(b))
+		}
+	}
+	return ids
+}
+
+// topicOf is the topic partition pid belongs to.
+func (k *Controller) topicOf(pid int32) *topic {
+	i := sort.Search(len(k.topics), func(i int) bool { return k.topics[i].first+k.topics[i].count > pid })
+	return &k.topics[i]
+}
+
+// tp names partition pid on the wire.
+func (k *Controller) tp(pid int32) protocol.TP {
+	t := k.topicOf(pid)
+	return protocol.TP{Topic: t.name, Partition: pid - t.first}
+}
+
+// name is "topic-index".
+func (k *Controller) name(pid int32) string {
+	t := k.topicOf(pid)
+	return fmt.Sprintf("%s-%d", t.name, pid-t.first)
+}
+
+// pidOf is the partition tp names, or -1 if there is none.
+func (k *Controller) pidOf(tp protocol.TP) int32 {
+	for _, t := range k.topics {
+		if t.name == tp.Topic {
+			if tp.Partition < 0 || tp.Partition >= t.count {
+				return -1
+			}
+			return t.first + tp.Partition
+		}
+	}
+	return -1
+}
+
+func leaderName(b int32) string {
+	if b < 0 {
+		return "none"
+	}
+	return fmt.Sprint(b)
+}
+
+func sortedCopy(s []int32) []int32 {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+func sortedMinus(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a))
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sortedKeys returns a map's keys in order (nil for none): no map order may reach state or output.
+func sortedKeys[V any](m map[int32]V) []int32 { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,113 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// KafkaController's reactions to ZooKeeper's watches: a broker's registration came or went
+// (BrokerChange), and a controller took over (onControllerFailover).
+
+// processBrokerChange compares the controller's live brokers with ZooKeeper's registrations and
+// handles deaths, bounces (a new broker epoch) and startups (BrokerChange handling), deaths first.
+func (k *Controller) processBrokerChange() {
+	var dead, born []int32
+	for b := range int32(k.brokers) {
+		reg := int64(0)
+		if s := k.zk.sessions[b]; s.registered {
+			reg = s.epoch
+		}
+		known := k.live[b]
+		switch {
+		case known == reg:
+		case reg == 0:
+			dead = append(dead, b)
+		case known == 0:
+			born = append(born, b)
+		default:
+			dead = append(dead, b)
+			born = append(born, b)
+		}
+	}
+	if len(dead) > 0 {
+		k.onBrokerFailure(dead)
+	}
+	if len(born) > 0 {
+		for _, b := range born {
+			k.live[b] = k.zk.sessions[b].epoch
+			for key := range k.offline {
+				if key[1] == b {
+					delete(k.offline, key)
+				}
+			}
+		}
+		k.onBrokerStartup(born)
+	}
+	k.flushLeaderAndIsr()
+}
+
+// onBrokerFailure: the dead brokers leave the live set (and their channels go:
+// ControllerChannelManager.removeBroker), and their replicas go offline
+// (onReplicasBecomeOffline).
+func (k *Controller) onBrokerFailure(dead []int32) {
+	for _, b := range dead {
+		if k.channels != nil {
+			k.channels[b] = channel{} // removeBroker: the old connection's queue goes
+		}
+		k.live[b] = 0
+		k.shuttingDown[b] = false
+	}
+	k.onReplicasBecomeOffline(func(_, b int32) bool { return slices.Contains(dead, b) })
+}
+
+// onBrokerStartup sends the new brokers their partitions, then elects leaders for partitions that
+// have none (triggerOnlinePartitionStateChange).
+func (k *Controller) onBrokerStartup(ids []int32) {
+	k.onlineReplicas(ids)
+	k.triggerOnlinePartitionStateChange()
+}
+
+// onControllerFailover makes broker c the controller with the next controller epoch. It reads the
+// state, then starts the replica state machine and then the partition state machine, each sending
+// its own LeaderAndIsr batch:
+//   - ReplicaStateMachine.startup: every live replica goes OnlineReplica (its broker gets the
+//     partition's current state). From 2.3 (KAFKA-3143) the replicas on dead brokers then go
+//     OfflineReplica, which takes them out of the ISR with a leader-epoch bump, and leaves the
+//     partition without a leader where a dead replica led; before 2.3 nothing happens to them here.
+//   - PartitionStateMachine.startup: every partition without an online leader gets the offline
+//     election (a second bump in 2.3+). Before 2.3 a dead leader with no live ISR member, and unclean
+//     election off, stays recorded as leader; a dead follower of a live leader stays in the ISR until
+//     the leader's own ISR shrink.
+//
+// Then the leader-imbalance check is scheduled 5 s out (scheduleAutoLeaderRebalanceTask(delay = 5)).
+func (k *Controller) onControllerFailover(c int32) {
+	k.broker = c
+	k.epoch++
+	k.active = true
+	k.incarnation, _ = k.c.Process(c)
+	k.shuttingDown = make([]bool, k.brokers)
+	k.offline = map[[2]int32]bool{}
+	k.channels = make([]channel, k.brokers)
+	k.c.Emit(Event{Type: EvController, Broker: protocol.Some(c), Epoch: protocol.Some(int64(k.epoch)),
+		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, k.epoch)})
+	k.live = make([]int64, k.brokers)
+	var live []int32
+	for i := range int32(k.brokers) {
+		if s := k.zk.sessions[i]; s.registered {
+			k.live[i] = s.epoch
+			live = append(live, i)
+		}
+	}
+	k.onlineReplicas(live)
+	k.flushLeaderAndIsr()
+	if k.era.FailoverOfflinesDeadReplicas {
+		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 })
+		k.flushLeaderAndIsr()
+	}
+	k.initializePartitionState()
+	k.triggerOnlinePartitionStateChange()
+	k.flushLeaderAndIsr()
+	k.scheduleAutoRebalance(firstRebalanceDelayMs)
+}

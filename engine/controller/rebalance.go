@@ -1,0 +1,51 @@
+package controller
+
+// The auto leader rebalance (checkAndTriggerAutoLeaderRebalance, auto.leader.rebalance.enable),
+// by the preferred replica election (partition_state_machine.go).
+
+// firstRebalanceDelayMs is when a new controller first checks leader imbalance: 5 s after it took
+// over, in every era (scheduleAutoLeaderRebalanceTask(delay = 5, unit = TimeUnit.SECONDS) from 1.1;
+// the scheduler's initial delay of 5 s before), then every leader.imbalance.check.interval.seconds.
+const firstRebalanceDelayMs = 5000
+
+// scheduleAutoRebalance arms the current controller's next leader-imbalance check, delayMs from now.
+func (k *Controller) scheduleAutoRebalance(delayMs int64) {
+	if !k.c.Settings().AutoLeaderRebalanceEnable || !k.active {
+		return
+	}
+	k.c.AutoRebalanceAt(k.c.Now()+delayMs, k.epoch)
+}
+
+// AutoRebalance is checkAndTriggerAutoLeaderRebalance, the timer set in controller epoch epoch: a
+// broker whose share of partitions led by someone else exceeds
+// leader.imbalance.per.broker.percentage gets its preferred leaderships back.
+func (k *Controller) AutoRebalance(epoch int32) {
+	cfg := k.c.Settings()
+	if k.epoch != epoch || !cfg.AutoLeaderRebalanceEnable {
+		return
+	}
+	if k.usable() {
+		preferred := make([]int, k.brokers)
+		notLed := make([]int, k.brokers)
+		for pid := range k.zk.partitions {
+			p := &k.zk.partitions[pid]
+			pref := p.assignment[0]
+			preferred[pref]++
+			if p.leader != pref {
+				notLed[pref]++
+			}
+		}
+		for b := range k.brokers {
+			if preferred[b] == 0 || int64(notLed[b])*100 <= cfg.LeaderImbalancePerBrokerPct*int64(preferred[b]) {
+				continue
+			}
+			for pid := range int32(len(k.zk.partitions)) {
+				if p := &k.zk.partitions[pid]; p.assignment[0] == int32(b) && p.leader != int32(b) {
+					k.preferredElection(pid, "auto leader rebalance: preferred replica election")
+				}
+			}
+		}
+		k.flushLeaderAndIsr()
+	}
+	k.scheduleAutoRebalance(cfg.LeaderImbalanceCheckIntervalS * 1000)
+}

@@ -1,0 +1,63 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The ReplicaStateMachine: replicas going OnlineReplica (their broker gets the partition's state)
+// and OfflineReplica (out of the ISR), and onReplicasBecomeOffline, which takes a partition whose
+// leader was lost through the PartitionStateMachine's election first.
+
+// onReplicasBecomeOffline: the partitions whose leader is lost go offline and every offline
+// partition gets the offline election (triggerOnlinePartitionStateChange), then the lost replicas
+// move to OfflineReplica (removed from the ISRs). Electing first is Kafka's order.
+func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
+	for pid := range k.zk.partitions {
+		if p := &k.zk.partitions[pid]; p.leader >= 0 && lost(int32(pid), p.leader) {
+			k.partitionOffline[pid] = true
+		}
+	}
+	k.triggerOnlinePartitionStateChange()
+	k.removeReplicasFromIsr(lost)
+}
+
+// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in broker order
+// (Kafka groups the replicas by broker in a hash map; the order only matters when a partition's
+// whole ISR is lost at once). doRemoveReplicasFromIsr: a lost replica in the ISR leaves it, and the
+// leader becomes none if it led; the last ISR member stays (from 1.1, KAFKA-5642; before that only
+// with unclean election off, Era.KeepLastIsrMember); each write bumps the leader epoch
+// (LeaderAndIsr.newLeaderAndIsr).
+func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool) {
+	for b := range int32(k.brokers) {
+		for _, pid := range k.c.Hosted(b) {
+			p := &k.zk.partitions[pid]
+			if !lost(pid, b) || !slices.Contains(p.isr, b) {
+				continue
+			}
+			leader := p.leader
+			if leader == b {
+				leader = -1
+			}
+			isr := sortedMinus(p.isr, []int32{b})
+			if len(isr) == 0 && (k.era.KeepLastIsrMember || !k.c.Settings().UncleanLeaderElectionEnable) {
+				isr = p.isr // the last ISR member stays ("last replica standing")
+			}
+			k.writePartition(pid, leader, isr, true, fmt.Sprintf("replica %d offline", b))
+			k.queueLeaderAndIsr(pid)
+		}
+	}
+}
+
+// onlineReplicas adds every partition hosted by the brokers ids to their next LeaderAndIsr, with
+// its current state (the OnlineReplica transition).
+func (k *Controller) onlineReplicas(ids []int32) {
+	for _, b := range ids {
+		if hosted := k.c.Hosted(b); len(hosted) > 0 {
+			if k.batch == nil {
+				k.batch = map[int32][]int32{}
+			}
+			k.batch[b] = append(k.batch[b], hosted...)
+		}
+	}
+}

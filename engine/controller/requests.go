@@ -1,0 +1,204 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// The requests and events the controller handles besides ZooKeeper's watches: AlterPartition
+// from a leader, ControlledShutdown from a broker, a log directory's failure, an operator's
+// election.
+
+// ProcessAlterPartition is the controller's AlterPartition (AlterIsr) handling in ZooKeeper mode
+// (KafkaController.processAlterPartition). at is the broker the request reached: only the active
+// controller's broker may answer it.
+func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
+	req := m.AlterPartition
+	pid := k.pidOf(req.TP)
+	p := &k.zk.partitions[pid]
+	resp := &protocol.AlterPartitionResponse{TP: req.TP, Leader: -1, LeaderEpoch: -1, PartitionEpoch: -1}
+	alreadyDone := false
+	switch {
+	case !k.usable() || k.broker != at:
+		resp.Error = protocol.ErrNotController
+	case k.live[req.BrokerID] == 0 || k.live[req.BrokerID] != req.BrokerEpoch:
+		resp.Error = protocol.ErrStaleBrokerEpoch
+	case req.PartitionEpoch > p.partitionEpoch || req.LeaderEpoch > p.leaderEpoch:
+		// The leader knows a newer state than this controller wrote, so this controller is
+		// likely no longer the active one (KafkaController.tryProcessAlterPartition).
+		resp.Error = protocol.ErrNotController
+	case req.LeaderEpoch < p.leaderEpoch:
+		resp.Error = protocol.ErrFencedLeaderEpoch
+	case req.BrokerID != p.leader:
+		resp.Error = protocol.ErrInvalidRequest
+	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(sortedCopy(req.NewISR), p.isr):
+		// NB: already the state asked for, so a retry whose answer was lost: KafkaController
+		// answers with the current state before fencing by partition epoch
+		// (equalsAllowStalePartitionEpoch), which keeps AlterPartition idempotent.
+		alreadyDone = true
+	case req.PartitionEpoch < p.partitionEpoch:
+		resp.Error = protocol.ErrInvalidUpdateVersion
+	case !slices.Contains(req.NewISR, p.leader):
+		resp.Error = protocol.ErrInvalidRequest
+	}
+	if resp.Error == protocol.ErrNone && !alreadyDone {
+		for _, id := range req.NewISR {
+			// The assignment holds the same brokers as the partition's hosts, maybe reordered.
+			if !slices.Contains(p.assignment, id) {
+				resp.Error = protocol.ErrInvalidRequest
+			} else if !k.replicaUsable(pid, id) {
+				resp.Error = protocol.ErrIneligibleReplica
+			}
+		}
+	}
+	if resp.Error == protocol.ErrNone {
+		if !alreadyDone {
+			k.writePartition(pid, p.leader, req.NewISR, false, "AlterPartition from the leader")
+		}
+		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
+	} else {
+		t := k.topicOf(pid)
+		k.c.Emit(Event{Type: EvAlterPartitionRejected, Broker: protocol.Some(at), Topic: t.name, Partition: protocol.Some(pid - t.first), Name: resp.Error.String(),
+			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", k.name(pid), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
+	}
+	k.c.Send(&protocol.Message{Type: protocol.MsgAlterPartitionResponse, From: at, To: m.From, ReplyTo: m.ID, AlterPartitionResponse: resp})
+}
+
+// ProcessControlledShutdown moves leadership off a broker that asks to stop (ControlledShutdown).
+// at is the broker the request reached.
+func (k *Controller) ProcessControlledShutdown(at int32, m *protocol.Message) {
+	req := m.ControlledShutdown
+	resp := &protocol.ControlledShutdownResponse{}
+	if !k.usable() || k.broker != at {
+		resp.Error = protocol.ErrNotController
+	} else if k.live[req.BrokerID] == 0 || (k.era.BrokerEpochs && k.live[req.BrokerID] != req.BrokerEpoch) {
+		// A broker the controller does not count as live (BROKER_NOT_AVAILABLE before KIP-380),
+		// or an older registration of it (STALE_BROKER_EPOCH, 2.2+).
+		resp.Error = protocol.ErrStaleBrokerEpoch
+	} else {
+		resp.Remaining = k.DoControlledShutdown(req.BrokerID)
+	}
+	k.c.Send(&protocol.Message{Type: protocol.MsgControlledShutdownResp, From: at, To: m.From, ReplyTo: m.ID, ControlledShutdownResp: resp})
+}
+
+// ShutdownInProcess is a controlled shutdown the controller's own broker asks of itself (over
+// loopback in Kafka; at once here): if broker b runs the usable controller, it moves b's
+// leaderships and reports the partitions still led and true.
+func (k *Controller) ShutdownInProcess(b int32) ([]protocol.TP, bool) {
+	if !k.usable() || k.broker != b {
+		return nil, false
+	}
+	return k.DoControlledShutdown(b), true
+}
+
+// DoControlledShutdown is KafkaController.doControlledShutdown: for partitions the broker leads,
+// the controlled-shutdown election (first live ISR member not shutting down); for the others,
+// drop the broker from the ISR and stop its replica. It returns the partitions still led.
+func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
+	k.shuttingDown[id] = true
+	var remaining []protocol.TP
+	var stop []protocol.TP
+	for _, pid := range k.c.Hosted(id) {
+		p := &k.zk.partitions[pid]
+		if len(p.assignment) == 1 {
+			continue
+		}
+		if p.leader == id {
+			var newLeader int32 = -1
+			for _, c := range p.assignment {
+				if c != id && slices.Contains(p.isr, c) && k.replicaUsable(pid, c) {
+					newLeader = c
+					break
+				}
+			}
+			if newLeader < 0 {
+				remaining = append(remaining, k.tp(pid))
+				continue
+			}
+			// The new ISR leaves out every broker shutting down, not only this one
+			// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
+			k.writePartition(pid, newLeader, sortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			k.queueLeaderAndIsr(pid)
+			continue
+		}
+		if slices.Contains(p.isr, id) {
+			k.writePartition(pid, p.leader, sortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			k.queueLeaderAndIsr(pid)
+		}
+		stop = append(stop, k.tp(pid))
+	}
+	k.flushLeaderAndIsr()
+	if len(stop) > 0 {
+		k.c.Send(&protocol.Message{Type: protocol.MsgStopReplica, From: k.broker, To: id, StopReplica: &protocol.StopReplicaRequest{
+			ControllerID: k.broker, ControllerEpoch: k.epoch, BrokerEpoch: k.live[id], Partitions: stop}})
+	}
+	return remaining
+}
+
+// ProcessLogDirEvent takes a broker's replicas offline at the controller (the log-dir event
+// notification of a failed log directory).
+func (k *Controller) ProcessLogDirEvent(id int32) {
+	if !k.usable() {
+		return
+	}
+	for _, pid := range k.c.Hosted(id) {
+		k.offline[[2]int32{pid, id}] = true
+	}
+	k.onReplicasBecomeOffline(func(pid, b int32) bool { return b == id && k.offline[[2]int32{pid, b}] })
+	k.flushLeaderAndIsr()
+}
+
+// ElectLeaders is an operator's election of partition pid (kafka-leader-election.sh, with
+// kafka-reassign-partitions.sh to choose a leader): preferred (no target), a chosen leader (the
+// target moves to the head of the assignment, then a preferred election), or unclean. A failed
+// election is an event.
+func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
+	p := &k.zk.partitions[pid]
+	result := protocol.ErrNone
+	switch {
+	case !k.usable():
+		result = protocol.ErrNoController
+	case target != nil:
+		t := *target
+		if !slices.Contains(p.assignment, t) {
+			result = protocol.ErrInvalidReplicaAssignment
+			break
+		}
+		p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
+		if unclean && !slices.Contains(p.isr, t) && k.replicaUsable(pid, t) {
+			p.recovering = true
+			k.writePartition(pid, t, []int32{t}, true, fmt.Sprintf("operator's unclean election of broker %d", t))
+			k.queueLeaderAndIsr(pid)
+			break
+		}
+		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t))
+	case unclean:
+		if p.leader >= 0 {
+			result = protocol.ErrElectionNotNeeded
+		} else if !k.electOffline(pid, true) {
+			result = protocol.ErrEligibleLeadersNotAvailable
+		} else {
+			k.queueLeaderAndIsr(pid)
+		}
+	default:
+		result = k.preferredElection(pid, "preferred replica election")
+	}
+	k.flushLeaderAndIsr()
+	if result != protocol.ErrNone {
+		t := k.topicOf(pid)
+		k.c.Emit(Event{Type: EvElectFailed, Topic: t.name, Partition: protocol.Some(pid - t.first), Name: result.String(),
+			Text: fmt.Sprintf("election for %s not done: %s", k.name(pid), result)})
+	}
+}
+
+func sortedMinusKeepOrder(s []int32, x int32) []int32 {
+	out := make([]int32, 0, len(s))
+	for _, v := range s {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// ZooKeeper as the cluster uses it: each partition's znodes, the brokers' sessions and
+// registrations (/brokers/ids/N), and the watches that run the controller. ZooKeeper never fails
+// and answers at once (docs/engine.md, Simplifications).
+type zooKeeper struct {
+	partitions []znode // by pid
+	sessions   []session
+	zxid       int64
+}
+
+// znode is a partition's state in ZooKeeper: /brokers/topics/<topic>/partitions/<n>/state (leader,
+// leader epoch, ISR, its version) and the topic's assignment of the partition.
+type znode struct {
+	// assignment is the controller's (possibly reordered) replica list whose head is the
+	// preferred leader.
+	assignment     []int32
+	leader         int32
+	leaderEpoch    int32
+	isr            []int32 // sorted; replaced, never changed in place
+	partitionEpoch int32   // the znode version (zkVersion)
+	// recovering is set by an unclean election (KIP-704's RECOVERING).
+	recovering bool
+}
+
+// session is a broker's ZooKeeper session and registration (/brokers/ids/N).
+type session struct {
+	registered bool
+	epoch      int64
+	connected  bool
+	gen        uint64 // a pending expiry is for this generation
+}
+
+// RegisterBroker is a broker's registration at start-up (KafkaZkClient.registerBroker): a new
+// ZooKeeper session and registration with a new broker epoch, which it returns. The broker keeps
+// its epoch, then NotifyRegistered runs what the registration sets off.
+func (k *Controller) RegisterBroker(b int32) int64 {
+	k.zk.zxid++
+	s := &k.zk.sessions[b]
+	s.registered = true
+	s.connected = true
+	s.epoch = 0x100000000 + k.zk.zxid // a czxid-like broker epoch, rising at every registration
+	s.gen++
+	return s.epoch
+}
+
+// NotifyRegistered runs what broker b's new registration sets off: the event, then the watches.
+func (k *Controller) NotifyRegistered(b int32) {
+	s := k.zk.sessions[b]
+	k.c.Emit(Event{Type: EvZKRegister, Broker: protocol.Some(b), Epoch: protocol.Some(s.epoch),
+		Text: fmt.Sprintf("broker %d registered in ZooKeeper with broker epoch %d", b, s.epoch)})
+	k.zkChanged()
+}
+
+// Disconnect cuts a broker from ZooKeeper; its session expires unless it comes back in time.
+func (k *Controller) Disconnect(b int32) {
+	s := &k.zk.sessions[b]
+	if !s.connected {
+		return
+	}
+	s.connected = false
+	s.gen++
+	k.c.SessionExpiryAt(k.c.Now()+k.c.Settings().ZookeeperSessionTimeoutMs, b, s.gen)
+}
+
+// SessionExpired is a session's expiry timer: if the session is still generation gen and
+// disconnected, its registration goes and the watches run. It reports whether it expired.
+func (k *Controller) SessionExpired(b int32, gen uint64) bool {
+	s := &k.zk.sessions[b]
+	if s.gen != gen || s.connected || !s.registered {
+		return false
+	}
+	s.registered = false
+	k.c.Emit(Event{Type: EvZKSession, Broker: protocol.Some(b),
+		Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", b, k.c.Settings().ZookeeperSessionTimeoutMs)})
+	k.zkChanged()
+	return true
+}
+
+// CloseSession closes a session at once (clean shutdown).
+func (k *Controller) CloseSession(b int32) {
+	s := &k.zk.sessions[b]
+	s.registered = false
+	s.connected = false
+	s.gen++
+	k.zkChanged()
+}
+
+// Reconnect brings an isolated broker back to ZooKeeper: if its session is still registered it
+// is connected again (a controller catches up on what it missed) and Reconnect reports true;
+// otherwise the broker must register anew.
+func (k *Controller) Reconnect(b int32) bool {
+	s := &k.zk.sessions[b]
+	if !s.registered {
+		return false
+	}
+	s.connected = true
+	s.gen++
+	if k.active && k.broker == b {
+		k.zkChanged() // the controller catches up on what it missed
+	}
+	return true
+}
+
+// IsrWrite is the outcome of a leader's own ISR write (UpdateIsr).
+type IsrWrite struct {
+	// Connected: the leader's session is registered and connected; without it the write fails.
+	Connected bool
+	// Written: the write succeeded (the cached zkVersion matched).
+	Written bool
+	// Version is the znode's version: the new one after a write, ZooKeeper's current one after a
+	// version mismatch.
+	Version int32
+	// LeaderEpoch is the znode's leader epoch; Old and ISR the ISR before and after a write
+	// (shared: not to be changed).
+	LeaderEpoch int32
+	Old, ISR    []int32
+}
+
+// UpdateIsr is the write of a leader before AlterIsr (KIP-497, IBP 2.7): Partition.updateIsr
+// writes partition pid's znode with its own leader and leader epoch (no bump), conditional on the
+// zkVersion it cached (ReplicationUtils.updateLeaderAndIsr). Broker b must hold a connected
+// session. The controller hears of the change through isr_change_notification and sends only
+// UpdateMetadata, which the engine does not model.
+func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWrite {
+	s := k.zk.sessions[b]
+	p := &k.zk.partitions[pid]
+	if !s.registered || !s.connected {
+		return IsrWrite{Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch}
+	}
+	if zkVersion != p.partitionEpoch {
+		return IsrWrite{Connected: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch}
+	}
+	old := p.isr
+	p.isr = sortedCopy(isr)
+	p.partitionEpoch++
+	return IsrWrite{Connected: true, Written: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch, Old: old, ISR: p.isr}
+}
+
+// zkChanged runs the watches: controller election when the controller's registration is gone,
+// then the controller's broker-change handling.
+func (k *Controller) zkChanged() {
+	if k.live == nil {
+		return // cluster start-up: the controller comes up after the brokers register
+	}
+	if k.active && !k.zk.sessions[k.broker].registered {
+		k.active = false
+		k.c.Emit(Event{Type: EvController, Broker: protocol.Some(k.broker),
+			Text: fmt.Sprintf("broker %d is no longer controller (its ZooKeeper registration is gone)", k.broker)})
+	}
+	if !k.active {
+		for i := range int32(k.brokers) {
+			if s := k.zk.sessions[i]; s.registered && s.connected {
+				if _, alive := k.c.Process(i); alive {
+					k.onControllerFailover(i)
+					break
+				}
+			}
+		}
+		return
+	}
+	if k.usable() {
+		k.processBrokerChange()
+		if inc, _ := k.c.Process(k.broker); inc != k.incarnation {
+			// NB: the controller's broker restarted before its session expired (a bounce). The
+			// restart was handled above as a death and a startup, but the controller lived in the
+			// old process and died with it, LeaderAndIsr requests it was still retrying included.
+			// As after any controller death, a controller is elected with the next epoch and sends
+			// every broker its partitions (onControllerFailover).
+			k.active = false
+			k.c.Emit(Event{Type: EvController, Broker: protocol.Some(k.broker),
+				Text: fmt.Sprintf("broker %d is no longer controller (its process restarted)", k.broker)})
+			k.zkChanged()
+		}
+	}
+}
