@@ -216,7 +216,7 @@ func (e *Engine) Drain() []Event {
 	return Narrate(e.DrainUnnarrated())
 }
 
-// DrainUnnarrated is Drain without the message events' text: a driver that shows only some of
+// DrainUnnarrated is Drain without the text of the events Narrate fills in: a driver that shows only some of
 // the events (a session's focus, its latest few thousand) gives those to Narrate, and the rest
 // cost no formatting. A message's text is a function of the message, which never changes once
 // sent, so it reads the same whenever it is made.
@@ -226,11 +226,17 @@ func (e *Engine) DrainUnnarrated() []Event {
 	return ev
 }
 
-// Narrate fills in the text of the message events among evs (DrainUnnarrated) and returns evs.
+// Narrate fills in the text of the events among evs whose text is made when read (messages, and
+// the events a run emits by the thousand: high watermarks, appends, role changes) and returns evs.
 func Narrate(evs []Event) []Event {
 	for i := range evs {
-		if ev := &evs[i]; ev.Text == "" && ev.Message != nil {
+		ev := &evs[i]
+		switch {
+		case ev.Text != "":
+		case ev.Message != nil:
 			ev.Text = DescribeMessage(ev.Message)
+		case ev.render != nil:
+			ev.Text = ev.render(ev)
 		}
 	}
 	return evs

@@ -30,9 +30,13 @@ type Event struct {
 	// Name is an invariant name (violation) or an error name.
 	Name     string  `json:"name,omitempty"`
 	Replicas []int32 `json:"replicas,omitzero"`
-	// Cause is a violation's cause (causes.go).
+	// Cause is a violation's cause (package check).
 	Cause *Cause `json:"cause,omitempty"`
 	Text  string `json:"text"`
+	// render makes Text from the event's fields when someone reads it (Narrate), for the events
+	// a run emits by the thousand; arg holds what the text names beyond the fields.
+	render func(*Event) string
+	arg    [2]int64
 }
 
 // Event types beyond the message types (messages.go); the controller's are package controller's.

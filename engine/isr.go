@@ -81,14 +81,12 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 	now := r.log.HighWatermark()
 	p := r.p
 	if e.tracing() {
-		text := fmt.Sprintf("%s on broker %d (%s): high watermark %d → %d", p.name(), r.broker, role, old, now)
 		ev := Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-			From: Some(old), To: Some(now), Reason: role}
+			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
 		if rr := r.remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
-			text += fmt.Sprintf(" after follower %d's fetch at offset %d", follower, rr.leo)
+			ev.arg[0] = rr.leo
 		}
-		ev.Text = text
 		e.emit(ev)
 	}
 	e.noteHWMoved(r, old)
@@ -232,4 +230,13 @@ func sortedMinus(a, b []int32) []int32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// describeHighWatermark is a high-watermark event's text (made when read: Narrate).
+func describeHighWatermark(ev *Event) string {
+	text := fmt.Sprintf("%s-%d on broker %d (%s): high watermark %d → %d", ev.Topic, ev.Partition.V, ev.Broker.V, ev.Reason, ev.From.V, ev.To.V)
+	if len(ev.Replicas) == 1 {
+		text += fmt.Sprintf(" after follower %d's fetch at offset %d", ev.Replicas[0], ev.arg[0])
+	}
+	return text
 }

@@ -30,8 +30,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	if e.tracing() {
 		e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
 			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.leaderEpoch)),
-			Text: fmt.Sprintf("leader %d appended %d records to %s at offsets %d..%d in epoch %d",
-				b.id, len(req.RecordIDs), p.name(), base, r.log.LogEndOffset()-1, r.leaderEpoch)})
+			render: describeAppend})
 	}
 	e.afterAppend(r, len(req.RecordIDs))
 	hwMoved := e.maybeIncrementHW(r)
@@ -108,4 +107,10 @@ func (e *Engine) delayedProduceExpired(b *broker, dp *delayedProduce) {
 	}
 	dp.done = true
 	e.respondProduce(b, dp.req, ErrRequestTimedOut, -1)
+}
+
+// describeAppend is an append event's text (made when read: Narrate).
+func describeAppend(ev *Event) string {
+	return fmt.Sprintf("leader %d appended %d records to %s-%d at offsets %d..%d in epoch %d",
+		ev.Broker.V, ev.To.V-ev.From.V, ev.Topic, ev.Partition.V, ev.From.V, ev.To.V-1, ev.Epoch.V)
 }

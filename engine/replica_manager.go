@@ -121,8 +121,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr,
-			Text: fmt.Sprintf("broker %d became leader of %s in leader epoch %d (epoch start offset %d, ISR %v)", b.id, p.name(), r.leaderEpoch, r.epochStartOffset, r.isr)})
+			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr, render: describeRole, arg: [2]int64{r.epochStartOffset}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -232,8 +231,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.remotes = nil
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-			Epoch: Some(int64(r.leaderEpoch)),
-			Text:  fmt.Sprintf("broker %d became follower of %s under leader %d in leader epoch %d", b.id, p.name(), ps.Leader, ps.LeaderEpoch)})
+			Epoch: Some(int64(r.leaderEpoch)), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
 	}
 	return restart
 }
@@ -289,4 +287,14 @@ func (e *Engine) checkpointHighWatermarks(b *broker) {
 			r.hwCheckpoint = r.log.HighWatermark()
 		}
 	}
+}
+
+// describeRole is a role change's text (made when read: Narrate): arg is the epoch start offset
+// for a leader, the leader and its epoch for a follower.
+func describeRole(ev *Event) string {
+	if ev.Reason == "leader" {
+		return fmt.Sprintf("broker %d became leader of %s-%d in leader epoch %d (epoch start offset %d, ISR %v)",
+			ev.Broker.V, ev.Topic, ev.Partition.V, ev.Epoch.V, ev.arg[0], ev.ISR)
+	}
+	return fmt.Sprintf("broker %d became follower of %s-%d under leader %d in leader epoch %d", ev.Broker.V, ev.Topic, ev.Partition.V, ev.arg[0], ev.arg[1])
 }
