@@ -33,6 +33,9 @@ type conn struct {
 	ctx context.Context
 	// partitions is this session's share of Config.MaxTotalPartitions; guarded by srv.mu.
 	partitions int
+	// simPerWall is the session's last measured speed, simulated ms per wall ms (0: not yet
+	// measured), from which a sliced advance sizes its first slice (slice.go).
+	simPerWall float64
 }
 
 // inbound is one message read off the wire: a request to hand to the session, or a problem with

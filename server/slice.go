@@ -27,6 +27,17 @@ const sliceWall = 50 * time.Millisecond
 // firstSliceMs is the simulated length of the first slice; later ones follow the measured speed.
 const firstSliceMs = 200
 
+// firstSlice is the simulated length of an advance's first slice: what the session's last
+// measured speed covers in sliceWall, or firstSliceMs before any measure. A large cluster's first
+// slice would otherwise hold a running slot far longer than sliceWall, and a small session
+// waiting behind it with it.
+func firstSlice(simPerWall float64) int64 {
+	if simPerWall <= 0 {
+		return firstSliceMs
+	}
+	return max(1, min(firstSliceMs*16, int64(simPerWall*float64(sliceWall.Milliseconds()))))
+}
+
 // partialReply is a reply cut short by the request budget.
 type partialReply struct {
 	session.Reply
@@ -87,11 +98,11 @@ func (c *conn) runSliced(ctx context.Context, req session.Request) []byte {
 	} else if req.By != nil {
 		target += *req.By
 	}
-	if target <= eng.Now() || target-eng.Now() <= firstSliceMs {
+	if target <= eng.Now() || target-eng.Now() <= firstSlice(c.simPerWall) {
 		return c.handleReq(ctx, req)
 	}
 	start := time.Now()
-	step := int64(firstSliceMs)
+	step := firstSlice(c.simPerWall)
 	var gathered session.Reply
 	for {
 		now := eng.Now()
@@ -123,6 +134,7 @@ func (c *conn) runSliced(ctx context.Context, req session.Request) []byte {
 		}
 		// Aim the next slice at sliceWall, growing at most 4× at a time.
 		if took > 0 {
+			c.simPerWall = float64(to-now) / float64(took.Milliseconds()+1)
 			step = max(1, min(4*step, int64(float64(to-now)*float64(sliceWall)/float64(took))))
 		} else {
 			step *= 4

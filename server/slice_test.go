@@ -142,3 +142,17 @@ func TestSmallSessionNotStarved(t *testing.T) {
 	t.Logf("small session told it waited %d times; heavy advance still running when it was answered", notices)
 	<-heavyDone
 }
+
+// TestFirstSliceFollowsSpeed: an advance's first slice covers what the session's measured speed
+// does in sliceWall (a slow, large cluster gets a short one), within bounds, and firstSliceMs
+// before anything is measured.
+func TestFirstSliceFollowsSpeed(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want int64
+	}{{0, firstSliceMs}, {0.5, 25}, {0.001, 1}, {4, 200}, {1000, 16 * firstSliceMs}} {
+		if got := firstSlice(c.rate); got != c.want {
+			t.Errorf("firstSlice(%v) = %d, want %d", c.rate, got, c.want)
+		}
+	}
+}
