@@ -104,7 +104,7 @@ func TestSmallSessionNotStarved(t *testing.T) {
 
 	heavyDone := make(chan time.Time, 1)
 	go func() {
-		_ = heavy.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"advance","by":20000,"noView":true}`))
+		_ = heavy.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"advance","by":200000,"noView":true}`))
 		_, _, _ = heavy.Read(ctx)
 		heavyDone <- time.Now()
 	}()
