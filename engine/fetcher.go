@@ -46,8 +46,10 @@ type sentPartition struct {
 
 type fetcher struct {
 	owner, leader, id int32
-	// parts is sorted by pid.
+	// parts is sorted by pid; pids are their pids, in the same order: state searches them, which
+	// touches two cache lines where a search of parts would touch one per probe.
 	parts    []fetchState
+	pids     []int32
 	inflight uint64 // the request in flight, 0 for none
 	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
 	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
@@ -124,7 +126,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	i, found := slices.BinarySearchFunc(f.parts, st.pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	i, found := slices.BinarySearch(f.pids, st.pid)
 	if found {
 		if f.parts[i].epoch == st.epoch {
 			return
@@ -134,6 +136,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		st.listed = false
 		f.session.rejoin(&st)
 		f.parts = slices.Insert(f.parts, i, st)
+		f.pids = slices.Insert(f.pids, i, st.pid)
 		f.joined(&f.parts[i])
 	}
 	e.wakeFetcher(f, e.now)
@@ -151,6 +154,7 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 			}
 			return found
 		})
+		f.indexPids()
 	}
 }
 
@@ -268,11 +272,22 @@ func (b *broker) fetcherOf(id uint64) *fetcher {
 }
 
 func (f *fetcher) state(pid int32) *fetchState {
-	i, found := slices.BinarySearchFunc(f.parts, pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	i, found := slices.BinarySearch(f.pids, pid)
 	if !found {
 		return nil
 	}
 	return &f.parts[i]
+}
+
+// indexPids makes pids the pids of parts again, after partitions left.
+func (f *fetcher) indexPids() {
+	if len(f.pids) == len(f.parts) {
+		return // none left
+	}
+	f.pids = f.pids[:0]
+	for i := range f.parts {
+		f.pids = append(f.pids, f.parts[i].pid)
+	}
 }
 
 // takeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with
@@ -302,6 +317,7 @@ func (f *fetcher) remove(pid int32) {
 		}
 		return s.pid == pid
 	})
+	f.indexPids()
 }
 
 // backoff delays a partition of f by replica.fetch.backoff.ms.

@@ -5,7 +5,7 @@ import "fmt"
 // The tests' check of the fetcher threads' change lists (e.followerCheck set; never in a run):
 // before each incremental Fetch build, every partition off the change list must be as the last
 // build left it, since the build will not look at it (fetcher_changes.go), and the thread's
-// counts must be the counts of its partitions.
+// counts and pid index must be those of its partitions.
 
 // checkFollowerChanges reports through e.followerCheck what in f breaks that.
 func (e *Engine) checkFollowerChanges(f *fetcher) {
@@ -15,8 +15,14 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 		onList[pid] = true
 	}
 	truncating, inSession := 0, 0
+	if len(f.pids) != len(f.parts) {
+		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(f.pids), len(f.parts)))
+	}
 	for i := range f.parts {
 		st := &f.parts[i]
+		if i < len(f.pids) && f.pids[i] != st.pid {
+			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.pid))
+		}
 		if st.truncating {
 			truncating++
 		}
