@@ -104,7 +104,9 @@ func TestSmallSessionNotStarved(t *testing.T) {
 
 	heavyDone := make(chan time.Time, 1)
 	go func() {
-		_ = heavy.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"advance","by":20000,"noView":true}`))
+		// 80 simulated seconds: a few hundred milliseconds of wall time, well past the sleep below
+		// (20 s took only about 100 ms once the followers' fetches cost what changed).
+		_ = heavy.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"advance","by":80000,"noView":true}`))
 		_, _, _ = heavy.Read(ctx)
 		heavyDone <- time.Now()
 	}()
