@@ -70,6 +70,12 @@ type Engine struct {
 	// sessionReadAll (tests only) reads every session partition at every incremental fetch, as
 	// Kafka's leader does: the reference the dirty reads must match event for event.
 	sessionReadAll bool
+	// followerWalkAll (tests only) has every fetcher thread walk all its partitions at every turn
+	// and check Fetch answers against a list, as Kafka's does: the reference the change lists
+	// must match event for event (fetcher_changes.go). followerCheck, when set (tests only),
+	// checks the change lists before every incremental build (fetcher_check.go).
+	followerWalkAll bool
+	followerCheck   func(problem string)
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.

@@ -35,10 +35,14 @@ type sessionPartition struct {
 	currentLeaderEpoch, lastFetchedEpoch int32
 }
 
+// gonePartition is a partition that left the thread since the last build, with what the session
+// last sent for it and what the Fetch in flight carried for it (fetchSent).
 type gonePartition struct {
-	pid  int32
-	tp   TP
-	sess sessionPartition
+	pid        int32
+	sentEpoch  int32
+	tp         TP
+	sess       sessionPartition
+	sentOffset int64
 }
 
 // full reports whether the next Fetch is full (FetchMetadata.isFull).
@@ -51,7 +55,7 @@ func (h *fetchSessionHandler) full() bool {
 // start a new session; else close this one and start anew) or a full answer that does not carry
 // every partition sent makes the next Fetch full, and the answer is dropped: the thread fetches
 // again at once, with no backoff (RemoteLeaderEndPoint.fetch returns an empty result).
-func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent sentPartitions, pidOf func(TP) int32) bool {
+func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent fetchSent, pidOf func(TP) int32) bool {
 	if resp.Error != ErrNone {
 		if resp.Error == ErrFetchSessionIDNotFound {
 			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
@@ -61,7 +65,7 @@ func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent sentParti
 		return false
 	}
 	if h.full() {
-		if len(resp.Partitions) != len(sent) { // verifyFullFetchResponsePartitions
+		if len(resp.Partitions) != sent.count() { // verifyFullFetchResponsePartitions
 			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
 			return false
 		}
@@ -73,7 +77,7 @@ func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent sentParti
 		return true
 	}
 	for i := range resp.Partitions { // verifyIncrementalFetchResponsePartitions
-		if sent.of(pidOf(resp.Partitions[i].TP)) == nil {
+		if !sent.has(pidOf(resp.Partitions[i].TP)) {
 			h.epoch = InitialEpoch
 			return false
 		}
@@ -93,69 +97,50 @@ func (h *fetchSessionHandler) handleError() { h.epoch = InitialEpoch }
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
 func (h *fetchSessionHandler) leave(st *fetchState) {
 	if st.sess.in {
-		h.gone = append(h.gone, gonePartition{pid: st.pid, tp: st.tp, sess: st.sess})
+		h.gone = append(h.gone, gonePartition{pid: st.pid, sentEpoch: st.sentEpoch, tp: st.tp, sess: st.sess,
+			sentOffset: st.sentOffset})
 	}
 }
 
-// rejoin gives a partition added to the thread back its session entry if it left the thread
-// since the last Fetch was built.
+// rejoin gives a partition added to the thread back its session entry, and what the Fetch in
+// flight carried for it, if it left the thread since the last Fetch was built.
 func (h *fetchSessionHandler) rejoin(st *fetchState) {
 	i := slices.IndexFunc(h.gone, func(g gonePartition) bool { return g.pid == st.pid })
 	if i >= 0 {
-		st.sess = h.gone[i].sess
+		g := &h.gone[i]
+		st.sess, st.sentEpoch, st.sentOffset = g.sess, g.sentEpoch, g.sentOffset
 		h.gone = slices.Delete(h.gone, i, i+1)
 	}
 }
 
 // buildFetch is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder: the partitions
-// the thread can fetch now become the session (sent, all of them, for checking the answer), the
-// request lists those a full Fetch must (all) or an incremental one must (added or changed), and
-// forgets the partitions that left. Before fetch sessions every Fetch is full and sessionless. It
-// reports the earliest backoff deadline of a delayed partition.
+// the thread can fetch now become the session (and what the request carries, for checking the
+// answer), the request lists those a full Fetch must (all) or an incremental one must (added or
+// changed), and forgets the partitions that left. Before fetch sessions every Fetch is full and
+// sessionless. It reports the earliest backoff deadline of a delayed partition. A full build
+// looks at every partition; an incremental one only at those on the change list
+// (fetcher_changes.go): every other partition is as the last build left it.
 func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
 	h := &f.session
 	sessions := e.era.fetchSessions
 	full := !sessions || h.full()
-	next = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
-	f.sent = f.sent[:0]
+	walkAll := full || e.followerWalkAll
+	if e.followerCheck != nil && !walkAll {
+		e.checkFollowerChanges(f)
+	}
 	// An incremental Fetch's lists are gathered in the thread's buffers, then copied out at their
-	// size: the request is shared once sent.
-	parts := f.partsBuf[:0]
+	// size: the request is shared once sent. (The era's flags are copied out: it is a large value.)
+	bd := fetchBuild{full: full, fencing: e.era.fencing, lastEpochs: e.era.truncateOnFetch, now: e.now,
+		next: e.now + max(1, e.cfg.ReplicaFetchBackoffMs), parts: f.partsBuf[:0], forgotten: f.forgetBuf[:0]}
 	if full {
-		parts = make([]FetchPartition, 0, len(f.parts))
+		bd.parts = make([]FetchPartition, 0, len(f.parts))
 	}
-	forgotten := f.forgetBuf[:0]
-	// Hoisted: the era is a large value, and this loop runs over every partition of the thread.
-	fencing, lastEpochs := e.era.fencing, e.era.truncateOnFetch
-	for i := range f.parts {
-		st := &f.parts[i]
-		if st.truncating || st.delayUntil > e.now {
-			if !st.truncating {
-				next = min(next, st.delayUntil)
-			}
-			if st.sess.in {
-				if !full {
-					forgotten = append(forgotten, st.tp)
-				}
-				st.sess.in = false
-			}
-			continue
-		}
-		sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
-			currentLeaderEpoch: -1, lastFetchedEpoch: -1}
-		if fencing {
-			sp.currentLeaderEpoch = st.epoch // era.requestEpoch
-		}
-		if lastEpochs {
-			sp.lastFetchedEpoch = st.lastFetchedEpoch
-		}
-		if full || sp != st.sess {
-			parts = append(parts, FetchPartition{TP: st.tp, FetchOffset: sp.fetchOffset, LogStartOffset: sp.logStartOffset,
-				CurrentLeaderEpoch: sp.currentLeaderEpoch, LastFetchedEpoch: sp.lastFetchedEpoch})
-			st.sess = sp
-		}
-		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
+	if walkAll {
+		f.walkAll(&bd, e.followerWalkAll)
+	} else {
+		f.walkChanges(&bd)
 	}
+	parts, forgotten := bd.parts, bd.forgotten
 	if !full && len(h.gone) > 0 {
 		for _, g := range h.gone {
 			forgotten = append(forgotten, g.tp)
@@ -169,8 +154,12 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 		parts = slices.Clone(parts) // nil if empty
 		forgotten = slices.Clone(forgotten)
 	}
-	if len(f.sent) == 0 && len(forgotten) == 0 {
-		return req, false, next // nothing to send (Kafka: an empty session and nothing to forget)
+	f.sentCount = f.inSession
+	if e.followerWalkAll {
+		f.sentCount = len(f.sent) // the reference counts its list
+	}
+	if f.sentCount == 0 && len(forgotten) == 0 {
+		return req, false, bd.next // nothing to send (Kafka: an empty session and nothing to forget)
 	}
 	b := e.brokers[f.owner]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
@@ -182,5 +171,5 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	if req.Partitions == nil {
 		req.Partitions = []FetchPartition{}
 	}
-	return req, true, next
+	return req, true, bd.next
 }

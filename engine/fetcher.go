@@ -9,16 +9,23 @@ import (
 // A broker runs one fetcher per (source broker, fetcherId); fetcherId hashes the partition as
 // Kafka does, so partitions spread over num.replica.fetchers threads per leader. A thread's loop,
 // doWork, is maybeTruncate then maybeFetch: it has at most one request in flight, and its Fetch
-// carries its ready partitions in a fetch session (fetch_session_handler.go).
+// carries its ready partitions in a fetch session (fetch_session_handler.go). What a turn costs
+// follows what changed, not the thread's size (fetcher_changes.go).
 
 // fetchState is a follower's per-partition fetch state (PartitionFetchState).
 type fetchState struct {
 	pid              int32
 	epoch            int32 // currentLeaderEpoch
 	lastFetchedEpoch int32 // -1: none
-	truncating       bool
-	fetchOffset      int64
-	delayUntil       int64 // backoff deadline
+	// sentEpoch and sentOffset are its leader epoch and fetch offset when the last Fetch build
+	// found it ready: while sess.in, what the Fetch in flight carried for it (fetchSent).
+	sentEpoch  int32
+	truncating bool // set only through fetcher.setTruncating, which counts them
+	// listed: on the thread's change list, for the next Fetch build to look at (noteChange).
+	listed      bool
+	fetchOffset int64
+	delayUntil  int64 // backoff deadline
+	sentOffset  int64
 	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
 	sess sessionPartition
 	// r caches this broker's replica, tp the partition's name (lookups, not state).
@@ -28,7 +35,8 @@ type fetchState struct {
 
 // sentPartition is what a fetcher thread remembers of a partition in its request in flight
 // (Kafka's fetcher keeps its request's partition data): the answer is applied only if the
-// partition's state is still the one the request was built from.
+// partition's state is still the one the request was built from. A Fetch's is stamped on the
+// fetch states instead (fetchSent); OffsetsForLeaderEpoch and ListOffsets keep a list.
 type sentPartition struct {
 	pid         int32
 	epoch       int32 // the follower's leader epoch when it sent (whatever the era puts on the wire)
@@ -38,11 +46,14 @@ type sentPartition struct {
 
 type fetcher struct {
 	owner, leader, id int32
-	// parts is sorted by pid.
+	// parts is sorted by pid; pids are their pids, in the same order: state searches them, which
+	// touches two cache lines where a search of parts would touch one per probe.
 	parts    []fetchState
+	pids     []int32
 	inflight uint64 // the request in flight, 0 for none
-	// sent is the request in flight's partitions, in pid order; spare is a second buffer, so
-	// an answer's handler can read what was sent while it sends the next request.
+	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
+	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
+	// handler can read what was sent while it sends the next request.
 	sent, spare []sentPartition
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
@@ -50,6 +61,12 @@ type fetcher struct {
 	session   fetchSessionHandler
 	partsBuf  []FetchPartition
 	forgetBuf []TP
+	// What keeps a turn's cost to what changed (fetcher_changes.go): the change list (pids, each
+	// listed once per fetch state; changesSpare its second buffer), how many partitions are
+	// Truncating and in the session, and how many the Fetch in flight carried.
+	changes, changesSpare []int32
+	truncatingCount       int
+	inSession, sentCount  int
 }
 
 // javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
@@ -109,16 +126,18 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	i, found := slices.BinarySearchFunc(f.parts, st.pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	i, found := slices.BinarySearch(f.pids, st.pid)
 	if found {
 		if f.parts[i].epoch == st.epoch {
 			return
 		}
-		st.sess = f.parts[i].sess // the session still has what it last sent
-		f.parts[i] = st
+		f.replace(&f.parts[i], st)
 	} else {
+		st.listed = false
 		f.session.rejoin(&st)
 		f.parts = slices.Insert(f.parts, i, st)
+		f.pids = slices.Insert(f.pids, i, st.pid)
+		f.joined(&f.parts[i])
 	}
 	e.wakeFetcher(f, e.now)
 }
@@ -131,10 +150,11 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
 			_, found := slices.BinarySearch(sorted, s.pid)
 			if found {
-				f.session.leave(&s)
+				f.leaving(&s)
 			}
 			return found
 		})
+		f.indexPids()
 	}
 }
 
@@ -185,8 +205,12 @@ func (e *Engine) doWork(b *broker, f *fetcher) {
 }
 
 // maybeTruncate handles the partitions in the Truncating state; it reports whether it sent an
-// OffsetsForLeaderEpoch request (the thread then waits for the answer).
+// OffsetsForLeaderEpoch request (the thread then waits for the answer). Kafka walks every
+// partition for them; the engine only when it counts one (followerWalkAll: always).
 func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
+	if f.truncatingCount == 0 && !e.followerWalkAll {
+		return false
+	}
 	var ask []OffsetsForEpochPartition
 	f.sent = f.sent[:0]
 	for i := range f.parts {
@@ -199,7 +223,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
 			e.truncate(r, st.fetchOffset, "truncate to the high watermark (no leader epoch to ask about)")
-			st.truncating = false
+			f.setTruncating(st, false)
 			st.fetchOffset = r.log.LogEndOffset()
 			continue
 		}
@@ -248,15 +272,27 @@ func (b *broker) fetcherOf(id uint64) *fetcher {
 }
 
 func (f *fetcher) state(pid int32) *fetchState {
-	i, found := slices.BinarySearchFunc(f.parts, pid, func(s fetchState, pid int32) int { return int(s.pid - pid) })
+	i, found := slices.BinarySearch(f.pids, pid)
 	if !found {
 		return nil
 	}
 	return &f.parts[i]
 }
 
-// takeSent hands an answer's handler what its request carried; the fetcher's next request
-// records into the other buffer.
+// indexPids makes pids the pids of parts again, after partitions left.
+func (f *fetcher) indexPids() {
+	if len(f.pids) == len(f.parts) {
+		return // none left
+	}
+	f.pids = f.pids[:0]
+	for i := range f.parts {
+		f.pids = append(f.pids, f.parts[i].pid)
+	}
+}
+
+// takeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with
+// followerWalkAll) what its request carried; the fetcher's next request records into the other
+// buffer.
 func (f *fetcher) takeSent() sentPartitions {
 	s := f.sent
 	f.sent, f.spare = f.spare[:0], s
@@ -277,14 +313,18 @@ func (s sentPartitions) of(pid int32) *sentPartition {
 func (f *fetcher) remove(pid int32) {
 	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
 		if s.pid == pid {
-			f.session.leave(&s)
+			f.leaving(&s)
 		}
 		return s.pid == pid
 	})
+	f.indexPids()
 }
 
-// backoff delays a partition by replica.fetch.backoff.ms.
-func (e *Engine) backoff(st *fetchState) { st.delayUntil = e.now + max(1, e.cfg.ReplicaFetchBackoffMs) }
+// backoff delays a partition of f by replica.fetch.backoff.ms.
+func (e *Engine) backoff(f *fetcher, st *fetchState) {
+	st.delayUntil = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
+	f.noteChange(st)
+}
 
 // handleFetchResponse is processFetchRequest's answer handling on the follower.
 func (e *Engine) handleFetchResponse(b *broker, m *Message) {
@@ -293,18 +333,20 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		return
 	}
 	f.inflight = 0
-	sentParts := f.takeSent()
-	if e.era.fetchSessions && !f.session.handleResponse(m.FetchResponse, sentParts, e.pidOf) {
+	sent := f.takeFetchSent(e.followerWalkAll)
+	if e.era.fetchSessions && !f.session.handleResponse(m.FetchResponse, sent, e.pidOf) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
 	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)
-		st, sent := f.state(pid), sentParts.of(pid)
-		if st == nil || sent == nil || st.truncating || st.delayUntil > e.now || st.fetchOffset != sent.fetchOffset {
-			continue // removed, moved or re-truncated meanwhile
+		st := f.state(pid)
+		if st == nil {
+			continue // removed meanwhile
 		}
-		e.processPartitionData(b, f, st, d, sent.epoch)
+		if sp, ok := sent.of(pid, st); ok && !st.truncating && st.delayUntil <= e.now && st.fetchOffset == sp.fetchOffset {
+			e.processPartitionData(b, f, st, d, sp.epoch)
+		} // else not sent, moved or re-truncated meanwhile
 	}
 	e.doWork(b, f)
 }
@@ -321,7 +363,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 		e.fetchOffsetAndTruncate(b, f, st)
 		return
 	default:
-		e.backoff(st)
+		e.backoff(f, st)
 		return
 	}
 	if d.DivergingEpoch != nil {
@@ -330,6 +372,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		st.lastFetchedEpoch = r.log.Cache().Latest()
+		f.noteChange(st)
 		return
 	}
 	if st.fetchOffset != r.log.LogEndOffset() {
@@ -341,10 +384,12 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 		e.afterAppend(r, len(d.Records))
 		st.fetchOffset = r.log.LogEndOffset()
 		st.lastFetchedEpoch = d.Records[len(d.Records)-1].Epoch
+		f.noteChange(st)
 	}
 	if d.LogStartOffset > r.log.LogStartOffset() {
 		r.log.SetLogStartOffset(d.LogStartOffset)
 		e.sessionsChanged(r)
+		e.logStartMoved(r)
 	}
 	e.setFollowerHW(r, d.HighWatermark)
 }
@@ -356,7 +401,7 @@ func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) 
 		e.markFailed(b, f, st, "fenced: the leader is at a newer leader epoch")
 		return
 	}
-	e.backoff(st)
+	e.backoff(f, st)
 }
 
 func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
@@ -369,7 +414,7 @@ func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
 // fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
 func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 	p := e.partitions[st.pid]
-	st.truncating = false
+	f.setTruncating(st, false)
 	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
 		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch)}}
 	f.sent = append(f.sent[:0], sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
@@ -389,11 +434,12 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	st, sent := f.state(pid), f.takeSent().of(pid)
 	if st != nil && sent != nil && st.epoch == sent.epoch {
 		r := st.r
+		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
 		case resp.Error == ErrFencedLeaderEpoch:
 			e.fenced(b, f, st, sent.epoch)
 		case resp.Error != ErrNone:
-			e.backoff(st)
+			e.backoff(f, st)
 		case resp.LogEndOffset < r.log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
 			e.truncate(r, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
@@ -403,6 +449,7 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 			dropped := r.log.Records()
 			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
 			e.sessionsChanged(r)
+			e.logStartMoved(r)
 			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
 			st.fetchOffset = resp.LogStartOffset
 			st.lastFetchedEpoch = -1
@@ -428,20 +475,21 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 			continue
 		}
 		r := st.r
+		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch res.Error {
 		case ErrNone:
 		case ErrFencedLeaderEpoch:
 			e.fenced(b, f, st, sent.epoch)
 			continue
 		default:
-			e.backoff(st)
+			e.backoff(f, st)
 			continue
 		}
 		t, done := truncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		if done {
-			st.truncating = false
+			f.setTruncating(st, false)
 			st.lastFetchedEpoch = r.log.Cache().Latest()
 		}
 	}
@@ -460,7 +508,7 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 		f.session.handleError()
 	}
 	for i := range f.parts {
-		e.backoff(&f.parts[i])
+		e.backoff(f, &f.parts[i])
 	}
 	e.doWork(b, f)
 }

@@ -184,15 +184,18 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	s := newSessionSetup(t, "3.7", 5, nil)
 	s.doWork(t)
-	st := func(i int) *fetchState { return s.f.state(s.parts[i].pid) }
+	// Each change is noted, as the engine's code notes it (noteChange); partition 1's is not a
+	// change of its fetch data.
+	st := func(i int) *fetchState { s.f.noteChange(s.f.state(s.parts[i].pid)); return s.f.state(s.parts[i].pid) }
 	st(0).fetchOffset = 7
 	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
+	st(1)
 	st(2).epoch++
 	st(3).lastFetchedEpoch = 9
 	req, _, _ := s.e.buildFetch(s.f)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
-	if req.SessionEpoch != 1 || len(s.f.sent) != 5 {
-		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, len(s.f.sent))
+	if req.SessionEpoch != 1 || s.f.sentCount != 5 {
+		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.sentCount)
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
 	req, _, _ = s.e.buildFetch(s.f)
@@ -385,7 +388,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 func TestKafkaFetchSessionBackoffLeavesSession(t *testing.T) {
 	s := newSessionSetup(t, "3.7", 2, nil)
 	s.doWork(t)
-	s.e.backoff(s.f.state(s.parts[1].pid))
+	s.e.backoff(s.f, s.f.state(s.parts[1].pid))
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+1500)
 	var seq []string
 	for _, ev := range s.e.events {
@@ -469,7 +472,11 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 // full answer missing a partition is invalid (INITIAL); a full answer with a session id starts
 // the session at epoch 1, without one stays full.
 func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
-	sent := sentPartitions{{pid: 0}, {pid: 1}}
+	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
+	// followerWalkAll has it, listed.
+	in := sessionPartition{in: true}
+	f := &fetcher{parts: []fetchState{{pid: 0, sess: in}, {pid: 1, sess: in}}, pids: []int32{0, 1}, sentCount: 2}
+	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}
 	for _, c := range []struct {
@@ -489,9 +496,11 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 		{"incremental, a partition not in the session", fetchSessionHandler{sessionID: 9, epoch: 4},
 			FetchResponse{SessionID: 9, Partitions: []FetchPartitionData{{TP: TP{Partition: 5}}}}, false, 9, 0},
 	} {
-		h := c.h
-		if ok := h.handleResponse(&c.resp, sent, pidOf); ok != c.ok || h.sessionID != c.id || h.epoch != c.epoch {
-			t.Errorf("%s: handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, ok, h.sessionID, h.epoch, c.ok, c.id, c.epoch)
+		for _, sent := range sents {
+			h := c.h
+			if ok := h.handleResponse(&c.resp, sent, pidOf); ok != c.ok || h.sessionID != c.id || h.epoch != c.epoch {
+				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.sessionID, h.epoch, c.ok, c.id, c.epoch)
+			}
 		}
 	}
 	h := fetchSessionHandler{sessionID: 9, epoch: 4}

@@ -253,8 +253,11 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 // truncate cuts a replica's log at t and records what was cut.
 func (e *Engine) truncate(r *replica, t int64, reason string) {
 	oldHW := r.log.HighWatermark()
-	oldLEO := r.log.LogEndOffset()
+	oldLEO, oldStart := r.log.LogEndOffset(), r.log.LogStartOffset()
 	cut := r.log.TruncateTo(t)
+	if r.log.LogStartOffset() != oldStart {
+		e.logStartMoved(r) // below the log start: the log starts anew at t, with or without records cut
+	}
 	if len(cut) == 0 {
 		return
 	}

@@ -104,6 +104,8 @@ func TestSmallSessionNotStarved(t *testing.T) {
 
 	heavyDone := make(chan time.Time, 1)
 	go func() {
+		// 200 simulated seconds: well past the sleep below on a fast machine too (20 s took only
+		// about 100 ms once fetch sessions and the followers' fetches cost what changed).
 		_ = heavy.Write(ctx, websocket.MessageText, []byte(`{"id":2,"op":"advance","by":200000,"noView":true}`))
 		_, _, _ = heavy.Read(ctx)
 		heavyDone <- time.Now()

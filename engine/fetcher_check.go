@@ -1,0 +1,57 @@
+package engine
+
+import "fmt"
+
+// The tests' check of the fetcher threads' change lists (e.followerCheck set; never in a run):
+// before each incremental Fetch build, every partition off the change list must be as the last
+// build left it, since the build will not look at it (fetcher_changes.go), and the thread's
+// counts and pid index must be those of its partitions.
+
+// checkFollowerChanges reports through e.followerCheck what in f breaks that.
+func (e *Engine) checkFollowerChanges(f *fetcher) {
+	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.owner, f.leader)
+	onList := make(map[int32]bool, len(f.changes))
+	for _, pid := range f.changes {
+		onList[pid] = true
+	}
+	truncating, inSession := 0, 0
+	if len(f.pids) != len(f.parts) {
+		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(f.pids), len(f.parts)))
+	}
+	for i := range f.parts {
+		st := &f.parts[i]
+		if i < len(f.pids) && f.pids[i] != st.pid {
+			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.pid))
+		}
+		if st.truncating {
+			truncating++
+		}
+		if st.sess.in {
+			inSession++
+		}
+		switch {
+		case st.listed:
+			if !onList[st.pid] {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.pid))
+			}
+		case st.truncating:
+			if st.sess.in {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.pid))
+			}
+		default:
+			sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
+				currentLeaderEpoch: e.era.requestEpoch(st.epoch), lastFetchedEpoch: -1}
+			if e.era.truncateOnFetch {
+				sp.lastFetchedEpoch = st.lastFetchedEpoch
+			}
+			if st.delayUntil > e.now || sp != st.sess || st.sentEpoch != st.epoch || st.sentOffset != st.fetchOffset {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",
+					where, st.pid, st.info(), st.sess, st.sentEpoch, st.sentOffset, sp))
+			}
+		}
+	}
+	if truncating != f.truncatingCount || inSession != f.inSession {
+		e.followerCheck(fmt.Sprintf("%s: %d Truncating and %d in the session, counted %d and %d",
+			where, truncating, inSession, f.truncatingCount, f.inSession))
+	}
+}
