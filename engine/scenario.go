@@ -139,10 +139,15 @@ func ParseScenario(data []byte) (*Scenario, error) {
 		}
 	}
 	if raw, ok := top["steps"]; ok {
-		var steps []json.RawMessage
-		if err := json.Unmarshal(raw, &steps); err != nil {
-			return nil, fmt.Errorf("steps: want an array of steps: %v", jsonErr(err))
+		// The top-level decode has checked the whole file is valid JSON, so the array can be cut
+		// into its elements in one pass (splitArray); anything else is left to encoding/json.
+		steps, ok := splitArray(raw)
+		if !ok {
+			if err := json.Unmarshal(raw, &steps); err != nil {
+				return nil, fmt.Errorf("steps: want an array of steps: %v", jsonErr(err))
+			}
 		}
+		sc.Steps = make([]Step, 0, len(steps))
 		for i, s := range steps {
 			st, err := ParseStep(s)
 			if err != nil {

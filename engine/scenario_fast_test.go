@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,24 @@ func TestParseStepFastAgrees(t *testing.T) {
 		`{"at":1,"do":"heal","broker":0`,
 		`[1,2]`,
 		`"step"`,
+		`{}`,
+		`{"at":1,"do":"heal","broker":0,}`,
+		`{"at":01,"do":"heal","broker":0}`,
+		`{"at":1e2,"do":"heal","broker":0}`,
+		`{"at":-0,"do":"heal","broker":0}`,
+		`{"at":1,"do":"heal","broker":2147483648}`,
+		`{"at":1,"do":"heal","broker":-1}`,
+		`{"at":1,"do":"caption","text":"\u0041 \/ \n \"q\""}`,
+		`{"at":1,"do":"caption","text":"tab	inside"}`,
+		`{"at":1,"do":"produce","topic":"t","partition":0,"acks":"-1"}`,
+		`{"at":1,"do":"produce","topic":"t","partition":0,"acks":-1}`,
+		`{"at":1,"do":"produce","topic":"t","partition":0,"acks":2}`,
+		`{"at":1,"do":"produce","topic":"t","partition":0,"acks":true}`,
+		`{"at":1,"do":"kill","broker":1,"loseUnflushed":1}`,
+		`{"at":1,"do":"kill","broker":1,"loseUnflushed":tru}`,
+		"{\n\t\"at\" : 5 ,\r\n \"do\":\"restart\",\"broker\":2}",
+		`{"at":1,"do":"link","from":0,"to":1,"latencyMs":9999999999}`,
+		`{"at":1,"do":"heal","broker":0}{}`,
 	}
 	files, _ := filepath.Glob("../scenarios/*.json")
 	for _, f := range files {
@@ -73,5 +92,39 @@ func TestParseStepFastAgrees(t *testing.T) {
 	}
 	if fast < len(steps)/2 {
 		t.Errorf("the fast path took %d of %d steps; it should take most", fast, len(steps))
+	}
+}
+
+// TestSplitArrayAgrees: cutting the steps array by hand gives encoding/json's elements, or gives
+// up and leaves the answer (and the error) to it.
+func TestSplitArrayAgrees(t *testing.T) {
+	for _, raw := range []string{
+		`[]`, ` [ ] `, `[{"at":1}]`, `[{"at":1,"x":[1,{"y":"}"}]} , {"at":2,"t":"a\"]"}]`,
+		`["x"]`, `[1]`, `[{"at":1},null]`, `[{"at":1},"{"]`, `[[1]]`, `{"at":1}`, `[{"at":1}] x`,
+	} {
+		var want []json.RawMessage
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, ok := splitArray([]byte(raw))
+		if !ok {
+			continue
+		}
+		if wantErr != nil {
+			t.Errorf("%s: split, but encoding/json says %v", raw, wantErr)
+			continue
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d elements, encoding/json %d", raw, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if string(got[i]) != string(want[i]) {
+				t.Errorf("%s: element %d %s, encoding/json %s", raw, i, got[i], want[i])
+			}
+		}
+	}
+	// A scenario whose steps are not all objects is an error naming the step.
+	_, err := ParseScenario([]byte(`{"name":"s","brokers":1,"topics":[{"name":"t","partitions":1,"replicationFactor":1}],"steps":["x"]}`))
+	if err == nil || !strings.Contains(err.Error(), "steps[0]") {
+		t.Errorf("steps [\"x\"]: %v", err)
 	}
 }
