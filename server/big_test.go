@@ -24,7 +24,7 @@ import (
 //	go test -run '^$' -bench BigCluster -benchtime 1x ./server   (make bench-server)
 func BenchmarkBigCluster(b *testing.B) {
 	largest := ""
-	for _, size := range []struct{ brokers, partitions int }{{30, 1_000}, {100, 10_000}, {200, 50_000}, {100, 100_000}, {200, 100_000}, {200, 200_000}} {
+	for _, size := range []struct{ brokers, partitions int }{{30, 1_000}, {100, 10_000}, {200, 50_000}, {100, 100_000}, {200, 100_000}, {200, 200_000}, {1000, 1_000_000}} {
 		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
 			for b.Loop() {
 				if factor := benchBig(b, size.brokers, size.partitions); factor >= 1 {
