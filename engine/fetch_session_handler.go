@@ -3,6 +3,8 @@ package engine
 import (
 	"cmp"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; engine's broker type is the process
 )
 
 // The follower's side of fetch sessions (KIP-227, 1.1): Kafka's FetchSessionHandler, one per
@@ -17,9 +19,9 @@ import (
 
 // fetchSessionHandler is FetchSessionHandler. Its zero value is a new thread's: no session.
 type fetchSessionHandler struct {
-	// sessionID and epoch are nextMetadata: the metadata of the next request, and of the request
-	// in flight while there is one.
-	sessionID, epoch int32
+	// FetchSessionHandler is nextMetadata: the metadata of the next request, and of the request
+	// in flight while there is one (package engine/broker).
+	brk.FetchSessionHandler
 	// gone are the partitions that left the thread (removed, failed) while in the session, with
 	// what the session last sent for them; the next incremental Fetch forgets them, unless they
 	// come back to the thread before it is built (then they are still in the session, as in
@@ -44,55 +46,6 @@ type gonePartition struct {
 	sess       sessionPartition
 	sentOffset int64
 }
-
-// full reports whether the next Fetch is full (FetchMetadata.isFull).
-func (h *fetchSessionHandler) full() bool {
-	return h.epoch == InitialEpoch || h.epoch == FinalEpoch
-}
-
-// handleResponse is FetchSessionHandler.handleResponse: it moves the session on and reports
-// whether the answer's partitions may be processed. A session error (FETCH_SESSION_ID_NOT_FOUND:
-// start a new session; else close this one and start anew) or a full answer that does not carry
-// every partition sent makes the next Fetch full, and the answer is dropped: the thread fetches
-// again at once, with no backoff (RemoteLeaderEndPoint.fetch returns an empty result).
-func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent fetchSent, pidOf func(TP) int32) bool {
-	if resp.Error != ErrNone {
-		if resp.Error == ErrFetchSessionIDNotFound {
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-		} else {
-			h.epoch = InitialEpoch // nextCloseExistingAttemptNew
-		}
-		return false
-	}
-	if h.full() {
-		if len(resp.Partitions) != sent.count() { // verifyFullFetchResponsePartitions
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-			return false
-		}
-		if resp.SessionID == InvalidSessionID {
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-		} else {
-			h.sessionID, h.epoch = resp.SessionID, nextSessionEpoch(InitialEpoch)
-		}
-		return true
-	}
-	for i := range resp.Partitions { // verifyIncrementalFetchResponsePartitions
-		if !sent.has(pidOf(resp.Partitions[i].TP)) {
-			h.epoch = InitialEpoch
-			return false
-		}
-	}
-	if resp.SessionID == InvalidSessionID {
-		h.sessionID, h.epoch = InvalidSessionID, InitialEpoch // the leader closed the session
-	} else {
-		h.epoch = nextSessionEpoch(h.epoch)
-	}
-	return true
-}
-
-// handleError is FetchSessionHandler.handleError (a Fetch that failed: timeout, disconnect): the
-// next Fetch is full, closes the session and asks for a new one.
-func (h *fetchSessionHandler) handleError() { h.epoch = InitialEpoch }
 
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
 func (h *fetchSessionHandler) leave(st *fetchState) {
@@ -123,7 +76,7 @@ func (h *fetchSessionHandler) rejoin(st *fetchState) {
 func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
 	h := &f.session
 	sessions := e.era.fetchSessions
-	full := !sessions || h.full()
+	full := !sessions || h.Full()
 	walkAll := full || e.followerWalkAll
 	if e.followerCheck != nil && !walkAll {
 		e.checkFollowerChanges(f)
@@ -163,7 +116,7 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	}
 	b := e.brokers[f.owner]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.sessionID, SessionEpoch: h.epoch,
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
 		Partitions: parts, ForgottenTopicsData: forgotten}
 	if !sessions {
 		req.SessionID, req.SessionEpoch = InvalidSessionID, FinalEpoch // Fetch before v7: no session

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; engine's broker type is the process
 )
 
 // Replica fetcher threads (AbstractFetcherManager, AbstractFetcherThread, ReplicaFetcherThread).
@@ -69,33 +71,6 @@ type fetcher struct {
 	inSession, sentCount  int
 }
 
-// javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = 31*h + int32(0xD800+(r>>10))
-			h = 31*h + int32(0xDC00+(r&0x3FF))
-			continue
-		}
-		h = 31*h + int32(r)
-	}
-	return h
-}
-
-// FetcherID is AbstractFetcherManager.getFetcherId: abs(31·hash(topic) + partition) mod n, where
-// Kafka's Utils.abs maps Integer.MIN_VALUE to 0.
-func FetcherID(topic string, partition int32, numFetchers int64) int32 {
-	v := 31*javaStringHash(topic) + partition
-	if v == -1<<31 {
-		v = 0
-	} else if v < 0 {
-		v = -v
-	}
-	return int32(int64(v) % numFetchers)
-}
-
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
 
 func (b *broker) fetcherFor(leader, id int32) *fetcher {
@@ -112,7 +87,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
 	st.r, st.tp = b.replicaOf(p.pid), p.tp()
-	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
+	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
 		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1, lastSent: -1}
@@ -334,7 +309,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	sent := f.takeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.session.handleResponse(m.FetchResponse, sent, e.pidOf) {
+	if e.era.fetchSessions && !f.session.HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
 	}
@@ -505,7 +480,7 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	}
 	f.inflight = 0
 	if req.Type == MsgFetch {
-		f.session.handleError()
+		f.session.HandleError()
 	}
 	for i := range f.parts {
 		e.backoff(f, &f.parts[i])

@@ -245,3 +245,13 @@ func (s fetchSent) has(pid int32) bool {
 	_, ok := s.of(pid, st)
 	return ok
 }
+
+// sentByTP is a fetchSent as the session handler asks it (broker.SentFetch): by partition name.
+type sentByTP struct {
+	fetchSent
+	pidOf func(TP) int32
+}
+
+func (s sentByTP) Count() int { return s.count() }
+
+func (s sentByTP) Carried(tp TP) bool { return s.has(s.pidOf(tp)) }

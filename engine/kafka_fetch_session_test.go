@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
 // Ports of Kafka's fetch session tests (KIP-227): FetchSessionTest (the leader's FetchManager and
@@ -243,7 +245,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
-	if s.f.session.sessionID != InvalidSessionID || !s.f.session.full() || s.f.inflight != 0 {
+	if s.f.session.SessionID() != InvalidSessionID || !s.f.session.Full() || s.f.inflight != 0 {
 		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", s.f.session, s.f.inflight)
 	}
 
@@ -284,7 +286,7 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 
 	// The thread's own Fetch carries a wrong epoch.
 	s.doWork(t) // the parked Fetch; the next one is built
-	s.f.session.epoch += 5
+	s.f.session.SetForTest(s.f.session.SessionID(), s.f.session.Epoch()+5)
 	s.doWork(t) // the Fetch built before; the next one carries the wrong epoch
 	before := s.f.parts[0].delayUntil
 	s.doWork(t)
@@ -481,33 +483,40 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}
 	for _, c := range []struct {
 		name      string
-		h         fetchSessionHandler
+		h         brk.FetchSessionHandler
 		resp      FetchResponse
 		ok        bool
 		id, epoch int32
 	}{
-		{"not found", fetchSessionHandler{sessionID: 7, epoch: 3}, FetchResponse{Error: ErrFetchSessionIDNotFound}, false, 0, 0},
-		{"bad epoch", fetchSessionHandler{sessionID: 7, epoch: 3}, FetchResponse{Error: ErrInvalidFetchSessionEpoch}, false, 7, 0},
-		{"full, new session", fetchSessionHandler{}, FetchResponse{SessionID: 9, Partitions: two}, true, 9, 1},
-		{"full, no session", fetchSessionHandler{}, FetchResponse{Partitions: two}, true, 0, 0},
-		{"full, a partition missing", fetchSessionHandler{}, FetchResponse{SessionID: 9, Partitions: two[:1]}, false, 0, 0},
-		{"incremental", fetchSessionHandler{sessionID: 9, epoch: 4}, FetchResponse{SessionID: 9, Partitions: two[1:]}, true, 9, 5},
-		{"incremental, session closed", fetchSessionHandler{sessionID: 9, epoch: 4}, FetchResponse{}, true, 0, 0},
-		{"incremental, a partition not in the session", fetchSessionHandler{sessionID: 9, epoch: 4},
+		{"not found", handlerAt(7, 3), FetchResponse{Error: ErrFetchSessionIDNotFound}, false, 0, 0},
+		{"bad epoch", handlerAt(7, 3), FetchResponse{Error: ErrInvalidFetchSessionEpoch}, false, 7, 0},
+		{"full, new session", handlerAt(0, 0), FetchResponse{SessionID: 9, Partitions: two}, true, 9, 1},
+		{"full, no session", handlerAt(0, 0), FetchResponse{Partitions: two}, true, 0, 0},
+		{"full, a partition missing", handlerAt(0, 0), FetchResponse{SessionID: 9, Partitions: two[:1]}, false, 0, 0},
+		{"incremental", handlerAt(9, 4), FetchResponse{SessionID: 9, Partitions: two[1:]}, true, 9, 5},
+		{"incremental, session closed", handlerAt(9, 4), FetchResponse{}, true, 0, 0},
+		{"incremental, a partition not in the session", handlerAt(9, 4),
 			FetchResponse{SessionID: 9, Partitions: []FetchPartitionData{{TP: TP{Partition: 5}}}}, false, 9, 0},
 	} {
 		for _, sent := range sents {
 			h := c.h
-			if ok := h.handleResponse(&c.resp, sent, pidOf); ok != c.ok || h.sessionID != c.id || h.epoch != c.epoch {
-				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.sessionID, h.epoch, c.ok, c.id, c.epoch)
+			if ok := h.HandleResponse(&c.resp, sentByTP{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
+				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
 			}
 		}
 	}
-	h := fetchSessionHandler{sessionID: 9, epoch: 4}
-	h.handleError()
-	if h.sessionID != 9 || h.epoch != InitialEpoch {
-		t.Errorf("handleError: next (%d, %d), want (9, 0)", h.sessionID, h.epoch)
+	h := handlerAt(9, 4)
+	h.HandleError()
+	if h.SessionID() != 9 || h.Epoch() != InitialEpoch {
+		t.Errorf("handleError: next (%d, %d), want (9, 0)", h.SessionID(), h.Epoch())
 	}
+}
+
+// handlerAt is a session handler whose next Fetch names sessionID at epoch.
+func handlerAt(sessionID, epoch int32) brk.FetchSessionHandler {
+	var h brk.FetchSessionHandler
+	h.SetForTest(sessionID, epoch)
+	return h
 }
 
 // TestKafkaFetchSessionBefore11: before fetch sessions (0.10.2, 0.11.0: Fetch older than v7)

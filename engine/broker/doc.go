@@ -1,0 +1,13 @@
+// Package broker is to become a Kafka broker's replication code (issue 11, the last stage of
+// "Packages by Kafka noun", docs/engine.md): its ReplicaManager and Partitions, its fetcher
+// threads, its FetchSessionCache and its purgatory, reading only its own state, the message it
+// handles and its config, with what it needs of the cluster through an interface the engine
+// implements (as controller.Cluster).
+//
+// The move is in green steps, each leaving every trace hash unchanged. Moved so far: the pieces
+// that read no broker state at all, the fetcher-id hash (AbstractFetcherManager.getFetcherId)
+// and the follower's FetchSessionHandler's session metadata (nextMetadata: the session id and
+// epoch of the next Fetch, moved on by each answer or failure). The rest is still package
+// engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
+// isr*.go, produce.go).
+package broker
