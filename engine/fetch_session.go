@@ -3,6 +3,8 @@ package engine
 import (
 	"cmp"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The leader's fetch sessions (KIP-227, Fetch v7, Kafka 1.1; FetchSession.scala): each broker's
@@ -322,8 +324,7 @@ func (e *Engine) markDirty(s *fetchSession, cp *cachedPartition) {
 		return
 	}
 	if rr := cp.r.remote(s.replicaID); rr != nil {
-		rr.lastFetchTime = max(rr.lastFetchTime, s.readAt)
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, s.readAt)
+		rr.SawFetchesUntil(s.readAt)
 	}
 }
 
@@ -352,8 +353,8 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 		return false // it moved after the read
 	}
 	rr := r.remote(s.replicaID)
-	return rr != nil && rr.leo == cp.fetchOffset && rr.logStart == cp.fetcherLogStartOffset &&
-		rr.brokerEpoch == s.brokerEpoch && rr.lastFetchLeaderLEO >= d.LogEndOffset && contains(r.isr, s.replicaID)
+	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && contains(r.isr, s.replicaID)
 }
 
 // takeDirty hands out the session's dirty pids, sorted (Kafka's order is the session's; the
@@ -370,10 +371,10 @@ func (e *Engine) doneWithDirty(work []int32) { e.dirtySpare = work[:0] }
 
 // followerTimes is what a leader knows of when follower rr last fetched r and was caught up: the
 // stored times, or the last read of a session in which r is clean.
-func (e *Engine) followerTimes(r *replica, rr *remoteReplica) (lastFetch, lastCaughtUp int64) {
-	lastFetch, lastCaughtUp = rr.lastFetchTime, rr.lastCaughtUpTime
+func (e *Engine) followerTimes(r *replica, rr *brk.Replica) (lastFetch, lastCaughtUp int64) {
+	lastFetch, lastCaughtUp = rr.LastFetchTime(), rr.LastCaughtUpTime()
 	for _, s := range r.fetchSessions {
-		if s.replicaID != rr.broker {
+		if s.replicaID != rr.Broker() {
 			continue
 		}
 		if cp := s.find(r.p.pid); cp != nil && !cp.dirty {

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The leader's ISR and high-watermark rules (Partition.scala): HW advance over the maximal ISR,
@@ -18,8 +20,8 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.metadata.registered(b) }
 
 // caughtUp is Replica.isCaughtUp.
-func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
-	return rr.leo == r.log.LogEndOffset() || e.now-rr.lastCaughtUpTime <= e.cfg.ReplicaLagTimeMaxMs
+func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
+	return rr.IsCaughtUp(r.log.LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
 }
 
 // maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
@@ -38,17 +40,17 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	cand := r.log.LogEndOffset()
 	for i := range r.remotes {
 		rr := &r.remotes[i]
-		if rr.leo >= cand {
+		if rr.LogEndOffset() >= cand {
 			continue
 		}
 		if e.unsafe.committedISROnly {
-			if contains(r.isr, rr.broker) {
-				cand = rr.leo
+			if contains(r.isr, rr.Broker()) {
+				cand = rr.LogEndOffset()
 			}
 			continue
 		}
-		if r.inMaximalISR(rr.broker) || (e.caughtUp(r, rr) && e.isrEligible(rr.broker)) {
-			cand = rr.leo
+		if r.inMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
+			cand = rr.LogEndOffset()
 		}
 	}
 	old := r.log.HighWatermark()
@@ -85,7 +87,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
 		if rr := r.remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
-			ev.arg[0] = rr.leo
+			ev.arg[0] = rr.LogEndOffset()
 		}
 		e.emit(ev)
 	}
@@ -93,14 +95,14 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 }
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
-func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
-	if r.pending.active || contains(r.isr, rr.broker) || !e.isrEligible(rr.broker) {
+func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
+	if r.pending.active || contains(r.isr, rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
-	if rr.leo < r.log.HighWatermark() || (rr.leo < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
+	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	e.submitAlterPartition(r, true, []int32{rr.broker}, sortedUnion(r.isr, []int32{rr.broker}))
+	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.isr, []int32{rr.Broker()}))
 }
 
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.

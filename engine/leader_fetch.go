@@ -313,18 +313,7 @@ func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStar
 	if rr == nil {
 		return
 	}
-	switch {
-	case f >= leo:
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, e.now)
-	case f >= rr.lastFetchLeaderLEO:
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, rr.lastFetchTime)
-	}
-	moved := rr.leo != f
-	rr.leo = f
-	rr.logStart = logStart
-	rr.lastFetchLeaderLEO = max(leo, rr.lastFetchLeaderLEO)
-	rr.lastFetchTime = e.now
-	rr.brokerEpoch = brokerEpoch
+	moved := rr.UpdateFetchState(e.now, f, logStart, leo, brokerEpoch)
 	e.maybeExpandIsr(r, rr)
 	if moved && e.advanceHW(r, follower) {
 		e.completeDelayedProduces(r)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
@@ -272,9 +273,9 @@ func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
 	return r.follower(rr), true
 }
 
-func (r ReplicaInfo) follower(rr *remoteReplica) FollowerInfo {
+func (r ReplicaInfo) follower(rr *brk.Replica) FollowerInfo {
 	lastFetch, lastCaughtUp := r.e.followerTimes(r.r, rr)
-	return FollowerInfo{Broker: rr.broker, LogEndOffset: rr.leo, LastCaughtUpTime: lastCaughtUp,
+	return FollowerInfo{Broker: rr.Broker(), LogEndOffset: rr.LogEndOffset(), LastCaughtUpTime: lastCaughtUp,
 		LastFetchTime: lastFetch, CaughtUp: r.e.caughtUp(r.r, rr)}
 }
 

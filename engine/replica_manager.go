@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
@@ -138,23 +140,15 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 			continue
 		}
 		inISR := slices.Contains(ps.ISR, h)
-		rr := remoteReplica{broker: h, leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastFetchTime: never, lastCaughtUpTime: never}
+		rr := brk.NewReplica(h)
 		if wasLeader {
 			for _, o := range old {
-				if o.broker == h {
+				if o.Broker() == h {
 					rr = o
 				}
 			}
-			rr.lastFetchLeaderLEO = start
-			rr.lastFetchTime = never
-			if inISR {
-				rr.lastFetchTime = e.now
-			}
 		}
-		rr.lastCaughtUpTime = never
-		if inISR {
-			rr.lastCaughtUpTime = e.now
-		}
+		rr.ResetReplicaState(e.now, start, !wasLeader, inISR)
 		r.remotes = append(r.remotes, rr)
 	}
 }

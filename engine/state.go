@@ -1,6 +1,7 @@
 package engine
 
 import (
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
@@ -43,7 +44,7 @@ type replica struct {
 	log commitlog.Log
 
 	// In memory (continued).
-	remotes []remoteReplica // follower state, leader only, in hosts order without self
+	remotes []brk.Replica // follower state, leader only, in hosts order without self
 	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
 	isr     []int32
 	pending isrPending
@@ -72,26 +73,11 @@ type isrPending struct {
 	stuck bool
 }
 
-// never is a time long before the run: Kafka resets lastCaughtUpTimeMs to 0, which against a
-// wall clock in epoch milliseconds is "never"; simulated time starts at 0, so 0 would mean "just now".
-const never int64 = -1 << 50
-
-// remoteReplica is what a leader knows of one follower (Replica.scala).
-type remoteReplica struct {
-	broker             int32
-	leo                int64 // -1 unknown
-	logStart           int64
-	lastFetchLeaderLEO int64
-	lastFetchTime      int64
-	lastCaughtUpTime   int64
-	brokerEpoch        int64
-}
-
 func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
 
-func (r *replica) remote(b int32) *remoteReplica {
+func (r *replica) remote(b int32) *brk.Replica {
 	for i := range r.remotes {
-		if r.remotes[i].broker == b {
+		if r.remotes[i].Broker() == b {
 			return &r.remotes[i]
 		}
 	}

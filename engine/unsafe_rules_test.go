@@ -96,7 +96,7 @@ func TestEpochStartRule(t *testing.T) {
 			r.epochStartOffset = 5
 			r.isr = []int32{0, 2}
 			rr := r.remote(1)
-			rr.leo = -1
+			rr.SetLogEndOffsetForTest(-1)
 			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
 			joined := r.pending.active && r.pending.expand && slices.Contains(r.pending.newISR, 1)
 			if joined != unsafe {

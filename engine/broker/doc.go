@@ -5,9 +5,10 @@
 // implements (as controller.Cluster).
 //
 // The move is in green steps, each leaving every trace hash unchanged. Moved so far: the pieces
-// that read no broker state at all, the fetcher-id hash (AbstractFetcherManager.getFetcherId)
-// and the follower's FetchSessionHandler's session metadata (nextMetadata: the session id and
-// epoch of the next Fetch, moved on by each answer or failure). The rest is still package
+// that read no other broker state, the fetcher-id hash (AbstractFetcherManager.getFetcherId), the
+// follower's FetchSessionHandler's session metadata (nextMetadata: the session id and epoch of
+// the next Fetch, moved on by each answer or failure), and Replica (Replica.scala: what a leader
+// knows of one follower, updated by its fetches and reset on a new leader epoch). The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker

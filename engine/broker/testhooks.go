@@ -6,3 +6,7 @@ package broker
 func (h *FetchSessionHandler) SetForTest(sessionID, epoch int32) {
 	h.sessionID, h.epoch = sessionID, epoch
 }
+
+// SetLogEndOffsetForTest puts the follower's LEO as the leader knows it at leo, as Kafka's
+// tests build a Partition whose follower state pins the HW.
+func (rr *Replica) SetLogEndOffsetForTest(leo int64) { rr.leo = leo }
