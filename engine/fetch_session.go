@@ -354,7 +354,7 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 	}
 	rr := r.remote(s.replicaID)
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
-		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && contains(r.isr, s.replicaID)
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.isr.InISR(s.replicaID)
 }
 
 // takeDirty hands out the session's dirty pids, sorted (Kafka's order is the session's; the

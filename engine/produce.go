@@ -19,7 +19,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	p := e.partitions[e.pidOf(req.TP)]
 	r := b.replicaOf(p.pid)
 	errName := e.checkLeaderRequest(r, -1, ClientNode)
-	if errName == ErrNone && req.Acks == -1 && len(r.isr) < e.effectiveMinIsr(p) {
+	if errName == ErrNone && req.Acks == -1 && len(r.isr.ISR()) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
 	if errName != ErrNone {
@@ -89,7 +89,7 @@ func (e *Engine) completeDelayedProduces(r *replica) {
 		case r.log.HighWatermark() >= dp.required:
 			dp.done = true
 			errName := ErrNone
-			if len(r.maximalISR()) < e.effectiveMinIsr(r.p) {
+			if len(r.isr.MaximalISR()) < e.effectiveMinIsr(r.p) {
 				errName = ErrNotEnoughReplicasAfterAppend
 			}
 			e.respondProduce(b, dp.req, errName, dp.base)

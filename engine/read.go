@@ -232,15 +232,15 @@ func (r ReplicaInfo) Known() bool    { return r.r.known }
 func (r ReplicaInfo) IsLeader() bool { return r.r.isLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).
-func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr) }
-func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.maximalISR()) }
+func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr.ISR()) }
+func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.isr.MaximalISR()) }
 
 // PendingISRChange names the ISR change in flight: "expand", "shrink" or "".
 func (r ReplicaInfo) PendingISRChange() string {
 	switch {
-	case !r.r.pending.active:
+	case !r.r.isr.IsInflight():
 		return ""
-	case r.r.pending.expand:
+	case r.r.isr.Expanding():
 		return "expand"
 	}
 	return "shrink"

@@ -21,8 +21,7 @@ func (r *replica) resetMemory() {
 	r.leaderEpoch = -1
 	r.partitionEpoch = -1
 	r.epochStartOffset = -1
-	r.isr = nil
-	r.pending = isrPending{}
+	r.isr.Commit(nil)
 	r.remotes = nil
 	r.watchers = nil
 	r.produces = nil
@@ -104,8 +103,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.isLeader()
 	r.known = true
-	r.isr = slices.Clone(ps.ISR)
-	r.pending = isrPending{}
+	r.isr.Commit(slices.Clone(ps.ISR))
 	if ps.LeaderEpoch > r.leaderEpoch {
 		start := r.log.LogEndOffset()
 		if e.era.assignEpochOnElection {
@@ -123,7 +121,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr, render: describeRole, arg: [2]int64{r.epochStartOffset}})
+			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.epochStartOffset}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -220,8 +218,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.leaderEpoch = ps.LeaderEpoch
 	r.epochStartOffset = -1
 	r.partitionEpoch = ps.PartitionEpoch
-	r.isr = nil
-	r.pending = isrPending{}
+	r.isr.Commit(nil)
 	r.remotes = nil
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",

@@ -45,9 +45,8 @@ type replica struct {
 
 	// In memory (continued).
 	remotes []brk.Replica // follower state, leader only, in hosts order without self
-	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
-	isr     []int32
-	pending isrPending
+	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
+	isr brk.PartitionState
 	// parked operations on this leader replica: full fetches (an incremental fetch waits through
 	// its session) and produces
 	watchers []*delayedFetch
@@ -62,17 +61,6 @@ type replica struct {
 	unflushed    int64 // records appended since the last flush
 }
 
-// isrPending is Kafka's PendingExpand / PendingShrink partition state.
-type isrPending struct {
-	active bool
-	expand bool
-	ids    []int32 // the replica joining, or the replicas leaving
-	newISR []int32 // the ISR asked for
-	msg    uint64  // the AlterPartition in flight
-	// stuck is set when the controller's answer says to wait for new metadata.
-	stuck bool
-}
-
 func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
 
 func (r *replica) remote(b int32) *brk.Replica {
@@ -82,21 +70,6 @@ func (r *replica) remote(b int32) *brk.Replica {
 		}
 	}
 	return nil
-}
-
-// maximalISR is the ISR the HW waits on: the committed ISR plus a replica being added.
-func (r *replica) inMaximalISR(b int32) bool {
-	if contains(r.isr, b) {
-		return true
-	}
-	return r.pending.active && r.pending.expand && contains(r.pending.ids, b)
-}
-
-func (r *replica) maximalISR() []int32 {
-	if r.pending.active && r.pending.expand {
-		return sortedUnion(r.isr, r.pending.ids)
-	}
-	return r.isr
 }
 
 type brokerState uint8

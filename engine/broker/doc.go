@@ -7,8 +7,9 @@
 // The move is in green steps, each leaving every trace hash unchanged. Moved so far: the pieces
 // that read no other broker state, the fetcher-id hash (AbstractFetcherManager.getFetcherId), the
 // follower's FetchSessionHandler's session metadata (nextMetadata: the session id and epoch of
-// the next Fetch, moved on by each answer or failure), and Replica (Replica.scala: what a leader
-// knows of one follower, updated by its fetches and reset on a new leader epoch). The rest is still package
+// the next Fetch, moved on by each answer or failure), Replica (Replica.scala: what a leader
+// knows of one follower, updated by its fetches and reset on a new leader epoch), and
+// PartitionState (a leader's committed ISR and the change in flight, KIP-497). The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker
