@@ -132,7 +132,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			wantNames(t, "first Fetch", reqNames(req.Partitions), "t-0@0", "t-1@0", "t-2@0")
 			wantNames(t, "its answer", respNames(resp.Partitions), "t-0", "t-1", "t-2")
 			id := resp.SessionID
-			if id == InvalidSessionID || s.e.brokers[0].fetchSessions.get(id) == nil {
+			if id == InvalidSessionID || s.e.brokers[0].fetchSessions.Get(id) == nil {
 				t.Fatalf("the full answer names session %d; the leader's cache must hold it", id)
 			}
 
@@ -229,7 +229,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	req, _ := s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-0")
 	wantNames(t, "listed", reqNames(req.Partitions))
-	sess := leader.fetchSessions.get(id)
+	sess := leader.fetchSessions.Get(id)
 	if sess == nil || len(sess.parts) != 2 || sess.find(s.parts[0].pid) != nil {
 		t.Fatalf("the leader's session after the forget: %+v, want t-1 and t-2", sess)
 	}
@@ -242,7 +242,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-1", "t-2")
-	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.get(id) != nil {
+	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
 	if s.f.session.SessionID() != InvalidSessionID || !s.f.session.Full() || s.f.inflight != 0 {
@@ -273,14 +273,14 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	id := resp.SessionID
 	leader := s.e.brokers[0]
 	runFor(t, s.e, 2) // the thread's next Fetch waits in the leader's purgatory
-	expected := leader.fetchSessions.get(id).epoch
+	expected := leader.fetchSessions.Get(id).Epoch()
 
 	// A duplicate of an older Fetch, by hand, reaches the leader.
 	bad := sendSessionFetch(t, s.e, 1, 1, id, expected-1)
 	if bad.Error != ErrInvalidFetchSessionEpoch || bad.SessionID != InvalidSessionID || len(bad.Partitions) != 0 {
 		t.Fatalf("answer to epoch %d (session expects %d): %+v", expected-1, expected, bad)
 	}
-	if sess := leader.fetchSessions.get(id); sess == nil || sess.epoch != expected {
+	if sess := leader.fetchSessions.Get(id); sess == nil || sess.Epoch() != expected {
 		t.Fatalf("the session after the bad epoch: %+v, want it at epoch %d", sess, expected)
 	}
 
@@ -302,8 +302,8 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Errorf("the Fetch after the error: (%d, %d) with %d partitions, want a full Fetch naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if leader.fetchSessions.get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
-		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.fetchSessions.get(id) != nil, resp.SessionID)
+	if leader.fetchSessions.Get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
+		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.fetchSessions.Get(id) != nil, resp.SessionID)
 	}
 }
 
@@ -340,18 +340,18 @@ func TestKafkaFetchSessionLeaderRestart(t *testing.T) {
 	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, nil)
 	runFor(t, e, 2000)
 	old := map[int32]bool{}
-	for _, s := range e.brokers[0].fetchSessions.sessions {
-		old[s.id] = true
+	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+		old[s.ID()] = true
 	}
 	apply(t, e, `{"do":"kill","broker":0}`)
 	runFor(t, e, 100)
 	apply(t, e, `{"do":"restart","broker":0}`)
 	runUntilTrue(t, e, 60_000, "a follower session on the restarted broker", func() bool {
-		return len(e.brokers[0].fetchSessions.sessions) > 0
+		return len(e.brokers[0].fetchSessions.Sessions()) > 0
 	})
-	for _, s := range e.brokers[0].fetchSessions.sessions {
-		if old[s.id] {
-			t.Errorf("session id %d given again after the restart", s.id)
+	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+		if old[s.ID()] {
+			t.Errorf("session id %d given again after the restart", s.ID())
 		}
 	}
 	for _, ev := range e.events {
@@ -379,7 +379,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Fatalf("the Fetch after the failure: (%d, %d) with %d partitions; want full, naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if s.e.brokers[0].fetchSessions.get(id) != nil {
+	if s.e.brokers[0].fetchSessions.Get(id) != nil {
 		t.Error("the leader kept the session the full Fetch closed")
 	}
 }
@@ -463,7 +463,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	if first == nil || first.SessionID != InvalidSessionID || first.SessionEpoch != InitialEpoch {
 		t.Fatalf("the new thread's first Fetch: %+v; want full with no session id", first)
 	}
-	if s.e.brokers[0].fetchSessions.get(id) == nil {
+	if s.e.brokers[0].fetchSessions.Get(id) == nil {
 		t.Error("the old thread's session left the leader's cache; Kafka keeps it until evicted")
 	}
 }
@@ -545,8 +545,8 @@ func TestKafkaFetchSessionBefore11(t *testing.T) {
 					}
 				}
 			}
-			if n < 4 || len(s.e.brokers[0].fetchSessions.sessions) != 0 {
-				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].fetchSessions.sessions))
+			if n < 4 || len(s.e.brokers[0].fetchSessions.Sessions()) != 0 {
+				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].fetchSessions.Sessions()))
 			}
 		})
 	}
@@ -563,7 +563,7 @@ func TestKafkaFetchSessionConsumerSessionless(t *testing.T) {
 	if m.Fetch.SessionID != InvalidSessionID || m.Fetch.SessionEpoch != FinalEpoch {
 		t.Errorf("consumer Fetch (%d, %d), want (0, -1)", m.Fetch.SessionID, m.Fetch.SessionEpoch)
 	}
-	if n := len(e.brokers[0].fetchSessions.sessions); n != 0 {
+	if n := len(e.brokers[0].fetchSessions.Sessions()); n != 0 {
 		t.Errorf("%d sessions after a consumer's Fetch, want none", n)
 	}
 }

@@ -8,8 +8,10 @@
 // that read no other broker state, the fetcher-id hash (AbstractFetcherManager.getFetcherId), the
 // follower's FetchSessionHandler's session metadata (nextMetadata: the session id and epoch of
 // the next Fetch, moved on by each answer or failure), Replica (Replica.scala: what a leader
-// knows of one follower, updated by its fetches and reset on a new leader epoch), and
-// PartitionState (a leader's committed ISR and the change in flight, KIP-497). The rest is still package
+// knows of one follower, updated by its fetches and reset on a new leader epoch),
+// PartitionState (a leader's committed ISR and the change in flight, KIP-497), and the leader's
+// FetchSessionCache (session ids, touch, which session a new one evicts) over the sessions'
+// FetchSession metadata. The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker
