@@ -46,9 +46,9 @@ func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
 			}
 		case itDelayedProduceDone:
 			p := it.delayedProduceDone()
-			if !p.produce.done && e.brokers[p.broker].incarnation == p.incarnation {
-				produces = append(produces, ParkedRequest{Broker: it.broker, Request: p.produce.req, Deadline: it.at,
-					RequiredOffset: p.produce.required})
+			if !p.produce.Done() && e.brokers[p.broker].incarnation == p.incarnation {
+				produces = append(produces, ParkedRequest{Broker: it.broker, Request: p.produce.Request(), Deadline: it.at,
+					RequiredOffset: p.produce.RequiredOffset()})
 			}
 		}
 	}

@@ -24,7 +24,7 @@ func (r *replica) resetMemory() {
 	r.isr.Commit(nil)
 	r.remotes = nil
 	r.watchers = nil
-	r.produces = nil
+	r.produces.Clear()
 	r.fetchSessions = nil
 }
 

@@ -52,7 +52,7 @@ type replica struct {
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
 	fetchSessions    []*fetchSession
-	produces         []*delayedProduce
+	produces         brk.ProducePurgatory
 	partitionEpoch   int32
 	epochStartOffset int64 // only while leader; -1 otherwise
 
