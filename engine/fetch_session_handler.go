@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; engine's broker type is the process
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The follower's side of fetch sessions (KIP-227, 1.1): Kafka's FetchSessionHandler, one per
@@ -17,52 +17,16 @@ import (
 // it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
 // (a fetcher removed and started again) starts with no session.
 
-// fetchSessionHandler is FetchSessionHandler. Its zero value is a new thread's: no session.
-type fetchSessionHandler struct {
-	// FetchSessionHandler is nextMetadata: the metadata of the next request, and of the request
-	// in flight while there is one (package engine/broker).
-	brk.FetchSessionHandler
-	// gone are the partitions that left the thread (removed, failed) while in the session, with
-	// what the session last sent for them; the next incremental Fetch forgets them, unless they
-	// come back to the thread before it is built (then they are still in the session, as in
-	// Kafka, whose handler learns of partitions only when it builds).
-	gone []gonePartition
-}
-
-// sessionPartition is a partition's entry in the handler's sessionPartitions: whether it is in
-// the session and the fetch data the session last sent for it.
-type sessionPartition struct {
-	in                                   bool
-	fetchOffset, logStartOffset          int64
-	currentLeaderEpoch, lastFetchedEpoch int32
-}
-
-// gonePartition is a partition that left the thread since the last build, with what the session
-// last sent for it and what the Fetch in flight carried for it (fetchSent).
-type gonePartition struct {
-	pid        int32
-	sentEpoch  int32
-	tp         TP
-	sess       sessionPartition
-	sentOffset int64
-}
-
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
-func (h *fetchSessionHandler) leave(st *fetchState) {
-	if st.sess.in {
-		h.gone = append(h.gone, gonePartition{pid: st.pid, sentEpoch: st.sentEpoch, tp: st.tp, sess: st.sess,
-			sentOffset: st.sentOffset})
-	}
+func leave(h *brk.FetchSessionHandler, st *fetchState) {
+	h.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
 }
 
 // rejoin gives a partition added to the thread back its session entry, and what the Fetch in
 // flight carried for it, if it left the thread since the last Fetch was built.
-func (h *fetchSessionHandler) rejoin(st *fetchState) {
-	i := slices.IndexFunc(h.gone, func(g gonePartition) bool { return g.pid == st.pid })
-	if i >= 0 {
-		g := &h.gone[i]
-		st.sess, st.sentEpoch, st.sentOffset = g.sess, g.sentEpoch, g.sentOffset
-		h.gone = slices.Delete(h.gone, i, i+1)
+func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
+	if sess, epoch, offset, ok := h.Rejoin(st.pid); ok {
+		st.sess, st.sentEpoch, st.sentOffset = sess, epoch, offset
 	}
 }
 
@@ -94,14 +58,12 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 		f.walkChanges(&bd)
 	}
 	parts, forgotten := bd.parts, bd.forgotten
-	if !full && len(h.gone) > 0 {
-		for _, g := range h.gone {
-			forgotten = append(forgotten, g.tp)
-		}
+	if !full && h.HasGone() {
+		forgotten = h.AppendGone(forgotten)
 		// The request lists partitions in pid order (Kafka: added, then altered).
 		slices.SortFunc(forgotten, func(a, b TP) int { return cmp.Compare(e.pidOf(a), e.pidOf(b)) })
 	}
-	h.gone = h.gone[:0]
+	h.Built()
 	if !full {
 		f.partsBuf, f.forgetBuf = parts[:0], forgotten[:0]
 		parts = slices.Clone(parts) // nil if empty

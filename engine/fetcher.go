@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; engine's broker type is the process
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // Replica fetcher threads (AbstractFetcherManager, AbstractFetcherThread, ReplicaFetcherThread).
@@ -29,7 +29,7 @@ type fetchState struct {
 	delayUntil  int64 // backoff deadline
 	sentOffset  int64
 	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
-	sess sessionPartition
+	sess brk.SessionPartition
 	// r caches this broker's replica, tp the partition's name (lookups, not state).
 	r  *replica
 	tp TP
@@ -60,7 +60,7 @@ type fetcher struct {
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
 	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
-	session   fetchSessionHandler
+	session   brk.FetchSessionHandler
 	partsBuf  []FetchPartition
 	forgetBuf []TP
 	// What keeps a turn's cost to what changed (fetcher_changes.go): the change list (pids, each
@@ -109,7 +109,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		f.replace(&f.parts[i], st)
 	} else {
 		st.listed = false
-		f.session.rejoin(&st)
+		rejoin(&f.session, &st)
 		f.parts = slices.Insert(f.parts, i, st)
 		f.pids = slices.Insert(f.pids, i, st.pid)
 		f.joined(&f.parts[i])

@@ -476,7 +476,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
 	// followerWalkAll has it, listed.
-	in := sessionPartition{in: true}
+	in := brk.InSession(0, 0, 0, 0)
 	f := &fetcher{parts: []fetchState{{pid: 0, sess: in}, {pid: 1, sess: in}}, pids: []int32{0, 1}, sentCount: 2}
 	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
 	pidOf := func(tp TP) int32 { return tp.Partition }

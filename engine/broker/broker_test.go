@@ -65,3 +65,36 @@ func TestFetchSessionHandlerOnItsOwn(t *testing.T) {
 	ok = h.HandleResponse(&protocol.FetchResponse{Error: protocol.ErrFetchSessionIDNotFound}, sent)
 	want("session not found", ok, false, protocol.InvalidSessionID, protocol.InitialEpoch)
 }
+
+// TestFetchSessionHandlerGone: a partition leaving the thread while in the session is forgotten
+// by the next build unless it comes back first, with its entry and what the Fetch in flight
+// carried for it; one not in the session leaves nothing behind.
+func TestFetchSessionHandlerGone(t *testing.T) {
+	var h FetchSessionHandler
+	a, b := protocol.TP{Topic: "t", Partition: 0}, protocol.TP{Topic: "t", Partition: 1}
+	in := InSession(7, 0, 3, 2)
+	h.Leave(0, a, in, 3, 7)
+	h.Leave(1, b, SessionPartition{}, 3, 9) // not in the session
+	if epoch, offset, ok := h.GoneSent(0); !ok || epoch != 3 || offset != 7 {
+		t.Errorf("what the Fetch carried for a partition gone: %d, %d, %v", epoch, offset, ok)
+	}
+	if _, _, ok := h.GoneSent(1); ok {
+		t.Error("a partition out of the session is remembered as gone")
+	}
+	sess, _, _, ok := h.Rejoin(0)
+	if !ok || sess != in || h.HasGone() {
+		t.Fatalf("rejoin: %+v, %v; gone left %v", sess, ok, h.HasGone())
+	}
+	h.Leave(0, a, in, 3, 7)
+	if got := h.AppendGone(nil); len(got) != 1 || got[0] != a {
+		t.Errorf("forgotten: %v, want [%v]", got, a)
+	}
+	h.Built()
+	if h.HasGone() {
+		t.Error("the gone list outlived the build")
+	}
+	in.Leave()
+	if in.In() || in == InSession(7, 0, 3, 2) {
+		t.Error("an entry out of the session still compares as in it")
+	}
+}

@@ -6,8 +6,8 @@
 //
 // The move is in green steps, each leaving every trace hash unchanged. Moved so far: the pieces
 // that read no other broker state, the fetcher-id hash (AbstractFetcherManager.getFetcherId), the
-// follower's FetchSessionHandler's session metadata (nextMetadata: the session id and epoch of
-// the next Fetch, moved on by each answer or failure), Replica (Replica.scala: what a leader
+// follower's FetchSessionHandler (nextMetadata: the session id and epoch of the next Fetch, moved
+// on by each answer or failure; the partitions' session entries; those that left the thread), Replica (Replica.scala: what a leader
 // knows of one follower, updated by its fetches and reset on a new leader epoch),
 // PartitionState (a leader's committed ISR and the change in flight, KIP-497), and the leader's
 // FetchSessionCache (session ids, touch, which session a new one evicts) over the sessions'
