@@ -343,7 +343,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
-		t, _ := truncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		t, _ := brk.TruncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		st.lastFetchedEpoch = r.log.Cache().Latest()
@@ -460,7 +460,7 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 			e.backoff(f, st)
 			continue
 		}
-		t, done := truncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
+		t, done := brk.TruncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		if done {
