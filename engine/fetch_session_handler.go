@@ -15,7 +15,9 @@ import (
 // the partitions that left it. A partition leaves the session when it is not ready to fetch
 // (truncating, or backing off after an error) or leaves the thread; it joins again, listed, when
 // it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
-// (a fetcher removed and started again) starts with no session.
+// (a fetcher removed and started again) starts with no session. The handler itself is package
+// broker's (brk.FetchSessionHandler, with each partition's SessionPartition kept on its fetch
+// state); this file builds the Fetch from the thread's partitions.
 
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
 func leave(h *brk.FetchSessionHandler, st *fetchState) {
