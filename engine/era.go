@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/highwater-sim/highwater/engine/commitlog"
+import (
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
 
 // era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
 // Kafka's replication changed after real clusters lost or diverged data. Every difference between
@@ -116,47 +119,8 @@ func (er era) requestEpoch(epoch int32) int32 {
 	return -1
 }
 
-// answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked).
+// answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked), as the era
+// words it (broker.LastOffsetForLeaderEpoch).
 func (er era) answerOffsetsForEpoch(log *commitlog.Log, asked int32) (int32, int64) {
-	if er.epochAnswerNamesEpoch {
-		return log.Cache().EndOffsetFor(asked, log.LogEndOffset())
-	}
-	// Before KIP-279, LeaderEpochFileCache.endOffsetFor of 0.11.0.2: the latest epoch → LEO (an
-	// empty cache's latest is -1, so a follower asking with -1 gets the LEO: KAFKA-6857, fixed
-	// after 0.11.0.2); an epoch below the first entry, or with none above it → UNDEFINED; otherwise
-	// the start offset of the first epoch above the one asked for.
-	entries := log.Cache().Entries()
-	if asked == log.Cache().Latest() {
-		return -1, log.LogEndOffset()
-	}
-	if len(entries) == 0 || asked < entries[0].Epoch {
-		return -1, -1
-	}
-	for _, en := range entries {
-		if en.Epoch > asked {
-			return -1, en.StartOffset
-		}
-	}
-	return -1, -1
-}
-
-// truncationOffset is getOffsetTruncationState: given the leader's answer (E, O), the offset to
-// truncate to and whether truncation is finished (false: ask again about the new latest epoch).
-func truncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, leaderOffset int64) (int64, bool) {
-	leo := log.LogEndOffset()
-	switch {
-	case leaderOffset == commitlog.Undefined:
-		return fetchOffset, true
-	case leaderEpoch == commitlog.Undefined:
-		return min(leaderOffset, leo), true
-	}
-	e, o := log.Cache().EndOffsetFor(leaderEpoch, leo)
-	switch {
-	case e == commitlog.Undefined && o == commitlog.Undefined:
-		return min(leaderOffset, leo), true
-	case e != leaderEpoch:
-		return min(o, leo), false
-	default:
-		return min(o, leaderOffset, leo), true
-	}
+	return brk.LastOffsetForLeaderEpoch(log, asked, er.epochAnswerNamesEpoch)
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"cmp"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The leader's fetch sessions (KIP-227, Fetch v7, Kafka 1.1; FetchSession.scala): each broker's
@@ -21,11 +23,6 @@ import (
 // have set are its session's readAt (followerTimes); marking it dirty writes them down first.
 // TestFetchSessionDirtyReads checks, over presets and sweep seeds, that the dirty reads give what
 // reading every session partition would.
-
-// minIncrementalFetchSessionEvictionMs is KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS:
-// a constant in Kafka, not a setting. A session unused for longer is stale; one created longer
-// ago may be evicted for a larger or privileged one.
-const minIncrementalFetchSessionEvictionMs = 120_000
 
 // cachedPartition is Kafka's CachedPartition.
 type cachedPartition struct {
@@ -77,18 +74,10 @@ func (cp *cachedPartition) maybeUpdateResponseData(d *FetchPartitionData, update
 	return must || d.DivergingEpoch != nil
 }
 
-// fetchSession is Kafka's FetchSession.
+// fetchSession is Kafka's FetchSession: its metadata, which the cache orders it by
+// (brk.FetchSession), and its partitions.
 type fetchSession struct {
-	id         int32
-	privileged bool  // a follower's (a consumer's would not be; consumers here are sessionless)
-	replicaID  int32 // the follower
-	epoch      int32 // the epoch its next fetch must carry
-	creationMs int64
-	lastUsedMs int64
-	// cachedSize is the size at the last touch, and byPrivileged and byAll whether that touch put
-	// it in Kafka's evictableByPrivileged and evictableByAll trees.
-	cachedSize          int
-	byPrivileged, byAll bool
+	brk.FetchSession
 	// parts is the partition map, by pid; dirty the pids of its dirty partitions, each once.
 	parts []cachedPartition
 	dirty []int32
@@ -100,6 +89,10 @@ type fetchSession struct {
 	// removed: out of the cache while its parked fetch still waits on its partitions.
 	removed bool
 }
+
+// Meta and Size make it a session the cache (brk.FetchSessionCache) holds.
+func (s *fetchSession) Meta() *brk.FetchSession { return &s.FetchSession }
+func (s *fetchSession) Size() int               { return len(s.parts) }
 
 // find is the session's partition pid, or nil. A plain binary search: it runs for every change
 // of every replica a session caches.
@@ -119,115 +112,26 @@ func (s *fetchSession) find(pid int32) *cachedPartition {
 	return nil
 }
 
-// fetchSessionCache is a broker's FetchSessionCache; it is lost with the process.
-type fetchSessionCache struct {
-	// sessions are sorted by id.
-	sessions []*fetchSession
-	// nextID: Kafka draws a random unused id; here a per-broker counter, so that ids are
-	// deterministic without a draw from the engine's PRNG (which would move every jitter draw).
-	// It survives restarts, as random ids would not repeat: a follower holding a session id from
-	// before the leader's restart gets FETCH_SESSION_ID_NOT_FOUND, not another follower's session.
-	nextID int32
-}
-
-func (c *fetchSessionCache) get(id int32) *fetchSession {
-	i, ok := slices.BinarySearchFunc(c.sessions, id, func(s *fetchSession, id int32) int { return cmp.Compare(s.id, id) })
-	if !ok {
-		return nil
-	}
-	return c.sessions[i]
-}
-
-// newSessionID is FetchSessionCache.newSessionId: positive and unused on this broker.
-func (c *fetchSessionCache) newSessionID() int32 {
-	for {
-		c.nextID++
-		if c.nextID <= 0 {
-			c.nextID = 1
-		}
-		if c.get(c.nextID) == nil {
-			return c.nextID
-		}
-	}
-}
-
-// touch is FetchSessionCache.touch: the session was used at now, and its size and age decide
-// which evictable trees it is in.
-func (c *fetchSessionCache) touch(s *fetchSession, now int64) {
-	s.lastUsedMs = now
-	s.cachedSize = len(s.parts)
-	old := now-s.creationMs > minIncrementalFetchSessionEvictionMs
-	s.byPrivileged = !s.privileged || old
-	s.byAll = old
-}
-
-// evictableLess is EvictableKey's order: unprivileged first, then smaller, then lower id.
-func evictableLess(aPriv bool, aSize int, aID int32, bPriv bool, bSize int, bID int32) bool {
-	if aPriv != bPriv {
-		return !aPriv
-	}
-	if aSize != bSize {
-		return aSize < bSize
-	}
-	return aID < bID
-}
+// fetchSessionCache is a broker's FetchSessionCache (package broker), holding its sessions.
+type fetchSessionCache = brk.FetchSessionCache[*fetchSession]
 
 // maybeCreateSession is FetchSessionCache.maybeCreateSession: a new session, its partitions cached
 // by create, if there is room or one can be evicted (tryEvict); else nil.
 func (e *Engine) maybeCreateSession(b *broker, privileged bool, size int, create func(*fetchSession)) *fetchSession {
-	c := &b.fetchSessions
-	if int64(len(c.sessions)) >= e.cfg.MaxIncrementalFetchSessionSlots && !e.tryEvict(b, privileged, size) {
-		return nil
-	}
-	s := &fetchSession{id: c.newSessionID(), privileged: privileged, creationMs: e.now,
-		epoch: nextSessionEpoch(InitialEpoch), cachedSize: -1}
-	create(s)
-	i, _ := slices.BinarySearchFunc(c.sessions, s.id, func(s *fetchSession, id int32) int { return cmp.Compare(s.id, id) })
-	c.sessions = slices.Insert(c.sessions, i, s)
-	c.touch(s, e.now)
-	return s
-}
-
-// tryEvict is FetchSessionCache.tryEvict: the least recently used session if it is stale; else
-// the first evictable one (for a privileged newcomer, among the unprivileged and the old, else
-// among the old only), if the newcomer's key is not below it. Kafka keeps both orders in trees;
-// the cache here is scanned, only when it is full.
-func (e *Engine) tryEvict(b *broker, privileged bool, size int) bool {
-	var lru, first *fetchSession
-	for _, s := range b.fetchSessions.sessions {
-		if lru == nil || s.lastUsedMs < lru.lastUsedMs || (s.lastUsedMs == lru.lastUsedMs && s.id < lru.id) {
-			lru = s
-		}
-		in := s.byAll // evictableByAll, or for a privileged newcomer evictableByPrivileged
-		if privileged {
-			in = s.byPrivileged
-		}
-		if in && (first == nil || evictableLess(s.privileged, s.cachedSize, s.id, first.privileged, first.cachedSize, first.id)) {
-			first = s
-		}
-	}
-	switch {
-	case lru == nil:
-		return false
-	case e.now-lru.lastUsedMs > minIncrementalFetchSessionEvictionMs:
-		e.removeSession(b, lru)
-		return true
-	case first == nil || evictableLess(privileged, size, 0, first.privileged, first.cachedSize, first.id):
-		return false
-	}
-	e.removeSession(b, first)
-	return true
+	return b.fetchSessions.MaybeCreateSession(e.now, e.cfg.MaxIncrementalFetchSessionSlots, privileged, size,
+		func(s *fetchSession) { e.removeSession(b, s) },
+		func(m brk.FetchSession) *fetchSession {
+			s := &fetchSession{FetchSession: m}
+			create(s)
+			return s
+		})
 }
 
 // removeSession takes a session out of the cache (FetchSessionCache.remove). Its clean
 // partitions' follower times are written down; a session whose fetch still waits in purgatory
 // stays on its partitions' lists, every partition dirty, until the fetch is answered.
 func (e *Engine) removeSession(b *broker, s *fetchSession) {
-	c := &b.fetchSessions
-	i, ok := slices.BinarySearchFunc(c.sessions, s.id, func(s *fetchSession, id int32) int { return cmp.Compare(s.id, id) })
-	if ok && c.sessions[i] == s {
-		c.sessions = slices.Delete(c.sessions, i, i+1)
-	}
+	b.fetchSessions.Remove(s)
 	for i := range s.parts {
 		e.markDirty(s, &s.parts[i])
 	}
@@ -251,7 +155,7 @@ func (e *Engine) unlinkSession(s *fetchSession) {
 // loseFetchSessions drops a broker's cache: its process stopped or restarted. The follower times
 // of clean partitions are written down first (a dead broker's replicas still read as it left them).
 func (e *Engine) loseFetchSessions(b *broker) {
-	for _, s := range b.fetchSessions.sessions {
+	for _, s := range b.fetchSessions.Sessions() {
 		for i := range s.parts {
 			e.markDirty(s, &s.parts[i])
 		}
@@ -259,7 +163,7 @@ func (e *Engine) loseFetchSessions(b *broker) {
 	for _, pid := range b.hosted {
 		b.replicaOf(pid).fetchSessions = nil
 	}
-	b.fetchSessions.sessions = nil
+	b.fetchSessions.Clear()
 }
 
 // addCachedPartition adds pid to s with the request data of fp, dirty (the session has sent
@@ -321,9 +225,8 @@ func (e *Engine) markDirty(s *fetchSession, cp *cachedPartition) {
 	if cp.r == nil {
 		return
 	}
-	if rr := cp.r.remote(s.replicaID); rr != nil {
-		rr.lastFetchTime = max(rr.lastFetchTime, s.readAt)
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, s.readAt)
+	if rr := cp.r.remote(s.ReplicaID()); rr != nil {
+		rr.SawFetchesUntil(s.readAt)
 	}
 }
 
@@ -351,9 +254,9 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 	if l.HighWatermark() != d.HighWatermark || l.LogEndOffset() != d.LogEndOffset || l.LogStartOffset() != d.LogStartOffset {
 		return false // it moved after the read
 	}
-	rr := r.remote(s.replicaID)
-	return rr != nil && rr.leo == cp.fetchOffset && rr.logStart == cp.fetcherLogStartOffset &&
-		rr.brokerEpoch == s.brokerEpoch && rr.lastFetchLeaderLEO >= d.LogEndOffset && contains(r.isr, s.replicaID)
+	rr := r.remote(s.ReplicaID())
+	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.isr.InISR(s.ReplicaID())
 }
 
 // takeDirty hands out the session's dirty pids, sorted (Kafka's order is the session's; the
@@ -370,10 +273,10 @@ func (e *Engine) doneWithDirty(work []int32) { e.dirtySpare = work[:0] }
 
 // followerTimes is what a leader knows of when follower rr last fetched r and was caught up: the
 // stored times, or the last read of a session in which r is clean.
-func (e *Engine) followerTimes(r *replica, rr *remoteReplica) (lastFetch, lastCaughtUp int64) {
-	lastFetch, lastCaughtUp = rr.lastFetchTime, rr.lastCaughtUpTime
+func (e *Engine) followerTimes(r *replica, rr *brk.Replica) (lastFetch, lastCaughtUp int64) {
+	lastFetch, lastCaughtUp = rr.LastFetchTime(), rr.LastCaughtUpTime()
 	for _, s := range r.fetchSessions {
-		if s.replicaID != rr.broker {
+		if s.ReplicaID() != rr.Broker() {
 			continue
 		}
 		if cp := s.find(r.p.pid); cp != nil && !cp.dirty {

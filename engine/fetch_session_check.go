@@ -13,7 +13,7 @@ import (
 // readWholeSession is the answer an incremental fetch of s would give if it read every session
 // partition now (without updating follower state or the session).
 func (e *Engine) readWholeSession(s *fetchSession, req *FetchRequest) *FetchResponse {
-	resp := &FetchResponse{SessionID: s.id}
+	resp := &FetchResponse{SessionID: s.ID()}
 	for i := range s.parts {
 		cp := &s.parts[i]
 		fp := cp.fetchPartition(e)
@@ -28,7 +28,7 @@ func (e *Engine) readWholeSession(s *fetchSession, req *FetchRequest) *FetchResp
 // compareSessionAnswers reports where the dirty reads' answer differs from whole's, and checks
 // the session's clean partitions and its dirty list.
 func (e *Engine) compareSessionAnswers(s *fetchSession, whole *FetchResponse, got FetchResponse) {
-	where := fmt.Sprintf("at %d, session %d (follower %d, epoch %d)", e.now, s.id, s.replicaID, s.epoch)
+	where := fmt.Sprintf("at %d, session %d (follower %d, epoch %d)", e.now, s.ID(), s.ReplicaID(), s.Epoch())
 	if len(whole.Partitions) != len(got.Partitions) {
 		e.sessionCheck(fmt.Sprintf("%s: the dirty reads answer %s, every partition's %s", where,
 			describePartitions(got.Partitions), describePartitions(whole.Partitions)))
@@ -51,7 +51,7 @@ func (e *Engine) compareSessionAnswers(s *fetchSession, whole *FetchResponse, go
 			continue
 		}
 		fp := cp.fetchPartition(e)
-		d, _ := e.readPartition(cp.r, &FetchRequest{ReplicaID: s.replicaID, BrokerEpoch: s.brokerEpoch}, &fp, false)
+		d, _ := e.readPartition(cp.r, &FetchRequest{ReplicaID: s.ReplicaID(), BrokerEpoch: s.brokerEpoch}, &fp, false)
 		if cp.maybeUpdateResponseData(&d, false) || !e.clean(s, cp, &d) {
 			e.sessionCheck(fmt.Sprintf("%s: partition %d is clean but reads %s", where, cp.pid, describeFetchPart(d)))
 		}

@@ -3,6 +3,8 @@ package engine
 import (
 	"cmp"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The follower's side of fetch sessions (KIP-227, 1.1): Kafka's FetchSessionHandler, one per
@@ -13,103 +15,20 @@ import (
 // the partitions that left it. A partition leaves the session when it is not ready to fetch
 // (truncating, or backing off after an error) or leaves the thread; it joins again, listed, when
 // it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
-// (a fetcher removed and started again) starts with no session.
-
-// fetchSessionHandler is FetchSessionHandler. Its zero value is a new thread's: no session.
-type fetchSessionHandler struct {
-	// sessionID and epoch are nextMetadata: the metadata of the next request, and of the request
-	// in flight while there is one.
-	sessionID, epoch int32
-	// gone are the partitions that left the thread (removed, failed) while in the session, with
-	// what the session last sent for them; the next incremental Fetch forgets them, unless they
-	// come back to the thread before it is built (then they are still in the session, as in
-	// Kafka, whose handler learns of partitions only when it builds).
-	gone []gonePartition
-}
-
-// sessionPartition is a partition's entry in the handler's sessionPartitions: whether it is in
-// the session and the fetch data the session last sent for it.
-type sessionPartition struct {
-	in                                   bool
-	fetchOffset, logStartOffset          int64
-	currentLeaderEpoch, lastFetchedEpoch int32
-}
-
-// gonePartition is a partition that left the thread since the last build, with what the session
-// last sent for it and what the Fetch in flight carried for it (fetchSent).
-type gonePartition struct {
-	pid        int32
-	sentEpoch  int32
-	tp         TP
-	sess       sessionPartition
-	sentOffset int64
-}
-
-// full reports whether the next Fetch is full (FetchMetadata.isFull).
-func (h *fetchSessionHandler) full() bool {
-	return h.epoch == InitialEpoch || h.epoch == FinalEpoch
-}
-
-// handleResponse is FetchSessionHandler.handleResponse: it moves the session on and reports
-// whether the answer's partitions may be processed. A session error (FETCH_SESSION_ID_NOT_FOUND:
-// start a new session; else close this one and start anew) or a full answer that does not carry
-// every partition sent makes the next Fetch full, and the answer is dropped: the thread fetches
-// again at once, with no backoff (RemoteLeaderEndPoint.fetch returns an empty result).
-func (h *fetchSessionHandler) handleResponse(resp *FetchResponse, sent fetchSent, pidOf func(TP) int32) bool {
-	if resp.Error != ErrNone {
-		if resp.Error == ErrFetchSessionIDNotFound {
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-		} else {
-			h.epoch = InitialEpoch // nextCloseExistingAttemptNew
-		}
-		return false
-	}
-	if h.full() {
-		if len(resp.Partitions) != sent.count() { // verifyFullFetchResponsePartitions
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-			return false
-		}
-		if resp.SessionID == InvalidSessionID {
-			h.sessionID, h.epoch = InvalidSessionID, InitialEpoch
-		} else {
-			h.sessionID, h.epoch = resp.SessionID, nextSessionEpoch(InitialEpoch)
-		}
-		return true
-	}
-	for i := range resp.Partitions { // verifyIncrementalFetchResponsePartitions
-		if !sent.has(pidOf(resp.Partitions[i].TP)) {
-			h.epoch = InitialEpoch
-			return false
-		}
-	}
-	if resp.SessionID == InvalidSessionID {
-		h.sessionID, h.epoch = InvalidSessionID, InitialEpoch // the leader closed the session
-	} else {
-		h.epoch = nextSessionEpoch(h.epoch)
-	}
-	return true
-}
-
-// handleError is FetchSessionHandler.handleError (a Fetch that failed: timeout, disconnect): the
-// next Fetch is full, closes the session and asks for a new one.
-func (h *fetchSessionHandler) handleError() { h.epoch = InitialEpoch }
+// (a fetcher removed and started again) starts with no session. The handler itself is package
+// broker's (brk.FetchSessionHandler, with each partition's SessionPartition kept on its fetch
+// state); this file builds the Fetch from the thread's partitions.
 
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
-func (h *fetchSessionHandler) leave(st *fetchState) {
-	if st.sess.in {
-		h.gone = append(h.gone, gonePartition{pid: st.pid, sentEpoch: st.sentEpoch, tp: st.tp, sess: st.sess,
-			sentOffset: st.sentOffset})
-	}
+func leave(h *brk.FetchSessionHandler, st *fetchState) {
+	h.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
 }
 
 // rejoin gives a partition added to the thread back its session entry, and what the Fetch in
 // flight carried for it, if it left the thread since the last Fetch was built.
-func (h *fetchSessionHandler) rejoin(st *fetchState) {
-	i := slices.IndexFunc(h.gone, func(g gonePartition) bool { return g.pid == st.pid })
-	if i >= 0 {
-		g := &h.gone[i]
-		st.sess, st.sentEpoch, st.sentOffset = g.sess, g.sentEpoch, g.sentOffset
-		h.gone = slices.Delete(h.gone, i, i+1)
+func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
+	if sess, epoch, offset, ok := h.Rejoin(st.pid); ok {
+		st.sess, st.sentEpoch, st.sentOffset = sess, epoch, offset
 	}
 }
 
@@ -123,7 +42,7 @@ func (h *fetchSessionHandler) rejoin(st *fetchState) {
 func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
 	h := &f.session
 	sessions := e.era.fetchSessions
-	full := !sessions || h.full()
+	full := !sessions || h.Full()
 	walkAll := full || e.followerWalkAll
 	if e.followerCheck != nil && !walkAll {
 		e.checkFollowerChanges(f)
@@ -141,14 +60,12 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 		f.walkChanges(&bd)
 	}
 	parts, forgotten := bd.parts, bd.forgotten
-	if !full && len(h.gone) > 0 {
-		for _, g := range h.gone {
-			forgotten = append(forgotten, g.tp)
-		}
+	if !full && h.HasGone() {
+		forgotten = h.AppendGone(forgotten)
 		// The request lists partitions in pid order (Kafka: added, then altered).
 		slices.SortFunc(forgotten, func(a, b TP) int { return cmp.Compare(e.pidOf(a), e.pidOf(b)) })
 	}
-	h.gone = h.gone[:0]
+	h.Built()
 	if !full {
 		f.partsBuf, f.forgetBuf = parts[:0], forgotten[:0]
 		parts = slices.Clone(parts) // nil if empty
@@ -163,7 +80,7 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	}
 	b := e.brokers[f.owner]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.sessionID, SessionEpoch: h.epoch,
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
 		Partitions: parts, ForgottenTopicsData: forgotten}
 	if !sessions {
 		req.SessionID, req.SessionEpoch = InvalidSessionID, FinalEpoch // Fetch before v7: no session

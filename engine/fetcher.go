@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // Replica fetcher threads (AbstractFetcherManager, AbstractFetcherThread, ReplicaFetcherThread).
@@ -27,7 +29,7 @@ type fetchState struct {
 	delayUntil  int64 // backoff deadline
 	sentOffset  int64
 	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
-	sess sessionPartition
+	sess brk.SessionPartition
 	// r caches this broker's replica, tp the partition's name (lookups, not state).
 	r  *replica
 	tp TP
@@ -58,7 +60,7 @@ type fetcher struct {
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
 	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
-	session   fetchSessionHandler
+	session   brk.FetchSessionHandler
 	partsBuf  []FetchPartition
 	forgetBuf []TP
 	// What keeps a turn's cost to what changed (fetcher_changes.go): the change list (pids, each
@@ -67,33 +69,6 @@ type fetcher struct {
 	changes, changesSpare []int32
 	truncatingCount       int
 	inSession, sentCount  int
-}
-
-// javaStringHash is Java's String.hashCode (UTF-16 code units, int32 overflow).
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = 31*h + int32(0xD800+(r>>10))
-			h = 31*h + int32(0xDC00+(r&0x3FF))
-			continue
-		}
-		h = 31*h + int32(r)
-	}
-	return h
-}
-
-// FetcherID is AbstractFetcherManager.getFetcherId: abs(31·hash(topic) + partition) mod n, where
-// Kafka's Utils.abs maps Integer.MIN_VALUE to 0.
-func FetcherID(topic string, partition int32, numFetchers int64) int32 {
-	v := 31*javaStringHash(topic) + partition
-	if v == -1<<31 {
-		v = 0
-	} else if v < 0 {
-		v = -v
-	}
-	return int32(int64(v) % numFetchers)
 }
 
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
@@ -112,7 +87,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.pid]
 	st.r, st.tp = b.replicaOf(p.pid), p.tp()
-	id := FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
+	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
 		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1, lastSent: -1}
@@ -134,7 +109,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		f.replace(&f.parts[i], st)
 	} else {
 		st.listed = false
-		f.session.rejoin(&st)
+		rejoin(&f.session, &st)
 		f.parts = slices.Insert(f.parts, i, st)
 		f.pids = slices.Insert(f.pids, i, st.pid)
 		f.joined(&f.parts[i])
@@ -334,7 +309,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	sent := f.takeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.session.handleResponse(m.FetchResponse, sent, e.pidOf) {
+	if e.era.fetchSessions && !f.session.HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
 	}
@@ -368,7 +343,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
-		t, _ := truncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		t, _ := brk.TruncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		st.lastFetchedEpoch = r.log.Cache().Latest()
@@ -485,7 +460,7 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 			e.backoff(f, st)
 			continue
 		}
-		t, done := truncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
+		t, done := brk.TruncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
 		st.fetchOffset = r.log.LogEndOffset()
 		if done {
@@ -505,7 +480,7 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	}
 	f.inflight = 0
 	if req.Type == MsgFetch {
-		f.session.handleError()
+		f.session.HandleError()
 	}
 	for i := range f.parts {
 		e.backoff(f, &f.parts[i])

@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+)
 
 // A fetcher thread's turn costs what changed, not the thread's size. Kafka's thread walks every
 // partition it fetches at every turn: maybeTruncate looks for Truncating ones, and buildFetch
@@ -56,7 +60,7 @@ func (f *fetcher) joined(st *fetchState) {
 	if st.truncating {
 		f.truncatingCount++
 	}
-	if st.sess.in {
+	if st.sess.In() {
 		f.inSession++
 	}
 	f.noteChange(st)
@@ -82,10 +86,10 @@ func (f *fetcher) leaving(st *fetchState) {
 	if st.truncating {
 		f.truncatingCount--
 	}
-	if st.sess.in {
+	if st.sess.In() {
 		f.inSession--
 	}
-	f.session.leave(st)
+	leave(&f.session, st)
 }
 
 // logStartMoved notes that r's log start moved (a follower taking the leader's log start, a
@@ -115,11 +119,11 @@ type fetchBuild struct {
 // whether the next build must look at st though nothing changes: it is backing off.
 func (f *fetcher) look(bd *fetchBuild, st *fetchState) bool {
 	if st.truncating || st.delayUntil > bd.now {
-		if st.sess.in {
+		if st.sess.In() {
 			if !bd.full {
 				bd.forgotten = append(bd.forgotten, st.tp)
 			}
-			st.sess.in = false
+			st.sess.Leave()
 			f.inSession--
 		}
 		if st.truncating {
@@ -128,18 +132,18 @@ func (f *fetcher) look(bd *fetchBuild, st *fetchState) bool {
 		bd.next = min(bd.next, st.delayUntil)
 		return true
 	}
-	sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
-		currentLeaderEpoch: -1, lastFetchedEpoch: -1}
+	logStart, currentEpoch, lastFetched := st.r.log.LogStartOffset(), int32(-1), int32(-1)
 	if bd.fencing {
-		sp.currentLeaderEpoch = st.epoch // era.requestEpoch
+		currentEpoch = st.epoch // era.requestEpoch
 	}
 	if bd.lastEpochs {
-		sp.lastFetchedEpoch = st.lastFetchedEpoch
+		lastFetched = st.lastFetchedEpoch
 	}
+	sp := brk.InSession(st.fetchOffset, logStart, currentEpoch, lastFetched)
 	if bd.full || sp != st.sess {
-		bd.parts = append(bd.parts, FetchPartition{TP: st.tp, FetchOffset: sp.fetchOffset, LogStartOffset: sp.logStartOffset,
-			CurrentLeaderEpoch: sp.currentLeaderEpoch, LastFetchedEpoch: sp.lastFetchedEpoch})
-		if !st.sess.in {
+		bd.parts = append(bd.parts, FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset, LogStartOffset: logStart,
+			CurrentLeaderEpoch: currentEpoch, LastFetchedEpoch: lastFetched})
+		if !st.sess.In() {
 			f.inSession++
 		}
 		st.sess = sp
@@ -162,7 +166,7 @@ func (f *fetcher) walkAll(bd *fetchBuild, record bool) {
 		if st.listed {
 			f.changes = append(f.changes, st.pid)
 		}
-		if record && st.sess.in {
+		if record && st.sess.In() {
 			f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
 		}
 	}
@@ -226,12 +230,10 @@ func (s fetchSent) of(pid int32, st *fetchState) (sentPartition, bool) {
 		return sentPartition{}, false
 	}
 	if st != nil {
-		return sentPartition{pid: pid, epoch: st.sentEpoch, fetchOffset: st.sentOffset}, st.sess.in
+		return sentPartition{pid: pid, epoch: st.sentEpoch, fetchOffset: st.sentOffset}, st.sess.In()
 	}
-	for i := range s.f.session.gone { // it left the thread since the build
-		if g := &s.f.session.gone[i]; g.pid == pid {
-			return sentPartition{pid: pid, epoch: g.sentEpoch, fetchOffset: g.sentOffset}, true
-		}
+	if epoch, offset, ok := s.f.session.GoneSent(pid); ok { // it left the thread since the build
+		return sentPartition{pid: pid, epoch: epoch, fetchOffset: offset}, true
 	}
 	return sentPartition{}, false
 }
@@ -245,3 +247,13 @@ func (s fetchSent) has(pid int32) bool {
 	_, ok := s.of(pid, st)
 	return ok
 }
+
+// sentByTP is a fetchSent as the session handler asks it (broker.SentFetch): by partition name.
+type sentByTP struct {
+	fetchSent
+	pidOf func(TP) int32
+}
+
+func (s sentByTP) Count() int { return s.count() }
+
+func (s sentByTP) Carried(tp TP) bool { return s.has(s.pidOf(tp)) }

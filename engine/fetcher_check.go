@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+)
 
 // The tests' check of the fetcher threads' change lists (e.followerCheck set; never in a run):
 // before each incremental Fetch build, every partition off the change list must be as the last
@@ -26,7 +30,7 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 		if st.truncating {
 			truncating++
 		}
-		if st.sess.in {
+		if st.sess.In() {
 			inSession++
 		}
 		switch {
@@ -35,15 +39,15 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.pid))
 			}
 		case st.truncating:
-			if st.sess.in {
+			if st.sess.In() {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.pid))
 			}
 		default:
-			sp := sessionPartition{in: true, fetchOffset: st.fetchOffset, logStartOffset: st.r.log.LogStartOffset(),
-				currentLeaderEpoch: e.era.requestEpoch(st.epoch), lastFetchedEpoch: -1}
+			lastFetched := int32(-1)
 			if e.era.truncateOnFetch {
-				sp.lastFetchedEpoch = st.lastFetchedEpoch
+				lastFetched = st.lastFetchedEpoch
 			}
+			sp := brk.InSession(st.fetchOffset, st.r.log.LogStartOffset(), e.era.requestEpoch(st.epoch), lastFetched)
 			if st.delayUntil > e.now || sp != st.sess || st.sentEpoch != st.epoch || st.sentOffset != st.fetchOffset {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",
 					where, st.pid, st.info(), st.sess, st.sentEpoch, st.sentOffset, sp))

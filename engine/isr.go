@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The leader's ISR and high-watermark rules (Partition.scala): HW advance over the maximal ISR,
@@ -18,8 +20,8 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.metadata.registered(b) }
 
 // caughtUp is Replica.isCaughtUp.
-func (e *Engine) caughtUp(r *replica, rr *remoteReplica) bool {
-	return rr.leo == r.log.LogEndOffset() || e.now-rr.lastCaughtUpTime <= e.cfg.ReplicaLagTimeMaxMs
+func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
+	return rr.IsCaughtUp(r.log.LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
 }
 
 // maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
@@ -32,23 +34,23 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	if !r.isLeader() || r.offline {
 		return false
 	}
-	if e.era.minIsrGatesHW && len(r.isr) < e.effectiveMinIsr(r.p) {
+	if e.era.minIsrGatesHW && len(r.isr.ISR()) < e.effectiveMinIsr(r.p) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
 	cand := r.log.LogEndOffset()
 	for i := range r.remotes {
 		rr := &r.remotes[i]
-		if rr.leo >= cand {
+		if rr.LogEndOffset() >= cand {
 			continue
 		}
 		if e.unsafe.committedISROnly {
-			if contains(r.isr, rr.broker) {
-				cand = rr.leo
+			if r.isr.InISR(rr.Broker()) {
+				cand = rr.LogEndOffset()
 			}
 			continue
 		}
-		if r.inMaximalISR(rr.broker) || (e.caughtUp(r, rr) && e.isrEligible(rr.broker)) {
-			cand = rr.leo
+		if r.isr.InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
+			cand = rr.LogEndOffset()
 		}
 	}
 	old := r.log.HighWatermark()
@@ -85,7 +87,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
 		if rr := r.remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
-			ev.arg[0] = rr.leo
+			ev.arg[0] = rr.LogEndOffset()
 		}
 		e.emit(ev)
 	}
@@ -93,31 +95,31 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 }
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
-func (e *Engine) maybeExpandIsr(r *replica, rr *remoteReplica) {
-	if r.pending.active || contains(r.isr, rr.broker) || !e.isrEligible(rr.broker) {
+func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
+	if r.isr.IsInflight() || r.isr.InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
-	if rr.leo < r.log.HighWatermark() || (rr.leo < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
+	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	e.submitAlterPartition(r, true, []int32{rr.broker}, sortedUnion(r.isr, []int32{rr.broker}))
+	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.isr.ISR(), []int32{rr.Broker()}))
 }
 
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if !r.isLeader() || r.offline || r.pending.active {
+		if !r.isLeader() || r.offline || r.isr.IsInflight() {
 			continue
 		}
 		var out []int32
-		for _, id := range r.isr {
+		for _, id := range r.isr.ISR() {
 			if rr := r.remote(id); rr != nil && !e.caughtUp(r, rr) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			e.submitAlterPartition(r, false, out, sortedMinus(r.isr, out))
+			e.submitAlterPartition(r, false, out, sortedMinus(r.isr.ISR(), out))
 		}
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
@@ -134,11 +136,11 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 		e.writeIsrToZk(r, verb, newISR)
 		return
 	}
-	r.pending = isrPending{active: true, expand: expand, ids: ids, newISR: newISR}
+	r.isr.Prepare(expand, ids, newISR)
 	p := r.p
 	e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-		OldISR: r.isr, ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.broker, verb, p.name(), r.isr, newISR)})
+		OldISR: r.isr.ISR(), ISR: newISR, Reason: verb,
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.broker, verb, p.name(), r.isr.ISR(), newISR)})
 	e.sendAlterPartition(r)
 }
 
@@ -152,14 +154,14 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
 		BrokerID: r.broker, BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.leaderEpoch,
-		PartitionEpoch: r.partitionEpoch, NewISR: r.pending.newISR}}
+		PartitionEpoch: r.partitionEpoch, NewISR: r.isr.PendingISR()}}
 	e.send(m)
-	r.pending.msg = m.ID
+	r.isr.Sent(m.ID)
 }
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 	r := b.replicaOf(pid)
-	if r == nil || !r.isLeader() || !r.pending.active || r.pending.stuck || r.pending.msg != 0 {
+	if r == nil || !r.isLeader() || !r.isr.IsInflight() || r.isr.Stuck() || r.isr.InFlight() != 0 {
 		return
 	}
 	e.sendAlterPartition(r)
@@ -167,10 +169,10 @@ func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 	r := e.localReplica(b.id, req.AlterPartition.TP)
-	if r == nil || !r.pending.active || r.pending.msg != req.ID {
+	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != req.ID {
 		return
 	}
-	r.pending.msg = 0
+	r.isr.SendFailed()
 	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
@@ -178,28 +180,27 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	resp := m.AlterPartitionResponse
 	r := e.localReplica(b.id, resp.TP)
-	if r == nil || !r.pending.active || r.pending.msg != m.ReplyTo {
+	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
 	switch resp.Error {
 	case ErrNone:
 		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.partitionEpoch {
-			r.pending.stuck = true
+			r.isr.WaitForMetadata()
 			return
 		}
 		e.sessionsChanged(r)
-		r.isr = resp.ISR
+		r.isr.Commit(resp.ISR)
 		r.partitionEpoch = resp.PartitionEpoch
-		r.pending = isrPending{}
 		if e.maybeIncrementHW(r) {
 			e.completeDelayedProduces(r)
 		}
 	case ErrIneligibleReplica:
-		r.pending = isrPending{} // back to the last committed state
+		r.isr.Revert() // back to the last committed state
 	case ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrInvalidRequest, ErrUnknownTopicOrPartition:
-		r.pending.stuck = true // wait for new metadata
+		r.isr.WaitForMetadata() // wait for new metadata
 	default:
-		r.pending.msg = 0
+		r.isr.SendFailed()
 		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }

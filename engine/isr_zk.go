@@ -27,12 +27,12 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 			why = "no ZooKeeper connection"
 		}
 		e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-			OldISR: r.isr, ISR: newISR, Reason: verb, Name: "skipped",
+			OldISR: r.isr.ISR(), ISR: newISR, Reason: verb, Name: "skipped",
 			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.broker, verb, p.name(), newISR, why)})
 		return
 	}
 	e.sessionsChanged(r)
-	r.isr = slices.Clone(w.ISR)
+	r.isr.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	r.partitionEpoch = w.Version
 	e.noteISRChanged(p, w.Old, w.ISR)
 	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,

@@ -33,19 +33,19 @@ func TestKafkaFetchSessionCache(t *testing.T) {
 		if s == nil {
 			return InvalidSessionID
 		}
-		return s.id
+		return s.ID()
 	}
 	contains := func(ids ...int32) {
 		t.Helper()
 		var got []int32
-		for _, s := range b.fetchSessions.sessions {
-			got = append(got, s.id)
+		for _, s := range b.fetchSessions.Sessions() {
+			got = append(got, s.ID())
 		}
 		if !slices.Equal(got, ids) {
 			t.Errorf("cache holds sessions %v, want %v", got, ids)
 		}
 	}
-	touch := func(id int32, ms int64) { b.fetchSessions.touch(b.fetchSessions.get(id), at(ms)) }
+	touch := func(id int32, ms int64) { b.fetchSessions.Touch(b.fetchSessions.Get(id), at(ms)) }
 	id1, id2, id3 := create(0, false, 10), create(10, false, 20), create(20, false, 30)
 	if create(30, false, 40) != InvalidSessionID || create(40, false, 5) != InvalidSessionID {
 		t.Error("a session was created with the cache full and nothing evictable")
@@ -104,7 +104,7 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 			s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0, 1).SessionID
 			runFor(t, e, t0+60_000-e.now)
 			s2 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0, 1).SessionID
-			if s1 == InvalidSessionID || s2 == InvalidSessionID || cache.get(s1) == nil || cache.get(s2) == nil {
+			if s1 == InvalidSessionID || s2 == InvalidSessionID || cache.Get(s1) == nil || cache.Get(s2) == nil {
 				t.Fatalf("sessions %d and %d: both must be cached", s1, s2)
 			}
 			runFor(t, e, t0+120_000-e.now)
@@ -115,13 +115,13 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 			s3 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0, 1).SessionID
 			evicted := "none"
 			switch {
-			case cache.get(s1) == nil && cache.get(s2) != nil:
+			case cache.Get(s1) == nil && cache.Get(s2) != nil:
 				evicted = "session 1"
-			case cache.get(s2) == nil && cache.get(s1) != nil:
+			case cache.Get(s2) == nil && cache.Get(s1) != nil:
 				evicted = "session 2"
 			}
-			if evicted != c.evicted || cache.get(s3) == nil {
-				t.Errorf("evicted %s (session 3 cached: %v), want %s", evicted, cache.get(s3) != nil, c.evicted)
+			if evicted != c.evicted || cache.Get(s3) == nil {
+				t.Errorf("evicted %s (session 3 cached: %v), want %s", evicted, cache.Get(s3) != nil, c.evicted)
 			}
 		})
 	}
@@ -139,20 +139,20 @@ func TestKafkaFetchSessionPrivileged(t *testing.T) {
 	s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0).SessionID
 	runFor(t, e, t0+60_000-e.now)
 	s2 := sendSessionFetch(t, e, 2, ClientNode, 0, InitialEpoch, 0).SessionID
-	if s1 == InvalidSessionID || s2 == InvalidSessionID || !cache.get(s1).privileged || cache.get(s2).privileged {
+	if s1 == InvalidSessionID || s2 == InvalidSessionID || !cache.Get(s1).Privileged() || cache.Get(s2).Privileged() {
 		t.Fatalf("sessions %d (follower) and %d (consumer) not cached as privileged and not", s1, s2)
 	}
 	runFor(t, e, t0+120_000-e.now)
 	s3 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0).SessionID
-	if cache.get(s1) == nil || cache.get(s2) != nil || cache.get(s3) == nil {
+	if cache.Get(s1) == nil || cache.Get(s2) != nil || cache.Get(s3) == nil {
 		t.Errorf("after the third session: 1 %v, 2 %v, 3 %v; want the consumer's (2) evicted",
-			cache.get(s1) != nil, cache.get(s2) != nil, cache.get(s3) != nil)
+			cache.Get(s1) != nil, cache.Get(s2) != nil, cache.Get(s3) != nil)
 	}
 	runFor(t, e, t0+180_120-e.now)
 	s4 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0).SessionID
-	if cache.get(s1) != nil || cache.get(s3) == nil || cache.get(s4) == nil {
+	if cache.Get(s1) != nil || cache.Get(s3) == nil || cache.Get(s4) == nil {
 		t.Errorf("after the fourth session: 1 %v, 3 %v, 4 %v; want session 1 evicted (stale though privileged)",
-			cache.get(s1) != nil, cache.get(s3) != nil, cache.get(s4) != nil)
+			cache.Get(s1) != nil, cache.Get(s3) != nil, cache.Get(s4) != nil)
 	}
 }
 
@@ -185,8 +185,8 @@ func TestKafkaFetchSessionEvictedWhileParked(t *testing.T) {
 		t.Fatal(err)
 	}
 	evictable := func() bool {
-		for _, s := range e.brokers[0].fetchSessions.sessions {
-			if s.replicaID == 1 && s.byAll && s.parked != nil && !s.parked.done {
+		for _, s := range e.brokers[0].fetchSessions.Sessions() {
+			if s.ReplicaID() == 1 && s.EvictableByAll() && s.parked != nil && !s.parked.done {
 				return true
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
 // Ports of Kafka's fetch session tests (KIP-227): FetchSessionTest (the leader's FetchManager and
@@ -130,7 +132,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			wantNames(t, "first Fetch", reqNames(req.Partitions), "t-0@0", "t-1@0", "t-2@0")
 			wantNames(t, "its answer", respNames(resp.Partitions), "t-0", "t-1", "t-2")
 			id := resp.SessionID
-			if id == InvalidSessionID || s.e.brokers[0].fetchSessions.get(id) == nil {
+			if id == InvalidSessionID || s.e.brokers[0].fetchSessions.Get(id) == nil {
 				t.Fatalf("the full answer names session %d; the leader's cache must hold it", id)
 			}
 
@@ -227,7 +229,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	req, _ := s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-0")
 	wantNames(t, "listed", reqNames(req.Partitions))
-	sess := leader.fetchSessions.get(id)
+	sess := leader.fetchSessions.Get(id)
 	if sess == nil || len(sess.parts) != 2 || sess.find(s.parts[0].pid) != nil {
 		t.Fatalf("the leader's session after the forget: %+v, want t-1 and t-2", sess)
 	}
@@ -240,10 +242,10 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-1", "t-2")
-	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.get(id) != nil {
+	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
-	if s.f.session.sessionID != InvalidSessionID || !s.f.session.full() || s.f.inflight != 0 {
+	if s.f.session.SessionID() != InvalidSessionID || !s.f.session.Full() || s.f.inflight != 0 {
 		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", s.f.session, s.f.inflight)
 	}
 
@@ -271,20 +273,20 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	id := resp.SessionID
 	leader := s.e.brokers[0]
 	runFor(t, s.e, 2) // the thread's next Fetch waits in the leader's purgatory
-	expected := leader.fetchSessions.get(id).epoch
+	expected := leader.fetchSessions.Get(id).Epoch()
 
 	// A duplicate of an older Fetch, by hand, reaches the leader.
 	bad := sendSessionFetch(t, s.e, 1, 1, id, expected-1)
 	if bad.Error != ErrInvalidFetchSessionEpoch || bad.SessionID != InvalidSessionID || len(bad.Partitions) != 0 {
 		t.Fatalf("answer to epoch %d (session expects %d): %+v", expected-1, expected, bad)
 	}
-	if sess := leader.fetchSessions.get(id); sess == nil || sess.epoch != expected {
+	if sess := leader.fetchSessions.Get(id); sess == nil || sess.Epoch() != expected {
 		t.Fatalf("the session after the bad epoch: %+v, want it at epoch %d", sess, expected)
 	}
 
 	// The thread's own Fetch carries a wrong epoch.
 	s.doWork(t) // the parked Fetch; the next one is built
-	s.f.session.epoch += 5
+	s.f.session.SetForTest(s.f.session.SessionID(), s.f.session.Epoch()+5)
 	s.doWork(t) // the Fetch built before; the next one carries the wrong epoch
 	before := s.f.parts[0].delayUntil
 	s.doWork(t)
@@ -300,8 +302,8 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Errorf("the Fetch after the error: (%d, %d) with %d partitions, want a full Fetch naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if leader.fetchSessions.get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
-		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.fetchSessions.get(id) != nil, resp.SessionID)
+	if leader.fetchSessions.Get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
+		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.fetchSessions.Get(id) != nil, resp.SessionID)
 	}
 }
 
@@ -338,18 +340,18 @@ func TestKafkaFetchSessionLeaderRestart(t *testing.T) {
 	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, nil)
 	runFor(t, e, 2000)
 	old := map[int32]bool{}
-	for _, s := range e.brokers[0].fetchSessions.sessions {
-		old[s.id] = true
+	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+		old[s.ID()] = true
 	}
 	apply(t, e, `{"do":"kill","broker":0}`)
 	runFor(t, e, 100)
 	apply(t, e, `{"do":"restart","broker":0}`)
 	runUntilTrue(t, e, 60_000, "a follower session on the restarted broker", func() bool {
-		return len(e.brokers[0].fetchSessions.sessions) > 0
+		return len(e.brokers[0].fetchSessions.Sessions()) > 0
 	})
-	for _, s := range e.brokers[0].fetchSessions.sessions {
-		if old[s.id] {
-			t.Errorf("session id %d given again after the restart", s.id)
+	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+		if old[s.ID()] {
+			t.Errorf("session id %d given again after the restart", s.ID())
 		}
 	}
 	for _, ev := range e.events {
@@ -377,7 +379,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Fatalf("the Fetch after the failure: (%d, %d) with %d partitions; want full, naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if s.e.brokers[0].fetchSessions.get(id) != nil {
+	if s.e.brokers[0].fetchSessions.Get(id) != nil {
 		t.Error("the leader kept the session the full Fetch closed")
 	}
 }
@@ -461,7 +463,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	if first == nil || first.SessionID != InvalidSessionID || first.SessionEpoch != InitialEpoch {
 		t.Fatalf("the new thread's first Fetch: %+v; want full with no session id", first)
 	}
-	if s.e.brokers[0].fetchSessions.get(id) == nil {
+	if s.e.brokers[0].fetchSessions.Get(id) == nil {
 		t.Error("the old thread's session left the leader's cache; Kafka keeps it until evicted")
 	}
 }
@@ -474,40 +476,47 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
 	// followerWalkAll has it, listed.
-	in := sessionPartition{in: true}
+	in := brk.InSession(0, 0, 0, 0)
 	f := &fetcher{parts: []fetchState{{pid: 0, sess: in}, {pid: 1, sess: in}}, pids: []int32{0, 1}, sentCount: 2}
 	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}
 	for _, c := range []struct {
 		name      string
-		h         fetchSessionHandler
+		h         brk.FetchSessionHandler
 		resp      FetchResponse
 		ok        bool
 		id, epoch int32
 	}{
-		{"not found", fetchSessionHandler{sessionID: 7, epoch: 3}, FetchResponse{Error: ErrFetchSessionIDNotFound}, false, 0, 0},
-		{"bad epoch", fetchSessionHandler{sessionID: 7, epoch: 3}, FetchResponse{Error: ErrInvalidFetchSessionEpoch}, false, 7, 0},
-		{"full, new session", fetchSessionHandler{}, FetchResponse{SessionID: 9, Partitions: two}, true, 9, 1},
-		{"full, no session", fetchSessionHandler{}, FetchResponse{Partitions: two}, true, 0, 0},
-		{"full, a partition missing", fetchSessionHandler{}, FetchResponse{SessionID: 9, Partitions: two[:1]}, false, 0, 0},
-		{"incremental", fetchSessionHandler{sessionID: 9, epoch: 4}, FetchResponse{SessionID: 9, Partitions: two[1:]}, true, 9, 5},
-		{"incremental, session closed", fetchSessionHandler{sessionID: 9, epoch: 4}, FetchResponse{}, true, 0, 0},
-		{"incremental, a partition not in the session", fetchSessionHandler{sessionID: 9, epoch: 4},
+		{"not found", handlerAt(7, 3), FetchResponse{Error: ErrFetchSessionIDNotFound}, false, 0, 0},
+		{"bad epoch", handlerAt(7, 3), FetchResponse{Error: ErrInvalidFetchSessionEpoch}, false, 7, 0},
+		{"full, new session", handlerAt(0, 0), FetchResponse{SessionID: 9, Partitions: two}, true, 9, 1},
+		{"full, no session", handlerAt(0, 0), FetchResponse{Partitions: two}, true, 0, 0},
+		{"full, a partition missing", handlerAt(0, 0), FetchResponse{SessionID: 9, Partitions: two[:1]}, false, 0, 0},
+		{"incremental", handlerAt(9, 4), FetchResponse{SessionID: 9, Partitions: two[1:]}, true, 9, 5},
+		{"incremental, session closed", handlerAt(9, 4), FetchResponse{}, true, 0, 0},
+		{"incremental, a partition not in the session", handlerAt(9, 4),
 			FetchResponse{SessionID: 9, Partitions: []FetchPartitionData{{TP: TP{Partition: 5}}}}, false, 9, 0},
 	} {
 		for _, sent := range sents {
 			h := c.h
-			if ok := h.handleResponse(&c.resp, sent, pidOf); ok != c.ok || h.sessionID != c.id || h.epoch != c.epoch {
-				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.sessionID, h.epoch, c.ok, c.id, c.epoch)
+			if ok := h.HandleResponse(&c.resp, sentByTP{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
+				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
 			}
 		}
 	}
-	h := fetchSessionHandler{sessionID: 9, epoch: 4}
-	h.handleError()
-	if h.sessionID != 9 || h.epoch != InitialEpoch {
-		t.Errorf("handleError: next (%d, %d), want (9, 0)", h.sessionID, h.epoch)
+	h := handlerAt(9, 4)
+	h.HandleError()
+	if h.SessionID() != 9 || h.Epoch() != InitialEpoch {
+		t.Errorf("handleError: next (%d, %d), want (9, 0)", h.SessionID(), h.Epoch())
 	}
+}
+
+// handlerAt is a session handler whose next Fetch names sessionID at epoch.
+func handlerAt(sessionID, epoch int32) brk.FetchSessionHandler {
+	var h brk.FetchSessionHandler
+	h.SetForTest(sessionID, epoch)
+	return h
 }
 
 // TestKafkaFetchSessionBefore11: before fetch sessions (0.10.2, 0.11.0: Fetch older than v7)
@@ -536,8 +545,8 @@ func TestKafkaFetchSessionBefore11(t *testing.T) {
 					}
 				}
 			}
-			if n < 4 || len(s.e.brokers[0].fetchSessions.sessions) != 0 {
-				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].fetchSessions.sessions))
+			if n < 4 || len(s.e.brokers[0].fetchSessions.Sessions()) != 0 {
+				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].fetchSessions.Sessions()))
 			}
 		})
 	}
@@ -554,7 +563,7 @@ func TestKafkaFetchSessionConsumerSessionless(t *testing.T) {
 	if m.Fetch.SessionID != InvalidSessionID || m.Fetch.SessionEpoch != FinalEpoch {
 		t.Errorf("consumer Fetch (%d, %d), want (0, -1)", m.Fetch.SessionID, m.Fetch.SessionEpoch)
 	}
-	if n := len(e.brokers[0].fetchSessions.sessions); n != 0 {
+	if n := len(e.brokers[0].fetchSessions.Sessions()); n != 0 {
 		t.Errorf("%d sessions after a consumer's Fetch, want none", n)
 	}
 }

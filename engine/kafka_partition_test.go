@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
 // Ports of Kafka's leader-side Partition tests, T12–T22 (PartitionTest.scala, and
@@ -34,8 +36,8 @@ func wantHW(t *testing.T, r *replica, want int64, when string) {
 
 func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) {
 	t.Helper()
-	if !slices.Equal(r.isr, committed) || !slices.Equal(r.maximalISR(), maximal) {
-		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.isr, r.maximalISR(), committed, maximal)
+	if !slices.Equal(r.isr.ISR(), committed) || !slices.Equal(r.isr.MaximalISR(), maximal) {
+		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.isr.ISR(), r.isr.MaximalISR(), committed, maximal)
 	}
 }
 
@@ -142,15 +144,15 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0}, 1)
 	rr := r.remote(1)
-	if rr.lastCaughtUpTime != never || rr.leo != -1 {
-		t.Fatalf("follower 1 after makeLeader: lastCaughtUp %d, LEO %d; want never (Kafka: 0), -1", rr.lastCaughtUpTime, rr.leo)
+	if rr.LastCaughtUpTime() != brk.Never || rr.LogEndOffset() != -1 {
+		t.Fatalf("follower 1 after makeLeader: lastCaughtUp %d, LEO %d; want never (Kafka: 0), -1", rr.LastCaughtUpTime(), rr.LogEndOffset())
 	}
 	wantHW(t, r, 10, "a sole-member ISR")
 
 	followerFetch(e, p, 1, 3, -1)
 	wantISR(t, r, []int32{0}, []int32{0}, "after a fetch at 3")
-	if rr.leo != 3 {
-		t.Errorf("follower LEO %d, want 3", rr.leo)
+	if rr.LogEndOffset() != 3 {
+		t.Errorf("follower LEO %d, want 3", rr.LogEndOffset())
 	}
 	runFor(t, e, 1)
 	followerFetch(e, p, 1, 10, -1)
@@ -158,8 +160,8 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	if ap := alterPartitions(e); len(ap) != 1 || !slices.Equal(ap[0].NewISR, []int32{0, 1}) {
 		t.Errorf("AlterPartition requests %+v, want one with ISR [0 1]", ap)
 	}
-	if rr.lastCaughtUpTime != e.now {
-		t.Errorf("lastCaughtUp %d, want now (%d)", rr.lastCaughtUpTime, e.now)
+	if rr.LastCaughtUpTime() != e.now {
+		t.Errorf("lastCaughtUp %d, want now (%d)", rr.LastCaughtUpTime(), e.now)
 	}
 	complete(t, e)
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the AlterPartition completed")
@@ -219,15 +221,15 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 		rr := r.remote(1)
 		runFor(t, e, 5000)
 		followerFetch(e, p, 1, 5, -1)
-		if rr.lastCaughtUpTime != t0 {
-			t.Errorf("after the first fetch lastCaughtUp = t0%+d, want t0", rr.lastCaughtUpTime-t0)
+		if rr.LastCaughtUpTime() != t0 {
+			t.Errorf("after the first fetch lastCaughtUp = t0%+d, want t0", rr.LastCaughtUpTime()-t0)
 		}
 		wantHW(t, r, 5, "after the fetch at 5")
 		appendLeader(e, r, 5)
 		runFor(t, e, 5001)
 		followerFetch(e, p, 1, 10, -1)
-		if rr.lastCaughtUpTime != t0+5000 {
-			t.Errorf("after the second fetch lastCaughtUp = t0%+d, want t0+5000", rr.lastCaughtUpTime-t0)
+		if rr.LastCaughtUpTime() != t0+5000 {
+			t.Errorf("after the second fetch lastCaughtUp = t0%+d, want t0+5000", rr.LastCaughtUpTime()-t0)
 		}
 		wantHW(t, r, 10, "after the fetch at 10")
 		e.isrShrinkTask(e.brokers[0])
@@ -267,16 +269,16 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 			}
 			runFor(t, e, start+tc.checkAt-e.now)
 			e.isrShrinkTask(e.brokers[0])
-			out := r.pending.active && !r.pending.expand && slices.Equal(r.pending.ids, []int32{1})
+			out := r.isr.Shrinking() && slices.Equal(r.isr.Changing(), []int32{1})
 			if out != tc.out {
-				t.Fatalf("follower out of sync = %v, want %v (pending %+v)", out, tc.out, r.pending)
+				t.Fatalf("follower out of sync = %v, want %v (ISR state %+v)", out, tc.out, r.isr)
 			}
 			if tc.name == "testIsrExpirationForSlowFollowers" {
 				// Then it catches up to the log end: back in sync.
-				r.pending = isrPending{}
+				r.isr.Revert()
 				followerFetch(e, p, 1, 20, -1)
 				e.isrShrinkTask(e.brokers[0])
-				if r.pending.active {
+				if r.isr.IsInflight() {
 					t.Errorf("after a fetch at the log end the follower is still out of sync")
 				}
 			}
@@ -293,18 +295,18 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	t0 := e.now
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 	rr := r.remote(1)
-	if rr.lastCaughtUpTime != t0 || rr.leo != -1 || rr.logStart != -1 {
-		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d, logStart %d; want t0, -1, -1", rr.lastCaughtUpTime-t0, rr.leo, rr.logStart)
+	if rr.LastCaughtUpTime() != t0 || rr.LogEndOffset() != -1 || rr.LogStartOffset() != -1 {
+		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d, logStart %d; want t0, -1, -1", rr.LastCaughtUpTime()-t0, rr.LogEndOffset(), rr.LogStartOffset())
 	}
 	runFor(t, e, 500)
 	followerFetch(e, p, 1, 3, -1)
-	if rr.leo != 3 || rr.logStart != 0 || rr.lastCaughtUpTime != t0 {
-		t.Errorf("after a fetch at 3: LEO %d, logStart %d, lastCaughtUp t0%+d; want 3, 0, t0", rr.leo, rr.logStart, rr.lastCaughtUpTime-t0)
+	if rr.LogEndOffset() != 3 || rr.LogStartOffset() != 0 || rr.LastCaughtUpTime() != t0 {
+		t.Errorf("after a fetch at 3: LEO %d, logStart %d, lastCaughtUp t0%+d; want 3, 0, t0", rr.LogEndOffset(), rr.LogStartOffset(), rr.LastCaughtUpTime()-t0)
 	}
 	runFor(t, e, 500)
 	followerFetch(e, p, 1, 6, -1)
-	if rr.leo != 6 || rr.lastCaughtUpTime != t0+1000 {
-		t.Errorf("after a fetch at 6: LEO %d, lastCaughtUp t0%+d; want 6, t0+1000", rr.leo, rr.lastCaughtUpTime-t0)
+	if rr.LogEndOffset() != 6 || rr.LastCaughtUpTime() != t0+1000 {
+		t.Errorf("after a fetch at 6: LEO %d, lastCaughtUp t0%+d; want 6, t0+1000", rr.LogEndOffset(), rr.LastCaughtUpTime()-t0)
 	}
 }
 

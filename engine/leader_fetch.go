@@ -36,7 +36,7 @@ func (e *Engine) handleFetch(b *broker, m *Message) {
 	case !e.era.fetchSessions:
 		e.fullFetch(b, m, false)
 	case req.SessionEpoch == InitialEpoch || req.SessionEpoch == FinalEpoch:
-		if s := b.fetchSessions.get(req.SessionID); req.SessionID != InvalidSessionID && s != nil {
+		if s := b.fetchSessions.Get(req.SessionID); req.SessionID != InvalidSessionID && s != nil {
 			e.removeSession(b, s) // a full fetch closes the session it names
 		}
 		e.fullFetch(b, m, req.SessionEpoch == InitialEpoch)
@@ -87,7 +87,7 @@ func (e *Engine) answerFull(b *broker, df *delayedFetch, data []FetchPartitionDa
 	if df.newSession {
 		if s := e.maybeCreateSession(b, req.ReplicaID != ClientNode, len(data),
 			func(s *fetchSession) { e.fillSession(b, s, df, data) }); s != nil {
-			resp.SessionID = s.id
+			resp.SessionID = s.ID()
 		}
 	}
 	e.sendFetchResponse(b, df.req, resp)
@@ -97,7 +97,8 @@ func (e *Engine) answerFull(b *broker, df *delayedFetch, data []FetchPartitionDa
 // and log start (CachedPartition(part, reqData, respData)), dirty unless clean.
 func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data []FetchPartitionData) {
 	req := df.req.Fetch
-	s.replicaID, s.readAt, s.brokerEpoch = req.ReplicaID, df.readAt, req.BrokerEpoch
+	s.SetReplicaID(req.ReplicaID)
+	s.readAt, s.brokerEpoch = df.readAt, req.BrokerEpoch
 	s.parts = make([]cachedPartition, 0, len(req.Partitions))
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
@@ -127,12 +128,12 @@ func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data 
 // partitions are read (IncrementalFetchContext).
 func (e *Engine) incrementalFetch(b *broker, m *Message) {
 	req := m.Fetch
-	s := b.fetchSessions.get(req.SessionID)
+	s := b.fetchSessions.Get(req.SessionID)
 	switch {
 	case s == nil:
 		e.sendFetchResponse(b, m, FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{}})
 		return
-	case s.epoch != req.SessionEpoch:
+	case s.Epoch() != req.SessionEpoch:
 		e.sendFetchResponse(b, m, FetchResponse{Error: ErrInvalidFetchSessionEpoch, Partitions: []FetchPartitionData{}})
 		return
 	}
@@ -163,11 +164,11 @@ func (e *Engine) incrementalFetch(b *broker, m *Message) {
 		return
 	}
 	if e.era.sessionTouchedByFetch {
-		b.fetchSessions.touch(s, e.now)
-	} else if len(s.parts) != s.cachedSize {
-		b.fetchSessions.touch(s, s.lastUsedMs) // before KAFKA-9137: only a new size, at the old time
+		b.fetchSessions.Touch(s, e.now)
+	} else if len(s.parts) != s.CachedSize() {
+		b.fetchSessions.Touch(s, s.LastUsedMs()) // before KAFKA-9137: only a new size, at the old time
 	}
-	s.epoch = nextSessionEpoch(s.epoch)
+	s.NextEpoch()
 	s.readAt = e.now
 	e.readSession(b, m, s)
 }
@@ -196,7 +197,7 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 		data = append(data, d)
 	}
 	if now || bytes >= req.MinBytes {
-		resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
+		resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
 		for i, pid := range work {
 			cp := s.find(pid)
 			cp.dirty = false
@@ -313,18 +314,7 @@ func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStar
 	if rr == nil {
 		return
 	}
-	switch {
-	case f >= leo:
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, e.now)
-	case f >= rr.lastFetchLeaderLEO:
-		rr.lastCaughtUpTime = max(rr.lastCaughtUpTime, rr.lastFetchTime)
-	}
-	moved := rr.leo != f
-	rr.leo = f
-	rr.logStart = logStart
-	rr.lastFetchLeaderLEO = max(leo, rr.lastFetchLeaderLEO)
-	rr.lastFetchTime = e.now
-	rr.brokerEpoch = brokerEpoch
+	moved := rr.UpdateFetchState(e.now, f, logStart, leo, brokerEpoch)
 	e.maybeExpandIsr(r, rr)
 	if moved && e.advanceHW(r, follower) {
 		e.completeDelayedProduces(r)
@@ -399,7 +389,7 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 				pids[i] = s.parts[i].pid
 			}
 			if whole := e.sessionReady(s, pids, req.MinBytes); whole != ok {
-				e.sessionCheck(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.id, b.id, ok, whole))
+				e.sessionCheck(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.ID(), b.id, ok, whole))
 			}
 		}
 		return ok
@@ -497,8 +487,8 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 	if s.removed {
 		defer e.unlinkSession(s)
 	}
-	if s.epoch != nextSessionEpoch(req.SessionEpoch) {
-		e.sendFetchResponse(b, df.req, FetchResponse{Error: ErrInvalidFetchSessionEpoch, SessionID: s.id,
+	if s.Epoch() != nextSessionEpoch(req.SessionEpoch) {
+		e.sendFetchResponse(b, df.req, FetchResponse{Error: ErrInvalidFetchSessionEpoch, SessionID: s.ID(),
 			Partitions: []FetchPartitionData{}})
 		return
 	}
@@ -507,7 +497,7 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 		full = e.readWholeSession(s, req)
 	}
 	work := e.takeDirty(s)
-	resp := FetchResponse{SessionID: s.id, Partitions: make([]FetchPartitionData, 0, len(work))}
+	resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
 	for _, pid := range work {
 		cp := s.find(pid)
 		cp.dirty = false

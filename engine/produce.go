@@ -1,25 +1,21 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+)
 
 // The leader's side of Produce (ReplicaManager.appendRecords, Partition.appendRecordsToLeader) and
 // the produce purgatory (DelayedProduce). acks=0 gets no answer, acks=1 an answer after the local
 // append, acks=all an answer once the HW passes the batch (or an error).
-
-// delayedProduce is an acks=all produce waiting for the HW.
-type delayedProduce struct {
-	req      *Message
-	required int64 // the HW that commits the batch
-	base     int64
-	done     bool
-}
 
 func (e *Engine) handleProduce(b *broker, m *Message) {
 	req := m.Produce
 	p := e.partitions[e.pidOf(req.TP)]
 	r := b.replicaOf(p.pid)
 	errName := e.checkLeaderRequest(r, -1, ClientNode)
-	if errName == ErrNone && req.Acks == -1 && len(r.isr) < e.effectiveMinIsr(p) {
+	if errName == ErrNone && req.Acks == -1 && len(r.isr.ISR()) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
 	if errName != ErrNone {
@@ -43,10 +39,10 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	case 1:
 		e.respondProduce(b, m, ErrNone, base)
 	default:
-		dp := &delayedProduce{req: m, required: base + int64(len(req.RecordIDs)), base: base}
-		r.produces = append(r.produces, dp)
+		dp := brk.NewDelayedProduce(m, base, len(req.RecordIDs))
+		r.produces.Add(dp)
 		e.completeDelayedProduces(r)
-		if !dp.done {
+		if !dp.Done() {
 			e.schedule(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
 		}
 	}
@@ -70,43 +66,18 @@ func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base 
 
 // completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r.
 func (e *Engine) completeDelayedProduces(r *replica) {
-	if len(r.produces) == 0 {
+	if r.produces.Len() == 0 {
 		return
 	}
 	b := e.brokers[r.broker]
-	kept := r.produces[:0]
-	for _, dp := range r.produces {
-		if dp.done {
-			continue
-		}
-		switch {
-		case r.offline:
-			dp.done = true
-			e.respondProduce(b, dp.req, ErrKafkaStorage, -1)
-		case !r.isLeader():
-			dp.done = true
-			e.respondProduce(b, dp.req, ErrNotLeaderOrFollower, -1)
-		case r.log.HighWatermark() >= dp.required:
-			dp.done = true
-			errName := ErrNone
-			if len(r.maximalISR()) < e.effectiveMinIsr(r.p) {
-				errName = ErrNotEnoughReplicasAfterAppend
-			}
-			e.respondProduce(b, dp.req, errName, dp.base)
-		default:
-			kept = append(kept, dp)
-		}
-	}
-	clear(r.produces[len(kept):])
-	r.produces = kept
+	r.produces.TryComplete(r.offline, r.isLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 
-func (e *Engine) delayedProduceExpired(b *broker, dp *delayedProduce) {
-	if dp == nil || dp.done {
-		return
+func (e *Engine) delayedProduceExpired(b *broker, dp *brk.DelayedProduce) {
+	if dp.Expire() {
+		e.respondProduce(b, dp.Request(), ErrRequestTimedOut, -1)
 	}
-	dp.done = true
-	e.respondProduce(b, dp.req, ErrRequestTimedOut, -1)
 }
 
 // describeAppend is an append event's text (made when read: Narrate).

@@ -1,5 +1,7 @@
 package engine
 
+import brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+
 // The engine's agenda: every future happening (a message arriving, a timer firing) is one item,
 // ordered by (at, seq). seq is the insertion order, so equal times resolve the same way on every
 // run and every platform. A hand-written typed heap: container/heap boxes every item, which costs
@@ -54,7 +56,7 @@ type (
 	}
 	delayedProduceDone struct {
 		brokerTimer
-		produce *delayedProduce
+		produce *brk.DelayedProduce
 	}
 	isrShrinkTask  struct{ brokerTimer }
 	checkpointTask struct{ brokerTimer }
@@ -133,7 +135,7 @@ type item struct {
 	n       int64
 	msg     *Message
 	fetch   *delayedFetch
-	produce *delayedProduce
+	produce *brk.DelayedProduce
 }
 
 // timer is the brokerTimer of an item that has one.

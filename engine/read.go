@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
@@ -231,15 +232,15 @@ func (r ReplicaInfo) Known() bool    { return r.r.known }
 func (r ReplicaInfo) IsLeader() bool { return r.r.isLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).
-func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr) }
-func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.maximalISR()) }
+func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr.ISR()) }
+func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.isr.MaximalISR()) }
 
 // PendingISRChange names the ISR change in flight: "expand", "shrink" or "".
 func (r ReplicaInfo) PendingISRChange() string {
 	switch {
-	case !r.r.pending.active:
+	case !r.r.isr.IsInflight():
 		return ""
-	case r.r.pending.expand:
+	case r.r.isr.Expanding():
 		return "expand"
 	}
 	return "shrink"
@@ -272,9 +273,9 @@ func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
 	return r.follower(rr), true
 }
 
-func (r ReplicaInfo) follower(rr *remoteReplica) FollowerInfo {
+func (r ReplicaInfo) follower(rr *brk.Replica) FollowerInfo {
 	lastFetch, lastCaughtUp := r.e.followerTimes(r.r, rr)
-	return FollowerInfo{Broker: rr.broker, LogEndOffset: rr.leo, LastCaughtUpTime: lastCaughtUp,
+	return FollowerInfo{Broker: rr.Broker(), LogEndOffset: rr.LogEndOffset(), LastCaughtUpTime: lastCaughtUp,
 		LastFetchTime: lastFetch, CaughtUp: r.e.caughtUp(r.r, rr)}
 }
 

@@ -46,9 +46,9 @@ func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
 			}
 		case itDelayedProduceDone:
 			p := it.delayedProduceDone()
-			if !p.produce.done && e.brokers[p.broker].incarnation == p.incarnation {
-				produces = append(produces, ParkedRequest{Broker: it.broker, Request: p.produce.req, Deadline: it.at,
-					RequiredOffset: p.produce.required})
+			if !p.produce.Done() && e.brokers[p.broker].incarnation == p.incarnation {
+				produces = append(produces, ParkedRequest{Broker: it.broker, Request: p.produce.Request(), Deadline: it.at,
+					RequiredOffset: p.produce.RequiredOffset()})
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func (e *Engine) Timers() []Timer {
 		case itResend:
 			pid := it.alterPartitionResend().pid
 			r := e.partitions[pid].replicaOn(it.broker)
-			if !live() || r == nil || !r.pending.active {
+			if !live() || r == nil || !r.isr.IsInflight() {
 				continue
 			}
 			t.Kind, t.Partition = TimerAlterPartitionResend, pid

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"slices"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
@@ -19,11 +21,10 @@ func (r *replica) resetMemory() {
 	r.leaderEpoch = -1
 	r.partitionEpoch = -1
 	r.epochStartOffset = -1
-	r.isr = nil
-	r.pending = isrPending{}
+	r.isr.Commit(nil)
 	r.remotes = nil
 	r.watchers = nil
-	r.produces = nil
+	r.produces.Clear()
 	r.fetchSessions = nil
 }
 
@@ -102,8 +103,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.isLeader()
 	r.known = true
-	r.isr = slices.Clone(ps.ISR)
-	r.pending = isrPending{}
+	r.isr.Commit(slices.Clone(ps.ISR))
 	if ps.LeaderEpoch > r.leaderEpoch {
 		start := r.log.LogEndOffset()
 		if e.era.assignEpochOnElection {
@@ -121,7 +121,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr, render: describeRole, arg: [2]int64{r.epochStartOffset}})
+			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.epochStartOffset}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -138,23 +138,15 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 			continue
 		}
 		inISR := slices.Contains(ps.ISR, h)
-		rr := remoteReplica{broker: h, leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastFetchTime: never, lastCaughtUpTime: never}
+		rr := brk.NewReplica(h)
 		if wasLeader {
 			for _, o := range old {
-				if o.broker == h {
+				if o.Broker() == h {
 					rr = o
 				}
 			}
-			rr.lastFetchLeaderLEO = start
-			rr.lastFetchTime = never
-			if inISR {
-				rr.lastFetchTime = e.now
-			}
 		}
-		rr.lastCaughtUpTime = never
-		if inISR {
-			rr.lastCaughtUpTime = e.now
-		}
+		rr.ResetReplicaState(e.now, start, !wasLeader, inISR)
 		r.remotes = append(r.remotes, rr)
 	}
 }
@@ -226,8 +218,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.leaderEpoch = ps.LeaderEpoch
 	r.epochStartOffset = -1
 	r.partitionEpoch = ps.PartitionEpoch
-	r.isr = nil
-	r.pending = isrPending{}
+	r.isr.Commit(nil)
 	r.remotes = nil
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",

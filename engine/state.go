@@ -1,6 +1,7 @@
 package engine
 
 import (
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
@@ -43,16 +44,15 @@ type replica struct {
 	log commitlog.Log
 
 	// In memory (continued).
-	remotes []remoteReplica // follower state, leader only, in hosts order without self
-	// isr is the committed ISR (leader only); pending is the change in flight (KIP-497).
-	isr     []int32
-	pending isrPending
+	remotes []brk.Replica // follower state, leader only, in hosts order without self
+	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
+	isr brk.PartitionState
 	// parked operations on this leader replica: full fetches (an incremental fetch waits through
 	// its session) and produces
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
 	fetchSessions    []*fetchSession
-	produces         []*delayedProduce
+	produces         brk.ProducePurgatory
 	partitionEpoch   int32
 	epochStartOffset int64 // only while leader; -1 otherwise
 
@@ -61,56 +61,15 @@ type replica struct {
 	unflushed    int64 // records appended since the last flush
 }
 
-// isrPending is Kafka's PendingExpand / PendingShrink partition state.
-type isrPending struct {
-	active bool
-	expand bool
-	ids    []int32 // the replica joining, or the replicas leaving
-	newISR []int32 // the ISR asked for
-	msg    uint64  // the AlterPartition in flight
-	// stuck is set when the controller's answer says to wait for new metadata.
-	stuck bool
-}
-
-// never is a time long before the run: Kafka resets lastCaughtUpTimeMs to 0, which against a
-// wall clock in epoch milliseconds is "never"; simulated time starts at 0, so 0 would mean "just now".
-const never int64 = -1 << 50
-
-// remoteReplica is what a leader knows of one follower (Replica.scala).
-type remoteReplica struct {
-	broker             int32
-	leo                int64 // -1 unknown
-	logStart           int64
-	lastFetchLeaderLEO int64
-	lastFetchTime      int64
-	lastCaughtUpTime   int64
-	brokerEpoch        int64
-}
-
 func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
 
-func (r *replica) remote(b int32) *remoteReplica {
+func (r *replica) remote(b int32) *brk.Replica {
 	for i := range r.remotes {
-		if r.remotes[i].broker == b {
+		if r.remotes[i].Broker() == b {
 			return &r.remotes[i]
 		}
 	}
 	return nil
-}
-
-// maximalISR is the ISR the HW waits on: the committed ISR plus a replica being added.
-func (r *replica) inMaximalISR(b int32) bool {
-	if contains(r.isr, b) {
-		return true
-	}
-	return r.pending.active && r.pending.expand && contains(r.pending.ids, b)
-}
-
-func (r *replica) maximalISR() []int32 {
-	if r.pending.active && r.pending.expand {
-		return sortedUnion(r.isr, r.pending.ids)
-	}
-	return r.isr
 }
 
 type brokerState uint8

@@ -1,0 +1,86 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// DelayedProduce is an acks=all produce waiting in the leader's purgatory until the HW commits its
+// batch (DelayedProduce.scala), or until it times out.
+type DelayedProduce struct {
+	req      *protocol.Message
+	required int64 // the HW that commits the batch
+	base     int64
+	done     bool
+}
+
+// NewDelayedProduce parks req, whose n records the leader appended at base.
+func NewDelayedProduce(req *protocol.Message, base int64, n int) *DelayedProduce {
+	return &DelayedProduce{req: req, required: base + int64(n), base: base}
+}
+
+// Request is the produce waiting; RequiredOffset the HW that commits its batch; Done whether it
+// has been answered.
+func (dp *DelayedProduce) Request() *protocol.Message { return dp.req }
+func (dp *DelayedProduce) RequiredOffset() int64      { return dp.required }
+func (dp *DelayedProduce) Done() bool                 { return dp.done }
+
+// Expire is DelayedProduce.onExpiration: it reports whether the produce was still waiting (and
+// is answered REQUEST_TIMED_OUT by the caller); it is done either way.
+func (dp *DelayedProduce) Expire() bool {
+	if dp == nil || dp.done {
+		return false
+	}
+	dp.done = true
+	return true
+}
+
+// ProducePurgatory is the produces parked on one leader replica (Kafka's producer purgatory,
+// watched by the partition's key).
+type ProducePurgatory struct {
+	produces []*DelayedProduce
+}
+
+// Len is how many produces are parked (some may be done, until the next TryComplete).
+func (p *ProducePurgatory) Len() int { return len(p.produces) }
+
+// Add parks dp.
+func (p *ProducePurgatory) Add(dp *DelayedProduce) { p.produces = append(p.produces, dp) }
+
+// Clear drops every parked produce unanswered (the process stopped, the partition was reset).
+func (p *ProducePurgatory) Clear() { p.produces = nil }
+
+// ProduceAnswer answers a completed produce: its error and base offset (-1 on error).
+type ProduceAnswer func(dp *DelayedProduce, err protocol.KafkaError, base int64)
+
+// TryComplete is DelayedProduce.tryComplete for every produce parked, in the order parked: an
+// offline log answers KAFKA_STORAGE_ERROR, a replica that no longer leads NOT_LEADER_OR_FOLLOWER,
+// and a HW at the batch's end completes it (NOT_ENOUGH_REPLICAS_AFTER_APPEND if the maximal ISR
+// is below minIsr). The rest stay parked.
+func (p *ProducePurgatory) TryComplete(offline, leader bool, hw int64, isr *PartitionState, minIsr int, answer ProduceAnswer) {
+	if len(p.produces) == 0 {
+		return
+	}
+	kept := p.produces[:0]
+	for _, dp := range p.produces {
+		if dp.done {
+			continue
+		}
+		switch {
+		case offline:
+			dp.done = true
+			answer(dp, protocol.ErrKafkaStorage, -1)
+		case !leader:
+			dp.done = true
+			answer(dp, protocol.ErrNotLeaderOrFollower, -1)
+		case hw >= dp.required:
+			dp.done = true
+			errName := protocol.ErrNone
+			if len(isr.MaximalISR()) < minIsr {
+				errName = protocol.ErrNotEnoughReplicasAfterAppend
+			}
+			answer(dp, errName, dp.base)
+		default:
+			kept = append(kept, dp)
+		}
+	}
+	clear(p.produces[len(kept):])
+	p.produces = kept
+}

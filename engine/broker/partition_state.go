@@ -1,0 +1,102 @@
+package broker
+
+import "slices"
+
+// PartitionState is a leader's ISR as Partition.scala keeps it (KIP-497): the committed ISR
+// (CommittedPartitionState) and the change in flight, PendingExpandIsr or PendingShrinkIsr, with
+// the AlterPartition that carries it. The high watermark waits on the maximal ISR (the committed
+// one plus a replica being added) while an expansion is in flight. Its zero value is a follower's:
+// no ISR, nothing in flight. Before AlterIsr (IBP 2.7) the leader writes the ISR itself and
+// nothing is ever in flight.
+type PartitionState struct {
+	isr     []int32
+	pending pendingChange
+}
+
+// pendingChange is Kafka's PendingExpandIsr / PendingShrinkIsr.
+type pendingChange struct {
+	active bool
+	expand bool
+	ids    []int32 // the replica joining, or the replicas leaving
+	newISR []int32 // the ISR asked for
+	msg    uint64  // the AlterPartition in flight
+	// stuck is set when the controller's answer says to wait for new metadata.
+	stuck bool
+}
+
+// ISR is the committed ISR. It is shared: callers only read it (the HW and fetch paths read it
+// per partition, so it is not copied).
+func (s *PartitionState) ISR() []int32 { return s.isr }
+
+// InISR reports whether broker b is in the committed ISR.
+func (s *PartitionState) InISR(b int32) bool { return slices.Contains(s.isr, b) }
+
+// IsInflight is PartitionState.isInflight: an ISR change waits for the controller's answer.
+func (s *PartitionState) IsInflight() bool { return s.pending.active }
+
+// Expanding reports whether the change in flight is an expansion (PendingExpandIsr).
+func (s *PartitionState) Expanding() bool { return s.pending.active && s.pending.expand }
+
+// Shrinking reports whether the change in flight is a shrink (PendingShrinkIsr).
+func (s *PartitionState) Shrinking() bool { return s.pending.active && !s.pending.expand }
+
+// Changing is the replica joining, or the replicas leaving, in the change in flight.
+func (s *PartitionState) Changing() []int32 { return s.pending.ids }
+
+// PendingISR is the ISR the change in flight asks for.
+func (s *PartitionState) PendingISR() []int32 { return s.pending.newISR }
+
+// InMaximalISR reports whether broker b is in the ISR the HW waits on: the committed ISR plus a
+// replica being added.
+func (s *PartitionState) InMaximalISR(b int32) bool {
+	if slices.Contains(s.isr, b) {
+		return true
+	}
+	return s.pending.active && s.pending.expand && slices.Contains(s.pending.ids, b)
+}
+
+// MaximalISR is the ISR the HW waits on (maximalIsr).
+func (s *PartitionState) MaximalISR() []int32 {
+	if s.pending.active && s.pending.expand {
+		return sortedUnion(s.isr, s.pending.ids)
+	}
+	return s.isr
+}
+
+// Commit makes isr the committed ISR with nothing in flight (CommittedPartitionState): from a
+// LeaderAndIsr, the controller's answer to AlterPartition, or the leader's own ZooKeeper write.
+// nil is a replica that does not lead.
+func (s *PartitionState) Commit(isr []int32) { *s = PartitionState{isr: isr} }
+
+// Prepare puts an ISR change in flight (PendingExpandIsr with expand, else PendingShrinkIsr): ids
+// join or leave, and newISR is asked for.
+func (s *PartitionState) Prepare(expand bool, ids, newISR []int32) {
+	s.pending = pendingChange{active: true, expand: expand, ids: ids, newISR: newISR}
+}
+
+// Sent records the AlterPartition that carries the change; InFlight is it, 0 while none is.
+func (s *PartitionState) Sent(msg uint64)  { s.pending.msg = msg }
+func (s *PartitionState) InFlight() uint64 { return s.pending.msg }
+
+// SendFailed: the AlterPartition got no answer; the change stays in flight and is sent again.
+func (s *PartitionState) SendFailed() { s.pending.msg = 0 }
+
+// Stuck reports whether the change waits for new metadata (the controller's answer said so), and
+// WaitForMetadata makes it so: only a LeaderAndIsr moves the partition on.
+func (s *PartitionState) Stuck() bool      { return s.pending.stuck }
+func (s *PartitionState) WaitForMetadata() { s.pending.stuck = true }
+
+// Revert drops the change in flight: back to the last committed state (INELIGIBLE_REPLICA).
+func (s *PartitionState) Revert() { s.pending = pendingChange{} }
+
+// sortedUnion is the sorted union of a and b (engine/isr.go has the same).
+func sortedUnion(a, b []int32) []int32 {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

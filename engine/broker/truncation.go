@@ -1,0 +1,55 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/commitlog"
+
+// The log's side of the truncation protocol: what a leader answers to OffsetsForLeaderEpoch and
+// where a follower truncates given that answer (or a Fetch answer's divergingEpoch). Both read
+// only the replica's own log.
+
+// LastOffsetForLeaderEpoch is the leader's answer to OffsetsForLeaderEpoch(asked)
+// (Partition.lastOffsetForLeaderEpoch): with namesEpoch (KIP-279, 2.0+) the cache's
+// endOffsetFor, naming the epoch found; before it, 0.11.0.2's endOffsetFor, an offset only.
+func LastOffsetForLeaderEpoch(log *commitlog.Log, asked int32, namesEpoch bool) (int32, int64) {
+	if namesEpoch {
+		return log.Cache().EndOffsetFor(asked, log.LogEndOffset())
+	}
+	// Before KIP-279, LeaderEpochFileCache.endOffsetFor of 0.11.0.2: the latest epoch → LEO (an
+	// empty cache's latest is -1, so a follower asking with -1 gets the LEO: KAFKA-6857, fixed
+	// after 0.11.0.2); an epoch below the first entry, or with none above it → UNDEFINED; otherwise
+	// the start offset of the first epoch above the one asked for.
+	entries := log.Cache().Entries()
+	if asked == log.Cache().Latest() {
+		return -1, log.LogEndOffset()
+	}
+	if len(entries) == 0 || asked < entries[0].Epoch {
+		return -1, -1
+	}
+	for _, en := range entries {
+		if en.Epoch > asked {
+			return -1, en.StartOffset
+		}
+	}
+	return -1, -1
+}
+
+// TruncationOffset is AbstractFetcherThread.getOffsetTruncationState: given the leader's answer
+// (E, O), the offset to truncate to and whether truncation is finished (false: ask again about
+// the new latest epoch).
+func TruncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, leaderOffset int64) (int64, bool) {
+	leo := log.LogEndOffset()
+	switch {
+	case leaderOffset == commitlog.Undefined:
+		return fetchOffset, true
+	case leaderEpoch == commitlog.Undefined:
+		return min(leaderOffset, leo), true
+	}
+	e, o := log.Cache().EndOffsetFor(leaderEpoch, leo)
+	switch {
+	case e == commitlog.Undefined && o == commitlog.Undefined:
+		return min(leaderOffset, leo), true
+	case e != leaderEpoch:
+		return min(o, leo), false
+	default:
+		return min(o, leaderOffset, leo), true
+	}
+}
