@@ -210,6 +210,9 @@ func missing(log *commitlog.Log, recs []clients.OffsetID, from int64) []clients.
 // HW only change by a truncation that also lowers the HW, so checking each range when it becomes
 // committed is enough.
 func (k *Checker) checkCommittedRange(pid, b int32, r Replica, from, to int64) {
+	if from >= to {
+		return // nothing newly committed (every replica at a cluster's start)
+	}
 	for _, h := range k.c.Hosts(pid) {
 		if h == b || k.c.BrokerDead(h) {
 			continue
