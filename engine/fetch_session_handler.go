@@ -21,14 +21,15 @@ import (
 
 // leave records that partition st left the thread (removeFetcherForPartitions, a failure).
 func leave(h *brk.FetchSessionHandler, st *fetchState) {
-	h.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
+	epoch, offset := st.Sent()
+	h.Leave(st.Pid(), st.tp, st.Session(), epoch, offset)
 }
 
 // rejoin gives a partition added to the thread back its session entry, and what the Fetch in
 // flight carried for it, if it left the thread since the last Fetch was built.
 func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
-	if sess, epoch, offset, ok := h.Rejoin(st.pid); ok {
-		st.sess, st.sentEpoch, st.sentOffset = sess, epoch, offset
+	if sess, epoch, offset, ok := h.Rejoin(st.Pid()); ok {
+		st.Restore(sess, epoch, offset)
 	}
 }
 

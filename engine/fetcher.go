@@ -14,23 +14,10 @@ import (
 // carries its ready partitions in a fetch session (fetch_session_handler.go). What a turn costs
 // follows what changed, not the thread's size (fetcher_changes.go).
 
-// fetchState is a follower's per-partition fetch state (PartitionFetchState).
+// fetchState is a follower's per-partition fetch state: broker.PartitionFetchState, with the
+// lookups the engine caches beside it (r: this broker's replica, tp: the partition's name).
 type fetchState struct {
-	pid              int32
-	epoch            int32 // currentLeaderEpoch
-	lastFetchedEpoch int32 // -1: none
-	// sentEpoch and sentOffset are its leader epoch and fetch offset when the last Fetch build
-	// found it ready: while sess.in, what the Fetch in flight carried for it (fetchSent).
-	sentEpoch  int32
-	truncating bool // set only through fetcher.setTruncating, which counts them
-	// listed: on the thread's change list, for the next Fetch build to look at (noteChange).
-	listed      bool
-	fetchOffset int64
-	delayUntil  int64 // backoff deadline
-	sentOffset  int64
-	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
-	sess brk.SessionPartition
-	// r caches this broker's replica, tp the partition's name (lookups, not state).
+	brk.PartitionFetchState
 	r  *replica
 	tp TP
 }
@@ -85,7 +72,7 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // addFetcher gives partition st to the fetcher for (leader, fetcherId), creating the thread if
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
-	p := e.partitions[st.pid]
+	p := e.partitions[st.Pid()]
 	st.r, st.tp = b.replicaOf(p.pid), p.tp()
 	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
@@ -101,17 +88,16 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	i, found := slices.BinarySearch(f.pids, st.pid)
+	i, found := slices.BinarySearch(f.pids, st.Pid())
 	if found {
-		if f.parts[i].epoch == st.epoch {
+		if f.parts[i].Epoch() == st.Epoch() {
 			return
 		}
 		f.replace(&f.parts[i], st)
 	} else {
-		st.listed = false
 		rejoin(&f.session, &st)
 		f.parts = slices.Insert(f.parts, i, st)
-		f.pids = slices.Insert(f.pids, i, st.pid)
+		f.pids = slices.Insert(f.pids, i, st.Pid())
 		f.joined(&f.parts[i])
 	}
 	e.wakeFetcher(f, e.now)
@@ -123,7 +109,7 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 	slices.Sort(sorted)
 	for _, f := range b.fetchers {
 		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-			_, found := slices.BinarySearch(sorted, s.pid)
+			_, found := slices.BinarySearch(sorted, s.Pid())
 			if found {
 				f.leaving(&s)
 			}
@@ -190,21 +176,21 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 	f.sent = f.sent[:0]
 	for i := range f.parts {
 		st := &f.parts[i]
-		if !st.truncating || st.delayUntil > e.now {
+		if !st.Truncating() || st.DelayUntil() > e.now {
 			continue
 		}
-		r := b.replicaOf(st.pid)
+		r := b.replicaOf(st.Pid())
 		latest := r.log.Cache().Latest()
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
-			e.truncate(r, st.fetchOffset, "truncate to the high watermark (no leader epoch to ask about)")
+			e.truncate(r, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
 			f.setTruncating(st, false)
-			st.fetchOffset = r.log.LogEndOffset()
+			st.SetFetchOffset(r.log.LogEndOffset())
 			continue
 		}
-		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.pid].tp(),
-			CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), LeaderEpoch: latest})
-		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset, askedEpoch: latest})
+		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.Pid()].tp(),
+			CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch()), LeaderEpoch: latest})
+		f.sent = append(f.sent, sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset(), askedEpoch: latest})
 	}
 	if len(ask) == 0 {
 		return false
@@ -261,7 +247,7 @@ func (f *fetcher) indexPids() {
 	}
 	f.pids = f.pids[:0]
 	for i := range f.parts {
-		f.pids = append(f.pids, f.parts[i].pid)
+		f.pids = append(f.pids, f.parts[i].Pid())
 	}
 }
 
@@ -287,17 +273,17 @@ func (s sentPartitions) of(pid int32) *sentPartition {
 
 func (f *fetcher) remove(pid int32) {
 	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-		if s.pid == pid {
+		if s.Pid() == pid {
 			f.leaving(&s)
 		}
-		return s.pid == pid
+		return s.Pid() == pid
 	})
 	f.indexPids()
 }
 
 // backoff delays a partition of f by replica.fetch.backoff.ms.
 func (e *Engine) backoff(f *fetcher, st *fetchState) {
-	st.delayUntil = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
+	st.SetDelayUntil(e.now + max(1, e.cfg.ReplicaFetchBackoffMs))
 	f.noteChange(st)
 }
 
@@ -319,7 +305,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		if st == nil {
 			continue // removed meanwhile
 		}
-		if sp, ok := sent.of(pid, st); ok && !st.truncating && st.delayUntil <= e.now && st.fetchOffset == sp.fetchOffset {
+		if sp, ok := sent.of(pid, st); ok && st.Ready(e.now) && st.FetchOffset() == sp.fetchOffset {
 			e.processPartitionData(b, f, st, d, sp.epoch)
 		} // else not sent, moved or re-truncated meanwhile
 	}
@@ -343,22 +329,20 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
-		t, _ := brk.TruncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		t, _ := brk.TruncationOffset(&r.log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
-		st.fetchOffset = r.log.LogEndOffset()
-		st.lastFetchedEpoch = r.log.Cache().Latest()
+		st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
 		f.noteChange(st)
 		return
 	}
-	if st.fetchOffset != r.log.LogEndOffset() {
-		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.fetchOffset, r.log.LogEndOffset()))
+	if st.FetchOffset() != r.log.LogEndOffset() {
+		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), r.log.LogEndOffset()))
 		return
 	}
 	if len(d.Records) > 0 {
 		r.log.AppendAsFollower(d.Records)
 		e.afterAppend(r, len(d.Records))
-		st.fetchOffset = r.log.LogEndOffset()
-		st.lastFetchedEpoch = d.Records[len(d.Records)-1].Epoch
+		st.Fetched(r.log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		f.noteChange(st)
 	}
 	if d.LogStartOffset > r.log.LogStartOffset() {
@@ -372,7 +356,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
 // leader: the partition is marked failed and waits for a LeaderAndIsr.
 func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) {
-	if sentEpoch == st.epoch {
+	if sentEpoch == st.Epoch() {
 		e.markFailed(b, f, st, "fenced: the leader is at a newer leader epoch")
 		return
 	}
@@ -380,19 +364,19 @@ func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) 
 }
 
 func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
-	p := e.partitions[st.pid]
+	p := e.partitions[st.Pid()]
 	e.emit(Event{Type: EvFailed, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
 		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", b.id, p.name(), why)})
-	f.remove(st.pid)
+	f.remove(st.Pid())
 }
 
 // fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
 func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
-	p := e.partitions[st.pid]
+	p := e.partitions[st.Pid()]
 	f.setTruncating(st, false)
 	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
-		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch)}}
-	f.sent = append(f.sent[:0], sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
+		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch())}}
+	f.sent = append(f.sent[:0], sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
 	f.inflight, f.lastSent = m.ID, e.now
@@ -407,7 +391,7 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	resp := m.ListOffsetsResponse
 	pid := e.pidOf(resp.TP)
 	st, sent := f.state(pid), f.takeSent().of(pid)
-	if st != nil && sent != nil && st.epoch == sent.epoch {
+	if st != nil && sent != nil && st.Epoch() == sent.epoch {
 		r := st.r
 		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
@@ -418,18 +402,16 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 		case resp.LogEndOffset < r.log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
 			e.truncate(r, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
-			st.fetchOffset = r.log.LogEndOffset()
-			st.lastFetchedEpoch = r.log.Cache().Latest()
+			st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
 		case resp.LogStartOffset > r.log.LogEndOffset():
 			dropped := r.log.Records()
 			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
 			e.sessionsChanged(r)
 			e.logStartMoved(r)
 			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
-			st.fetchOffset = resp.LogStartOffset
-			st.lastFetchedEpoch = -1
+			st.Fetched(resp.LogStartOffset, -1)
 		default:
-			st.fetchOffset = max(resp.LogStartOffset, r.log.LogEndOffset())
+			st.SetFetchOffset(max(resp.LogStartOffset, r.log.LogEndOffset()))
 		}
 	}
 	e.doWork(b, f)
@@ -446,7 +428,7 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	for _, res := range m.OffsetsForEpochResp.Partitions {
 		pid := e.pidOf(res.TP)
 		st, sent := f.state(pid), sentParts.of(pid)
-		if st == nil || sent == nil || !st.truncating || st.epoch != sent.epoch {
+		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.epoch {
 			continue
 		}
 		r := st.r
@@ -460,12 +442,12 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 			e.backoff(f, st)
 			continue
 		}
-		t, done := brk.TruncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
+		t, done := brk.TruncationOffset(&r.log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
-		st.fetchOffset = r.log.LogEndOffset()
+		st.SetFetchOffset(r.log.LogEndOffset())
 		if done {
 			f.setTruncating(st, false)
-			st.lastFetchedEpoch = r.log.Cache().Latest()
+			st.SetLastFetchedEpoch(r.log.Cache().Latest())
 		}
 	}
 	e.doWork(b, f)

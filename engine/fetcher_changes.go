@@ -36,16 +36,14 @@ import (
 
 // noteChange puts st on its thread's change list: its fetch data or readiness may have changed.
 func (f *fetcher) noteChange(st *fetchState) {
-	if !st.listed {
-		st.listed = true
-		f.changes = append(f.changes, st.pid)
+	if st.List() {
+		f.changes = append(f.changes, st.Pid())
 	}
 }
 
 // setTruncating moves st into or out of the Truncating state.
 func (f *fetcher) setTruncating(st *fetchState, truncating bool) {
-	if st.truncating != truncating {
-		st.truncating = truncating
+	if st.SetTruncating(truncating) {
 		if truncating {
 			f.truncatingCount++
 		} else {
@@ -57,10 +55,10 @@ func (f *fetcher) setTruncating(st *fetchState, truncating bool) {
 
 // joined counts st, just added to f.parts (after rejoin gave back its session entry).
 func (f *fetcher) joined(st *fetchState) {
-	if st.truncating {
+	if st.Truncating() {
 		f.truncatingCount++
 	}
-	if st.sess.In() {
+	if st.InSession() {
 		f.inSession++
 	}
 	f.noteChange(st)
@@ -69,11 +67,11 @@ func (f *fetcher) joined(st *fetchState) {
 // replace puts st in place of old, the partition's state at another leader epoch (addFetcher):
 // the session still has what it last sent, and the Fetch in flight what it carried.
 func (f *fetcher) replace(old *fetchState, st fetchState) {
-	st.sess, st.sentEpoch, st.sentOffset, st.listed = old.sess, old.sentEpoch, old.sentOffset, old.listed
-	if old.truncating {
+	st.Succeed(&old.PartitionFetchState)
+	if old.Truncating() {
 		f.truncatingCount--
 	}
-	if st.truncating {
+	if st.Truncating() {
 		f.truncatingCount++
 	}
 	*old = st
@@ -83,10 +81,10 @@ func (f *fetcher) replace(old *fetchState, st fetchState) {
 // leaving uncounts st, leaving the thread, and tells the session handler. Its pid may stay on
 // the change list: a build skips a pid the thread no longer has.
 func (f *fetcher) leaving(st *fetchState) {
-	if st.truncating {
+	if st.Truncating() {
 		f.truncatingCount--
 	}
-	if st.sess.In() {
+	if st.InSession() {
 		f.inSession--
 	}
 	leave(&f.session, st)
@@ -118,37 +116,36 @@ type fetchBuild struct {
 // last sent (PartitionData.equals), and stamped with what the Fetch carries for it. It reports
 // whether the next build must look at st though nothing changes: it is backing off.
 func (f *fetcher) look(bd *fetchBuild, st *fetchState) bool {
-	if st.truncating || st.delayUntil > bd.now {
-		if st.sess.In() {
+	if !st.Ready(bd.now) {
+		if st.LeaveSession() {
 			if !bd.full {
 				bd.forgotten = append(bd.forgotten, st.tp)
 			}
-			st.sess.Leave()
 			f.inSession--
 		}
-		if st.truncating {
+		if st.Truncating() {
 			return false
 		}
-		bd.next = min(bd.next, st.delayUntil)
+		bd.next = min(bd.next, st.DelayUntil())
 		return true
 	}
 	logStart, currentEpoch, lastFetched := st.r.log.LogStartOffset(), int32(-1), int32(-1)
 	if bd.fencing {
-		currentEpoch = st.epoch // era.requestEpoch
+		currentEpoch = st.Epoch() // era.requestEpoch
 	}
 	if bd.lastEpochs {
-		lastFetched = st.lastFetchedEpoch
+		lastFetched = st.LastFetchedEpoch()
 	}
-	sp := brk.InSession(st.fetchOffset, logStart, currentEpoch, lastFetched)
-	if bd.full || sp != st.sess {
-		bd.parts = append(bd.parts, FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset, LogStartOffset: logStart,
+	sp := brk.InSession(st.FetchOffset(), logStart, currentEpoch, lastFetched)
+	if bd.full || sp != st.Session() {
+		bd.parts = append(bd.parts, FetchPartition{TP: st.tp, FetchOffset: st.FetchOffset(), LogStartOffset: logStart,
 			CurrentLeaderEpoch: currentEpoch, LastFetchedEpoch: lastFetched})
-		if !st.sess.In() {
+		if !st.InSession() {
 			f.inSession++
 		}
-		st.sess = sp
+		st.SetSession(sp)
 	}
-	st.sentEpoch, st.sentOffset = st.epoch, st.fetchOffset
+	st.Stamp()
 	return false
 }
 
@@ -162,12 +159,13 @@ func (f *fetcher) walkAll(bd *fetchBuild, record bool) {
 	}
 	for i := range f.parts {
 		st := &f.parts[i]
-		st.listed = f.look(bd, st)
-		if st.listed {
-			f.changes = append(f.changes, st.pid)
+		listed := f.look(bd, st)
+		st.SetListed(listed)
+		if listed {
+			f.changes = append(f.changes, st.Pid())
 		}
-		if record && st.sess.In() {
-			f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
+		if record && st.InSession() {
+			f.sent = append(f.sent, sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
 		}
 	}
 }
@@ -188,8 +186,9 @@ func (f *fetcher) walkChanges(bd *fetchBuild) {
 		if st == nil {
 			continue // left the thread
 		}
-		st.listed = f.look(bd, st)
-		if st.listed {
+		listed := f.look(bd, st)
+		st.SetListed(listed)
+		if listed {
 			f.changes = append(f.changes, pid)
 		}
 	}
@@ -230,7 +229,8 @@ func (s fetchSent) of(pid int32, st *fetchState) (sentPartition, bool) {
 		return sentPartition{}, false
 	}
 	if st != nil {
-		return sentPartition{pid: pid, epoch: st.sentEpoch, fetchOffset: st.sentOffset}, st.sess.In()
+		epoch, offset := st.Sent()
+		return sentPartition{pid: pid, epoch: epoch, fetchOffset: offset}, st.InSession()
 	}
 	if epoch, offset, ok := s.f.session.GoneSent(pid); ok { // it left the thread since the build
 		return sentPartition{pid: pid, epoch: epoch, fetchOffset: offset}, true

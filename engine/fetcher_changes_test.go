@@ -83,7 +83,8 @@ func dumpFetchers(w *strings.Builder, e *Engine) {
 				f.inflight, f.wakeAt, f.lastSent, f.session)
 			for i := range f.parts {
 				st := &f.parts[i]
-				fmt.Fprintf(w, " %+v/%+v/%d/%d", st.info(), st.sess, st.sentEpoch, st.sentOffset)
+				sentEpoch, sentOffset := st.Sent()
+				fmt.Fprintf(w, " %+v/%+v/%d/%d", st.info(), st.Session(), sentEpoch, sentOffset)
 			}
 			fmt.Fprintln(w)
 		}
@@ -140,8 +141,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	leader := func(i int) *replica { return s.parts[i].replicaOn(0) }
 	follower := func(i int) *replica { return s.parts[i].replicaOn(1) }
 	restart := func(i int, epoch int32) {
-		st := s.e.era.initialFetchState(&follower(i).log, epoch)
-		st.pid = s.parts[i].pid
+		st := s.e.era.initialFetchState(&follower(i).log, s.parts[i].pid, epoch)
 		s.e.addFetcher(s.b, 0, st)
 	}
 	for i := range s.parts {

@@ -24,33 +24,34 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 	}
 	for i := range f.parts {
 		st := &f.parts[i]
-		if i < len(f.pids) && f.pids[i] != st.pid {
-			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.pid))
+		if i < len(f.pids) && f.pids[i] != st.Pid() {
+			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.Pid()))
 		}
-		if st.truncating {
+		if st.Truncating() {
 			truncating++
 		}
-		if st.sess.In() {
+		if st.InSession() {
 			inSession++
 		}
 		switch {
-		case st.listed:
-			if !onList[st.pid] {
-				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.pid))
+		case st.Listed():
+			if !onList[st.Pid()] {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.Pid()))
 			}
-		case st.truncating:
-			if st.sess.In() {
-				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.pid))
+		case st.Truncating():
+			if st.InSession() {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.Pid()))
 			}
 		default:
 			lastFetched := int32(-1)
 			if e.era.truncateOnFetch {
-				lastFetched = st.lastFetchedEpoch
+				lastFetched = st.LastFetchedEpoch()
 			}
-			sp := brk.InSession(st.fetchOffset, st.r.log.LogStartOffset(), e.era.requestEpoch(st.epoch), lastFetched)
-			if st.delayUntil > e.now || sp != st.sess || st.sentEpoch != st.epoch || st.sentOffset != st.fetchOffset {
+			sp := brk.InSession(st.FetchOffset(), st.r.log.LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
+			sentEpoch, sentOffset := st.Sent()
+			if st.DelayUntil() > e.now || sp != st.Session() || sentEpoch != st.Epoch() || sentOffset != st.FetchOffset() {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",
-					where, st.pid, st.info(), st.sess, st.sentEpoch, st.sentOffset, sp))
+					where, st.Pid(), st.info(), st.Session(), sentEpoch, sentOffset, sp))
 			}
 		}
 	}

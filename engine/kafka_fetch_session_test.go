@@ -41,8 +41,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 		p := e.partitionOf(ktTopic, int32(i))
 		s.parts = append(s.parts, p)
 		r := p.replicaOn(1)
-		st := e.era.initialFetchState(&r.log, r.leaderEpoch)
-		st.pid = p.pid
+		st := e.era.initialFetchState(&r.log, p.pid, r.leaderEpoch)
 		e.addFetcher(s.b, 0, st)
 	}
 	s.f = s.b.fetcherFor(0, 0)
@@ -189,11 +188,11 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	// Each change is noted, as the engine's code notes it (noteChange); partition 1's is not a
 	// change of its fetch data.
 	st := func(i int) *fetchState { s.f.noteChange(s.f.state(s.parts[i].pid)); return s.f.state(s.parts[i].pid) }
-	st(0).fetchOffset = 7
+	st(0).SetFetchOffset(7)
 	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
 	st(1)
-	st(2).epoch++
-	st(3).lastFetchedEpoch = 9
+	st(2).SetEpochForTest(st(2).Epoch() + 1)
+	st(3).SetLastFetchedEpoch(9)
 	req, _, _ := s.e.buildFetch(s.f)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || s.f.sentCount != 5 {
@@ -221,8 +220,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	// still in the session, with the same fetch data, so neither sent nor forgotten.
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid})
 	r1 := s.parts[1].replicaOn(1)
-	st := s.e.era.initialFetchState(&r1.log, r1.leaderEpoch)
-	st.pid = s.parts[1].pid
+	st := s.e.era.initialFetchState(&r1.log, s.parts[1].pid, r1.leaderEpoch)
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t) // the Fetch built before the changes
 	s.doWork(t)
@@ -250,8 +248,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	}
 
 	r0 := s.parts[0].replicaOn(1)
-	st = s.e.era.initialFetchState(&r0.log, r0.leaderEpoch)
-	st.pid = s.parts[0].pid
+	st = s.e.era.initialFetchState(&r0.log, s.parts[0].pid, r0.leaderEpoch)
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
@@ -288,13 +285,13 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	s.doWork(t) // the parked Fetch; the next one is built
 	s.f.session.SetForTest(s.f.session.SessionID(), s.f.session.Epoch()+5)
 	s.doWork(t) // the Fetch built before; the next one carries the wrong epoch
-	before := s.f.parts[0].delayUntil
+	before := s.f.parts[0].DelayUntil()
 	s.doWork(t)
 	req, resp := s.lastExchange(t)
 	if resp.Error != ErrInvalidFetchSessionEpoch {
 		t.Fatalf("answer to the thread's Fetch at epoch %d: %+v", req.SessionEpoch, resp)
 	}
-	if s.f.parts[0].delayUntil != before {
+	if s.f.parts[0].DelayUntil() != before {
 		t.Error("the partitions backed off after a session error; Kafka fetches again at once")
 	}
 	s.doWork(t)
@@ -371,7 +368,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	id := resp.SessionID
 	inflight := s.e.pending[s.f.inflight]
 	s.e.requestFailed(inflight, true)
-	if s.f.parts[0].delayUntil <= s.e.now {
+	if s.f.parts[0].DelayUntil() <= s.e.now {
 		t.Error("the partitions did not back off after the failed Fetch")
 	}
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+10)
@@ -445,8 +442,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	s.e.shutdownIdleFetchers(s.b)
 	runFor(t, s.e, 600) // the old thread's last Fetch is answered
 	r := s.parts[0].replicaOn(1)
-	st := s.e.era.initialFetchState(&r.log, r.leaderEpoch)
-	st.pid = s.parts[0].pid
+	st := s.e.era.initialFetchState(&r.log, s.parts[0].pid, r.leaderEpoch)
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)
 	if s.b.fetcherFor(0, 0) == s.f {
@@ -477,7 +473,11 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
 	// followerWalkAll has it, listed.
 	in := brk.InSession(0, 0, 0, 0)
-	f := &fetcher{parts: []fetchState{{pid: 0, sess: in}, {pid: 1, sess: in}}, pids: []int32{0, 1}, sentCount: 2}
+	f := &fetcher{parts: make([]fetchState, 2), pids: []int32{0, 1}, sentCount: 2}
+	for i := range f.parts {
+		f.parts[i].PartitionFetchState = brk.NewPartitionFetchState(int32(i), 0, 0, -1, false)
+		f.parts[i].SetSession(in)
+	}
 	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}

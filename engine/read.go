@@ -90,7 +90,7 @@ func (f FetcherInfo) At(i int) FetchState { return f.f.parts[i].info() }
 
 // Find returns the fetch state of partition pid, if the thread fetches it.
 func (f FetcherInfo) Find(pid int32) (FetchState, bool) {
-	i, ok := slices.BinarySearchFunc(f.f.parts, pid, func(st fetchState, pid int32) int { return cmp.Compare(st.pid, pid) })
+	i, ok := slices.BinarySearchFunc(f.f.parts, pid, func(st fetchState, pid int32) int { return cmp.Compare(st.Pid(), pid) })
 	if !ok {
 		return FetchState{}, false
 	}
@@ -108,8 +108,8 @@ type FetchState struct {
 }
 
 func (st *fetchState) info() FetchState {
-	return FetchState{Partition: st.pid, FetchOffset: st.fetchOffset, LeaderEpoch: st.epoch,
-		LastFetchedEpoch: st.lastFetchedEpoch, Truncating: st.truncating, DelayUntil: st.delayUntil}
+	return FetchState{Partition: st.Pid(), FetchOffset: st.FetchOffset(), LeaderEpoch: st.Epoch(),
+		LastFetchedEpoch: st.LastFetchedEpoch(), Truncating: st.Truncating(), DelayUntil: st.DelayUntil()}
 }
 
 // PartitionInfo is a read-only handle on one partition: the controller's znode and every replica.
