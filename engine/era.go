@@ -101,9 +101,9 @@ func eraFor(version string) era {
 func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fetchState {
 	latest := log.Cache().Latest()
 	if er.truncateOnFetch && latest != commitlog.Undefined {
-		return fetchState{PartitionFetchState: brk.NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)}
+		return brk.NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)
 	}
-	return fetchState{PartitionFetchState: brk.NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)}
+	return brk.NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)
 }
 
 // requestEpoch is the currentLeaderEpoch a follower sends: -1 before KIP-320.

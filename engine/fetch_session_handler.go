@@ -17,21 +17,8 @@ import (
 // it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
 // (a fetcher removed and started again) starts with no session. The handler itself is package
 // broker's (brk.FetchSessionHandler, with each partition's SessionPartition kept on its fetch
-// state); this file builds the Fetch from the thread's partitions.
-
-// leave records that partition st left the thread (removeFetcherForPartitions, a failure).
-func leave(h *brk.FetchSessionHandler, st *fetchState) {
-	epoch, offset := st.Sent()
-	h.Leave(st.Pid(), st.tp, st.Session(), epoch, offset)
-}
-
-// rejoin gives a partition added to the thread back its session entry, and what the Fetch in
-// flight carried for it, if it left the thread since the last Fetch was built.
-func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
-	if sess, epoch, offset, ok := h.Rejoin(st.Pid()); ok {
-		st.Restore(sess, epoch, offset)
-	}
-}
+// state, brk.FetcherThread's); this file builds the Fetch from the thread's partitions
+// (brk.FetchBuild does the walk).
 
 // buildFetch is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder: the partitions
 // the thread can fetch now become the session (and what the request carries, for checking the
@@ -41,7 +28,7 @@ func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
 // looks at every partition; an incremental one only at those on the change list
 // (fetcher_changes.go): every other partition is as the last build left it.
 func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
-	h := &f.session
+	h := f.Session()
 	sessions := e.era.fetchSessions
 	full := !sessions || h.Full()
 	walkAll := full || e.followerWalkAll
@@ -50,17 +37,21 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	}
 	// An incremental Fetch's lists are gathered in the thread's buffers, then copied out at their
 	// size: the request is shared once sent. (The era's flags are copied out: it is a large value.)
-	bd := fetchBuild{full: full, fencing: e.era.fencing, lastEpochs: e.era.truncateOnFetch, now: e.now,
-		next: e.now + max(1, e.cfg.ReplicaFetchBackoffMs), parts: f.partsBuf[:0], forgotten: f.forgetBuf[:0]}
+	parts := f.partsBuf[:0]
 	if full {
-		bd.parts = make([]FetchPartition, 0, len(f.parts))
+		parts = make([]FetchPartition, 0, f.Len())
 	}
+	bd := brk.NewFetchBuild(full, e.era.fencing, e.era.truncateOnFetch, e.now, e.now+max(1, e.cfg.ReplicaFetchBackoffMs),
+		parts, f.forgetBuf[:0])
 	if walkAll {
-		f.walkAll(&bd, e.followerWalkAll)
+		f.WalkAll(&bd)
+		if e.followerWalkAll {
+			f.recordSent()
+		}
 	} else {
-		f.walkChanges(&bd)
+		f.WalkChanges(&bd)
 	}
-	parts, forgotten := bd.parts, bd.forgotten
+	parts, forgotten, next := bd.Result()
 	if !full && h.HasGone() {
 		forgotten = h.AppendGone(forgotten)
 		// The request lists partitions in pid order (Kafka: added, then altered).
@@ -72,12 +63,13 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 		parts = slices.Clone(parts) // nil if empty
 		forgotten = slices.Clone(forgotten)
 	}
-	f.sentCount = f.inSession
+	sentCount := f.InSessionCount()
 	if e.followerWalkAll {
-		f.sentCount = len(f.sent) // the reference counts its list
+		sentCount = len(f.sent) // the reference counts its list
 	}
-	if f.sentCount == 0 && len(forgotten) == 0 {
-		return req, false, bd.next // nothing to send (Kafka: an empty session and nothing to forget)
+	f.SetSentCount(sentCount)
+	if sentCount == 0 && len(forgotten) == 0 {
+		return req, false, next // nothing to send (Kafka: an empty session and nothing to forget)
 	}
 	b := e.brokers[f.owner]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
@@ -89,5 +81,16 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	if req.Partitions == nil {
 		req.Partitions = []FetchPartition{}
 	}
-	return req, true, bd.next
+	return req, true, next
+}
+
+// recordSent lists what the Fetch just built carries in f.sent, as Kafka's thread keeps its
+// request's partition data (followerWalkAll; the engine reads the stamps instead).
+func (f *fetcher) recordSent() {
+	f.sent = f.sent[:0]
+	for i := range f.Len() {
+		if st := f.At(i); st.InSession() {
+			f.sent = append(f.sent, sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
+		}
+	}
 }

@@ -14,13 +14,8 @@ import (
 // carries its ready partitions in a fetch session (fetch_session_handler.go). What a turn costs
 // follows what changed, not the thread's size (fetcher_changes.go).
 
-// fetchState is a follower's per-partition fetch state: broker.PartitionFetchState, with the
-// lookups the engine caches beside it (r: this broker's replica, tp: the partition's name).
-type fetchState struct {
-	brk.PartitionFetchState
-	r  *replica
-	tp TP
-}
+// fetchState is a follower's per-partition fetch state (broker.PartitionFetchState).
+type fetchState = brk.PartitionFetchState
 
 // sentPartition is what a fetcher thread remembers of a partition in its request in flight
 // (Kafka's fetcher keeps its request's partition data): the answer is applied only if the
@@ -33,29 +28,22 @@ type sentPartition struct {
 	askedEpoch  int32 // OffsetsForLeaderEpoch: the epoch asked about
 }
 
+// fetcher is a fetcher thread: its partitions' state is package broker's (brk.FetcherThread:
+// the fetch states, the pid index, the session handler, the change list and counts); its
+// requests, wake-ups and answers are the engine's.
 type fetcher struct {
+	brk.FetcherThread
 	owner, leader, id int32
-	// parts is sorted by pid; pids are their pids, in the same order: state searches them, which
-	// touches two cache lines where a search of parts would touch one per probe.
-	parts    []fetchState
-	pids     []int32
-	inflight uint64 // the request in flight, 0 for none
+	inflight          uint64 // the request in flight, 0 for none
 	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
 	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
 	// handler can read what was sent while it sends the next request.
 	sent, spare []sentPartition
 	wakeAt      int64 // the pending wake-up, -1 for none
 	lastSent    int64 // when the last request left (-1: never)
-	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
-	session   brk.FetchSessionHandler
+	// partsBuf and forgetBuf are its Fetch's buffers.
 	partsBuf  []FetchPartition
 	forgetBuf []TP
-	// What keeps a turn's cost to what changed (fetcher_changes.go): the change list (pids, each
-	// listed once per fetch state; changesSpare its second buffer), how many partitions are
-	// Truncating and in the session, and how many the Fetch in flight carried.
-	changes, changesSpare []int32
-	truncatingCount       int
-	inSession, sentCount  int
 }
 
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
@@ -73,7 +61,6 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.Pid()]
-	st.r, st.tp = b.replicaOf(p.pid), p.tp()
 	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
@@ -88,19 +75,9 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	i, found := slices.BinarySearch(f.pids, st.Pid())
-	if found {
-		if f.parts[i].Epoch() == st.Epoch() {
-			return
-		}
-		f.replace(&f.parts[i], st)
-	} else {
-		rejoin(&f.session, &st)
-		f.parts = slices.Insert(f.parts, i, st)
-		f.pids = slices.Insert(f.pids, i, st.Pid())
-		f.joined(&f.parts[i])
+	if f.Add(st, &b.replicaOf(p.pid).log, p.tp()) {
+		e.wakeFetcher(f, e.now)
 	}
-	e.wakeFetcher(f, e.now)
 }
 
 // removeFetcherForPartitions takes partitions off every fetcher of b.
@@ -108,21 +85,14 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 	sorted := slices.Clone(pids)
 	slices.Sort(sorted)
 	for _, f := range b.fetchers {
-		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-			_, found := slices.BinarySearch(sorted, s.Pid())
-			if found {
-				f.leaving(&s)
-			}
-			return found
-		})
-		f.indexPids()
+		f.Remove(sorted)
 	}
 }
 
 // shutdownIdleFetchers stops fetchers left without partitions.
 func (e *Engine) shutdownIdleFetchers(b *broker) {
 	b.fetchers = slices.DeleteFunc(b.fetchers, func(f *fetcher) bool {
-		if len(f.parts) > 0 {
+		if f.Len() > 0 {
 			return false
 		}
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "stopped",
@@ -169,13 +139,13 @@ func (e *Engine) doWork(b *broker, f *fetcher) {
 // OffsetsForLeaderEpoch request (the thread then waits for the answer). Kafka walks every
 // partition for them; the engine only when it counts one (followerWalkAll: always).
 func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
-	if f.truncatingCount == 0 && !e.followerWalkAll {
+	if f.TruncatingCount() == 0 && !e.followerWalkAll {
 		return false
 	}
 	var ask []OffsetsForEpochPartition
 	f.sent = f.sent[:0]
-	for i := range f.parts {
-		st := &f.parts[i]
+	for i := range f.Len() {
+		st := f.At(i)
 		if !st.Truncating() || st.DelayUntil() > e.now {
 			continue
 		}
@@ -184,7 +154,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
 			e.truncate(r, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
-			f.setTruncating(st, false)
+			f.SetTruncating(st, false)
 			st.SetFetchOffset(r.log.LogEndOffset())
 			continue
 		}
@@ -207,7 +177,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	req, ok, next := e.buildFetch(f)
 	if !ok {
-		if len(f.parts) > 0 {
+		if f.Len() > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
@@ -232,25 +202,6 @@ func (b *broker) fetcherOf(id uint64) *fetcher {
 	return nil
 }
 
-func (f *fetcher) state(pid int32) *fetchState {
-	i, found := slices.BinarySearch(f.pids, pid)
-	if !found {
-		return nil
-	}
-	return &f.parts[i]
-}
-
-// indexPids makes pids the pids of parts again, after partitions left.
-func (f *fetcher) indexPids() {
-	if len(f.pids) == len(f.parts) {
-		return // none left
-	}
-	f.pids = f.pids[:0]
-	for i := range f.parts {
-		f.pids = append(f.pids, f.parts[i].Pid())
-	}
-}
-
 // takeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with
 // followerWalkAll) what its request carried; the fetcher's next request records into the other
 // buffer.
@@ -271,20 +222,10 @@ func (s sentPartitions) of(pid int32) *sentPartition {
 	return &s[i]
 }
 
-func (f *fetcher) remove(pid int32) {
-	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-		if s.Pid() == pid {
-			f.leaving(&s)
-		}
-		return s.Pid() == pid
-	})
-	f.indexPids()
-}
-
 // backoff delays a partition of f by replica.fetch.backoff.ms.
 func (e *Engine) backoff(f *fetcher, st *fetchState) {
 	st.SetDelayUntil(e.now + max(1, e.cfg.ReplicaFetchBackoffMs))
-	f.noteChange(st)
+	f.NoteChange(st)
 }
 
 // handleFetchResponse is processFetchRequest's answer handling on the follower.
@@ -295,13 +236,13 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.inflight = 0
 	sent := f.takeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.session.HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
+	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
 	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)
-		st := f.state(pid)
+		st := f.State(pid)
 		if st == nil {
 			continue // removed meanwhile
 		}
@@ -314,7 +255,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 
 // processPartitionData applies one partition of a fetch response.
 func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d FetchPartitionData, sentEpoch int32) {
-	r := st.r
+	r := b.replicaOf(st.Pid())
 	switch d.Error {
 	case ErrNone:
 	case ErrFencedLeaderEpoch:
@@ -332,7 +273,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 		t, _ := brk.TruncationOffset(&r.log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
-		f.noteChange(st)
+		f.NoteChange(st)
 		return
 	}
 	if st.FetchOffset() != r.log.LogEndOffset() {
@@ -343,7 +284,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 		r.log.AppendAsFollower(d.Records)
 		e.afterAppend(r, len(d.Records))
 		st.Fetched(r.log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
-		f.noteChange(st)
+		f.NoteChange(st)
 	}
 	if d.LogStartOffset > r.log.LogStartOffset() {
 		r.log.SetLogStartOffset(d.LogStartOffset)
@@ -367,13 +308,13 @@ func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
 	p := e.partitions[st.Pid()]
 	e.emit(Event{Type: EvFailed, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
 		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", b.id, p.name(), why)})
-	f.remove(st.Pid())
+	f.RemovePartition(st.Pid())
 }
 
 // fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
 func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 	p := e.partitions[st.Pid()]
-	f.setTruncating(st, false)
+	f.SetTruncating(st, false)
 	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
 		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch())}}
 	f.sent = append(f.sent[:0], sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
@@ -390,10 +331,10 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	f.inflight = 0
 	resp := m.ListOffsetsResponse
 	pid := e.pidOf(resp.TP)
-	st, sent := f.state(pid), f.takeSent().of(pid)
+	st, sent := f.State(pid), f.takeSent().of(pid)
 	if st != nil && sent != nil && st.Epoch() == sent.epoch {
-		r := st.r
-		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
+		r := b.replicaOf(pid)
+		f.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
 		case resp.Error == ErrFencedLeaderEpoch:
 			e.fenced(b, f, st, sent.epoch)
@@ -427,12 +368,12 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	sentParts := f.takeSent()
 	for _, res := range m.OffsetsForEpochResp.Partitions {
 		pid := e.pidOf(res.TP)
-		st, sent := f.state(pid), sentParts.of(pid)
+		st, sent := f.State(pid), sentParts.of(pid)
 		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.epoch {
 			continue
 		}
-		r := st.r
-		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
+		r := b.replicaOf(pid)
+		f.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch res.Error {
 		case ErrNone:
 		case ErrFencedLeaderEpoch:
@@ -446,7 +387,7 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
 		st.SetFetchOffset(r.log.LogEndOffset())
 		if done {
-			f.setTruncating(st, false)
+			f.SetTruncating(st, false)
 			st.SetLastFetchedEpoch(r.log.Cache().Latest())
 		}
 	}
@@ -462,10 +403,10 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	}
 	f.inflight = 0
 	if req.Type == MsgFetch {
-		f.session.HandleError()
+		f.Session().HandleError()
 	}
-	for i := range f.parts {
-		e.backoff(f, &f.parts[i])
+	for i := range f.Len() {
+		e.backoff(f, f.At(i))
 	}
 	e.doWork(b, f)
 }

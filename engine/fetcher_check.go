@@ -14,18 +14,20 @@ import (
 // checkFollowerChanges reports through e.followerCheck what in f breaks that.
 func (e *Engine) checkFollowerChanges(f *fetcher) {
 	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.owner, f.leader)
-	onList := make(map[int32]bool, len(f.changes))
-	for _, pid := range f.changes {
+	onList := make(map[int32]bool, len(f.Changes()))
+	for _, pid := range f.Changes() {
 		onList[pid] = true
 	}
 	truncating, inSession := 0, 0
-	if len(f.pids) != len(f.parts) {
-		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(f.pids), len(f.parts)))
+	pids := f.Pids()
+	if len(pids) != f.Len() {
+		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(pids), f.Len()))
 	}
-	for i := range f.parts {
-		st := &f.parts[i]
-		if i < len(f.pids) && f.pids[i] != st.Pid() {
-			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.Pid()))
+	b := e.brokers[f.owner]
+	for i := range f.Len() {
+		st := f.At(i)
+		if i < len(pids) && pids[i] != st.Pid() {
+			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, pids[i], st.Pid()))
 		}
 		if st.Truncating() {
 			truncating++
@@ -47,16 +49,16 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 			if e.era.truncateOnFetch {
 				lastFetched = st.LastFetchedEpoch()
 			}
-			sp := brk.InSession(st.FetchOffset(), st.r.log.LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
+			sp := brk.InSession(st.FetchOffset(), b.replicaOf(st.Pid()).log.LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
 			sentEpoch, sentOffset := st.Sent()
 			if st.DelayUntil() > e.now || sp != st.Session() || sentEpoch != st.Epoch() || sentOffset != st.FetchOffset() {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",
-					where, st.Pid(), st.info(), st.Session(), sentEpoch, sentOffset, sp))
+					where, st.Pid(), fetchInfo(st), st.Session(), sentEpoch, sentOffset, sp))
 			}
 		}
 	}
-	if truncating != f.truncatingCount || inSession != f.inSession {
+	if truncating != f.TruncatingCount() || inSession != f.InSessionCount() {
 		e.followerCheck(fmt.Sprintf("%s: %d Truncating and %d in the session, counted %d and %d",
-			where, truncating, inSession, f.truncatingCount, f.inSession))
+			where, truncating, inSession, f.TruncatingCount(), f.InSessionCount()))
 	}
 }

@@ -45,7 +45,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 		e.addFetcher(s.b, 0, st)
 	}
 	s.f = s.b.fetcherFor(0, 0)
-	if s.f == nil || len(s.f.parts) != n {
+	if s.f == nil || s.f.Len() != n {
 		t.Fatalf("want one fetcher thread for the %d partitions", n)
 	}
 	return s
@@ -187,7 +187,7 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	s.doWork(t)
 	// Each change is noted, as the engine's code notes it (noteChange); partition 1's is not a
 	// change of its fetch data.
-	st := func(i int) *fetchState { s.f.noteChange(s.f.state(s.parts[i].pid)); return s.f.state(s.parts[i].pid) }
+	st := func(i int) *fetchState { s.f.NoteChange(s.f.State(s.parts[i].pid)); return s.f.State(s.parts[i].pid) }
 	st(0).SetFetchOffset(7)
 	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
 	st(1)
@@ -195,8 +195,8 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	st(3).SetLastFetchedEpoch(9)
 	req, _, _ := s.e.buildFetch(s.f)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
-	if req.SessionEpoch != 1 || s.f.sentCount != 5 {
-		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.sentCount)
+	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
+		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
 	req, _, _ = s.e.buildFetch(s.f)
@@ -243,8 +243,8 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
-	if s.f.session.SessionID() != InvalidSessionID || !s.f.session.Full() || s.f.inflight != 0 {
-		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", s.f.session, s.f.inflight)
+	if s.f.Session().SessionID() != InvalidSessionID || !s.f.Session().Full() || s.f.inflight != 0 {
+		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.inflight)
 	}
 
 	r0 := s.parts[0].replicaOn(1)
@@ -283,15 +283,15 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 
 	// The thread's own Fetch carries a wrong epoch.
 	s.doWork(t) // the parked Fetch; the next one is built
-	s.f.session.SetForTest(s.f.session.SessionID(), s.f.session.Epoch()+5)
+	s.f.Session().SetForTest(s.f.Session().SessionID(), s.f.Session().Epoch()+5)
 	s.doWork(t) // the Fetch built before; the next one carries the wrong epoch
-	before := s.f.parts[0].DelayUntil()
+	before := s.f.At(0).DelayUntil()
 	s.doWork(t)
 	req, resp := s.lastExchange(t)
 	if resp.Error != ErrInvalidFetchSessionEpoch {
 		t.Fatalf("answer to the thread's Fetch at epoch %d: %+v", req.SessionEpoch, resp)
 	}
-	if s.f.parts[0].DelayUntil() != before {
+	if s.f.At(0).DelayUntil() != before {
 		t.Error("the partitions backed off after a session error; Kafka fetches again at once")
 	}
 	s.doWork(t)
@@ -368,7 +368,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	id := resp.SessionID
 	inflight := s.e.pending[s.f.inflight]
 	s.e.requestFailed(inflight, true)
-	if s.f.parts[0].DelayUntil() <= s.e.now {
+	if s.f.At(0).DelayUntil() <= s.e.now {
 		t.Error("the partitions did not back off after the failed Fetch")
 	}
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+10)
@@ -387,7 +387,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 func TestKafkaFetchSessionBackoffLeavesSession(t *testing.T) {
 	s := newSessionSetup(t, "3.7", 2, nil)
 	s.doWork(t)
-	s.e.backoff(s.f, s.f.state(s.parts[1].pid))
+	s.e.backoff(s.f, s.f.State(s.parts[1].pid))
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+1500)
 	var seq []string
 	for _, ev := range s.e.events {
@@ -473,11 +473,12 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
 	// followerWalkAll has it, listed.
 	in := brk.InSession(0, 0, 0, 0)
-	f := &fetcher{parts: make([]fetchState, 2), pids: []int32{0, 1}, sentCount: 2}
-	for i := range f.parts {
-		f.parts[i].PartitionFetchState = brk.NewPartitionFetchState(int32(i), 0, 0, -1, false)
-		f.parts[i].SetSession(in)
+	f := &fetcher{}
+	for i := range int32(2) {
+		f.Add(brk.NewPartitionFetchState(i, 0, 0, -1, false), nil, TP{Partition: i})
+		f.State(i).SetSession(in)
 	}
+	f.SetSentCount(2)
 	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}

@@ -73,7 +73,7 @@ func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int
 	if s.e.era.truncateOnFetch {
 		last, truncating = lastFetchedEpoch, false
 	}
-	st := fetchState{PartitionFetchState: brk.NewPartitionFetchState(s.p.pid, s.follower.leaderEpoch, fetchOffset, last, truncating)}
+	st := brk.NewPartitionFetchState(s.p.pid, s.follower.leaderEpoch, fetchOffset, last, truncating)
 	s.e.addFetcher(s.b, 0, st)
 	s.f = fetcherOfPartition(s.b, s.p)
 	if s.f == nil {
@@ -84,7 +84,7 @@ func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int
 func (s *fetchSetup) doWork(t *testing.T) { t.Helper(); doWorkOnce(t, s.e, s.b, s.f) }
 
 // state returns the follower's fetch state, or nil once the partition left the fetcher.
-func (s *fetchSetup) state() *fetchState { return s.f.state(s.p.pid) }
+func (s *fetchSetup) state() *fetchState { return s.f.State(s.p.pid) }
 
 // converge runs doWork until the follower's log equals the leader's (at most 20 turns).
 func (s *fetchSetup) converge(t *testing.T) {
@@ -374,7 +374,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 		}, "0-139/e4 140-149/e5", 100)
 		b := e.brokers[1]
 		f := b.fetchers[0]
-		f.remove(ps[1].pid)
+		f.RemovePartition(ps[1].pid)
 		doWorkOnce(t, e, b, f)
 		r := ps[0].replicaOn(1)
 		if got := truncations(e.events, 1, ps[0]); !slices.Equal(got, []int64{140}) {

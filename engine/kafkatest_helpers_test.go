@@ -194,7 +194,7 @@ func runFor(t testing.TB, e *Engine, ms int64) {
 // fetcherOfPartition returns broker b's fetcher holding p, or nil.
 func fetcherOfPartition(b *broker, p *partition) *fetcher {
 	for _, f := range b.fetchers {
-		if f.state(p.pid) != nil {
+		if f.State(p.pid) != nil {
 			return f
 		}
 	}
@@ -212,7 +212,7 @@ func doWorkOnce(t testing.TB, e *Engine, b *broker, f *fetcher) {
 	next := func() {
 		t.Helper()
 		if e.agenda.len() == 0 {
-			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.owner, f.leader, f.parts)
+			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.owner, f.leader, f.FetcherThread)
 		}
 		e.processNext()
 	}

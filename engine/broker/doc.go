@@ -11,8 +11,10 @@
 // knows of one follower, updated by its fetches and reset on a new leader epoch),
 // PartitionState (a leader's committed ISR and the change in flight, KIP-497), and the leader's
 // FetchSessionCache (session ids, touch, which session a new one evicts) over the sessions'
-// FetchSession metadata, the produce purgatory (DelayedProduce, ProducePurgatory), and the log's side of truncation
-// (LastOffsetForLeaderEpoch, TruncationOffset). The rest is still package
+// FetchSession metadata, the produce purgatory (DelayedProduce, ProducePurgatory), the log's side of truncation
+// (LastOffsetForLeaderEpoch, TruncationOffset), and a fetcher thread's partition state
+// (FetcherThread, PartitionFetchState: the fetch states, the change list, the counts and the
+// stamps of what the Fetch in flight carried, with the build's walk, FetchBuild). The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker

@@ -1,5 +1,10 @@
 package broker
 
+import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
 // PartitionFetchState is a follower's fetch state for one partition in its fetcher thread
 // (AbstractFetcherThread's PartitionFetchState): the fetch offset, the leader epoch it fetches
 // at (currentLeaderEpoch), the last fetched epoch, whether it is Truncating, and its backoff
@@ -21,6 +26,10 @@ type PartitionFetchState struct {
 	delayUntil  int64 // backoff deadline
 	sentOffset  int64
 	sess        SessionPartition
+	// log is the broker's own replica's log (a Fetch carries its log start), tp the partition's
+	// name: set when the thread takes the state (FetcherThread.Add).
+	log *commitlog.Log
+	tp  protocol.TP
 }
 
 // NewPartitionFetchState is partition pid's state as addPartitions takes it (InitialFetchState):
