@@ -71,9 +71,9 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	if sentCount == 0 && len(forgotten) == 0 {
 		return req, false, next // nothing to send (Kafka: an empty session and nothing to forget)
 	}
-	b := e.brokers[f.owner]
+	b := e.brokers[f.Owner()]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.ID(), SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
 		Partitions: parts, ForgottenTopicsData: forgotten}
 	if !sessions {
 		req.SessionID, req.SessionEpoch = InvalidSessionID, FinalEpoch // Fetch before v7: no session

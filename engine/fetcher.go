@@ -30,17 +30,14 @@ type sentPartition struct {
 
 // fetcher is a fetcher thread: its partitions' state is package broker's (brk.FetcherThread:
 // the fetch states, the pid index, the session handler, the change list and counts); its
-// requests, wake-ups and answers are the engine's.
+// leader, id, request in flight and wake-up are kept there too; making its requests and
+// handling their answers are the engine's.
 type fetcher struct {
 	brk.FetcherThread
-	owner, leader, id int32
-	inflight          uint64 // the request in flight, 0 for none
 	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
 	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
 	// handler can read what was sent while it sends the next request.
 	sent, spare []sentPartition
-	wakeAt      int64 // the pending wake-up, -1 for none
-	lastSent    int64 // when the last request left (-1: never)
 	// partsBuf and forgetBuf are its Fetch's buffers.
 	partsBuf  []FetchPartition
 	forgetBuf []TP
@@ -50,7 +47,7 @@ func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint3
 
 func (b *broker) fetcherFor(leader, id int32) *fetcher {
 	for _, f := range b.fetchers {
-		if f.leader == leader && f.id == id {
+		if f.Leader() == leader && f.ID() == id {
 			return f
 		}
 	}
@@ -64,13 +61,13 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
-		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1, lastSent: -1}
+		f = &fetcher{FetcherThread: brk.NewFetcherThread(b.id, leader, id)}
 		b.fetchers = append(b.fetchers, f)
 		slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
-			if x.leader != y.leader {
-				return int(x.leader - y.leader)
+			if x.Leader() != y.Leader() {
+				return int(x.Leader() - y.Leader())
 			}
-			return int(x.id - y.id)
+			return int(x.ID() - y.ID())
 		})
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
@@ -96,34 +93,32 @@ func (e *Engine) shutdownIdleFetchers(b *broker) {
 			return false
 		}
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "stopped",
-			Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", b.id, f.id, f.leader)})
+			Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", b.id, f.ID(), f.Leader())})
 		return true
 	})
 }
 
 func (e *Engine) wakeFetcher(f *fetcher, at int64) {
-	if f.wakeAt >= 0 && f.wakeAt <= at {
+	if !f.Wake(at) {
 		return
 	}
-	f.wakeAt = at
-	e.schedule(fetcherWake{e.timer(e.brokers[f.owner]), fetcherKey(f.leader, f.id)}.due(at))
+	e.schedule(fetcherWake{e.timer(e.brokers[f.Owner()]), fetcherKey(f.Leader(), f.ID())}.due(at))
 }
 
 func (e *Engine) fetcherWake(b *broker, key int64) {
 	f := b.fetcherFor(int32(key>>32), int32(uint32(key)))
-	if f == nil || f.wakeAt != e.now {
+	if f == nil || !f.Woken(e.now) {
 		return
 	}
-	f.wakeAt = -1
 	e.doWork(b, f)
 }
 
 // doWork is one turn of the fetcher thread's loop.
 func (e *Engine) doWork(b *broker, f *fetcher) {
-	if f.inflight != 0 || b.state == brokerDead {
+	if f.InFlight() != 0 || b.state == brokerDead {
 		return
 	}
-	if f.lastSent == e.now {
+	if f.LastSent() == e.now {
 		// Simplification: a fetcher sends at most one request per simulated millisecond, so
 		// zero latency with zero max wait cannot loop forever at one instant.
 		e.wakeFetcher(f, e.now+1)
@@ -165,10 +160,10 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 	if len(ask) == 0 {
 		return false
 	}
-	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.leader,
+	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.Leader(),
 		OffsetsForEpoch: &OffsetsForEpochRequest{ReplicaID: b.id, Partitions: ask}}
 	e.send(m)
-	f.inflight, f.lastSent = m.ID, e.now
+	f.RequestSent(m.ID, e.now)
 	return true
 }
 
@@ -187,15 +182,15 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		m    Message
 		body FetchRequest
 	}{body: req}
-	x.m = Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &x.body}
+	x.m = Message{Type: MsgFetch, From: b.id, To: f.Leader(), Fetch: &x.body}
 	e.send(&x.m)
-	f.inflight, f.lastSent = x.m.ID, e.now
+	f.RequestSent(x.m.ID, e.now)
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.
 func (b *broker) fetcherOf(id uint64) *fetcher {
 	for _, f := range b.fetchers {
-		if f.inflight == id {
+		if f.InFlight() == id {
 			return f
 		}
 	}
@@ -234,7 +229,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	sent := f.takeFetchSent(e.followerWalkAll)
 	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
@@ -315,12 +310,12 @@ func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
 func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 	p := e.partitions[st.Pid()]
 	f.SetTruncating(st, false)
-	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
+	m := &Message{Type: MsgListOffsets, From: b.id, To: f.Leader(), ListOffsets: &ListOffsetsRequest{
 		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch())}}
 	f.sent = append(f.sent[:0], sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
-	f.inflight, f.lastSent = m.ID, e.now
+	f.RequestSent(m.ID, e.now)
 }
 
 func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
@@ -328,7 +323,7 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	resp := m.ListOffsetsResponse
 	pid := e.pidOf(resp.TP)
 	st, sent := f.State(pid), f.takeSent().of(pid)
@@ -364,7 +359,7 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	sentParts := f.takeSent()
 	for _, res := range m.OffsetsForEpochResp.Partitions {
 		pid := e.pidOf(res.TP)
@@ -401,7 +396,7 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	if req.Type == MsgFetch {
 		f.Session().HandleError()
 	}

@@ -13,7 +13,7 @@ import (
 
 // checkFollowerChanges reports through e.followerCheck what in f breaks that.
 func (e *Engine) checkFollowerChanges(f *fetcher) {
-	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.owner, f.leader)
+	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.Owner(), f.Leader())
 	onList := make(map[int32]bool, len(f.Changes()))
 	for _, pid := range f.Changes() {
 		onList[pid] = true
@@ -23,7 +23,7 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 	if len(pids) != f.Len() {
 		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(pids), f.Len()))
 	}
-	b := e.brokers[f.owner]
+	b := e.brokers[f.Owner()]
 	for i := range f.Len() {
 		st := f.At(i)
 		if i < len(pids) && pids[i] != st.Pid() {

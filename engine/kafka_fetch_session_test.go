@@ -243,8 +243,8 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
-	if s.f.Session().SessionID() != InvalidSessionID || !s.f.Session().Full() || s.f.inflight != 0 {
-		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.inflight)
+	if s.f.Session().SessionID() != InvalidSessionID || !s.f.Session().Full() || s.f.InFlight() != 0 {
+		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.InFlight())
 	}
 
 	r0 := s.parts[0].replicaOn(1)
@@ -366,7 +366,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	s.doWork(t)
 	_, resp := s.lastExchange(t)
 	id := resp.SessionID
-	inflight := s.e.pending[s.f.inflight]
+	inflight := s.e.pending[s.f.InFlight()]
 	s.e.requestFailed(inflight, true)
 	if s.f.At(0).DelayUntil() <= s.e.now {
 		t.Error("the partitions did not back off after the failed Fetch")

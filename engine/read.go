@@ -73,13 +73,13 @@ func (e *Engine) Fetchers(broker int32) []FetcherInfo {
 }
 
 // Leader is the broker the thread fetches from.
-func (f FetcherInfo) Leader() int32 { return f.f.leader }
+func (f FetcherInfo) Leader() int32 { return f.f.Leader() }
 
 // ID is the fetcher id (num.replica.fetchers).
-func (f FetcherInfo) ID() int32 { return f.f.id }
+func (f FetcherInfo) ID() int32 { return f.f.ID() }
 
 // InFlight is the id of the Fetch in flight, 0 for none.
-func (f FetcherInfo) InFlight() uint64 { return f.f.inflight }
+func (f FetcherInfo) InFlight() uint64 { return f.f.InFlight() }
 
 // Len is the number of partitions the thread fetches.
 func (f FetcherInfo) Len() int { return f.f.Len() }

@@ -12,8 +12,15 @@ import (
 // order, with a pid index, and what keeps a turn's cost to what changed (the engine's
 // fetcher_changes.go says why): the change list, how many partitions are Truncating and in the
 // session, and how many the Fetch in flight carried. The thread's requests, timers and answers
-// are still the engine's (engine/fetcher.go), which calls these methods.
+// (making them, sending them, handling the answers) are still the engine's (engine/fetcher.go),
+// which calls these methods; the thread keeps which request is in flight and its wake-up.
 type FetcherThread struct {
+	// owner is the broker the thread runs on, leader the one it fetches from, id its fetcher id
+	// (FetcherID).
+	owner, leader, id int32
+	inflight          uint64 // the request in flight, 0 for none
+	wakeAt            int64  // the pending wake-up, -1 for none
+	lastSent          int64  // when the last request left (-1: never)
 	// parts is sorted by pid; pids are their pids, in the same order: State searches them, which
 	// touches two cache lines where a search of parts would touch one per probe.
 	parts   []PartitionFetchState
@@ -24,6 +31,45 @@ type FetcherThread struct {
 	changes, changesSpare []int32
 	truncatingCount       int
 	inSession, sentCount  int
+}
+
+// NewFetcherThread is the thread of broker owner fetching from leader with fetcher id id: no
+// partitions, no request in flight, no wake-up, no session.
+func NewFetcherThread(owner, leader, id int32) FetcherThread {
+	return FetcherThread{owner: owner, leader: leader, id: id, wakeAt: -1, lastSent: -1}
+}
+
+func (t *FetcherThread) Owner() int32  { return t.owner }
+func (t *FetcherThread) Leader() int32 { return t.leader }
+func (t *FetcherThread) ID() int32     { return t.id }
+
+// InFlight is the id of the request in flight, 0 for none; LastSent when the last request left
+// (-1: never). RequestSent records request id leaving at now, Answered that its answer (or failure)
+// came.
+func (t *FetcherThread) InFlight() uint64 { return t.inflight }
+func (t *FetcherThread) LastSent() int64  { return t.lastSent }
+func (t *FetcherThread) RequestSent(id uint64, now int64) {
+	t.inflight, t.lastSent = id, now
+}
+func (t *FetcherThread) Answered() { t.inflight = 0 }
+
+// WakeAt is the pending wake-up, -1 for none. Wake asks for one at at and reports whether a new
+// one must be scheduled (none pending at or before at); Woken takes the wake-up due at now, and
+// reports false for a stale one.
+func (t *FetcherThread) WakeAt() int64 { return t.wakeAt }
+func (t *FetcherThread) Wake(at int64) bool {
+	if t.wakeAt >= 0 && t.wakeAt <= at {
+		return false
+	}
+	t.wakeAt = at
+	return true
+}
+func (t *FetcherThread) Woken(now int64) bool {
+	if t.wakeAt != now {
+		return false
+	}
+	t.wakeAt = -1
+	return true
 }
 
 // Len is how many partitions the thread fetches; At the i-th, in pid order.

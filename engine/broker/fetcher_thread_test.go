@@ -8,14 +8,29 @@ import (
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
-// TestFetcherThread drives a thread's partition state as the engine's fetcher does: partitions
-// added (one Truncating), a full build putting the ready ones in the session and stamping them,
-// an incremental build looking only at the change list, a backoff taking a partition out of the
-// session until it ends, a partition leaving with its stamps kept by the session handler and
-// taking them back on rejoining, and a new leader epoch keeping what the session last sent.
+// TestFetcherThread drives a thread's state as the engine's fetcher does: its wake-ups and
+// request in flight; then its partitions added (one Truncating), a full build putting the ready
+// ones in the session and stamping them, an incremental build looking only at the change list, a
+// backoff taking a partition out of the session until it ends, a partition leaving with its
+// stamps kept by the session handler and taking them back on rejoining, and a new leader epoch
+// keeping what the session last sent.
 func TestFetcherThread(t *testing.T) {
-	var t0 FetcherThread
+	t0 := NewFetcherThread(1, 0, 2)
 	th := &t0
+	if th.Owner() != 1 || th.Leader() != 0 || th.ID() != 2 || th.InFlight() != 0 || th.WakeAt() != -1 || th.LastSent() != -1 {
+		t.Fatalf("a new thread: %+v", th)
+	}
+	if !th.Wake(5) || th.Wake(7) || !th.Wake(3) || th.Woken(5) || !th.Woken(3) || th.WakeAt() != -1 {
+		t.Error("a wake-up at 5 covers 7, not 3; only the one due wakes the thread")
+	}
+	th.RequestSent(9, 3)
+	if th.InFlight() != 9 || th.LastSent() != 3 {
+		t.Errorf("request 9 sent at 3: in flight %d, last sent %d", th.InFlight(), th.LastSent())
+	}
+	th.Answered()
+	if th.InFlight() != 0 {
+		t.Error("answered, a request is still in flight")
+	}
 	logs := make([]commitlog.Log, 4)
 	tp := func(pid int32) protocol.TP { return protocol.TP{Topic: "t", Partition: pid} }
 	for _, pid := range []int32{2, 0, 3, 1} {
