@@ -46,7 +46,7 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	if walkAll {
 		f.WalkAll(&bd)
 		if e.followerWalkAll {
-			f.recordSent()
+			f.RecordSent()
 		}
 	} else {
 		f.WalkChanges(&bd)
@@ -65,7 +65,7 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	}
 	sentCount := f.InSessionCount()
 	if e.followerWalkAll {
-		sentCount = len(f.sent) // the reference counts its list
+		sentCount = f.SentLen() // the reference counts its list
 	}
 	f.SetSentCount(sentCount)
 	if sentCount == 0 && len(forgotten) == 0 {
@@ -82,15 +82,4 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 		req.Partitions = []FetchPartition{}
 	}
 	return req, true, next
-}
-
-// recordSent lists what the Fetch just built carries in f.sent, as Kafka's thread keeps its
-// request's partition data (followerWalkAll; the engine reads the stamps instead).
-func (f *fetcher) recordSent() {
-	f.sent = f.sent[:0]
-	for i := range f.Len() {
-		if st := f.At(i); st.InSession() {
-			f.sent = append(f.sent, sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
-		}
-	}
 }

@@ -17,27 +17,12 @@ import (
 // fetchState is a follower's per-partition fetch state (broker.PartitionFetchState).
 type fetchState = brk.PartitionFetchState
 
-// sentPartition is what a fetcher thread remembers of a partition in its request in flight
-// (Kafka's fetcher keeps its request's partition data): the answer is applied only if the
-// partition's state is still the one the request was built from. A Fetch's is stamped on the
-// fetch states instead (fetchSent); OffsetsForLeaderEpoch and ListOffsets keep a list.
-type sentPartition struct {
-	pid         int32
-	epoch       int32 // the follower's leader epoch when it sent (whatever the era puts on the wire)
-	fetchOffset int64
-	askedEpoch  int32 // OffsetsForLeaderEpoch: the epoch asked about
-}
-
 // fetcher is a fetcher thread: its partitions' state is package broker's (brk.FetcherThread:
 // the fetch states, the pid index, the session handler, the change list and counts); its
-// leader, id, request in flight and wake-up are kept there too; making its requests and
-// handling their answers are the engine's.
+// leader, id, request in flight, wake-up and what its request in flight carried are kept there
+// too; making its requests and handling their answers are the engine's.
 type fetcher struct {
 	brk.FetcherThread
-	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
-	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
-	// handler can read what was sent while it sends the next request.
-	sent, spare []sentPartition
 	// partsBuf and forgetBuf are its Fetch's buffers.
 	partsBuf  []FetchPartition
 	forgetBuf []TP
@@ -138,7 +123,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		return false
 	}
 	var ask []OffsetsForEpochPartition
-	f.sent = f.sent[:0]
+	f.ClearSent()
 	for i := range f.Len() {
 		st := f.At(i)
 		if !st.Truncating() || st.DelayUntil() > e.now {
@@ -155,7 +140,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 		}
 		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.Pid()].tp(),
 			CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch()), LeaderEpoch: latest})
-		f.sent = append(f.sent, sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset(), askedEpoch: latest})
+		f.AddSent(st, latest)
 	}
 	if len(ask) == 0 {
 		return false
@@ -197,26 +182,6 @@ func (b *broker) fetcherOf(id uint64) *fetcher {
 	return nil
 }
 
-// takeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with
-// followerWalkAll) what its request carried; the fetcher's next request records into the other
-// buffer.
-func (f *fetcher) takeSent() sentPartitions {
-	s := f.sent
-	f.sent, f.spare = f.spare[:0], s
-	return s
-}
-
-type sentPartitions []sentPartition
-
-// of is the entry for pid, or nil.
-func (s sentPartitions) of(pid int32) *sentPartition {
-	i, found := slices.BinarySearchFunc(s, pid, func(s sentPartition, pid int32) int { return int(s.pid - pid) })
-	if !found {
-		return nil
-	}
-	return &s[i]
-}
-
 // backoff delays a partition of f by replica.fetch.backoff.ms.
 func (e *Engine) backoff(f *fetcher, st *fetchState) {
 	st.SetDelayUntil(e.now + max(1, e.cfg.ReplicaFetchBackoffMs))
@@ -230,7 +195,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		return
 	}
 	f.Answered()
-	sent := f.takeFetchSent(e.followerWalkAll)
+	sent := f.TakeFetchSent(e.followerWalkAll)
 	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
@@ -241,8 +206,8 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 		if st == nil {
 			continue // removed meanwhile
 		}
-		if sp, ok := sent.of(pid, st); ok && st.Ready(e.now) && st.FetchOffset() == sp.fetchOffset {
-			e.processPartitionData(b, f, st, d, sp.epoch)
+		if sp, ok := sent.Of(pid, st); ok && st.Ready(e.now) && st.FetchOffset() == sp.FetchOffset() {
+			e.processPartitionData(b, f, st, d, sp.Epoch())
 		} // else not sent, moved or re-truncated meanwhile
 	}
 	e.doWork(b, f)
@@ -312,7 +277,8 @@ func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
 	f.SetTruncating(st, false)
 	m := &Message{Type: MsgListOffsets, From: b.id, To: f.Leader(), ListOffsets: &ListOffsetsRequest{
 		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch())}}
-	f.sent = append(f.sent[:0], sentPartition{pid: st.Pid(), epoch: st.Epoch(), fetchOffset: st.FetchOffset()})
+	f.ClearSent()
+	f.AddSent(st, 0)
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
 	f.RequestSent(m.ID, e.now)
@@ -326,13 +292,13 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	f.Answered()
 	resp := m.ListOffsetsResponse
 	pid := e.pidOf(resp.TP)
-	st, sent := f.State(pid), f.takeSent().of(pid)
-	if st != nil && sent != nil && st.Epoch() == sent.epoch {
+	st, sent := f.State(pid), f.TakeSent().Of(pid)
+	if st != nil && sent != nil && st.Epoch() == sent.Epoch() {
 		r := b.replicaOf(pid)
 		f.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
 		case resp.Error == ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, sent.epoch)
+			e.fenced(b, f, st, sent.Epoch())
 		case resp.Error != ErrNone:
 			e.backoff(f, st)
 		case resp.LogEndOffset < r.log.LogEndOffset():
@@ -360,11 +326,11 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 		return
 	}
 	f.Answered()
-	sentParts := f.takeSent()
+	sentParts := f.TakeSent()
 	for _, res := range m.OffsetsForEpochResp.Partitions {
 		pid := e.pidOf(res.TP)
-		st, sent := f.State(pid), sentParts.of(pid)
-		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.epoch {
+		st, sent := f.State(pid), sentParts.Of(pid)
+		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.Epoch() {
 			continue
 		}
 		r := b.replicaOf(pid)
@@ -372,14 +338,14 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 		switch res.Error {
 		case ErrNone:
 		case ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, sent.epoch)
+			e.fenced(b, f, st, sent.Epoch())
 			continue
 		default:
 			e.backoff(f, st)
 			continue
 		}
 		t, done := brk.TruncationOffset(&r.log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
-		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
+		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
 		st.SetFetchOffset(r.log.LogEndOffset())
 		if done {
 			f.SetTruncating(st, false)

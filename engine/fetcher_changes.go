@@ -1,12 +1,14 @@
 package engine
 
+import brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+
 // A fetcher thread's turn costs what changed, not the thread's size. Kafka's thread walks every
 // partition it fetches at every turn: maybeTruncate looks for Truncating ones, and buildFetch
 // (with FetchSessionHandler.Builder) looks at each for readiness and compares its fetch data with
 // what the session last sent. The engine keeps the result and looks at fewer partitions. The
 // state for it is package broker's (brk.FetcherThread and its PartitionFetchStates; the walks,
 // look, WalkAll and WalkChanges, with brk.FetchBuild); what the engine keeps here is logStartMoved
-// and reading what a Fetch carried (fetchSent):
+// and asking what a Fetch carried by partition name (sentByTP):
 //
 //   - the thread counts the Truncating partitions (SetTruncating, Add, Remove); maybeTruncate
 //     walks only while there is one.
@@ -23,7 +25,7 @@ package engine
 //     Sent) instead of a list of every partition per build: between a build and its answer
 //     no other build runs, so a partition's InSession says whether the Fetch in flight carried it;
 //     one that left the thread since keeps its stamp in the handler's gone list, and takes it
-//     back if it rejoins before the next build (fetchSent).
+//     back if it rejoins before the next build (brk.FetchSent).
 //
 // followerWalkAll (tests) walks every partition at every build and at every maybeTruncate, and
 // checks answers against the list of what each Fetch carried, as Kafka's thread does;
@@ -42,61 +44,11 @@ func (e *Engine) logStartMoved(r *replica) {
 	}
 }
 
-// fetchSent is what the Fetch in flight carried, read from the fetch states' stamps (see above),
-// or, with followerWalkAll, from the list its build recorded.
-type fetchSent struct {
-	f       *fetcher
-	list    sentPartitions
-	walkAll bool
-}
-
-// takeFetchSent hands a Fetch answer's handler what its request carried.
-func (f *fetcher) takeFetchSent(walkAll bool) fetchSent {
-	if walkAll {
-		return fetchSent{f: f, list: f.takeSent(), walkAll: true}
-	}
-	return fetchSent{f: f}
-}
-
-// count is how many partitions the Fetch carried.
-func (s fetchSent) count() int {
-	if s.walkAll {
-		return len(s.list)
-	}
-	return s.f.SentCount()
-}
-
-// of is what the Fetch carried for pid, whose fetch state is st (nil: not in the thread now), and
-// whether it carried pid.
-func (s fetchSent) of(pid int32, st *fetchState) (sentPartition, bool) {
-	if s.walkAll {
-		if p := s.list.of(pid); p != nil {
-			return *p, true
-		}
-		return sentPartition{}, false
-	}
-	if epoch, offset, ok := s.f.Carried(pid, st); ok {
-		return sentPartition{pid: pid, epoch: epoch, fetchOffset: offset}, true
-	}
-	return sentPartition{}, false
-}
-
-// has reports whether the Fetch carried pid.
-func (s fetchSent) has(pid int32) bool {
-	var st *fetchState
-	if !s.walkAll {
-		st = s.f.State(pid)
-	}
-	_, ok := s.of(pid, st)
-	return ok
-}
-
-// sentByTP is a fetchSent as the session handler asks it (broker.SentFetch): by partition name.
+// sentByTP is what the Fetch in flight carried (brk.FetchSent) as the session handler asks it
+// (broker.SentFetch): by partition name.
 type sentByTP struct {
-	fetchSent
+	brk.FetchSent
 	pidOf func(TP) int32
 }
 
-func (s sentByTP) Count() int { return s.count() }
-
-func (s sentByTP) Carried(tp TP) bool { return s.has(s.pidOf(tp)) }
+func (s sentByTP) Carried(tp TP) bool { return s.Has(s.pidOf(tp)) }

@@ -479,7 +479,11 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 		f.State(i).SetSession(in)
 	}
 	f.SetSentCount(2)
-	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
+	listed := &fetcher{}
+	for i := range int32(2) {
+		listed.AddSent(f.State(i), 0)
+	}
+	sents := []brk.FetchSent{f.TakeFetchSent(false), listed.TakeFetchSent(true)}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}
 	for _, c := range []struct {
@@ -502,7 +506,7 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 		for _, sent := range sents {
 			h := c.h
 			if ok := h.HandleResponse(&c.resp, sentByTP{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
-				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
+				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.Listed(), ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
 			}
 		}
 	}

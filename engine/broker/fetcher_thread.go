@@ -21,6 +21,10 @@ type FetcherThread struct {
 	inflight          uint64 // the request in flight, 0 for none
 	wakeAt            int64  // the pending wake-up, -1 for none
 	lastSent          int64  // when the last request left (-1: never)
+	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
+	// order (a Fetch's too, with the engine's followerWalkAll); spare is a second buffer, so an
+	// answer's handler can read what was sent while it sends the next request.
+	sent, spare []SentPartition
 	// parts is sorted by pid; pids are their pids, in the same order: State searches them, which
 	// touches two cache lines where a search of parts would touch one per probe.
 	parts   []PartitionFetchState

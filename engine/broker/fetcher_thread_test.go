@@ -65,6 +65,22 @@ func TestFetcherThread(t *testing.T) {
 	if _, _, ok := th.Carried(3, th.State(3)); ok {
 		t.Error("the Truncating partition was carried")
 	}
+	// What the Fetch carried, from the stamps and (followerWalkAll) from a recorded list, alike.
+	th.RecordSent()
+	stamped, listed := FetchSent{t: th}, th.TakeFetchSent(true)
+	for _, s := range []FetchSent{stamped, listed} {
+		if p, ok := s.Of(1, th.State(1)); s.Count() != 3 || !ok || p.Epoch() != 5 || p.FetchOffset() != 10 || s.Has(3) || !s.Has(2) {
+			t.Errorf("what the Fetch carried (listed: %v): %d partitions, partition 1 %+v", s.Listed(), s.Count(), p)
+		}
+	}
+	// An OffsetsForLeaderEpoch's list: taken by its answer, the next request records apart.
+	th.ClearSent()
+	th.AddSent(th.State(3), 4)
+	asked := th.TakeSent()
+	th.AddSent(th.State(0), 0)
+	if p := asked.Of(3); len(asked) != 1 || p == nil || p.AskedEpoch() != 4 || p.Pid() != 3 || asked.Of(0) != nil || th.SentLen() != 1 {
+		t.Errorf("the list taken: %+v, the next one %d long", asked, th.SentLen())
+	}
 	// Nothing changed: an incremental build lists nothing.
 	if parts, forgotten, _ := build(false, 1); len(parts)+len(forgotten) != 0 {
 		t.Errorf("an incremental build with nothing changed: %v, %v", parts, forgotten)
