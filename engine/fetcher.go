@@ -23,9 +23,6 @@ type fetchState = brk.PartitionFetchState
 // too; making its requests and handling their answers are the engine's.
 type fetcher struct {
 	brk.FetcherThread
-	// partsBuf and forgetBuf are its Fetch's buffers.
-	partsBuf  []FetchPartition
-	forgetBuf []TP
 }
 
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }

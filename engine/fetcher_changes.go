@@ -7,7 +7,7 @@ import brk "github.com/highwater-sim/highwater/engine/broker" // the package; br
 // (with FetchSessionHandler.Builder) looks at each for readiness and compares its fetch data with
 // what the session last sent. The engine keeps the result and looks at fewer partitions. The
 // state for it is package broker's (brk.FetcherThread and its PartitionFetchStates; the walks,
-// look, WalkAll and WalkChanges, with brk.FetchBuild); what the engine keeps here is logStartMoved
+// Build, walking all or the change list); what the engine keeps here is logStartMoved
 // and asking what a Fetch carried by partition name (sentByTP):
 //
 //   - the thread counts the Truncating partitions (SetTruncating, Add, Remove); maybeTruncate

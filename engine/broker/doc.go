@@ -13,8 +13,9 @@
 // FetchSessionCache (session ids, touch, which session a new one evicts) over the sessions'
 // FetchSession metadata, the produce purgatory (DelayedProduce, ProducePurgatory), the log's side of truncation
 // (LastOffsetForLeaderEpoch, TruncationOffset), and a fetcher thread's partition state
-// (FetcherThread, PartitionFetchState: the fetch states, the change list, the counts and the
-// stamps of what the Fetch in flight carried, with the build's walk, FetchBuild). The rest is still package
+// (FetcherThread, PartitionFetchState: the fetch states, the change list, the counts, the
+// request in flight and wake-up, what its requests carried, and Build, gathering a Fetch's
+// partitions). The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker

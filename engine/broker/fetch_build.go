@@ -1,16 +1,18 @@
 package broker
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
-// FetchBuild is one Fetch build's working state (RemoteLeaderEndPoint.buildFetch with
+// fetchBuild is one Fetch build's working state (RemoteLeaderEndPoint.buildFetch with
 // FetchSessionHandler.Builder): whether the Fetch is full, what the era puts on the wire, the
 // earliest backoff deadline of a delayed partition, and the partitions the request lists and
-// forgets. The engine makes the request of it (engine/fetch_session_handler.go: buildFetch).
-type FetchBuild struct {
+// forgets. FetcherThread.Build runs one; the engine makes the request of what it gathered
+// (engine/fetch_session_handler.go: buildFetch).
+type fetchBuild struct {
 	full, fencing, lastEpochs bool
 	now                       int64
 	next                      int64
@@ -18,16 +20,16 @@ type FetchBuild struct {
 	forgotten                 []protocol.TP
 }
 
-// NewFetchBuild starts a build at now, gathering into parts and forgotten; next is the latest
+// newFetchBuild starts a build at now, gathering into parts and forgotten; next is the latest
 // deadline it reports. fencing puts the leader epoch on the wire (KIP-320), lastEpochs the last
 // fetched epoch (truncate on fetch).
-func NewFetchBuild(full, fencing, lastEpochs bool, now, next int64, parts []protocol.FetchPartition, forgotten []protocol.TP) FetchBuild {
-	return FetchBuild{full: full, fencing: fencing, lastEpochs: lastEpochs, now: now, next: next, parts: parts, forgotten: forgotten}
+func newFetchBuild(full, fencing, lastEpochs bool, now, next int64, parts []protocol.FetchPartition, forgotten []protocol.TP) fetchBuild {
+	return fetchBuild{full: full, fencing: fencing, lastEpochs: lastEpochs, now: now, next: next, parts: parts, forgotten: forgotten}
 }
 
 // Result is what the build gathered: the partitions listed and forgotten, and the earliest
 // backoff deadline.
-func (bd *FetchBuild) Result() (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64) {
+func (bd *fetchBuild) result() (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64) {
 	return bd.parts, bd.forgotten, bd.next
 }
 
@@ -36,7 +38,7 @@ func (bd *FetchBuild) Result() (parts []protocol.FetchPartition, forgotten []pro
 // ready one is in it, listed by a full Fetch or when its fetch data differ from what the session
 // last sent (PartitionData.equals), and stamped with what the Fetch carries for it. It reports
 // whether the next build must look at st though nothing changes: it is backing off.
-func (t *FetcherThread) look(bd *FetchBuild, st *PartitionFetchState) bool {
+func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
 	if st.truncating || st.delayUntil > bd.now {
 		if st.sess.in {
 			if !bd.full {
@@ -71,9 +73,9 @@ func (t *FetcherThread) look(bd *FetchBuild, st *PartitionFetchState) bool {
 	return false
 }
 
-// WalkAll looks at every partition, in pid order (a full build; every build with the engine's
+// walkAll looks at every partition, in pid order (a full build; every build with the engine's
 // followerWalkAll), and starts the change list anew with the partitions backing off.
-func (t *FetcherThread) WalkAll(bd *FetchBuild) {
+func (t *FetcherThread) walkAll(bd *fetchBuild) {
 	t.changes = t.changes[:0]
 	for i := range t.parts {
 		st := &t.parts[i]
@@ -84,9 +86,9 @@ func (t *FetcherThread) WalkAll(bd *FetchBuild) {
 	}
 }
 
-// WalkChanges looks at the partitions on the change list, in pid order, each once; the list
+// walkChanges looks at the partitions on the change list, in pid order, each once; the list
 // starts anew with those backing off.
-func (t *FetcherThread) WalkChanges(bd *FetchBuild) {
+func (t *FetcherThread) walkChanges(bd *fetchBuild) {
 	work := t.changes
 	t.changes, t.changesSpare = t.changesSpare[:0], nil
 	slices.Sort(work)
@@ -106,4 +108,52 @@ func (t *FetcherThread) WalkChanges(bd *FetchBuild) {
 		}
 	}
 	t.changesSpare = work[:0]
+}
+
+// Build is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder over the thread's
+// partitions: those it can fetch at now become the session (stamped with what the Fetch carries),
+// the Fetch lists those a full Fetch must (all) or an incremental one must (added or changed),
+// and forgets the partitions that left (in pid order: pidOf, called only when some left the
+// thread). Before fetch sessions (!sessions) every Fetch is full. A full build looks at every
+// partition; an incremental one only at those on the change list, unless walkAll (the engine's
+// followerWalkAll, which also records the list of what the Fetch carries). fencing and
+// lastEpochs are what the era puts on the wire; backoff is replica.fetch.backoff.ms (at least 1).
+// It reports the lists, the earliest backoff deadline of a delayed partition, and whether there
+// is a Fetch to send (Kafka: not with an empty session and nothing to forget). An incremental
+// Fetch's lists are gathered in the thread's buffers, then copied out at their size: the request
+// is shared once sent.
+func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, pidOf func(protocol.TP) int32) (
+	parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
+	h := &t.session
+	full := !sessions || h.Full()
+	parts = t.partsBuf[:0]
+	if full {
+		parts = make([]protocol.FetchPartition, 0, len(t.parts))
+	}
+	bd := newFetchBuild(full, fencing, lastEpochs, now, now+backoff, parts, t.forgetBuf[:0])
+	if full || walkAll {
+		t.walkAll(&bd)
+		if walkAll {
+			t.RecordSent()
+		}
+	} else {
+		t.walkChanges(&bd)
+	}
+	parts, forgotten, next = bd.result()
+	if !full && h.HasGone() {
+		forgotten = h.AppendGone(forgotten)
+		// The request lists partitions in pid order (Kafka: added, then altered).
+		slices.SortFunc(forgotten, func(a, b protocol.TP) int { return cmp.Compare(pidOf(a), pidOf(b)) })
+	}
+	h.Built()
+	if !full {
+		t.partsBuf, t.forgetBuf = parts[:0], forgotten[:0]
+		parts = slices.Clone(parts) // nil if empty
+		forgotten = slices.Clone(forgotten)
+	}
+	t.sentCount = t.inSession
+	if walkAll {
+		t.sentCount = len(t.sent) // the reference counts its list
+	}
+	return parts, forgotten, next, t.sentCount > 0 || len(forgotten) > 0
 }

@@ -25,6 +25,9 @@ type FetcherThread struct {
 	// order (a Fetch's too, with the engine's followerWalkAll); spare is a second buffer, so an
 	// answer's handler can read what was sent while it sends the next request.
 	sent, spare []SentPartition
+	// partsBuf and forgetBuf are an incremental Fetch's buffers (Build).
+	partsBuf  []protocol.FetchPartition
+	forgetBuf []protocol.TP
 	// parts is sorted by pid; pids are their pids, in the same order: State searches them, which
 	// touches two cache lines where a search of parts would touch one per probe.
 	parts   []PartitionFetchState

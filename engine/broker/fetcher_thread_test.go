@@ -45,13 +45,13 @@ func TestFetcherThread(t *testing.T) {
 		t.Fatalf("after adding: pids %v, %d Truncating, changes %v", th.Pids(), th.TruncatingCount(), th.Changes())
 	}
 	build := func(full bool, now int64) ([]protocol.FetchPartition, []protocol.TP, int64) {
-		bd := NewFetchBuild(full, true, true, now, now+100, nil, nil)
+		bd := newFetchBuild(full, true, true, now, now+100, nil, nil)
 		if full {
-			th.WalkAll(&bd)
+			th.walkAll(&bd)
 		} else {
-			th.WalkChanges(&bd)
+			th.walkChanges(&bd)
 		}
-		parts, forgotten, next := bd.Result()
+		parts, forgotten, next := bd.result()
 		th.SetSentCount(th.InSessionCount())
 		return parts, forgotten, next
 	}
