@@ -98,17 +98,12 @@ func eraFor(version string) era {
 // initialFetchState is where a new follower starts fetching (AbstractFetcherThread.addPartitions
 // with ReplicaManager.initialFetchOffset): truncate-on-fetch starts Fetching at the LEO with the
 // latest epoch as lastFetchedEpoch; otherwise the follower starts Truncating at its HW.
-func (er era) initialFetchState(log *commitlog.Log, currentEpoch int32) fetchState {
-	st := fetchState{epoch: currentEpoch, lastFetchedEpoch: -1}
+func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fetchState {
 	latest := log.Cache().Latest()
 	if er.truncateOnFetch && latest != commitlog.Undefined {
-		st.fetchOffset = log.LogEndOffset()
-		st.lastFetchedEpoch = latest
-		return st
+		return brk.NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)
 	}
-	st.fetchOffset = log.HighWatermark()
-	st.truncating = true
-	return st
+	return brk.NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)
 }
 
 // requestEpoch is the currentLeaderEpoch a follower sends: -1 before KIP-320.

@@ -1,12 +1,5 @@
 package engine
 
-import (
-	"cmp"
-	"slices"
-
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
-)
-
 // The follower's side of fetch sessions (KIP-227, 1.1): Kafka's FetchSessionHandler, one per
 // fetcher thread. The thread's first Fetch is full (session id 0, epoch 0) and the leader's
 // answer names the session it created; each next Fetch is incremental (that id, the next epoch)
@@ -17,70 +10,28 @@ import (
 // it is ready. A session error or a failed Fetch makes the next Fetch full again. A new thread
 // (a fetcher removed and started again) starts with no session. The handler itself is package
 // broker's (brk.FetchSessionHandler, with each partition's SessionPartition kept on its fetch
-// state); this file builds the Fetch from the thread's partitions.
+// state, brk.FetcherThread's, which also gathers the Fetch: Build); this file makes the request.
 
-// leave records that partition st left the thread (removeFetcherForPartitions, a failure).
-func leave(h *brk.FetchSessionHandler, st *fetchState) {
-	h.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
-}
-
-// rejoin gives a partition added to the thread back its session entry, and what the Fetch in
-// flight carried for it, if it left the thread since the last Fetch was built.
-func rejoin(h *brk.FetchSessionHandler, st *fetchState) {
-	if sess, epoch, offset, ok := h.Rejoin(st.pid); ok {
-		st.sess, st.sentEpoch, st.sentOffset = sess, epoch, offset
-	}
-}
-
-// buildFetch is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder: the partitions
-// the thread can fetch now become the session (and what the request carries, for checking the
-// answer), the request lists those a full Fetch must (all) or an incremental one must (added or
-// changed), and forgets the partitions that left. Before fetch sessions every Fetch is full and
-// sessionless. It reports the earliest backoff deadline of a delayed partition. A full build
-// looks at every partition; an incremental one only at those on the change list
-// (fetcher_changes.go): every other partition is as the last build left it.
+// buildFetch makes the thread's next Fetch (brk.FetcherThread.Build: RemoteLeaderEndPoint
+// .buildFetch with FetchSessionHandler.Builder), or reports that there is none to send and the
+// earliest backoff deadline of a delayed partition. Before fetch sessions every Fetch is full and
+// sessionless. Before an incremental build the tests' followerCheck looks at the change list
+// (fetcher_check.go).
 func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
-	h := &f.session
+	h := f.Session()
 	sessions := e.era.fetchSessions
-	full := !sessions || h.Full()
-	walkAll := full || e.followerWalkAll
-	if e.followerCheck != nil && !walkAll {
+	if e.followerCheck != nil && sessions && !h.Full() && !e.followerWalkAll {
 		e.checkFollowerChanges(f)
 	}
-	// An incremental Fetch's lists are gathered in the thread's buffers, then copied out at their
-	// size: the request is shared once sent. (The era's flags are copied out: it is a large value.)
-	bd := fetchBuild{full: full, fencing: e.era.fencing, lastEpochs: e.era.truncateOnFetch, now: e.now,
-		next: e.now + max(1, e.cfg.ReplicaFetchBackoffMs), parts: f.partsBuf[:0], forgotten: f.forgetBuf[:0]}
-	if full {
-		bd.parts = make([]FetchPartition, 0, len(f.parts))
+	// (The era's flags are passed out: it is a large value.)
+	parts, forgotten, next, ok := f.Build(sessions, e.followerWalkAll, e.era.fencing, e.era.truncateOnFetch, e.now,
+		max(1, e.cfg.ReplicaFetchBackoffMs), e.pidOf)
+	if !ok {
+		return req, false, next
 	}
-	if walkAll {
-		f.walkAll(&bd, e.followerWalkAll)
-	} else {
-		f.walkChanges(&bd)
-	}
-	parts, forgotten := bd.parts, bd.forgotten
-	if !full && h.HasGone() {
-		forgotten = h.AppendGone(forgotten)
-		// The request lists partitions in pid order (Kafka: added, then altered).
-		slices.SortFunc(forgotten, func(a, b TP) int { return cmp.Compare(e.pidOf(a), e.pidOf(b)) })
-	}
-	h.Built()
-	if !full {
-		f.partsBuf, f.forgetBuf = parts[:0], forgotten[:0]
-		parts = slices.Clone(parts) // nil if empty
-		forgotten = slices.Clone(forgotten)
-	}
-	f.sentCount = f.inSession
-	if e.followerWalkAll {
-		f.sentCount = len(f.sent) // the reference counts its list
-	}
-	if f.sentCount == 0 && len(forgotten) == 0 {
-		return req, false, bd.next // nothing to send (Kafka: an empty session and nothing to forget)
-	}
-	b := e.brokers[f.owner]
+	b := e.brokers[f.Owner()]
 	req = FetchRequest{ReplicaID: b.id, BrokerEpoch: b.brokerEpoch, MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.id, SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
+		MinBytes: e.cfg.ReplicaFetchMinBytes, FetcherID: f.ID(), SessionID: h.SessionID(), SessionEpoch: h.Epoch(),
 		Partitions: parts, ForgottenTopicsData: forgotten}
 	if !sessions {
 		req.SessionID, req.SessionEpoch = InvalidSessionID, FinalEpoch // Fetch before v7: no session
@@ -88,5 +39,5 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	if req.Partitions == nil {
 		req.Partitions = []FetchPartition{}
 	}
-	return req, true, bd.next
+	return req, true, next
 }

@@ -14,68 +14,22 @@ import (
 // carries its ready partitions in a fetch session (fetch_session_handler.go). What a turn costs
 // follows what changed, not the thread's size (fetcher_changes.go).
 
-// fetchState is a follower's per-partition fetch state (PartitionFetchState).
-type fetchState struct {
-	pid              int32
-	epoch            int32 // currentLeaderEpoch
-	lastFetchedEpoch int32 // -1: none
-	// sentEpoch and sentOffset are its leader epoch and fetch offset when the last Fetch build
-	// found it ready: while sess.in, what the Fetch in flight carried for it (fetchSent).
-	sentEpoch  int32
-	truncating bool // set only through fetcher.setTruncating, which counts them
-	// listed: on the thread's change list, for the next Fetch build to look at (noteChange).
-	listed      bool
-	fetchOffset int64
-	delayUntil  int64 // backoff deadline
-	sentOffset  int64
-	// sess is the thread's fetch session entry for it (fetch_session_handler.go).
-	sess brk.SessionPartition
-	// r caches this broker's replica, tp the partition's name (lookups, not state).
-	r  *replica
-	tp TP
-}
+// fetchState is a follower's per-partition fetch state (broker.PartitionFetchState).
+type fetchState = brk.PartitionFetchState
 
-// sentPartition is what a fetcher thread remembers of a partition in its request in flight
-// (Kafka's fetcher keeps its request's partition data): the answer is applied only if the
-// partition's state is still the one the request was built from. A Fetch's is stamped on the
-// fetch states instead (fetchSent); OffsetsForLeaderEpoch and ListOffsets keep a list.
-type sentPartition struct {
-	pid         int32
-	epoch       int32 // the follower's leader epoch when it sent (whatever the era puts on the wire)
-	fetchOffset int64
-	askedEpoch  int32 // OffsetsForLeaderEpoch: the epoch asked about
-}
-
+// fetcher is a fetcher thread: its partitions' state is package broker's (brk.FetcherThread:
+// the fetch states, the pid index, the session handler, the change list and counts); its
+// leader, id, request in flight, wake-up and what its request in flight carried are kept there
+// too; making its requests and handling their answers are the engine's.
 type fetcher struct {
-	owner, leader, id int32
-	// parts is sorted by pid; pids are their pids, in the same order: state searches them, which
-	// touches two cache lines where a search of parts would touch one per probe.
-	parts    []fetchState
-	pids     []int32
-	inflight uint64 // the request in flight, 0 for none
-	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
-	// order (a Fetch's too, with followerWalkAll); spare is a second buffer, so an answer's
-	// handler can read what was sent while it sends the next request.
-	sent, spare []sentPartition
-	wakeAt      int64 // the pending wake-up, -1 for none
-	lastSent    int64 // when the last request left (-1: never)
-	// session is the thread's FetchSessionHandler; partsBuf and forgetBuf its Fetch's buffers.
-	session   brk.FetchSessionHandler
-	partsBuf  []FetchPartition
-	forgetBuf []TP
-	// What keeps a turn's cost to what changed (fetcher_changes.go): the change list (pids, each
-	// listed once per fetch state; changesSpare its second buffer), how many partitions are
-	// Truncating and in the session, and how many the Fetch in flight carried.
-	changes, changesSpare []int32
-	truncatingCount       int
-	inSession, sentCount  int
+	brk.FetcherThread
 }
 
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
 
 func (b *broker) fetcherFor(leader, id int32) *fetcher {
 	for _, f := range b.fetchers {
-		if f.leader == leader && f.id == id {
+		if f.Leader() == leader && f.ID() == id {
 			return f
 		}
 	}
@@ -85,36 +39,24 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // addFetcher gives partition st to the fetcher for (leader, fetcherId), creating the thread if
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
-	p := e.partitions[st.pid]
-	st.r, st.tp = b.replicaOf(p.pid), p.tp()
+	p := e.partitions[st.Pid()]
 	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
 	f := b.fetcherFor(leader, id)
 	if f == nil {
-		f = &fetcher{owner: b.id, leader: leader, id: id, wakeAt: -1, lastSent: -1}
+		f = &fetcher{FetcherThread: brk.NewFetcherThread(b.id, leader, id)}
 		b.fetchers = append(b.fetchers, f)
 		slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
-			if x.leader != y.leader {
-				return int(x.leader - y.leader)
+			if x.Leader() != y.Leader() {
+				return int(x.Leader() - y.Leader())
 			}
-			return int(x.id - y.id)
+			return int(x.ID() - y.ID())
 		})
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	i, found := slices.BinarySearch(f.pids, st.pid)
-	if found {
-		if f.parts[i].epoch == st.epoch {
-			return
-		}
-		f.replace(&f.parts[i], st)
-	} else {
-		st.listed = false
-		rejoin(&f.session, &st)
-		f.parts = slices.Insert(f.parts, i, st)
-		f.pids = slices.Insert(f.pids, i, st.pid)
-		f.joined(&f.parts[i])
+	if f.Add(st, &b.replicaOf(p.pid).log, p.tp()) {
+		e.wakeFetcher(f, e.now)
 	}
-	e.wakeFetcher(f, e.now)
 }
 
 // removeFetcherForPartitions takes partitions off every fetcher of b.
@@ -122,52 +64,43 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 	sorted := slices.Clone(pids)
 	slices.Sort(sorted)
 	for _, f := range b.fetchers {
-		f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-			_, found := slices.BinarySearch(sorted, s.pid)
-			if found {
-				f.leaving(&s)
-			}
-			return found
-		})
-		f.indexPids()
+		f.Remove(sorted)
 	}
 }
 
 // shutdownIdleFetchers stops fetchers left without partitions.
 func (e *Engine) shutdownIdleFetchers(b *broker) {
 	b.fetchers = slices.DeleteFunc(b.fetchers, func(f *fetcher) bool {
-		if len(f.parts) > 0 {
+		if f.Len() > 0 {
 			return false
 		}
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "stopped",
-			Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", b.id, f.id, f.leader)})
+			Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", b.id, f.ID(), f.Leader())})
 		return true
 	})
 }
 
 func (e *Engine) wakeFetcher(f *fetcher, at int64) {
-	if f.wakeAt >= 0 && f.wakeAt <= at {
+	if !f.Wake(at) {
 		return
 	}
-	f.wakeAt = at
-	e.schedule(fetcherWake{e.timer(e.brokers[f.owner]), fetcherKey(f.leader, f.id)}.due(at))
+	e.schedule(fetcherWake{e.timer(e.brokers[f.Owner()]), fetcherKey(f.Leader(), f.ID())}.due(at))
 }
 
 func (e *Engine) fetcherWake(b *broker, key int64) {
 	f := b.fetcherFor(int32(key>>32), int32(uint32(key)))
-	if f == nil || f.wakeAt != e.now {
+	if f == nil || !f.Woken(e.now) {
 		return
 	}
-	f.wakeAt = -1
 	e.doWork(b, f)
 }
 
 // doWork is one turn of the fetcher thread's loop.
 func (e *Engine) doWork(b *broker, f *fetcher) {
-	if f.inflight != 0 || b.state == brokerDead {
+	if f.InFlight() != 0 || b.state == brokerDead {
 		return
 	}
-	if f.lastSent == e.now {
+	if f.LastSent() == e.now {
 		// Simplification: a fetcher sends at most one request per simulated millisecond, so
 		// zero latency with zero max wait cannot loop forever at one instant.
 		e.wakeFetcher(f, e.now+1)
@@ -183,36 +116,36 @@ func (e *Engine) doWork(b *broker, f *fetcher) {
 // OffsetsForLeaderEpoch request (the thread then waits for the answer). Kafka walks every
 // partition for them; the engine only when it counts one (followerWalkAll: always).
 func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
-	if f.truncatingCount == 0 && !e.followerWalkAll {
+	if f.TruncatingCount() == 0 && !e.followerWalkAll {
 		return false
 	}
 	var ask []OffsetsForEpochPartition
-	f.sent = f.sent[:0]
-	for i := range f.parts {
-		st := &f.parts[i]
-		if !st.truncating || st.delayUntil > e.now {
+	f.ClearSent()
+	for i := range f.Len() {
+		st := f.At(i)
+		if !st.Truncating() || st.DelayUntil() > e.now {
 			continue
 		}
-		r := b.replicaOf(st.pid)
+		r := b.replicaOf(st.Pid())
 		latest := r.log.Cache().Latest()
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
-			e.truncate(r, st.fetchOffset, "truncate to the high watermark (no leader epoch to ask about)")
-			f.setTruncating(st, false)
-			st.fetchOffset = r.log.LogEndOffset()
+			e.truncate(r, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
+			f.SetTruncating(st, false)
+			st.SetFetchOffset(r.log.LogEndOffset())
 			continue
 		}
-		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.pid].tp(),
-			CurrentLeaderEpoch: e.era.requestEpoch(st.epoch), LeaderEpoch: latest})
-		f.sent = append(f.sent, sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset, askedEpoch: latest})
+		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.Pid()].tp(),
+			CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch()), LeaderEpoch: latest})
+		f.AddSent(st, latest)
 	}
 	if len(ask) == 0 {
 		return false
 	}
-	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.leader,
+	m := &Message{Type: MsgOffsetsForEpoch, From: b.id, To: f.Leader(),
 		OffsetsForEpoch: &OffsetsForEpochRequest{ReplicaID: b.id, Partitions: ask}}
 	e.send(m)
-	f.inflight, f.lastSent = m.ID, e.now
+	f.RequestSent(m.ID, e.now)
 	return true
 }
 
@@ -221,7 +154,7 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	req, ok, next := e.buildFetch(f)
 	if !ok {
-		if len(f.parts) > 0 {
+		if f.Len() > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
@@ -231,74 +164,25 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 		m    Message
 		body FetchRequest
 	}{body: req}
-	x.m = Message{Type: MsgFetch, From: b.id, To: f.leader, Fetch: &x.body}
+	x.m = Message{Type: MsgFetch, From: b.id, To: f.Leader(), Fetch: &x.body}
 	e.send(&x.m)
-	f.inflight, f.lastSent = x.m.ID, e.now
+	f.RequestSent(x.m.ID, e.now)
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.
 func (b *broker) fetcherOf(id uint64) *fetcher {
 	for _, f := range b.fetchers {
-		if f.inflight == id {
+		if f.InFlight() == id {
 			return f
 		}
 	}
 	return nil
 }
 
-func (f *fetcher) state(pid int32) *fetchState {
-	i, found := slices.BinarySearch(f.pids, pid)
-	if !found {
-		return nil
-	}
-	return &f.parts[i]
-}
-
-// indexPids makes pids the pids of parts again, after partitions left.
-func (f *fetcher) indexPids() {
-	if len(f.pids) == len(f.parts) {
-		return // none left
-	}
-	f.pids = f.pids[:0]
-	for i := range f.parts {
-		f.pids = append(f.pids, f.parts[i].pid)
-	}
-}
-
-// takeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with
-// followerWalkAll) what its request carried; the fetcher's next request records into the other
-// buffer.
-func (f *fetcher) takeSent() sentPartitions {
-	s := f.sent
-	f.sent, f.spare = f.spare[:0], s
-	return s
-}
-
-type sentPartitions []sentPartition
-
-// of is the entry for pid, or nil.
-func (s sentPartitions) of(pid int32) *sentPartition {
-	i, found := slices.BinarySearchFunc(s, pid, func(s sentPartition, pid int32) int { return int(s.pid - pid) })
-	if !found {
-		return nil
-	}
-	return &s[i]
-}
-
-func (f *fetcher) remove(pid int32) {
-	f.parts = slices.DeleteFunc(f.parts, func(s fetchState) bool {
-		if s.pid == pid {
-			f.leaving(&s)
-		}
-		return s.pid == pid
-	})
-	f.indexPids()
-}
-
 // backoff delays a partition of f by replica.fetch.backoff.ms.
 func (e *Engine) backoff(f *fetcher, st *fetchState) {
-	st.delayUntil = e.now + max(1, e.cfg.ReplicaFetchBackoffMs)
-	f.noteChange(st)
+	st.SetDelayUntil(e.now + max(1, e.cfg.ReplicaFetchBackoffMs))
+	f.NoteChange(st)
 }
 
 // handleFetchResponse is processFetchRequest's answer handling on the follower.
@@ -307,20 +191,20 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
-	sent := f.takeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.session.HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
+	f.Answered()
+	sent := f.TakeFetchSent(e.followerWalkAll)
+	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
 		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
 		return
 	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)
-		st := f.state(pid)
+		st := f.State(pid)
 		if st == nil {
 			continue // removed meanwhile
 		}
-		if sp, ok := sent.of(pid, st); ok && !st.truncating && st.delayUntil <= e.now && st.fetchOffset == sp.fetchOffset {
-			e.processPartitionData(b, f, st, d, sp.epoch)
+		if sp, ok := sent.Of(pid, st); ok && st.Ready(e.now) && st.FetchOffset() == sp.FetchOffset() {
+			e.processPartitionData(b, f, st, d, sp.Epoch())
 		} // else not sent, moved or re-truncated meanwhile
 	}
 	e.doWork(b, f)
@@ -328,7 +212,7 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 
 // processPartitionData applies one partition of a fetch response.
 func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d FetchPartitionData, sentEpoch int32) {
-	r := st.r
+	r := b.replicaOf(st.Pid())
 	switch d.Error {
 	case ErrNone:
 	case ErrFencedLeaderEpoch:
@@ -343,23 +227,21 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
-		t, _ := brk.TruncationOffset(&r.log, st.fetchOffset, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		t, _ := brk.TruncationOffset(&r.log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
-		st.fetchOffset = r.log.LogEndOffset()
-		st.lastFetchedEpoch = r.log.Cache().Latest()
-		f.noteChange(st)
+		st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
+		f.NoteChange(st)
 		return
 	}
-	if st.fetchOffset != r.log.LogEndOffset() {
-		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.fetchOffset, r.log.LogEndOffset()))
+	if st.FetchOffset() != r.log.LogEndOffset() {
+		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), r.log.LogEndOffset()))
 		return
 	}
 	if len(d.Records) > 0 {
 		r.log.AppendAsFollower(d.Records)
 		e.afterAppend(r, len(d.Records))
-		st.fetchOffset = r.log.LogEndOffset()
-		st.lastFetchedEpoch = d.Records[len(d.Records)-1].Epoch
-		f.noteChange(st)
+		st.Fetched(r.log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
+		f.NoteChange(st)
 	}
 	if d.LogStartOffset > r.log.LogStartOffset() {
 		r.log.SetLogStartOffset(d.LogStartOffset)
@@ -372,7 +254,7 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
 // leader: the partition is marked failed and waits for a LeaderAndIsr.
 func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) {
-	if sentEpoch == st.epoch {
+	if sentEpoch == st.Epoch() {
 		e.markFailed(b, f, st, "fenced: the leader is at a newer leader epoch")
 		return
 	}
@@ -380,22 +262,23 @@ func (e *Engine) fenced(b *broker, f *fetcher, st *fetchState, sentEpoch int32) 
 }
 
 func (e *Engine) markFailed(b *broker, f *fetcher, st *fetchState, why string) {
-	p := e.partitions[st.pid]
+	p := e.partitions[st.Pid()]
 	e.emit(Event{Type: EvFailed, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
 		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", b.id, p.name(), why)})
-	f.remove(st.pid)
+	f.RemovePartition(st.Pid())
 }
 
 // fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
 func (e *Engine) fetchOffsetAndTruncate(b *broker, f *fetcher, st *fetchState) {
-	p := e.partitions[st.pid]
-	f.setTruncating(st, false)
-	m := &Message{Type: MsgListOffsets, From: b.id, To: f.leader, ListOffsets: &ListOffsetsRequest{
-		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.epoch)}}
-	f.sent = append(f.sent[:0], sentPartition{pid: st.pid, epoch: st.epoch, fetchOffset: st.fetchOffset})
+	p := e.partitions[st.Pid()]
+	f.SetTruncating(st, false)
+	m := &Message{Type: MsgListOffsets, From: b.id, To: f.Leader(), ListOffsets: &ListOffsetsRequest{
+		ReplicaID: b.id, TP: p.tp(), CurrentLeaderEpoch: e.era.requestEpoch(st.Epoch())}}
+	f.ClearSent()
+	f.AddSent(st, 0)
 	e.send(m)
 	// The thread blocks on this call, as Kafka's does.
-	f.inflight, f.lastSent = m.ID, e.now
+	f.RequestSent(m.ID, e.now)
 }
 
 func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
@@ -403,33 +286,31 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	resp := m.ListOffsetsResponse
 	pid := e.pidOf(resp.TP)
-	st, sent := f.state(pid), f.takeSent().of(pid)
-	if st != nil && sent != nil && st.epoch == sent.epoch {
-		r := st.r
-		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
+	st, sent := f.State(pid), f.TakeSent().Of(pid)
+	if st != nil && sent != nil && st.Epoch() == sent.Epoch() {
+		r := b.replicaOf(pid)
+		f.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
 		case resp.Error == ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, sent.epoch)
+			e.fenced(b, f, st, sent.Epoch())
 		case resp.Error != ErrNone:
 			e.backoff(f, st)
 		case resp.LogEndOffset < r.log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
 			e.truncate(r, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
-			st.fetchOffset = r.log.LogEndOffset()
-			st.lastFetchedEpoch = r.log.Cache().Latest()
+			st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
 		case resp.LogStartOffset > r.log.LogEndOffset():
 			dropped := r.log.Records()
 			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
 			e.sessionsChanged(r)
 			e.logStartMoved(r)
 			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
-			st.fetchOffset = resp.LogStartOffset
-			st.lastFetchedEpoch = -1
+			st.Fetched(resp.LogStartOffset, -1)
 		default:
-			st.fetchOffset = max(resp.LogStartOffset, r.log.LogEndOffset())
+			st.SetFetchOffset(max(resp.LogStartOffset, r.log.LogEndOffset()))
 		}
 	}
 	e.doWork(b, f)
@@ -441,31 +322,31 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
-	sentParts := f.takeSent()
+	f.Answered()
+	sentParts := f.TakeSent()
 	for _, res := range m.OffsetsForEpochResp.Partitions {
 		pid := e.pidOf(res.TP)
-		st, sent := f.state(pid), sentParts.of(pid)
-		if st == nil || sent == nil || !st.truncating || st.epoch != sent.epoch {
+		st, sent := f.State(pid), sentParts.Of(pid)
+		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.Epoch() {
 			continue
 		}
-		r := st.r
-		f.noteChange(st) // each case changes its fetch data or readiness, or removes it
+		r := b.replicaOf(pid)
+		f.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch res.Error {
 		case ErrNone:
 		case ErrFencedLeaderEpoch:
-			e.fenced(b, f, st, sent.epoch)
+			e.fenced(b, f, st, sent.Epoch())
 			continue
 		default:
 			e.backoff(f, st)
 			continue
 		}
-		t, done := brk.TruncationOffset(&r.log, st.fetchOffset, res.LeaderEpoch, res.EndOffset)
-		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.askedEpoch, res.LeaderEpoch, res.EndOffset))
-		st.fetchOffset = r.log.LogEndOffset()
+		t, done := brk.TruncationOffset(&r.log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
+		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
+		st.SetFetchOffset(r.log.LogEndOffset())
 		if done {
-			f.setTruncating(st, false)
-			st.lastFetchedEpoch = r.log.Cache().Latest()
+			f.SetTruncating(st, false)
+			st.SetLastFetchedEpoch(r.log.Cache().Latest())
 		}
 	}
 	e.doWork(b, f)
@@ -478,12 +359,12 @@ func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	if f == nil {
 		return
 	}
-	f.inflight = 0
+	f.Answered()
 	if req.Type == MsgFetch {
-		f.session.HandleError()
+		f.Session().HandleError()
 	}
-	for i := range f.parts {
-		e.backoff(f, &f.parts[i])
+	for i := range f.Len() {
+		e.backoff(f, f.At(i))
 	}
 	e.doWork(b, f)
 }

@@ -79,11 +79,12 @@ func dumpFetchers(w *strings.Builder, e *Engine) {
 	fmt.Fprintf(w, "at %d\n", e.now)
 	for _, b := range e.brokers {
 		for _, f := range b.fetchers {
-			fmt.Fprintf(w, "%d→%d/%d inflight %d wake %d last %d session %+v parts", f.owner, f.leader, f.id,
-				f.inflight, f.wakeAt, f.lastSent, f.session)
-			for i := range f.parts {
-				st := &f.parts[i]
-				fmt.Fprintf(w, " %+v/%+v/%d/%d", st.info(), st.sess, st.sentEpoch, st.sentOffset)
+			fmt.Fprintf(w, "%d→%d/%d inflight %d wake %d last %d session %+v parts", f.Owner(), f.Leader(), f.ID(),
+				f.InFlight(), f.WakeAt(), f.LastSent(), *f.Session())
+			for i := range f.Len() {
+				st := f.At(i)
+				sentEpoch, sentOffset := st.Sent()
+				fmt.Fprintf(w, " %+v/%+v/%d/%d", fetchInfo(st), st.Session(), sentEpoch, sentOffset)
 			}
 			fmt.Fprintln(w)
 		}
@@ -140,8 +141,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	leader := func(i int) *replica { return s.parts[i].replicaOn(0) }
 	follower := func(i int) *replica { return s.parts[i].replicaOn(1) }
 	restart := func(i int, epoch int32) {
-		st := s.e.era.initialFetchState(&follower(i).log, epoch)
-		st.pid = s.parts[i].pid
+		st := s.e.era.initialFetchState(&follower(i).log, s.parts[i].pid, epoch)
 		s.e.addFetcher(s.b, 0, st)
 	}
 	for i := range s.parts {
@@ -150,8 +150,8 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	for range 4 {
 		s.doWork(t)
 	}
-	if s.f.inflight == 0 || s.e.pending[s.f.inflight].Type != MsgFetch || s.f.sentCount != 5 {
-		t.Fatalf("want a Fetch of the 5 partitions in flight, have #%d carrying %d", s.f.inflight, s.f.sentCount)
+	if s.f.InFlight() == 0 || s.e.pending[s.f.InFlight()].Type != MsgFetch || s.f.SentCount() != 5 {
+		t.Fatalf("want a Fetch of the 5 partitions in flight, have #%d carrying %d", s.f.InFlight(), s.f.SentCount())
 	}
 	for i := range 3 {
 		appendLeader(s.e, leader(i), 2)

@@ -13,49 +13,52 @@ import (
 
 // checkFollowerChanges reports through e.followerCheck what in f breaks that.
 func (e *Engine) checkFollowerChanges(f *fetcher) {
-	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.owner, f.leader)
-	onList := make(map[int32]bool, len(f.changes))
-	for _, pid := range f.changes {
+	where := fmt.Sprintf("at %d, fetcher %d→%d", e.now, f.Owner(), f.Leader())
+	onList := make(map[int32]bool, len(f.Changes()))
+	for _, pid := range f.Changes() {
 		onList[pid] = true
 	}
 	truncating, inSession := 0, 0
-	if len(f.pids) != len(f.parts) {
-		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(f.pids), len(f.parts)))
+	pids := f.Pids()
+	if len(pids) != f.Len() {
+		e.followerCheck(fmt.Sprintf("%s: %d pids indexed for %d partitions", where, len(pids), f.Len()))
 	}
-	for i := range f.parts {
-		st := &f.parts[i]
-		if i < len(f.pids) && f.pids[i] != st.pid {
-			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, f.pids[i], st.pid))
+	b := e.brokers[f.Owner()]
+	for i := range f.Len() {
+		st := f.At(i)
+		if i < len(pids) && pids[i] != st.Pid() {
+			e.followerCheck(fmt.Sprintf("%s: pid %d indexed for partition %d", where, pids[i], st.Pid()))
 		}
-		if st.truncating {
+		if st.Truncating() {
 			truncating++
 		}
-		if st.sess.In() {
+		if st.InSession() {
 			inSession++
 		}
 		switch {
-		case st.listed:
-			if !onList[st.pid] {
-				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.pid))
+		case st.Listed():
+			if !onList[st.Pid()] {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is marked listed but is not on the change list", where, st.Pid()))
 			}
-		case st.truncating:
-			if st.sess.In() {
-				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.pid))
+		case st.Truncating():
+			if st.InSession() {
+				e.followerCheck(fmt.Sprintf("%s: partition %d is Truncating, off the list, and in the session", where, st.Pid()))
 			}
 		default:
 			lastFetched := int32(-1)
 			if e.era.truncateOnFetch {
-				lastFetched = st.lastFetchedEpoch
+				lastFetched = st.LastFetchedEpoch()
 			}
-			sp := brk.InSession(st.fetchOffset, st.r.log.LogStartOffset(), e.era.requestEpoch(st.epoch), lastFetched)
-			if st.delayUntil > e.now || sp != st.sess || st.sentEpoch != st.epoch || st.sentOffset != st.fetchOffset {
+			sp := brk.InSession(st.FetchOffset(), b.replicaOf(st.Pid()).log.LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
+			sentEpoch, sentOffset := st.Sent()
+			if st.DelayUntil() > e.now || sp != st.Session() || sentEpoch != st.Epoch() || sentOffset != st.FetchOffset() {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",
-					where, st.pid, st.info(), st.sess, st.sentEpoch, st.sentOffset, sp))
+					where, st.Pid(), fetchInfo(st), st.Session(), sentEpoch, sentOffset, sp))
 			}
 		}
 	}
-	if truncating != f.truncatingCount || inSession != f.inSession {
+	if truncating != f.TruncatingCount() || inSession != f.InSessionCount() {
 		e.followerCheck(fmt.Sprintf("%s: %d Truncating and %d in the session, counted %d and %d",
-			where, truncating, inSession, f.truncatingCount, f.inSession))
+			where, truncating, inSession, f.TruncatingCount(), f.InSessionCount()))
 	}
 }

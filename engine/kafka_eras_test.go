@@ -76,7 +76,7 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			e.becomeLeaderOrFollower(b1, req)
 			// A restarted fetcher holds the partition in the new epoch; one left alone, in the old.
 			f := fetcherOfPartition(b1, p)
-			restarted := f != nil && f.state(p.pid).epoch == r1.leaderEpoch
+			restarted := f != nil && f.State(p.pid).Epoch() == r1.leaderEpoch
 			if r1.leaderEpoch != e.ctrl.LeaderEpoch(p.pid)+1 {
 				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.leaderEpoch, e.ctrl.LeaderEpoch(p.pid)+1)
 			}

@@ -41,12 +41,11 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 		p := e.partitionOf(ktTopic, int32(i))
 		s.parts = append(s.parts, p)
 		r := p.replicaOn(1)
-		st := e.era.initialFetchState(&r.log, r.leaderEpoch)
-		st.pid = p.pid
+		st := e.era.initialFetchState(&r.log, p.pid, r.leaderEpoch)
 		e.addFetcher(s.b, 0, st)
 	}
 	s.f = s.b.fetcherFor(0, 0)
-	if s.f == nil || len(s.f.parts) != n {
+	if s.f == nil || s.f.Len() != n {
 		t.Fatalf("want one fetcher thread for the %d partitions", n)
 	}
 	return s
@@ -188,16 +187,16 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	s.doWork(t)
 	// Each change is noted, as the engine's code notes it (noteChange); partition 1's is not a
 	// change of its fetch data.
-	st := func(i int) *fetchState { s.f.noteChange(s.f.state(s.parts[i].pid)); return s.f.state(s.parts[i].pid) }
-	st(0).fetchOffset = 7
+	st := func(i int) *fetchState { s.f.NoteChange(s.f.State(s.parts[i].pid)); return s.f.State(s.parts[i].pid) }
+	st(0).SetFetchOffset(7)
 	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
 	st(1)
-	st(2).epoch++
-	st(3).lastFetchedEpoch = 9
+	st(2).SetEpochForTest(st(2).Epoch() + 1)
+	st(3).SetLastFetchedEpoch(9)
 	req, _, _ := s.e.buildFetch(s.f)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
-	if req.SessionEpoch != 1 || s.f.sentCount != 5 {
-		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.sentCount)
+	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
+		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
 	req, _, _ = s.e.buildFetch(s.f)
@@ -221,8 +220,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	// still in the session, with the same fetch data, so neither sent nor forgotten.
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid})
 	r1 := s.parts[1].replicaOn(1)
-	st := s.e.era.initialFetchState(&r1.log, r1.leaderEpoch)
-	st.pid = s.parts[1].pid
+	st := s.e.era.initialFetchState(&r1.log, s.parts[1].pid, r1.leaderEpoch)
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t) // the Fetch built before the changes
 	s.doWork(t)
@@ -245,13 +243,12 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
-	if s.f.session.SessionID() != InvalidSessionID || !s.f.session.Full() || s.f.inflight != 0 {
-		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", s.f.session, s.f.inflight)
+	if s.f.Session().SessionID() != InvalidSessionID || !s.f.Session().Full() || s.f.InFlight() != 0 {
+		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.InFlight())
 	}
 
 	r0 := s.parts[0].replicaOn(1)
-	st = s.e.era.initialFetchState(&r0.log, r0.leaderEpoch)
-	st.pid = s.parts[0].pid
+	st = s.e.era.initialFetchState(&r0.log, s.parts[0].pid, r0.leaderEpoch)
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
@@ -286,15 +283,15 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 
 	// The thread's own Fetch carries a wrong epoch.
 	s.doWork(t) // the parked Fetch; the next one is built
-	s.f.session.SetForTest(s.f.session.SessionID(), s.f.session.Epoch()+5)
+	s.f.Session().SetForTest(s.f.Session().SessionID(), s.f.Session().Epoch()+5)
 	s.doWork(t) // the Fetch built before; the next one carries the wrong epoch
-	before := s.f.parts[0].delayUntil
+	before := s.f.At(0).DelayUntil()
 	s.doWork(t)
 	req, resp := s.lastExchange(t)
 	if resp.Error != ErrInvalidFetchSessionEpoch {
 		t.Fatalf("answer to the thread's Fetch at epoch %d: %+v", req.SessionEpoch, resp)
 	}
-	if s.f.parts[0].delayUntil != before {
+	if s.f.At(0).DelayUntil() != before {
 		t.Error("the partitions backed off after a session error; Kafka fetches again at once")
 	}
 	s.doWork(t)
@@ -369,9 +366,9 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	s.doWork(t)
 	_, resp := s.lastExchange(t)
 	id := resp.SessionID
-	inflight := s.e.pending[s.f.inflight]
+	inflight := s.e.pending[s.f.InFlight()]
 	s.e.requestFailed(inflight, true)
-	if s.f.parts[0].delayUntil <= s.e.now {
+	if s.f.At(0).DelayUntil() <= s.e.now {
 		t.Error("the partitions did not back off after the failed Fetch")
 	}
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+10)
@@ -390,7 +387,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 func TestKafkaFetchSessionBackoffLeavesSession(t *testing.T) {
 	s := newSessionSetup(t, "3.7", 2, nil)
 	s.doWork(t)
-	s.e.backoff(s.f, s.f.state(s.parts[1].pid))
+	s.e.backoff(s.f, s.f.State(s.parts[1].pid))
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+1500)
 	var seq []string
 	for _, ev := range s.e.events {
@@ -445,8 +442,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	s.e.shutdownIdleFetchers(s.b)
 	runFor(t, s.e, 600) // the old thread's last Fetch is answered
 	r := s.parts[0].replicaOn(1)
-	st := s.e.era.initialFetchState(&r.log, r.leaderEpoch)
-	st.pid = s.parts[0].pid
+	st := s.e.era.initialFetchState(&r.log, s.parts[0].pid, r.leaderEpoch)
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)
 	if s.b.fetcherFor(0, 0) == s.f {
@@ -477,8 +473,17 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
 	// followerWalkAll has it, listed.
 	in := brk.InSession(0, 0, 0, 0)
-	f := &fetcher{parts: []fetchState{{pid: 0, sess: in}, {pid: 1, sess: in}}, pids: []int32{0, 1}, sentCount: 2}
-	sents := []fetchSent{{f: f}, {list: sentPartitions{{pid: 0}, {pid: 1}}, walkAll: true}}
+	f := &fetcher{}
+	for i := range int32(2) {
+		f.Add(brk.NewPartitionFetchState(i, 0, 0, -1, false), nil, TP{Partition: i})
+		f.State(i).SetSession(in)
+	}
+	f.SetSentCount(2)
+	listed := &fetcher{}
+	for i := range int32(2) {
+		listed.AddSent(f.State(i), 0)
+	}
+	sents := []brk.FetchSent{f.TakeFetchSent(false), listed.TakeFetchSent(true)}
 	pidOf := func(tp TP) int32 { return tp.Partition }
 	two := []FetchPartitionData{{TP: TP{Partition: 0}}, {TP: TP{Partition: 1}}}
 	for _, c := range []struct {
@@ -501,7 +506,7 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 		for _, sent := range sents {
 			h := c.h
 			if ok := h.HandleResponse(&c.resp, sentByTP{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
-				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.walkAll, ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
+				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.Listed(), ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
 // Ports of Kafka's follower fetcher tests: AbstractFetcherThreadTest (truncate-on-
@@ -67,12 +69,11 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 // Truncating otherwise (InitialFetchState).
 func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int32) {
 	t.Helper()
-	st := fetchState{pid: s.p.pid, fetchOffset: fetchOffset, epoch: s.follower.leaderEpoch, lastFetchedEpoch: -1}
+	last, truncating := int32(-1), true
 	if s.e.era.truncateOnFetch {
-		st.lastFetchedEpoch = lastFetchedEpoch
-	} else {
-		st.truncating = true
+		last, truncating = lastFetchedEpoch, false
 	}
+	st := brk.NewPartitionFetchState(s.p.pid, s.follower.leaderEpoch, fetchOffset, last, truncating)
 	s.e.addFetcher(s.b, 0, st)
 	s.f = fetcherOfPartition(s.b, s.p)
 	if s.f == nil {
@@ -83,7 +84,7 @@ func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int
 func (s *fetchSetup) doWork(t *testing.T) { t.Helper(); doWorkOnce(t, s.e, s.b, s.f) }
 
 // state returns the follower's fetch state, or nil once the partition left the fetcher.
-func (s *fetchSetup) state() *fetchState { return s.f.state(s.p.pid) }
+func (s *fetchSetup) state() *fetchState { return s.f.State(s.p.pid) }
 
 // converge runs doWork until the follower's log equals the leader's (at most 20 turns).
 func (s *fetchSetup) converge(t *testing.T) {
@@ -144,12 +145,12 @@ func TestKafkaT5DivergingEpochs(t *testing.T) {
 		followerLog: "0/e0 1/e2 2/e4", followerEpoch: 5, pin: -1})
 	s.start(t, 3, 4)
 	s.doWork(t)
-	if st := s.state(); st == nil || st.lastFetchedEpoch != 2 || s.follower.log.LogEndOffset() != 2 {
+	if st := s.state(); st == nil || st.LastFetchedEpoch() != 2 || s.follower.log.LogEndOffset() != 2 {
 		t.Fatalf("after one doWork: state %+v, LEO %d; want lastFetchedEpoch 2, truncated to 2", st, s.follower.log.LogEndOffset())
 	}
 	s.converge(t)
-	if st := s.state(); st.lastFetchedEpoch != 5 {
-		t.Errorf("at convergence lastFetchedEpoch = %d, want 5", st.lastFetchedEpoch)
+	if st := s.state(); st.LastFetchedEpoch() != 5 {
+		t.Errorf("at convergence lastFetchedEpoch = %d, want 5", st.LastFetchedEpoch())
 	}
 }
 
@@ -171,8 +172,8 @@ func TestKafkaT6TruncateOnFetchDoesNotProcessPartitionData(t *testing.T) {
 	}
 	s.converge(t)
 	s.check(t, "at convergence", 0, 5, 4)
-	if st := s.state(); st.lastFetchedEpoch != 5 {
-		t.Errorf("at convergence lastFetchedEpoch = %d, want 5", st.lastFetchedEpoch)
+	if st := s.state(); st.LastFetchedEpoch() != 5 {
+		t.Errorf("at convergence lastFetchedEpoch = %d, want 5", st.LastFetchedEpoch())
 	}
 	if n := len(s.truncations()); n != 1 {
 		t.Errorf("at convergence: %d truncations, want still 1", n)
@@ -231,7 +232,7 @@ func TestKafkaT8UnknownLeaderEpochInTruncation(t *testing.T) {
 	s.follower.log.Cache().Assign(1, 0)
 	s.start(t, 0, -1)
 	s.doWork(t)
-	if st := s.state(); st == nil || !st.truncating || s.follower.log.LogEndOffset() != 0 {
+	if st := s.state(); st == nil || !st.Truncating() || s.follower.log.LogEndOffset() != 0 {
 		t.Fatalf("after UNKNOWN_LEADER_EPOCH: state %+v, LEO %d; want still Truncating at LEO 0", st, s.follower.log.LogEndOffset())
 	}
 	if n := len(eventsOf(s.e.events, MsgOffsetsForEpochResponse, func(ev Event) bool {
@@ -241,7 +242,7 @@ func TestKafkaT8UnknownLeaderEpochInTruncation(t *testing.T) {
 	}
 	ktLead(s.e, s.p, 0, 1, []int32{0, 1}, 2) // bump the leader's epoch
 	s.doWork(t)
-	if st := s.state(); st == nil || st.truncating || s.follower.log.LogEndOffset() != 1 {
+	if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogEndOffset() != 1 {
 		t.Errorf("after the leader reached epoch 1: state %+v, LEO %d; want Fetching at LEO 1", st, s.follower.log.LogEndOffset())
 	}
 }
@@ -255,7 +256,7 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 				followerLog: "0/e0 1/e2 2/e4", followerEpoch: 4, pin: -1})
 			s.start(t, 3, 4)
 			s.doWork(t)
-			if st := s.state(); st == nil || st.truncating || s.follower.log.LogEndOffset() != 3 {
+			if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogEndOffset() != 3 {
 				t.Fatalf("after the first doWork: state %+v, LEO %d; want Fetching at LEO 3", st, s.follower.log.LogEndOffset())
 			}
 			// The leader's log is emptied without an epoch change (set directly: the leader's fetch
@@ -270,7 +271,7 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 				t.Errorf("%d OFFSET_OUT_OF_RANGE answers, want 1", n)
 			}
 			s.check(t, "after OFFSET_OUT_OF_RANGE", 0, 0, 0)
-			if st := s.state(); st == nil || st.truncating {
+			if st := s.state(); st == nil || st.Truncating() {
 				t.Errorf("state %+v, want Fetching", st)
 			}
 		})
@@ -290,7 +291,7 @@ func TestKafkaT10FollowerFetchOutOfRangeLow(t *testing.T) {
 			if s.e.era.truncateOnFetch {
 				s.doWork(t)
 			}
-			if st := s.state(); st == nil || st.truncating || s.follower.log.LogStartOffset() != 2 || s.follower.log.LogEndOffset() != 2 {
+			if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogStartOffset() != 2 || s.follower.log.LogEndOffset() != 2 {
 				t.Fatalf("after the initial truncation: state %+v, log %q from %d; want Fetching with logStart 2 and an empty log",
 					st, logString(&s.follower.log), s.follower.log.LogStartOffset())
 			}
@@ -318,8 +319,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			r.log = logOf(t, followerLog)
 			r.log.SetHighWatermark(followerHW)
 			ktFollow(e, p, 1, 0, 6, 1)
-			st := e.era.initialFetchState(&r.log, 6)
-			st.pid = p.pid
+			st := e.era.initialFetchState(&r.log, p.pid, 6)
 			e.addFetcher(e.brokers[1], 0, st)
 		}
 		if len(e.brokers[1].fetchers) != 1 {
@@ -374,7 +374,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 		}, "0-139/e4 140-149/e5", 100)
 		b := e.brokers[1]
 		f := b.fetchers[0]
-		f.remove(ps[1].pid)
+		f.RemovePartition(ps[1].pid)
 		doWorkOnce(t, e, b, f)
 		r := ps[0].replicaOn(1)
 		if got := truncations(e.events, 1, ps[0]); !slices.Equal(got, []int64{140}) {

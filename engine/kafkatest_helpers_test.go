@@ -194,7 +194,7 @@ func runFor(t testing.TB, e *Engine, ms int64) {
 // fetcherOfPartition returns broker b's fetcher holding p, or nil.
 func fetcherOfPartition(b *broker, p *partition) *fetcher {
 	for _, f := range b.fetchers {
-		if f.state(p.pid) != nil {
+		if f.State(p.pid) != nil {
 			return f
 		}
 	}
@@ -212,22 +212,22 @@ func doWorkOnce(t testing.TB, e *Engine, b *broker, f *fetcher) {
 	next := func() {
 		t.Helper()
 		if e.agenda.len() == 0 {
-			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.owner, f.leader, f.parts)
+			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.Owner(), f.Leader(), f.FetcherThread)
 		}
 		e.processNext()
 	}
-	for f.inflight == 0 {
+	for f.InFlight() == 0 {
 		next()
 	}
 	for {
-		id := f.inflight
+		id := f.InFlight()
 		typ := e.pending[id].Type
 		for e.pending[id] != nil {
 			next()
 		}
 		then := ""
-		if f.inflight != 0 && e.pending[f.inflight] != nil {
-			then = e.pending[f.inflight].Type
+		if f.InFlight() != 0 && e.pending[f.InFlight()] != nil {
+			then = e.pending[f.InFlight()].Type
 		}
 		switch {
 		case typ == MsgOffsetsForEpoch && then == MsgFetch, typ == MsgFetch && then == MsgListOffsets:

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"slices"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
@@ -74,27 +73,27 @@ func (e *Engine) Fetchers(broker int32) []FetcherInfo {
 }
 
 // Leader is the broker the thread fetches from.
-func (f FetcherInfo) Leader() int32 { return f.f.leader }
+func (f FetcherInfo) Leader() int32 { return f.f.Leader() }
 
 // ID is the fetcher id (num.replica.fetchers).
-func (f FetcherInfo) ID() int32 { return f.f.id }
+func (f FetcherInfo) ID() int32 { return f.f.ID() }
 
 // InFlight is the id of the Fetch in flight, 0 for none.
-func (f FetcherInfo) InFlight() uint64 { return f.f.inflight }
+func (f FetcherInfo) InFlight() uint64 { return f.f.InFlight() }
 
 // Len is the number of partitions the thread fetches.
-func (f FetcherInfo) Len() int { return len(f.f.parts) }
+func (f FetcherInfo) Len() int { return f.f.Len() }
 
 // At returns the i-th partition's fetch state (in partition id order).
-func (f FetcherInfo) At(i int) FetchState { return f.f.parts[i].info() }
+func (f FetcherInfo) At(i int) FetchState { return fetchInfo(f.f.At(i)) }
 
 // Find returns the fetch state of partition pid, if the thread fetches it.
 func (f FetcherInfo) Find(pid int32) (FetchState, bool) {
-	i, ok := slices.BinarySearchFunc(f.f.parts, pid, func(st fetchState, pid int32) int { return cmp.Compare(st.pid, pid) })
-	if !ok {
+	st := f.f.State(pid)
+	if st == nil {
 		return FetchState{}, false
 	}
-	return f.f.parts[i].info(), true
+	return fetchInfo(st), true
 }
 
 // FetchState is a fetcher's state for one partition (PartitionFetchState).
@@ -107,9 +106,9 @@ type FetchState struct {
 	DelayUntil       int64 // backoff deadline
 }
 
-func (st *fetchState) info() FetchState {
-	return FetchState{Partition: st.pid, FetchOffset: st.fetchOffset, LeaderEpoch: st.epoch,
-		LastFetchedEpoch: st.lastFetchedEpoch, Truncating: st.truncating, DelayUntil: st.delayUntil}
+func fetchInfo(st *fetchState) FetchState {
+	return FetchState{Partition: st.Pid(), FetchOffset: st.FetchOffset(), LeaderEpoch: st.Epoch(),
+		LastFetchedEpoch: st.LastFetchedEpoch(), Truncating: st.Truncating(), DelayUntil: st.DelayUntil()}
 }
 
 // PartitionInfo is a read-only handle on one partition: the controller's znode and every replica.

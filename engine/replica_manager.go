@@ -189,8 +189,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			// Before KIP-101 a new follower truncates to its own high watermark at once.
 			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
-		st := e.era.initialFetchState(&r.log, ps.LeaderEpoch)
-		st.pid = e.pidOf(ps.TP)
+		st := e.era.initialFetchState(&r.log, e.pidOf(ps.TP), ps.LeaderEpoch)
 		e.addFetcher(b, ps.Leader, st)
 	}
 }

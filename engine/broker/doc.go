@@ -11,8 +11,11 @@
 // knows of one follower, updated by its fetches and reset on a new leader epoch),
 // PartitionState (a leader's committed ISR and the change in flight, KIP-497), and the leader's
 // FetchSessionCache (session ids, touch, which session a new one evicts) over the sessions'
-// FetchSession metadata, the produce purgatory (DelayedProduce, ProducePurgatory), and the log's side of truncation
-// (LastOffsetForLeaderEpoch, TruncationOffset). The rest is still package
+// FetchSession metadata, the produce purgatory (DelayedProduce, ProducePurgatory), the log's side of truncation
+// (LastOffsetForLeaderEpoch, TruncationOffset), and a fetcher thread's partition state
+// (FetcherThread, PartitionFetchState: the fetch states, the change list, the counts, the
+// request in flight and wake-up, what its requests carried, and Build, gathering a Fetch's
+// partitions). The rest is still package
 // engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
 // isr*.go, produce.go).
 package broker

@@ -10,3 +10,8 @@ func (h *FetchSessionHandler) SetForTest(sessionID, epoch int32) {
 // SetLogEndOffsetForTest puts the follower's LEO as the leader knows it at leo, as Kafka's
 // tests build a Partition whose follower state pins the HW.
 func (rr *Replica) SetLogEndOffsetForTest(leo int64) { rr.leo = leo }
+
+// SetEpochForTest puts the partition's leader epoch at epoch in place, as Kafka's
+// FetchSessionHandlerTest builds a partition's next fetch data by hand (the engine gives a
+// partition a new epoch through a new state, which Succeeds the old).
+func (st *PartitionFetchState) SetEpochForTest(epoch int32) { st.epoch = epoch }

@@ -1,0 +1,159 @@
+package broker
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// fetchBuild is one Fetch build's working state (RemoteLeaderEndPoint.buildFetch with
+// FetchSessionHandler.Builder): whether the Fetch is full, what the era puts on the wire, the
+// earliest backoff deadline of a delayed partition, and the partitions the request lists and
+// forgets. FetcherThread.Build runs one; the engine makes the request of what it gathered
+// (engine/fetch_session_handler.go: buildFetch).
+type fetchBuild struct {
+	full, fencing, lastEpochs bool
+	now                       int64
+	next                      int64
+	parts                     []protocol.FetchPartition
+	forgotten                 []protocol.TP
+}
+
+// newFetchBuild starts a build at now, gathering into parts and forgotten; next is the latest
+// deadline it reports. fencing puts the leader epoch on the wire (KIP-320), lastEpochs the last
+// fetched epoch (truncate on fetch).
+func newFetchBuild(full, fencing, lastEpochs bool, now, next int64, parts []protocol.FetchPartition, forgotten []protocol.TP) fetchBuild {
+	return fetchBuild{full: full, fencing: fencing, lastEpochs: lastEpochs, now: now, next: next, parts: parts, forgotten: forgotten}
+}
+
+// Result is what the build gathered: the partitions listed and forgotten, and the earliest
+// backoff deadline.
+func (bd *fetchBuild) result() (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64) {
+	return bd.parts, bd.forgotten, bd.next
+}
+
+// look is one step of Kafka's buildFetch loop (with Builder.add) for st: a partition not ready to
+// fetch (Truncating or backing off) leaves the session, forgotten by an incremental Fetch; a
+// ready one is in it, listed by a full Fetch or when its fetch data differ from what the session
+// last sent (PartitionData.equals), and stamped with what the Fetch carries for it. It reports
+// whether the next build must look at st though nothing changes: it is backing off.
+func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
+	if st.truncating || st.delayUntil > bd.now {
+		if st.sess.in {
+			if !bd.full {
+				bd.forgotten = append(bd.forgotten, st.tp)
+			}
+			st.sess.in = false
+			t.inSession--
+		}
+		if st.truncating {
+			return false
+		}
+		bd.next = min(bd.next, st.delayUntil)
+		return true
+	}
+	logStart, currentEpoch, lastFetched := st.log.LogStartOffset(), int32(-1), int32(-1)
+	if bd.fencing {
+		currentEpoch = st.epoch // era.requestEpoch
+	}
+	if bd.lastEpochs {
+		lastFetched = st.lastFetchedEpoch
+	}
+	sp := InSession(st.fetchOffset, logStart, currentEpoch, lastFetched)
+	if bd.full || sp != st.sess {
+		bd.parts = append(bd.parts, protocol.FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset, LogStartOffset: logStart,
+			CurrentLeaderEpoch: currentEpoch, LastFetchedEpoch: lastFetched})
+		if !st.sess.in {
+			t.inSession++
+		}
+		st.sess = sp
+	}
+	st.sentEpoch, st.sentOffset = st.epoch, st.fetchOffset
+	return false
+}
+
+// walkAll looks at every partition, in pid order (a full build; every build with the engine's
+// followerWalkAll), and starts the change list anew with the partitions backing off.
+func (t *FetcherThread) walkAll(bd *fetchBuild) {
+	t.changes = t.changes[:0]
+	for i := range t.parts {
+		st := &t.parts[i]
+		st.listed = t.look(bd, st)
+		if st.listed {
+			t.changes = append(t.changes, st.pid)
+		}
+	}
+}
+
+// walkChanges looks at the partitions on the change list, in pid order, each once; the list
+// starts anew with those backing off.
+func (t *FetcherThread) walkChanges(bd *fetchBuild) {
+	work := t.changes
+	t.changes, t.changesSpare = t.changesSpare[:0], nil
+	slices.Sort(work)
+	prev := int32(-1) // pids are not negative
+	for _, pid := range work {
+		if pid == prev {
+			continue // left the thread and came back: listed twice
+		}
+		prev = pid
+		st := t.State(pid)
+		if st == nil {
+			continue // left the thread
+		}
+		st.listed = t.look(bd, st)
+		if st.listed {
+			t.changes = append(t.changes, pid)
+		}
+	}
+	t.changesSpare = work[:0]
+}
+
+// Build is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder over the thread's
+// partitions: those it can fetch at now become the session (stamped with what the Fetch carries),
+// the Fetch lists those a full Fetch must (all) or an incremental one must (added or changed),
+// and forgets the partitions that left (in pid order: pidOf, called only when some left the
+// thread). Before fetch sessions (!sessions) every Fetch is full. A full build looks at every
+// partition; an incremental one only at those on the change list, unless walkAll (the engine's
+// followerWalkAll, which also records the list of what the Fetch carries). fencing and
+// lastEpochs are what the era puts on the wire; backoff is replica.fetch.backoff.ms (at least 1).
+// It reports the lists, the earliest backoff deadline of a delayed partition, and whether there
+// is a Fetch to send (Kafka: not with an empty session and nothing to forget). An incremental
+// Fetch's lists are gathered in the thread's buffers, then copied out at their size: the request
+// is shared once sent.
+func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, pidOf func(protocol.TP) int32) (
+	parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
+	h := &t.session
+	full := !sessions || h.Full()
+	parts = t.partsBuf[:0]
+	if full {
+		parts = make([]protocol.FetchPartition, 0, len(t.parts))
+	}
+	bd := newFetchBuild(full, fencing, lastEpochs, now, now+backoff, parts, t.forgetBuf[:0])
+	if full || walkAll {
+		t.walkAll(&bd)
+		if walkAll {
+			t.RecordSent()
+		}
+	} else {
+		t.walkChanges(&bd)
+	}
+	parts, forgotten, next = bd.result()
+	if !full && h.HasGone() {
+		forgotten = h.AppendGone(forgotten)
+		// The request lists partitions in pid order (Kafka: added, then altered).
+		slices.SortFunc(forgotten, func(a, b protocol.TP) int { return cmp.Compare(pidOf(a), pidOf(b)) })
+	}
+	h.Built()
+	if !full {
+		t.partsBuf, t.forgetBuf = parts[:0], forgotten[:0]
+		parts = slices.Clone(parts) // nil if empty
+		forgotten = slices.Clone(forgotten)
+	}
+	t.sentCount = t.inSession
+	if walkAll {
+		t.sentCount = len(t.sent) // the reference counts its list
+	}
+	return parts, forgotten, next, t.sentCount > 0 || len(forgotten) > 0
+}

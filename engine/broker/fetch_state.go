@@ -1,0 +1,119 @@
+package broker
+
+import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// PartitionFetchState is a follower's fetch state for one partition in its fetcher thread
+// (AbstractFetcherThread's PartitionFetchState): the fetch offset, the leader epoch it fetches
+// at (currentLeaderEpoch), the last fetched epoch, whether it is Truncating, and its backoff
+// deadline. The engine's thread also keeps on it its entry in the thread's fetch session
+// (SessionPartition), whether it is on the thread's change list, and what the last Fetch build
+// that found it ready carried for it (its stamps): engine/fetcher_changes.go. The thread's
+// counts of Truncating and in-session partitions are the engine's for now, so the methods that
+// change those report whether they did.
+type PartitionFetchState struct {
+	pid              int32
+	epoch            int32 // currentLeaderEpoch
+	lastFetchedEpoch int32 // -1: none
+	// sentEpoch and sentOffset are its leader epoch and fetch offset when the last Fetch build
+	// found it ready: while in the session, what the Fetch in flight carried for it.
+	sentEpoch   int32
+	truncating  bool
+	listed      bool // on the thread's change list
+	fetchOffset int64
+	delayUntil  int64 // backoff deadline
+	sentOffset  int64
+	sess        SessionPartition
+	// log is the broker's own replica's log (a Fetch carries its log start), tp the partition's
+	// name: set when the thread takes the state (FetcherThread.Add).
+	log *commitlog.Log
+	tp  protocol.TP
+}
+
+// NewPartitionFetchState is partition pid's state as addPartitions takes it (InitialFetchState):
+// at leader epoch epoch, fetching from fetchOffset, Truncating or not; lastFetchedEpoch -1 for
+// none. It is out of the session, off the change list, with no backoff.
+func NewPartitionFetchState(pid, epoch int32, fetchOffset int64, lastFetchedEpoch int32, truncating bool) PartitionFetchState {
+	return PartitionFetchState{pid: pid, epoch: epoch, fetchOffset: fetchOffset, lastFetchedEpoch: lastFetchedEpoch,
+		truncating: truncating}
+}
+
+func (st *PartitionFetchState) Pid() int32              { return st.pid }
+func (st *PartitionFetchState) Epoch() int32            { return st.epoch }
+func (st *PartitionFetchState) LastFetchedEpoch() int32 { return st.lastFetchedEpoch }
+func (st *PartitionFetchState) FetchOffset() int64      { return st.fetchOffset }
+func (st *PartitionFetchState) DelayUntil() int64       { return st.delayUntil }
+func (st *PartitionFetchState) Truncating() bool        { return st.truncating }
+
+// Listed reports whether it is on the thread's change list.
+func (st *PartitionFetchState) Listed() bool { return st.listed }
+
+// Session is its entry in the thread's fetch session; InSession whether that entry is in it.
+func (st *PartitionFetchState) Session() SessionPartition { return st.sess }
+func (st *PartitionFetchState) InSession() bool           { return st.sess.in }
+
+// Sent is what the last build that found it ready carried for it (its stamps).
+func (st *PartitionFetchState) Sent() (epoch int32, fetchOffset int64) {
+	return st.sentEpoch, st.sentOffset
+}
+
+// Ready reports whether a Fetch at now carries it: not Truncating, not backing off.
+func (st *PartitionFetchState) Ready(now int64) bool { return !st.truncating && st.delayUntil <= now }
+
+// SetFetchOffset and SetLastFetchedEpoch move where it fetches from (after an append or a
+// truncation); Fetched does both.
+func (st *PartitionFetchState) SetFetchOffset(o int64)       { st.fetchOffset = o }
+func (st *PartitionFetchState) SetLastFetchedEpoch(e int32)  { st.lastFetchedEpoch = e }
+func (st *PartitionFetchState) Fetched(o int64, e int32)     { st.fetchOffset, st.lastFetchedEpoch = o, e }
+func (st *PartitionFetchState) SetDelayUntil(deadline int64) { st.delayUntil = deadline }
+
+// SetTruncating moves it into or out of the Truncating state, and reports whether it moved.
+func (st *PartitionFetchState) SetTruncating(truncating bool) bool {
+	if st.truncating == truncating {
+		return false
+	}
+	st.truncating = truncating
+	return true
+}
+
+// List puts it on the change list and reports whether it was off it; SetListed sets the mark as
+// a walk of the list leaves it.
+func (st *PartitionFetchState) List() bool {
+	if st.listed {
+		return false
+	}
+	st.listed = true
+	return true
+}
+
+func (st *PartitionFetchState) SetListed(listed bool) { st.listed = listed }
+
+// LeaveSession takes it out of the session (not ready to fetch) and reports whether it was in.
+func (st *PartitionFetchState) LeaveSession() bool {
+	if !st.sess.in {
+		return false
+	}
+	st.sess.Leave()
+	return true
+}
+
+// SetSession makes sp its session entry (a build listed it).
+func (st *PartitionFetchState) SetSession(sp SessionPartition) { st.sess = sp }
+
+// Stamp records that the Fetch being built carries it as it is now.
+func (st *PartitionFetchState) Stamp() { st.sentEpoch, st.sentOffset = st.epoch, st.fetchOffset }
+
+// Restore gives it back a session entry and stamps kept while it was away from the thread
+// (FetchSessionHandler.Rejoin).
+func (st *PartitionFetchState) Restore(sess SessionPartition, sentEpoch int32, sentOffset int64) {
+	st.sess, st.sentEpoch, st.sentOffset = sess, sentEpoch, sentOffset
+}
+
+// Succeed makes st the partition's state in place of old, its state at another leader epoch: the
+// session still has what it last sent, the Fetch in flight what it carried, and the change list
+// still holds it if it held old.
+func (st *PartitionFetchState) Succeed(old *PartitionFetchState) {
+	st.sess, st.sentEpoch, st.sentOffset, st.listed = old.sess, old.sentEpoch, old.sentOffset, old.listed
+}

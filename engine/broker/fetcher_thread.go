@@ -1,0 +1,224 @@
+package broker
+
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// FetcherThread is a replica fetcher thread's partition state (AbstractFetcherThread's
+// partitionStates, with its FetchSessionHandler): its partitions' PartitionFetchStates in pid
+// order, with a pid index, and what keeps a turn's cost to what changed (the engine's
+// fetcher_changes.go says why): the change list, how many partitions are Truncating and in the
+// session, and how many the Fetch in flight carried. The thread's requests, timers and answers
+// (making them, sending them, handling the answers) are still the engine's (engine/fetcher.go),
+// which calls these methods; the thread keeps which request is in flight and its wake-up.
+type FetcherThread struct {
+	// owner is the broker the thread runs on, leader the one it fetches from, id its fetcher id
+	// (FetcherID).
+	owner, leader, id int32
+	inflight          uint64 // the request in flight, 0 for none
+	wakeAt            int64  // the pending wake-up, -1 for none
+	lastSent          int64  // when the last request left (-1: never)
+	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
+	// order (a Fetch's too, with the engine's followerWalkAll); spare is a second buffer, so an
+	// answer's handler can read what was sent while it sends the next request.
+	sent, spare []SentPartition
+	// partsBuf and forgetBuf are an incremental Fetch's buffers (Build).
+	partsBuf  []protocol.FetchPartition
+	forgetBuf []protocol.TP
+	// parts is sorted by pid; pids are their pids, in the same order: State searches them, which
+	// touches two cache lines where a search of parts would touch one per probe.
+	parts   []PartitionFetchState
+	pids    []int32
+	session FetchSessionHandler
+	// changes lists pids, each once per fetch state on it (listed); changesSpare is its second
+	// buffer.
+	changes, changesSpare []int32
+	truncatingCount       int
+	inSession, sentCount  int
+}
+
+// NewFetcherThread is the thread of broker owner fetching from leader with fetcher id id: no
+// partitions, no request in flight, no wake-up, no session.
+func NewFetcherThread(owner, leader, id int32) FetcherThread {
+	return FetcherThread{owner: owner, leader: leader, id: id, wakeAt: -1, lastSent: -1}
+}
+
+func (t *FetcherThread) Owner() int32  { return t.owner }
+func (t *FetcherThread) Leader() int32 { return t.leader }
+func (t *FetcherThread) ID() int32     { return t.id }
+
+// InFlight is the id of the request in flight, 0 for none; LastSent when the last request left
+// (-1: never). RequestSent records request id leaving at now, Answered that its answer (or failure)
+// came.
+func (t *FetcherThread) InFlight() uint64 { return t.inflight }
+func (t *FetcherThread) LastSent() int64  { return t.lastSent }
+func (t *FetcherThread) RequestSent(id uint64, now int64) {
+	t.inflight, t.lastSent = id, now
+}
+func (t *FetcherThread) Answered() { t.inflight = 0 }
+
+// WakeAt is the pending wake-up, -1 for none. Wake asks for one at at and reports whether a new
+// one must be scheduled (none pending at or before at); Woken takes the wake-up due at now, and
+// reports false for a stale one.
+func (t *FetcherThread) WakeAt() int64 { return t.wakeAt }
+func (t *FetcherThread) Wake(at int64) bool {
+	if t.wakeAt >= 0 && t.wakeAt <= at {
+		return false
+	}
+	t.wakeAt = at
+	return true
+}
+func (t *FetcherThread) Woken(now int64) bool {
+	if t.wakeAt != now {
+		return false
+	}
+	t.wakeAt = -1
+	return true
+}
+
+// Len is how many partitions the thread fetches; At the i-th, in pid order.
+func (t *FetcherThread) Len() int                      { return len(t.parts) }
+func (t *FetcherThread) At(i int) *PartitionFetchState { return &t.parts[i] }
+
+// State is partition pid's state, nil if the thread does not fetch it.
+func (t *FetcherThread) State(pid int32) *PartitionFetchState {
+	i, found := slices.BinarySearch(t.pids, pid)
+	if !found {
+		return nil
+	}
+	return &t.parts[i]
+}
+
+// Session is the thread's FetchSessionHandler.
+func (t *FetcherThread) Session() *FetchSessionHandler { return &t.session }
+
+// TruncatingCount and InSessionCount are the thread's counts of Truncating partitions and of
+// partitions in the session; SentCount how many partitions the Fetch in flight carried.
+func (t *FetcherThread) TruncatingCount() int { return t.truncatingCount }
+func (t *FetcherThread) InSessionCount() int  { return t.inSession }
+func (t *FetcherThread) SentCount() int       { return t.sentCount }
+
+// SetSentCount records how many partitions the Fetch just built carries.
+func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
+
+// Pids and Changes are the pid index and the change list, for the tests' check
+// (engine/fetcher_check.go); not to be changed.
+func (t *FetcherThread) Pids() []int32    { return t.pids }
+func (t *FetcherThread) Changes() []int32 { return t.changes }
+
+// Add gives st to the thread (addPartitions), fetching from log (the broker's own replica's) as
+// tp. A state already there at the same leader epoch is kept (no re-truncation) and Add reports
+// false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
+// in flight carried. A partition new to the thread takes back its session entry if it left since
+// the last build.
+func (t *FetcherThread) Add(st PartitionFetchState, log *commitlog.Log, tp protocol.TP) bool {
+	st.log, st.tp = log, tp
+	i, found := slices.BinarySearch(t.pids, st.pid)
+	if found {
+		old := &t.parts[i]
+		if old.epoch == st.epoch {
+			return false
+		}
+		st.Succeed(old)
+		if old.truncating {
+			t.truncatingCount--
+		}
+		if st.truncating {
+			t.truncatingCount++
+		}
+		*old = st
+		t.NoteChange(old)
+		return true
+	}
+	st.listed = false
+	if sess, epoch, offset, ok := t.session.Rejoin(st.pid); ok {
+		st.Restore(sess, epoch, offset)
+	}
+	t.parts = slices.Insert(t.parts, i, st)
+	t.pids = slices.Insert(t.pids, i, st.pid)
+	added := &t.parts[i]
+	if added.truncating {
+		t.truncatingCount++
+	}
+	if added.sess.in {
+		t.inSession++
+	}
+	t.NoteChange(added)
+	return true
+}
+
+// Remove takes the partitions in pids (sorted) off the thread; RemovePartition takes one. Each
+// leaves the session handler its entry; its pid may stay on the change list (a walk skips a pid
+// the thread no longer has).
+func (t *FetcherThread) Remove(sorted []int32) {
+	t.parts = slices.DeleteFunc(t.parts, func(s PartitionFetchState) bool {
+		_, found := slices.BinarySearch(sorted, s.pid)
+		if found {
+			t.leaving(&s)
+		}
+		return found
+	})
+	t.indexPids()
+}
+
+func (t *FetcherThread) RemovePartition(pid int32) {
+	t.parts = slices.DeleteFunc(t.parts, func(s PartitionFetchState) bool {
+		if s.pid == pid {
+			t.leaving(&s)
+		}
+		return s.pid == pid
+	})
+	t.indexPids()
+}
+
+func (t *FetcherThread) leaving(st *PartitionFetchState) {
+	if st.truncating {
+		t.truncatingCount--
+	}
+	if st.sess.in {
+		t.inSession--
+	}
+	t.session.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
+}
+
+// indexPids makes pids the pids of parts again, after partitions left.
+func (t *FetcherThread) indexPids() {
+	if len(t.pids) == len(t.parts) {
+		return // none left
+	}
+	t.pids = t.pids[:0]
+	for i := range t.parts {
+		t.pids = append(t.pids, t.parts[i].pid)
+	}
+}
+
+// NoteChange puts st on the change list: its fetch data or readiness may have changed.
+func (t *FetcherThread) NoteChange(st *PartitionFetchState) {
+	if st.List() {
+		t.changes = append(t.changes, st.pid)
+	}
+}
+
+// SetTruncating moves st into or out of the Truncating state, counted, and notes the change.
+func (t *FetcherThread) SetTruncating(st *PartitionFetchState, truncating bool) {
+	if st.SetTruncating(truncating) {
+		if truncating {
+			t.truncatingCount++
+		} else {
+			t.truncatingCount--
+		}
+	}
+	t.NoteChange(st)
+}
+
+// Carried is what the Fetch in flight carried for pid, read from its stamps (st: its state now,
+// nil if it left the thread, when the session handler kept them), and whether it carried pid.
+func (t *FetcherThread) Carried(pid int32, st *PartitionFetchState) (epoch int32, fetchOffset int64, ok bool) {
+	if st != nil {
+		return st.sentEpoch, st.sentOffset, st.sess.in
+	}
+	return t.session.GoneSent(pid)
+}
