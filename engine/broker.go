@@ -24,8 +24,8 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.resetMemory()
-		r.log.Recover(r.hwCheckpoint)
-		r.unflushed = r.log.UnflushedCount()
+		r.log.Recover(r.HWCheckpoint())
+		r.SetUnflushed(r.log.UnflushedCount())
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
@@ -70,7 +70,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
 				e.noteLogCut(r, r.log.LogEndOffset())
 			}
-			r.unflushed = 0
+			r.SetUnflushed(0)
 		}
 	}
 	e.forgetRequestsOf(b.id)
@@ -168,7 +168,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.log.Flush()
-		r.unflushed = 0
+		r.SetUnflushed(0)
 	}
 	e.checkpointHighWatermarks(b)
 	b.state = brokerDead
@@ -232,7 +232,7 @@ func (e *Engine) failDisk(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		e.sessionsChanged(r)
-		r.offline = true
+		r.SetOffline()
 		pids = append(pids, pid)
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)

@@ -31,7 +31,7 @@ func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
 // advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause), which the
 // narration names: the fetch that moved the HW is the moment a record becomes committed.
 func (e *Engine) advanceHW(r *replica, follower int32) bool {
-	if !r.isLeader() || r.offline {
+	if !r.isLeader() || r.Offline() {
 		return false
 	}
 	if e.era.minIsrGatesHW && len(r.isr.ISR()) < e.effectiveMinIsr(r.p) {
@@ -68,8 +68,7 @@ func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
 	if r.log.SetHighWatermark(leaderHW) != old {
 		e.hwChanged(r, old, "follower")
 	}
-	if !r.hwConfirmed {
-		r.hwConfirmed = true
+	if r.ConfirmHW() {
 		e.noteHWConfirmed(r)
 	}
 }
@@ -99,7 +98,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
 	if r.isr.IsInflight() || r.isr.InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
-	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
+	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
 	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.isr.ISR(), []int32{rr.Broker()}))
@@ -109,7 +108,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if !r.isLeader() || r.offline || r.isr.IsInflight() {
+		if !r.isLeader() || r.Offline() || r.isr.IsInflight() {
 			continue
 		}
 		var out []int32
@@ -154,7 +153,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
 		BrokerID: r.broker, BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.leaderEpoch,
-		PartitionEpoch: r.partitionEpoch, NewISR: r.isr.PendingISR()}}
+		PartitionEpoch: r.PartitionEpoch(), NewISR: r.isr.PendingISR()}}
 	e.send(m)
 	r.isr.Sent(m.ID)
 }
@@ -185,13 +184,13 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	}
 	switch resp.Error {
 	case ErrNone:
-		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.partitionEpoch {
+		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.PartitionEpoch() {
 			r.isr.WaitForMetadata()
 			return
 		}
 		e.sessionsChanged(r)
 		r.isr.Commit(resp.ISR)
-		r.partitionEpoch = resp.PartitionEpoch
+		r.SetPartitionEpoch(resp.PartitionEpoch)
 		if e.maybeIncrementHW(r) {
 			e.completeDelayedProduces(r)
 		}

@@ -20,9 +20,9 @@ import (
 // package's model) answers at once through the zookeeperAtOnce shortcut.
 func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p := r.p
-	w := e.zk.updateIsr(r.broker, p.pid, newISR, r.partitionEpoch)
+	w := e.zk.updateIsr(r.broker, p.pid, newISR, r.PartitionEpoch())
 	if !w.Written {
-		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, w.Version)
+		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.PartitionEpoch(), w.Version)
 		if !w.Connected {
 			why = "no ZooKeeper connection"
 		}
@@ -33,7 +33,7 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	}
 	e.sessionsChanged(r)
 	r.isr.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
-	r.partitionEpoch = w.Version
+	r.SetPartitionEpoch(w.Version)
 	e.noteISRChanged(p, w.Old, w.ISR)
 	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
 		ISR: w.ISR, Epoch: Some(int64(w.LeaderEpoch)), Reason: "leader " + verb,

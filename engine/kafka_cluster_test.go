@@ -253,8 +253,8 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	}
 	checkpoints := func(when string, want int64) {
 		t.Helper()
-		if r0.hwCheckpoint != want || r1.hwCheckpoint != want {
-			t.Errorf("%s: checkpoints %d and %d, want %d", when, r0.hwCheckpoint, r1.hwCheckpoint, want)
+		if r0.HWCheckpoint() != want || r1.HWCheckpoint() != want {
+			t.Errorf("%s: checkpoints %d and %d, want %d", when, r0.HWCheckpoint(), r1.HWCheckpoint(), want)
 		}
 	}
 

@@ -185,8 +185,8 @@ func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	}
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink")
 	wantHW(t, r, 10, "after the shrink")
-	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) || e.ctrl.LeaderEpoch(p.pid) != 5 || e.ctrl.PartitionEpoch(p.pid) != 2 || r.partitionEpoch != 2 {
-		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", e.ctrl.ISR(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid), r.partitionEpoch)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) || e.ctrl.LeaderEpoch(p.pid) != 5 || e.ctrl.PartitionEpoch(p.pid) != 2 || r.PartitionEpoch() != 2 {
+		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", e.ctrl.ISR(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid), r.PartitionEpoch())
 	}
 	// Someone else wrote the znode meanwhile: the leader's cached zkVersion is stale.
 	e.ctrl.SetStateForTest(p.pid, e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), e.ctrl.PartitionEpoch(p.pid)+1)

@@ -116,8 +116,8 @@ func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderE
 
 	ktFollow(e, p, 0, 2, 9, 2)
 	ktLead(e, p, 0, 10, []int32{0, 2}, 3)
-	if r.epochStartOffset != 5 {
-		t.Fatalf("epoch start offset %d, want 5", r.epochStartOffset)
+	if r.EpochStartOffset() != 5 {
+		t.Fatalf("epoch start offset %d, want 5", r.EpochStartOffset())
 	}
 	appendLeader(e, r, 2)
 	if r.log.LogEndOffset() != 7 {
@@ -165,8 +165,8 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	}
 	complete(t, e)
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the AlterPartition completed")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 	expands := eventsOf(e.events, EvISRChange, nil)
 	if len(expands) != 1 || len(eventsOf(e.events, EvISRPending, func(ev Event) bool { return ev.Reason == "shrink" })) != 0 {
@@ -199,8 +199,8 @@ func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 	complete(t, e)
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink completed")
 	wantHW(t, r, 10, "after the shrink completed")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 }
 
@@ -372,8 +372,8 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 			}
 			wasLeader := r.isLeader() && r.leaderEpoch == 5
 			ktLead(e, p, 0, 5, []int32{0}, 2)
-			if !wasLeader || r.epochStartOffset != 10 {
-				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.epochStartOffset)
+			if !wasLeader || r.EpochStartOffset() != 10 {
+				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.EpochStartOffset())
 			}
 			wantHW(t, r, tc.wantHW, "after makeLeader with ISR [0]")
 		})
@@ -397,11 +397,11 @@ func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
 	wantISR(t, r, []int32{0, 1, 2}, []int32{0, 1, 2}, "after the expansion")
 	wantHW(t, r, 2, "after both followers fetched at 2")
 
-	ktFollow(e, p, 0, 1, 9, r.partitionEpoch+1)
-	ktLead(e, p, 0, 10, []int32{0, 1, 2}, r.partitionEpoch+1)
-	if r.epochStartOffset != 5 || r.log.HighWatermark() != 2 {
+	ktFollow(e, p, 0, 1, 9, r.PartitionEpoch()+1)
+	ktLead(e, p, 0, 10, []int32{0, 1, 2}, r.PartitionEpoch()+1)
+	if r.EpochStartOffset() != 5 || r.log.HighWatermark() != 2 {
 		t.Errorf("after the re-election: epoch start %d, HW %d; want 5 > 2 (ListOffsets latest would be OFFSET_NOT_AVAILABLE)",
-			r.epochStartOffset, r.log.HighWatermark())
+			r.EpochStartOffset(), r.log.HighWatermark())
 	}
 	for _, f := range []int32{1, 2} {
 		followerFetch(e, p, f, 5, -1)
@@ -420,16 +420,16 @@ func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.
 	check := func(when string) {
 		t.Helper()
 		en := r.log.Cache().Entries()
-		if r.epochStartOffset != 0 || len(en) == 0 || en[len(en)-1].Epoch != 8 || en[len(en)-1].StartOffset != 0 {
-			t.Errorf("%s: epoch start %d, cache [%s]; want 0 and latest (8,0)", when, r.epochStartOffset, cacheString(r.log.Cache()))
+		if r.EpochStartOffset() != 0 || len(en) == 0 || en[len(en)-1].Epoch != 8 || en[len(en)-1].StartOffset != 0 {
+			t.Errorf("%s: epoch start %d, cache [%s]; want 0 and latest (8,0)", when, r.EpochStartOffset(), cacheString(r.log.Cache()))
 		}
 	}
 	check("after makeLeader(e8, partition epoch 1)")
 	appendLeader(e, r, 2)
 	ktLead(e, p, 0, 8, []int32{0, 1}, 2)
 	check("after makeLeader(e8, partition epoch 2)")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 }
 

@@ -288,9 +288,9 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 	switch {
 	case r == nil:
 		return ErrUnknownTopicOrPartition
-	case r.offline:
+	case r.Offline():
 		return ErrKafkaStorage
-	case !r.known:
+	case !r.Known():
 		return ErrNotLeaderOrFollower
 	case currentEpoch >= 0 && currentEpoch < r.leaderEpoch:
 		return ErrFencedLeaderEpoch
@@ -438,7 +438,7 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 // fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
 func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
-	if r == nil || !r.isLeader() || r.offline {
+	if r == nil || !r.isLeader() || r.Offline() {
 		return true, 0
 	}
 	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {

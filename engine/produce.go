@@ -52,10 +52,8 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 // caching r.
 func (e *Engine) afterAppend(r *replica, n int) {
 	e.sessionsChanged(r)
-	r.unflushed += int64(n)
-	if r.unflushed >= e.cfg.LogFlushIntervalMessages {
+	if r.Appended(int64(n), e.cfg.LogFlushIntervalMessages) {
 		r.log.Flush()
-		r.unflushed = 0
 	}
 }
 
@@ -70,7 +68,7 @@ func (e *Engine) completeDelayedProduces(r *replica) {
 		return
 	}
 	b := e.brokers[r.broker]
-	r.produces.TryComplete(r.offline, r.isLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+	r.produces.TryComplete(r.Offline(), r.isLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

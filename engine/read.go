@@ -211,8 +211,8 @@ func (r ReplicaInfo) LogStartOffset() int64   { return r.r.log.LogStartOffset() 
 func (r ReplicaInfo) LogEndOffset() int64     { return r.r.log.LogEndOffset() }
 func (r ReplicaInfo) HighWatermark() int64    { return r.r.log.HighWatermark() }
 func (r ReplicaInfo) RecoveryPoint() int64    { return r.r.log.RecoveryPoint() }
-func (r ReplicaInfo) HWCheckpoint() int64     { return r.r.hwCheckpoint }
-func (r ReplicaInfo) EpochStartOffset() int64 { return r.r.epochStartOffset }
+func (r ReplicaInfo) HWCheckpoint() int64     { return r.r.HWCheckpoint() }
+func (r ReplicaInfo) EpochStartOffset() int64 { return r.r.EpochStartOffset() }
 
 // EpochCache is the leader epoch cache's entries; Records the log's records.
 func (r ReplicaInfo) EpochCache() []commitlog.EpochEntry {
@@ -226,8 +226,8 @@ func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.
 // Down: the replica's broker is dead. Offline: its log directory failed. Known: a LeaderAndIsr
 // created it since its broker started. IsLeader: it leads.
 func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.broker].state == brokerDead }
-func (r ReplicaInfo) Offline() bool  { return r.r.offline }
-func (r ReplicaInfo) Known() bool    { return r.r.known }
+func (r ReplicaInfo) Offline() bool  { return r.r.Offline() }
+func (r ReplicaInfo) Known() bool    { return r.r.Known() }
 func (r ReplicaInfo) IsLeader() bool { return r.r.isLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).

@@ -14,13 +14,9 @@ import (
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
 func (r *replica) resetMemory() {
-	r.known = false
-	r.hwConfirmed = false
-	r.offline = false
+	r.ResetMemory() // known, offline, HW confirmed, partition epoch, epoch start offset
 	r.leader = -1
 	r.leaderEpoch = -1
-	r.partitionEpoch = -1
-	r.epochStartOffset = -1
 	r.isr.Commit(nil)
 	r.remotes = nil
 	r.watchers = nil
@@ -57,7 +53,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 		switch {
 		case r == nil || !slices.Contains(ps.Replicas, b.id):
 			errName = ErrUnknownTopicOrPartition
-		case r.offline:
+		case r.Offline():
 			errName = ErrKafkaStorage
 		case ps.LeaderEpoch > r.leaderEpoch:
 			if ps.Leader == b.id {
@@ -97,12 +93,12 @@ func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
 
 // makeLeader is Partition.makeLeader.
 func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
-	if ps.PartitionEpoch < r.partitionEpoch {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
 	}
 	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.isLeader()
-	r.known = true
+	r.Create()
 	r.isr.Commit(slices.Clone(ps.ISR))
 	if ps.LeaderEpoch > r.leaderEpoch {
 		start := r.log.LogEndOffset()
@@ -111,17 +107,16 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 		}
 		e.resetRemotes(r, ps, wasLeader, start)
 		r.leaderEpoch = ps.LeaderEpoch
-		r.epochStartOffset = start
+		r.SetEpochStartOffset(start)
 	}
-	r.partitionEpoch = ps.PartitionEpoch
+	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.leader = b.id
-	if !r.hwConfirmed {
-		r.hwConfirmed = true
+	if r.ConfirmHW() {
 		e.noteHWConfirmed(r)
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.epochStartOffset}})
+			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -160,7 +155,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
 			e.sessionsChanged(r)
-			r.known = true
+			r.Create()
 			continue
 		}
 		if e.makeFollower(b, r, *ps) {
@@ -200,7 +195,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 // leader (the controller removed a dead replica from the ISR, say) updates the epoch and clears the
 // ISR, and the fetcher goes on as it was.
 func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
-	if ps.PartitionEpoch < r.partitionEpoch {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return false
 	}
 	e.sessionsChanged(r) // before its follower state goes
@@ -209,14 +204,14 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	if !e.era.followerRestartsOnNewEpoch {
 		restart = r.leader != ps.Leader
 	}
-	r.known = true
+	r.Create()
 	if newEpoch || r.isLeader() {
-		r.hwConfirmed = false
+		r.UnconfirmHW()
 	}
 	r.leader = ps.Leader
 	r.leaderEpoch = ps.LeaderEpoch
-	r.epochStartOffset = -1
-	r.partitionEpoch = ps.PartitionEpoch
+	r.SetEpochStartOffset(-1)
+	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.isr.Commit(nil)
 	r.remotes = nil
 	if p := r.p; e.tracing() {
@@ -276,8 +271,8 @@ func (e *Engine) checkpointTask(b *broker) {
 func (e *Engine) checkpointHighWatermarks(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if r.known && !r.offline {
-			r.hwCheckpoint = r.log.HighWatermark()
+		if r.Known() && !r.Offline() {
+			r.CheckpointHW(r.log.HighWatermark())
 		}
 	}
 }

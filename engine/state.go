@@ -30,13 +30,11 @@ type replica struct {
 	// In memory: lost on a crash.
 	leader      int32
 	leaderEpoch int32
-	known       bool // a LeaderAndIsr created the Partition object since the broker started
-	offline     bool // the log directory failed
-	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
-	// has applied a fetch response in its current leader epoch). A HW recovered from the
-	// checkpoint after a restart is only a claim until then; committed-divergence is checked
-	// over the whole committed range when the HW becomes confirmed.
-	hwConfirmed bool
+	// Partition: known, offline, HW confirmed, partition epoch, epoch start offset, HW
+	// checkpoint, unflushed count. A HW recovered from the checkpoint after a restart is only a
+	// claim until confirmed; committed-divergence is checked over the whole committed range when
+	// the HW becomes confirmed.
+	brk.Partition
 
 	p *partition
 
@@ -51,17 +49,11 @@ type replica struct {
 	// its session) and produces
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
-	fetchSessions    []*fetchSession
-	produces         brk.ProducePurgatory
-	partitionEpoch   int32
-	epochStartOffset int64 // only while leader; -1 otherwise
-
-	// On disk (continued).
-	hwCheckpoint int64 // replication-offset-checkpoint
-	unflushed    int64 // records appended since the last flush
+	fetchSessions []*fetchSession
+	produces      brk.ProducePurgatory
 }
 
-func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
+func (r *replica) isLeader() bool { return r.Known() && r.leader == r.broker }
 
 func (r *replica) remote(b int32) *brk.Replica {
 	for i := range r.remotes {

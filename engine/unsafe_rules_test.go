@@ -93,7 +93,7 @@ func TestEpochStartRule(t *testing.T) {
 			r.log.AppendAsLeader(r.leaderEpoch, []int64{101, 102, 103, 104, 105})
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.
 			r.log.SetHighWatermark(1)
-			r.epochStartOffset = 5
+			r.SetEpochStartOffset(5)
 			r.isr.Commit([]int32{0, 2})
 			rr := r.remote(1)
 			rr.SetLogEndOffsetForTest(-1)

@@ -1,0 +1,82 @@
+package broker
+
+// Partition is the part of a broker's Partition object (Partition.scala, with its log's
+// checkpointed HW and flush count) that reads only its own state: whether a LeaderAndIsr created
+// it since the broker started (known), whether its log directory failed (offline), whether its
+// HW comes from the current leadership (HWConfirmed), the partition epoch (the zkVersion before
+// KIP-497's AlterPartition), the leader's epoch start offset, the HW checkpoint
+// (replication-offset-checkpoint) and the records appended since the last flush. The engine's
+// replica embeds it beside the log, the leader and its epoch, the followers, the ISR state and
+// the parked operations, which move here in later steps (docs/engine.md).
+type Partition struct {
+	known bool // a LeaderAndIsr created the Partition object since the broker started
+	// offline: the log directory failed.
+	offline bool
+	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
+	// has applied a fetch response in its current leader epoch). A HW recovered from the
+	// checkpoint after a restart is only a claim until then.
+	hwConfirmed      bool
+	partitionEpoch   int32
+	epochStartOffset int64 // only while leader; -1 otherwise
+	// On disk: survive a crash.
+	hwCheckpoint int64 // replication-offset-checkpoint
+	unflushed    int64 // records appended since the last flush
+}
+
+func (p *Partition) Known() bool             { return p.known }
+func (p *Partition) Offline() bool           { return p.offline }
+func (p *Partition) HWConfirmed() bool       { return p.hwConfirmed }
+func (p *Partition) PartitionEpoch() int32   { return p.partitionEpoch }
+func (p *Partition) EpochStartOffset() int64 { return p.epochStartOffset }
+func (p *Partition) HWCheckpoint() int64     { return p.hwCheckpoint }
+func (p *Partition) Unflushed() int64        { return p.unflushed }
+
+// ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
+// partition epoch or epoch start offset. The HW checkpoint and the unflushed count are on disk.
+func (p *Partition) ResetMemory() {
+	p.known, p.hwConfirmed, p.offline = false, false, false
+	p.partitionEpoch, p.epochStartOffset = -1, -1
+}
+
+// Create marks it created by a LeaderAndIsr (getOrCreatePartition).
+func (p *Partition) Create() { p.known = true }
+
+// SetOffline marks its log directory failed.
+func (p *Partition) SetOffline() { p.offline = true }
+
+// ConfirmHW marks its HW confirmed, and reports whether it was not before.
+func (p *Partition) ConfirmHW() bool {
+	if p.hwConfirmed {
+		return false
+	}
+	p.hwConfirmed = true
+	return true
+}
+
+// UnconfirmHW makes its HW a claim again (a follower at a new leader epoch, or a leader stepping
+// down).
+func (p *Partition) UnconfirmHW() { p.hwConfirmed = false }
+
+// SetPartitionEpoch caches the partition epoch (or zkVersion) a LeaderAndIsr or an ISR write
+// carried.
+func (p *Partition) SetPartitionEpoch(e int32) { p.partitionEpoch = e }
+
+// SetEpochStartOffset sets the leader's epoch start offset (-1: not leader).
+func (p *Partition) SetEpochStartOffset(o int64) { p.epochStartOffset = o }
+
+// CheckpointHW writes hw to the HW checkpoint.
+func (p *Partition) CheckpointHW(hw int64) { p.hwCheckpoint = hw }
+
+// SetUnflushed sets the count of records not yet flushed (at recovery, or 0 after a flush).
+func (p *Partition) SetUnflushed(n int64) { p.unflushed = n }
+
+// Appended counts n records appended, and reports whether the count reached flushInterval
+// (log.flush.interval.messages): the log flushes then, and the count starts over.
+func (p *Partition) Appended(n, flushInterval int64) bool {
+	p.unflushed += n
+	if p.unflushed < flushInterval {
+		return false
+	}
+	p.unflushed = 0
+	return true
+}

@@ -1,0 +1,43 @@
+package broker
+
+import "testing"
+
+// TestPartitionLife: a Partition created by a LeaderAndIsr, confirmed once, its epochs cached,
+// its appends counted toward a flush, its HW checkpointed, then a crash forgetting what is in
+// memory and keeping what is on disk.
+func TestPartitionLife(t *testing.T) {
+	var p Partition
+	p.ResetMemory()
+	if p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
+		t.Fatalf("reset partition: known %v offline %v confirmed %v epoch %d start %d", p.Known(), p.Offline(),
+			p.HWConfirmed(), p.PartitionEpoch(), p.EpochStartOffset())
+	}
+	p.Create()
+	p.SetPartitionEpoch(3)
+	p.SetEpochStartOffset(7)
+	if !p.ConfirmHW() || p.ConfirmHW() {
+		t.Fatal("ConfirmHW reports a change only the first time")
+	}
+	p.UnconfirmHW()
+	if p.HWConfirmed() || !p.ConfirmHW() {
+		t.Fatal("an unconfirmed HW confirms again")
+	}
+	if p.Appended(2, 3) || !p.Appended(1, 3) || p.Unflushed() != 0 {
+		t.Fatalf("appends 2 then 1 against an interval of 3 flush at the second (unflushed %d)", p.Unflushed())
+	}
+	if p.Appended(2, 3) || p.Unflushed() != 2 {
+		t.Fatalf("unflushed %d, want 2", p.Unflushed())
+	}
+	p.CheckpointHW(5)
+	p.SetOffline()
+	if !p.Known() || !p.Offline() || p.PartitionEpoch() != 3 || p.EpochStartOffset() != 7 {
+		t.Fatal("state lost before the crash")
+	}
+	p.ResetMemory()
+	if p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
+		t.Fatal("a crash keeps what is in memory")
+	}
+	if p.HWCheckpoint() != 5 || p.Unflushed() != 2 {
+		t.Fatalf("a crash lost what is on disk: checkpoint %d unflushed %d", p.HWCheckpoint(), p.Unflushed())
+	}
+}
