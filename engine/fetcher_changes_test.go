@@ -156,13 +156,13 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	for i := range 3 {
 		appendLeader(s.e, leader(i), 2)
 	}
-	restart(0, follower(0).leaderEpoch+1)
+	restart(0, follower(0).LeaderEpoch()+1)
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid, s.parts[2].pid})
-	restart(1, follower(1).leaderEpoch)
+	restart(1, follower(1).LeaderEpoch())
 	leader(3).log.SetLogStartOffset(2)
 	s.e.sessionsChanged(leader(3))
-	leader(4).leaderEpoch++ // quietly: the session's partition stays clean
-	restart(4, leader(4).leaderEpoch)
+	leader(4).SetLeaderEpoch(leader(4).LeaderEpoch() + 1) // quietly: the session's partition stays clean
+	restart(4, leader(4).LeaderEpoch())
 	for range 4 {
 		s.doWork(t)
 	}
@@ -201,7 +201,7 @@ func TestFollowerChangesInFlight(t *testing.T) {
 		if m := ev.Message; m != nil && m.Fetch != nil && m.From == 1 {
 			for _, fp := range m.Fetch.Partitions {
 				sentStart = sentStart || (fp.Partition == 3 && fp.LogStartOffset == 2)
-				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.parts[4].replicaOn(0).leaderEpoch)
+				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.parts[4].replicaOn(0).LeaderEpoch())
 			}
 		}
 	}

@@ -121,7 +121,7 @@ func TestControllerKeepsQueueWhileDisconnected(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("broker 1 never followed the new leader: %v", res.Failures)
 	}
-	if r := e.partitions[0].replicaOn(1); r.leaderEpoch != 1 || r.isLeader() {
-		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 1", r.leaderEpoch, r.isLeader())
+	if r := e.partitions[0].replicaOn(1); r.LeaderEpoch() != 1 || r.IsLeader() {
+		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 1", r.LeaderEpoch(), r.IsLeader())
 	}
 }

@@ -31,7 +31,7 @@ func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
 // advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause), which the
 // narration names: the fetch that moved the HW is the moment a record becomes committed.
 func (e *Engine) advanceHW(r *replica, follower int32) bool {
-	if !r.isLeader() || r.Offline() {
+	if !r.IsLeader() || r.Offline() {
 		return false
 	}
 	if e.era.minIsrGatesHW && len(r.isr.ISR()) < e.effectiveMinIsr(r.p) {
@@ -82,7 +82,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 	now := r.log.HighWatermark()
 	p := r.p
 	if e.tracing() {
-		ev := Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+		ev := Event{Type: EvHighWatermark, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
 		if rr := r.remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
@@ -108,7 +108,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if !r.isLeader() || r.Offline() || r.isr.IsInflight() {
+		if !r.IsLeader() || r.Offline() || r.isr.IsInflight() {
 			continue
 		}
 		var out []int32
@@ -137,22 +137,22 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 	}
 	r.isr.Prepare(expand, ids, newISR)
 	p := r.p
-	e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+	e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		OldISR: r.isr.ISR(), ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.broker, verb, p.name(), r.isr.ISR(), newISR)})
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.Broker(), verb, p.name(), r.isr.ISR(), newISR)})
 	e.sendAlterPartition(r)
 }
 
 func (e *Engine) sendAlterPartition(r *replica) {
-	b := e.brokers[r.broker]
+	b := e.brokers[r.Broker()]
 	to := e.metadata.activeController()
 	if to < 0 {
 		// No controller: try again later.
-		e.schedule(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
+		e.schedule(alterPartitionResend{e.timer(e.brokers[r.Broker()]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
 	}
-	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
-		BrokerID: r.broker, BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.leaderEpoch,
+	m := &Message{Type: MsgAlterPartition, From: r.Broker(), To: to, AlterPartition: &AlterPartitionRequest{
+		BrokerID: r.Broker(), BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.LeaderEpoch(),
 		PartitionEpoch: r.PartitionEpoch(), NewISR: r.isr.PendingISR()}}
 	e.send(m)
 	r.isr.Sent(m.ID)
@@ -160,7 +160,7 @@ func (e *Engine) sendAlterPartition(r *replica) {
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 	r := b.replicaOf(pid)
-	if r == nil || !r.isLeader() || !r.isr.IsInflight() || r.isr.Stuck() || r.isr.InFlight() != 0 {
+	if r == nil || !r.IsLeader() || !r.isr.IsInflight() || r.isr.Stuck() || r.isr.InFlight() != 0 {
 		return
 	}
 	e.sendAlterPartition(r)
@@ -184,7 +184,7 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	}
 	switch resp.Error {
 	case ErrNone:
-		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.PartitionEpoch() {
+		if resp.LeaderEpoch != r.LeaderEpoch() || resp.PartitionEpoch < r.PartitionEpoch() {
 			r.isr.WaitForMetadata()
 			return
 		}

@@ -82,10 +82,10 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	caches := func(step string, leader *replica, wantLeader string, follower *replica, wantFollower string) {
 		t.Helper()
 		if got := epochsOf(leader); got != wantLeader {
-			t.Errorf("%s: leader %d epoch cache [%s], want [%s]", step, leader.broker, got, wantLeader)
+			t.Errorf("%s: leader %d epoch cache [%s], want [%s]", step, leader.Broker(), got, wantLeader)
 		}
 		if got := epochsOf(follower); got != wantFollower {
-			t.Errorf("%s: follower %d epoch cache [%s], want [%s]", step, follower.broker, got, wantFollower)
+			t.Errorf("%s: follower %d epoch cache [%s], want [%s]", step, follower.Broker(), got, wantFollower)
 		}
 	}
 

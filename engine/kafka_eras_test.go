@@ -76,9 +76,9 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			e.becomeLeaderOrFollower(b1, req)
 			// A restarted fetcher holds the partition in the new epoch; one left alone, in the old.
 			f := fetcherOfPartition(b1, p)
-			restarted := f != nil && f.State(p.pid).Epoch() == r1.leaderEpoch
-			if r1.leaderEpoch != e.ctrl.LeaderEpoch(p.pid)+1 {
-				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.leaderEpoch, e.ctrl.LeaderEpoch(p.pid)+1)
+			restarted := f != nil && f.State(p.pid).Epoch() == r1.LeaderEpoch()
+			if r1.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid)+1 {
+				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.LeaderEpoch(), e.ctrl.LeaderEpoch(p.pid)+1)
 			}
 			if restarted != tc.restart {
 				t.Fatalf("fetcher restarted: %v, want %v", restarted, tc.restart)

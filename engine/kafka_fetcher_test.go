@@ -73,7 +73,7 @@ func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int
 	if s.e.era.truncateOnFetch {
 		last, truncating = lastFetchedEpoch, false
 	}
-	st := brk.NewPartitionFetchState(s.p.pid, s.follower.leaderEpoch, fetchOffset, last, truncating)
+	st := brk.NewPartitionFetchState(s.p.pid, s.follower.LeaderEpoch(), fetchOffset, last, truncating)
 	s.e.addFetcher(s.b, 0, st)
 	s.f = fetcherOfPartition(s.b, s.p)
 	if s.f == nil {

@@ -370,7 +370,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 			if r.log.LogEndOffset() != 20 {
 				t.Fatalf("LEO %d, want 20", r.log.LogEndOffset())
 			}
-			wasLeader := r.isLeader() && r.leaderEpoch == 5
+			wasLeader := r.IsLeader() && r.LeaderEpoch() == 5
 			ktLead(e, p, 0, 5, []int32{0}, 2)
 			if !wasLeader || r.EpochStartOffset() != 10 {
 				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.EpochStartOffset())

@@ -11,7 +11,7 @@ func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, mi
 	m := &Message{Type: MsgFetch, From: follower, To: e.ctrl.Leader(p.pid), Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		SessionEpoch: FinalEpoch, // a sessionless (full) fetch
-		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
+		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.LeaderEpoch(),
 			LastFetchedEpoch: r.log.Cache().Latest()}}}}
 	e.send(m)
 	return m

@@ -292,11 +292,11 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 		return ErrKafkaStorage
 	case !r.Known():
 		return ErrNotLeaderOrFollower
-	case currentEpoch >= 0 && currentEpoch < r.leaderEpoch:
+	case currentEpoch >= 0 && currentEpoch < r.LeaderEpoch():
 		return ErrFencedLeaderEpoch
-	case currentEpoch >= 0 && currentEpoch > r.leaderEpoch:
+	case currentEpoch >= 0 && currentEpoch > r.LeaderEpoch():
 		return ErrUnknownLeaderEpoch
-	case !r.isLeader():
+	case !r.IsLeader():
 		return ErrNotLeaderOrFollower
 	case replicaID != ClientNode && r.remote(replicaID) == nil: // getReplicaOrException
 		if currentEpoch >= 0 {
@@ -438,10 +438,10 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 // fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
 func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
-	if r == nil || !r.isLeader() || r.Offline() {
+	if r == nil || !r.IsLeader() || r.Offline() {
 		return true, 0
 	}
-	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {
+	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.LeaderEpoch() {
 		return true, 0
 	}
 	leo := r.log.LogEndOffset()

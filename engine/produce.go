@@ -22,10 +22,10 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		e.respondProduce(b, m, errName, -1)
 		return
 	}
-	base := r.log.AppendAsLeader(r.leaderEpoch, req.RecordIDs)
+	base := r.log.AppendAsLeader(r.LeaderEpoch(), req.RecordIDs)
 	if e.tracing() {
 		e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
-			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.leaderEpoch)),
+			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
 			render: describeAppend})
 	}
 	e.afterAppend(r, len(req.RecordIDs))
@@ -67,8 +67,8 @@ func (e *Engine) completeDelayedProduces(r *replica) {
 	if r.produces.Len() == 0 {
 		return
 	}
-	b := e.brokers[r.broker]
-	r.produces.TryComplete(r.Offline(), r.isLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+	b := e.brokers[r.Broker()]
+	r.produces.TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

@@ -205,8 +205,8 @@ type ReplicaInfo struct {
 
 // Broker, LeaderEpoch and the log's offsets; HWCheckpoint is the HW on disk, EpochStartOffset the
 // leader's start offset of its epoch (-1 unless leader).
-func (r ReplicaInfo) Broker() int32           { return r.r.broker }
-func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.leaderEpoch }
+func (r ReplicaInfo) Broker() int32           { return r.r.Broker() }
+func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.LeaderEpoch() }
 func (r ReplicaInfo) LogStartOffset() int64   { return r.r.log.LogStartOffset() }
 func (r ReplicaInfo) LogEndOffset() int64     { return r.r.log.LogEndOffset() }
 func (r ReplicaInfo) HighWatermark() int64    { return r.r.log.HighWatermark() }
@@ -225,10 +225,10 @@ func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.
 
 // Down: the replica's broker is dead. Offline: its log directory failed. Known: a LeaderAndIsr
 // created it since its broker started. IsLeader: it leads.
-func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.broker].state == brokerDead }
+func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.Broker()].state == brokerDead }
 func (r ReplicaInfo) Offline() bool  { return r.r.Offline() }
 func (r ReplicaInfo) Known() bool    { return r.r.Known() }
-func (r ReplicaInfo) IsLeader() bool { return r.r.isLeader() }
+func (r ReplicaInfo) IsLeader() bool { return r.r.IsLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).
 func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr.ISR()) }

@@ -14,9 +14,7 @@ import (
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
 func (r *replica) resetMemory() {
-	r.ResetMemory() // known, offline, HW confirmed, partition epoch, epoch start offset
-	r.leader = -1
-	r.leaderEpoch = -1
+	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset
 	r.isr.Commit(nil)
 	r.remotes = nil
 	r.watchers = nil
@@ -55,7 +53,7 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 			errName = ErrUnknownTopicOrPartition
 		case r.Offline():
 			errName = ErrKafkaStorage
-		case ps.LeaderEpoch > r.leaderEpoch:
+		case ps.LeaderEpoch > r.LeaderEpoch():
 			if ps.Leader == b.id {
 				leaders = append(leaders, ps)
 			} else {
@@ -97,26 +95,26 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 		return
 	}
 	e.sessionsChanged(r) // before resetRemotes
-	wasLeader := r.isLeader()
+	wasLeader := r.IsLeader()
 	r.Create()
 	r.isr.Commit(slices.Clone(ps.ISR))
-	if ps.LeaderEpoch > r.leaderEpoch {
+	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.log.LogEndOffset()
 		if e.era.assignEpochOnElection {
 			r.log.Cache().Assign(ps.LeaderEpoch, start)
 		}
 		e.resetRemotes(r, ps, wasLeader, start)
-		r.leaderEpoch = ps.LeaderEpoch
+		r.SetLeaderEpoch(ps.LeaderEpoch)
 		r.SetEpochStartOffset(start)
 	}
 	r.SetPartitionEpoch(ps.PartitionEpoch)
-	r.leader = b.id
+	r.SetLeader(b.id)
 	if r.ConfirmHW() {
 		e.noteHWConfirmed(r)
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
+			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -129,7 +127,7 @@ func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, 
 	old := r.remotes
 	r.remotes = r.remotes[:0:0]
 	for _, h := range r.p.hosts {
-		if h == r.broker {
+		if h == r.Broker() {
 			continue
 		}
 		inISR := slices.Contains(ps.ISR, h)
@@ -199,24 +197,24 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 		return false
 	}
 	e.sessionsChanged(r) // before its follower state goes
-	newEpoch := ps.LeaderEpoch > r.leaderEpoch
+	newEpoch := ps.LeaderEpoch > r.LeaderEpoch()
 	restart := newEpoch
 	if !e.era.followerRestartsOnNewEpoch {
-		restart = r.leader != ps.Leader
+		restart = r.Leader() != ps.Leader
 	}
 	r.Create()
-	if newEpoch || r.isLeader() {
+	if newEpoch || r.IsLeader() {
 		r.UnconfirmHW()
 	}
-	r.leader = ps.Leader
-	r.leaderEpoch = ps.LeaderEpoch
+	r.SetLeader(ps.Leader)
+	r.SetLeaderEpoch(ps.LeaderEpoch)
 	r.SetEpochStartOffset(-1)
 	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.isr.Commit(nil)
 	r.remotes = nil
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-			Epoch: Some(int64(r.leaderEpoch)), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
+			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
 	}
 	return restart
 }
@@ -257,9 +255,9 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
 	p := r.p
 	to := r.log.LogEndOffset()
-	e.emit(Event{Type: EvTruncate, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+	e.emit(Event{Type: EvTruncate, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
-		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.broker, p.name(), oldLEO, to, len(cut), reason)})
+		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.Broker(), p.name(), oldLEO, to, len(cut), reason)})
 }
 
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.

@@ -25,15 +25,11 @@ type offsetID = clients.OffsetID
 type replica struct {
 	// Fields are ordered for the leader's per-partition fetch path: what it reads first shares
 	// the first cache lines.
-	broker int32
-
-	// In memory: lost on a crash.
-	leader      int32
-	leaderEpoch int32
-	// Partition: known, offline, HW confirmed, partition epoch, epoch start offset, HW
-	// checkpoint, unflushed count. A HW recovered from the checkpoint after a restart is only a
-	// claim until confirmed; committed-divergence is checked over the whole committed range when
-	// the HW becomes confirmed.
+	//
+	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
+	// partition epoch, epoch start offset, HW checkpoint, unflushed count. A HW recovered from
+	// the checkpoint after a restart is only a claim until confirmed; committed-divergence is
+	// checked over the whole committed range when the HW becomes confirmed.
 	brk.Partition
 
 	p *partition
@@ -41,7 +37,7 @@ type replica struct {
 	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
 	log commitlog.Log
 
-	// In memory (continued).
+	// In memory: lost on a crash.
 	remotes []brk.Replica // follower state, leader only, in hosts order without self
 	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
 	isr brk.PartitionState
@@ -52,8 +48,6 @@ type replica struct {
 	fetchSessions []*fetchSession
 	produces      brk.ProducePurgatory
 }
-
-func (r *replica) isLeader() bool { return r.Known() && r.leader == r.broker }
 
 func (r *replica) remote(b int32) *brk.Replica {
 	for i := range r.remotes {

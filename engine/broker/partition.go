@@ -1,15 +1,20 @@
 package broker
 
 // Partition is the part of a broker's Partition object (Partition.scala, with its log's
-// checkpointed HW and flush count) that reads only its own state: whether a LeaderAndIsr created
+// checkpointed HW and flush count) that reads only its own state: the broker holding it, the
+// leader and leader epoch it knows, whether a LeaderAndIsr created
 // it since the broker started (known), whether its log directory failed (offline), whether its
 // HW comes from the current leadership (HWConfirmed), the partition epoch (the zkVersion before
 // KIP-497's AlterPartition), the leader's epoch start offset, the HW checkpoint
 // (replication-offset-checkpoint) and the records appended since the last flush. The engine's
-// replica embeds it beside the log, the leader and its epoch, the followers, the ISR state and
-// the parked operations, which move here in later steps (docs/engine.md).
+// replica embeds it first (the leader's per-partition fetch path reads these first) beside the
+// log, the followers, the ISR state and the parked operations, which move here in later steps
+// (docs/engine.md).
 type Partition struct {
-	known bool // a LeaderAndIsr created the Partition object since the broker started
+	broker      int32 // the broker holding this replica (localBrokerId)
+	leader      int32 // -1: none known
+	leaderEpoch int32
+	known       bool // a LeaderAndIsr created the Partition object since the broker started
 	// offline: the log directory failed.
 	offline bool
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
@@ -23,6 +28,25 @@ type Partition struct {
 	unflushed    int64 // records appended since the last flush
 }
 
+// NewPartition is broker b's replica of a partition, before any LeaderAndIsr (ResetMemory).
+func NewPartition(b int32) Partition {
+	p := Partition{broker: b}
+	p.ResetMemory()
+	return p
+}
+
+func (p *Partition) Broker() int32      { return p.broker }
+func (p *Partition) Leader() int32      { return p.leader }
+func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
+
+// IsLeader reports whether this replica leads (a LeaderAndIsr created it with itself as leader).
+func (p *Partition) IsLeader() bool { return p.known && p.leader == p.broker }
+
+// SetLeader and SetLeaderEpoch record the leader and leader epoch a LeaderAndIsr carried
+// (makeLeader, makeFollower).
+func (p *Partition) SetLeader(b int32)      { p.leader = b }
+func (p *Partition) SetLeaderEpoch(e int32) { p.leaderEpoch = e }
+
 func (p *Partition) Known() bool             { return p.known }
 func (p *Partition) Offline() bool           { return p.offline }
 func (p *Partition) HWConfirmed() bool       { return p.hwConfirmed }
@@ -32,9 +56,11 @@ func (p *Partition) HWCheckpoint() int64     { return p.hwCheckpoint }
 func (p *Partition) Unflushed() int64        { return p.unflushed }
 
 // ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
-// partition epoch or epoch start offset. The HW checkpoint and the unflushed count are on disk.
+// leader, leader epoch, partition epoch or epoch start offset. The HW checkpoint and the
+// unflushed count are on disk.
 func (p *Partition) ResetMemory() {
 	p.known, p.hwConfirmed, p.offline = false, false, false
+	p.leader, p.leaderEpoch = -1, -1
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
 

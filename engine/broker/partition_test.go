@@ -2,17 +2,28 @@ package broker
 
 import "testing"
 
-// TestPartitionLife: a Partition created by a LeaderAndIsr, confirmed once, its epochs cached,
+// TestPartitionLife: a Partition created by a LeaderAndIsr (leading, then following), confirmed once, its epochs cached,
 // its appends counted toward a flush, its HW checkpointed, then a crash forgetting what is in
 // memory and keeping what is on disk.
 func TestPartitionLife(t *testing.T) {
-	var p Partition
-	p.ResetMemory()
-	if p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
+	p := NewPartition(2)
+	if p.Broker() != 2 || p.Leader() != -1 || p.LeaderEpoch() != -1 || p.IsLeader() || p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
 		t.Fatalf("reset partition: known %v offline %v confirmed %v epoch %d start %d", p.Known(), p.Offline(),
 			p.HWConfirmed(), p.PartitionEpoch(), p.EpochStartOffset())
 	}
+	p.SetLeader(2)
+	if p.IsLeader() {
+		t.Fatal("a replica leads before a LeaderAndIsr created it")
+	}
 	p.Create()
+	p.SetLeaderEpoch(4)
+	if !p.IsLeader() || p.LeaderEpoch() != 4 {
+		t.Fatalf("created with itself as leader at epoch 4: leads %v, epoch %d", p.IsLeader(), p.LeaderEpoch())
+	}
+	p.SetLeader(1)
+	if p.IsLeader() {
+		t.Fatal("a follower leads")
+	}
 	p.SetPartitionEpoch(3)
 	p.SetEpochStartOffset(7)
 	if !p.ConfirmHW() || p.ConfirmHW() {
@@ -34,7 +45,7 @@ func TestPartitionLife(t *testing.T) {
 		t.Fatal("state lost before the crash")
 	}
 	p.ResetMemory()
-	if p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
+	if p.Known() || p.Offline() || p.HWConfirmed() || p.Leader() != -1 || p.LeaderEpoch() != -1 || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
 		t.Fatal("a crash keeps what is in memory")
 	}
 	if p.HWCheckpoint() != 5 || p.Unflushed() != 2 {
