@@ -63,7 +63,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.watchers = nil
-		r.produces.Clear()
+		r.Produces().Clear()
 		if loseUnflushed {
 			oldLEO := r.log.LogEndOffset()
 			if lost := r.log.LosePageCache(); len(lost) > 0 {
@@ -177,7 +177,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.watchers = nil
-		r.produces.Clear()
+		r.Produces().Clear()
 	}
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "controlled shutdown",
 		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", b.id)})

@@ -38,8 +38,8 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
 	cand := r.log.LogEndOffset()
-	for i := range r.remotes {
-		rr := &r.remotes[i]
+	for i := range r.Remotes() {
+		rr := &r.Remotes()[i]
 		if rr.LogEndOffset() >= cand {
 			continue
 		}
@@ -84,7 +84,7 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 	if e.tracing() {
 		ev := Event{Type: EvHighWatermark, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
-		if rr := r.remote(follower); follower >= 0 && rr != nil {
+		if rr := r.Remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
 			ev.arg[0] = rr.LogEndOffset()
 		}
@@ -113,7 +113,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 		}
 		var out []int32
 		for _, id := range r.isr.ISR() {
-			if rr := r.remote(id); rr != nil && !e.caughtUp(r, rr) {
+			if rr := r.Remote(id); rr != nil && !e.caughtUp(r, rr) {
 				out = append(out, id)
 			}
 		}

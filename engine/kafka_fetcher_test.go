@@ -56,7 +56,7 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 	ktLead(e, p, 0, c.leaderEpoch, replicas, 1)
 	s.leader.log.SetHighWatermark(c.leaderHW)
 	if c.pin >= 0 {
-		s.leader.remote(2).SetLogEndOffsetForTest(c.pin)
+		s.leader.Remote(2).SetLogEndOffsetForTest(c.pin)
 	}
 	s.follower.log = logOf(t, c.followerLog)
 	s.follower.log.SetHighWatermark(c.followerHW)

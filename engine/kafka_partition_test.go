@@ -143,7 +143,7 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	r.log = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0}, 1)
-	rr := r.remote(1)
+	rr := r.Remote(1)
 	if rr.LastCaughtUpTime() != brk.Never || rr.LogEndOffset() != -1 {
 		t.Fatalf("follower 1 after makeLeader: lastCaughtUp %d, LEO %d; want never (Kafka: 0), -1", rr.LastCaughtUpTime(), rr.LogEndOffset())
 	}
@@ -218,7 +218,7 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	t.Run("testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp", func(t *testing.T) {
 		e, p, r := leader2(t, nil, 10)
 		t0 := e.now
-		rr := r.remote(1)
+		rr := r.Remote(1)
 		runFor(t, e, 5000)
 		followerFetch(e, p, 1, 5, -1)
 		if rr.LastCaughtUpTime() != t0 {
@@ -294,7 +294,7 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	seedLog(e, r, 6, 4)
 	t0 := e.now
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
-	rr := r.remote(1)
+	rr := r.Remote(1)
 	if rr.LastCaughtUpTime() != t0 || rr.LogEndOffset() != -1 || rr.LogStartOffset() != -1 {
 		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d, logStart %d; want t0, -1, -1", rr.LastCaughtUpTime()-t0, rr.LogEndOffset(), rr.LogStartOffset())
 	}

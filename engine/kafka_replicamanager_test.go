@@ -68,7 +68,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 		e.produce(p, 1, -1)
 		runFor(t, e, 5)
-		if n := p.replicaOn(0).produces.Len(); n != 1 {
+		if n := p.replicaOn(0).Produces().Len(); n != 1 {
 			t.Fatalf("%d produces in purgatory, want 1", n)
 		}
 		// The controller moves leadership to broker 1 in epoch 1; broker 0 gets the LeaderAndIsr.

@@ -298,7 +298,7 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 		return ErrUnknownLeaderEpoch
 	case !r.IsLeader():
 		return ErrNotLeaderOrFollower
-	case replicaID != ClientNode && r.remote(replicaID) == nil: // getReplicaOrException
+	case replicaID != ClientNode && r.Remote(replicaID) == nil: // getReplicaOrException
 		if currentEpoch >= 0 {
 			return ErrUnknownLeaderEpoch
 		}
@@ -310,7 +310,7 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 // updateFollowerFetchState is Replica.updateFetchState: a fetch at offset f
 // while the leader's LEO is leo.
 func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStart, leo int64, brokerEpoch int64) {
-	rr := r.remote(follower)
+	rr := r.Remote(follower)
 	if rr == nil {
 		return
 	}

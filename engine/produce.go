@@ -40,7 +40,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		e.respondProduce(b, m, ErrNone, base)
 	default:
 		dp := brk.NewDelayedProduce(m, base, len(req.RecordIDs))
-		r.produces.Add(dp)
+		r.Produces().Add(dp)
 		e.completeDelayedProduces(r)
 		if !dp.Done() {
 			e.schedule(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
@@ -64,11 +64,11 @@ func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base 
 
 // completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r.
 func (e *Engine) completeDelayedProduces(r *replica) {
-	if r.produces.Len() == 0 {
+	if r.Produces().Len() == 0 {
 		return
 	}
 	b := e.brokers[r.Broker()]
-	r.produces.TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

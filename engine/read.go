@@ -256,16 +256,16 @@ type FollowerInfo struct {
 
 // Followers returns the leader's remote replica states, in assignment order.
 func (r ReplicaInfo) Followers() []FollowerInfo {
-	out := make([]FollowerInfo, len(r.r.remotes))
-	for i := range r.r.remotes {
-		out[i] = r.follower(&r.r.remotes[i])
+	out := make([]FollowerInfo, len(r.r.Remotes()))
+	for i := range r.r.Remotes() {
+		out[i] = r.follower(&r.r.Remotes()[i])
 	}
 	return out
 }
 
 // Follower returns what the leader knows of broker b, false if b is not a follower.
 func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
-	rr := r.r.remote(b)
+	rr := r.r.Remote(b)
 	if rr == nil {
 		return FollowerInfo{}, false
 	}

@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
@@ -14,11 +12,9 @@ import (
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
 func (r *replica) resetMemory() {
-	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset
+	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, produces
 	r.isr.Commit(nil)
-	r.remotes = nil
 	r.watchers = nil
-	r.produces.Clear()
 	r.fetchSessions = nil
 }
 
@@ -124,24 +120,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 
 // resetRemotes resets the follower state on a new leader epoch.
 func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
-	old := r.remotes
-	r.remotes = r.remotes[:0:0]
-	for _, h := range r.p.hosts {
-		if h == r.Broker() {
-			continue
-		}
-		inISR := slices.Contains(ps.ISR, h)
-		rr := brk.NewReplica(h)
-		if wasLeader {
-			for _, o := range old {
-				if o.Broker() == h {
-					rr = o
-				}
-			}
-		}
-		rr.ResetReplicaState(e.now, start, !wasLeader, inISR)
-		r.remotes = append(r.remotes, rr)
-	}
+	r.ResetRemotes(e.now, r.p.hosts, ps.ISR, wasLeader, start)
 }
 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
@@ -211,7 +190,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.SetEpochStartOffset(-1)
 	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.isr.Commit(nil)
-	r.remotes = nil
+	r.ClearRemotes()
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
 			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})

@@ -27,9 +27,10 @@ type replica struct {
 	// the first cache lines.
 	//
 	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
-	// partition epoch, epoch start offset, HW checkpoint, unflushed count. A HW recovered from
-	// the checkpoint after a restart is only a claim until confirmed; committed-divergence is
-	// checked over the whole committed range when the HW becomes confirmed.
+	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the followers' state
+	// and the parked produces. A HW recovered from the checkpoint after a restart is only a
+	// claim until confirmed; committed-divergence is checked over the whole committed range when
+	// the HW becomes confirmed.
 	brk.Partition
 
 	p *partition
@@ -38,24 +39,13 @@ type replica struct {
 	log commitlog.Log
 
 	// In memory: lost on a crash.
-	remotes []brk.Replica // follower state, leader only, in hosts order without self
 	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
 	isr brk.PartitionState
-	// parked operations on this leader replica: full fetches (an incremental fetch waits through
-	// its session) and produces
+	// parked full fetches on this leader replica (an incremental fetch waits through its
+	// session); the parked produces are Partition's
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
 	fetchSessions []*fetchSession
-	produces      brk.ProducePurgatory
-}
-
-func (r *replica) remote(b int32) *brk.Replica {
-	for i := range r.remotes {
-		if r.remotes[i].Broker() == b {
-			return &r.remotes[i]
-		}
-	}
-	return nil
 }
 
 type brokerState uint8

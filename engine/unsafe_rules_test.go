@@ -95,7 +95,7 @@ func TestEpochStartRule(t *testing.T) {
 			r.log.SetHighWatermark(1)
 			r.SetEpochStartOffset(5)
 			r.isr.Commit([]int32{0, 2})
-			rr := r.remote(1)
+			rr := r.Remote(1)
 			rr.SetLogEndOffsetForTest(-1)
 			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
 			joined := r.isr.Expanding() && slices.Contains(r.isr.PendingISR(), 1)

@@ -1,5 +1,7 @@
 package broker
 
+import "slices"
+
 // Partition is the part of a broker's Partition object (Partition.scala, with its log's
 // checkpointed HW and flush count) that reads only its own state: the broker holding it, the
 // leader and leader epoch it knows, whether a LeaderAndIsr created
@@ -26,6 +28,10 @@ type Partition struct {
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
 	unflushed    int64 // records appended since the last flush
+
+	// In memory (continued).
+	remotes  []Replica // the followers' state, leader only, in assignment order without self
+	produces ProducePurgatory
 }
 
 // NewPartition is broker b's replica of a partition, before any LeaderAndIsr (ResetMemory).
@@ -56,11 +62,13 @@ func (p *Partition) HWCheckpoint() int64     { return p.hwCheckpoint }
 func (p *Partition) Unflushed() int64        { return p.unflushed }
 
 // ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
-// leader, leader epoch, partition epoch or epoch start offset. The HW checkpoint and the
-// unflushed count are on disk.
+// leader, leader epoch, partition epoch or epoch start offset, no followers' state and no
+// parked produces. The HW checkpoint and the unflushed count are on disk.
 func (p *Partition) ResetMemory() {
 	p.known, p.hwConfirmed, p.offline = false, false, false
 	p.leader, p.leaderEpoch = -1, -1
+	p.remotes = nil
+	p.produces.Clear()
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
 
@@ -106,3 +114,48 @@ func (p *Partition) Appended(n, flushInterval int64) bool {
 	p.unflushed = 0
 	return true
 }
+
+// Remotes are the followers' state (leader only), in assignment order without this broker.
+func (p *Partition) Remotes() []Replica { return p.remotes }
+
+// Remote is follower b's state, nil if b is not a follower of this leader
+// (getReplicaOrException).
+func (p *Partition) Remote(b int32) *Replica {
+	for i := range p.remotes {
+		if p.remotes[i].broker == b {
+			return &p.remotes[i]
+		}
+	}
+	return nil
+}
+
+// ClearRemotes forgets the followers' state (a follower keeps none).
+func (p *Partition) ClearRemotes() { p.remotes = nil }
+
+// ResetRemotes is makeLeader's reset of the followers' state on a new leader epoch: one Replica
+// for each of hosts but this broker, in their order, kept from the previous epoch if this broker
+// led it (wasLeader), reset at now with the epoch starting at start (ResetReplicaState; a
+// follower in isr counts as caught up when this broker did not lead before).
+func (p *Partition) ResetRemotes(now int64, hosts, isr []int32, wasLeader bool, start int64) {
+	old := p.remotes
+	p.remotes = p.remotes[:0:0]
+	for _, h := range hosts {
+		if h == p.broker {
+			continue
+		}
+		inISR := slices.Contains(isr, h)
+		rr := NewReplica(h)
+		if wasLeader {
+			for _, o := range old {
+				if o.broker == h {
+					rr = o
+				}
+			}
+		}
+		rr.ResetReplicaState(now, start, !wasLeader, inISR)
+		p.remotes = append(p.remotes, rr)
+	}
+}
+
+// Produces is its purgatory of produces waiting for acks=all (leader only).
+func (p *Partition) Produces() *ProducePurgatory { return &p.produces }

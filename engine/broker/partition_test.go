@@ -52,3 +52,38 @@ func TestPartitionLife(t *testing.T) {
 		t.Fatalf("a crash lost what is on disk: checkpoint %d unflushed %d", p.HWCheckpoint(), p.Unflushed())
 	}
 }
+
+// TestPartitionRemotes: makeLeader's followers' state, one Replica per other host in assignment
+// order; a leader staying on keeps what it knew of them, a new leader starts them over; a crash
+// forgets them.
+func TestPartitionRemotes(t *testing.T) {
+	p := NewPartition(1)
+	p.ResetRemotes(100, []int32{2, 1, 0}, []int32{1, 2}, false, 5)
+	if rs := p.Remotes(); len(rs) != 2 || rs[0].Broker() != 2 || rs[1].Broker() != 0 || p.Remote(1) != nil {
+		t.Fatalf("followers %+v, want 2 and 0", rs)
+	}
+	if !p.Remote(2).IsCaughtUp(5, 100, 10) || p.Remote(0).IsCaughtUp(5, 100, 10) {
+		t.Fatal("a new leader counts the ISR's followers caught up, and only them")
+	}
+	p.Remote(0).UpdateFetchState(200, 5, 0, 5, 3)
+	p.ResetRemotes(300, []int32{2, 1, 0}, []int32{1, 2}, true, 7)
+	if p.Remote(0).LogEndOffset() != 5 {
+		t.Fatalf("a leader staying on forgot a follower's LEO: %d", p.Remote(0).LogEndOffset())
+	}
+	p.ResetRemotes(400, []int32{2, 1, 0}, []int32{1}, false, 7)
+	if p.Remote(0).LogEndOffset() != -1 {
+		t.Fatalf("a new leader kept a follower's LEO: %d", p.Remote(0).LogEndOffset())
+	}
+	if p.Produces().Len() != 0 {
+		t.Fatal("produces parked on a new partition")
+	}
+	p.ClearRemotes()
+	if len(p.Remotes()) != 0 {
+		t.Fatal("ClearRemotes kept followers")
+	}
+	p.ResetRemotes(500, []int32{2, 1, 0}, []int32{1}, false, 7)
+	p.ResetMemory()
+	if len(p.Remotes()) != 0 {
+		t.Fatal("a crash kept the followers' state")
+	}
+}
