@@ -256,7 +256,7 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 	}
 	rr := r.Remote(s.ReplicaID())
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
-		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.isr.InISR(s.ReplicaID())
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.ReplicaID())
 }
 
 // takeDirty hands out the session's dirty pids, sorted (Kafka's order is the session's; the

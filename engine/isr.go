@@ -34,7 +34,7 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	if !r.IsLeader() || r.Offline() {
 		return false
 	}
-	if e.era.minIsrGatesHW && len(r.isr.ISR()) < e.effectiveMinIsr(r.p) {
+	if e.era.minIsrGatesHW && len(r.State().ISR()) < e.effectiveMinIsr(r.p) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
 	cand := r.log.LogEndOffset()
@@ -44,12 +44,12 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 			continue
 		}
 		if e.unsafe.committedISROnly {
-			if r.isr.InISR(rr.Broker()) {
+			if r.State().InISR(rr.Broker()) {
 				cand = rr.LogEndOffset()
 			}
 			continue
 		}
-		if r.isr.InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
+		if r.State().InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
 			cand = rr.LogEndOffset()
 		}
 	}
@@ -95,30 +95,30 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
 func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
-	if r.isr.IsInflight() || r.isr.InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
+	if r.State().IsInflight() || r.State().InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
 	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.isr.ISR(), []int32{rr.Broker()}))
+	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.State().ISR(), []int32{rr.Broker()}))
 }
 
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if !r.IsLeader() || r.Offline() || r.isr.IsInflight() {
+		if !r.IsLeader() || r.Offline() || r.State().IsInflight() {
 			continue
 		}
 		var out []int32
-		for _, id := range r.isr.ISR() {
+		for _, id := range r.State().ISR() {
 			if rr := r.Remote(id); rr != nil && !e.caughtUp(r, rr) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			e.submitAlterPartition(r, false, out, sortedMinus(r.isr.ISR(), out))
+			e.submitAlterPartition(r, false, out, sortedMinus(r.State().ISR(), out))
 		}
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
@@ -135,11 +135,11 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 		e.writeIsrToZk(r, verb, newISR)
 		return
 	}
-	r.isr.Prepare(expand, ids, newISR)
+	r.State().Prepare(expand, ids, newISR)
 	p := r.p
 	e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
-		OldISR: r.isr.ISR(), ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.Broker(), verb, p.name(), r.isr.ISR(), newISR)})
+		OldISR: r.State().ISR(), ISR: newISR, Reason: verb,
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.Broker(), verb, p.name(), r.State().ISR(), newISR)})
 	e.sendAlterPartition(r)
 }
 
@@ -153,14 +153,14 @@ func (e *Engine) sendAlterPartition(r *replica) {
 	}
 	m := &Message{Type: MsgAlterPartition, From: r.Broker(), To: to, AlterPartition: &AlterPartitionRequest{
 		BrokerID: r.Broker(), BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.LeaderEpoch(),
-		PartitionEpoch: r.PartitionEpoch(), NewISR: r.isr.PendingISR()}}
+		PartitionEpoch: r.PartitionEpoch(), NewISR: r.State().PendingISR()}}
 	e.send(m)
-	r.isr.Sent(m.ID)
+	r.State().Sent(m.ID)
 }
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 	r := b.replicaOf(pid)
-	if r == nil || !r.IsLeader() || !r.isr.IsInflight() || r.isr.Stuck() || r.isr.InFlight() != 0 {
+	if r == nil || !r.IsLeader() || !r.State().IsInflight() || r.State().Stuck() || r.State().InFlight() != 0 {
 		return
 	}
 	e.sendAlterPartition(r)
@@ -168,10 +168,10 @@ func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 	r := e.localReplica(b.id, req.AlterPartition.TP)
-	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != req.ID {
+	if r == nil || !r.State().IsInflight() || r.State().InFlight() != req.ID {
 		return
 	}
-	r.isr.SendFailed()
+	r.State().SendFailed()
 	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
@@ -179,27 +179,27 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	resp := m.AlterPartitionResponse
 	r := e.localReplica(b.id, resp.TP)
-	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != m.ReplyTo {
+	if r == nil || !r.State().IsInflight() || r.State().InFlight() != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
 	switch resp.Error {
 	case ErrNone:
 		if resp.LeaderEpoch != r.LeaderEpoch() || resp.PartitionEpoch < r.PartitionEpoch() {
-			r.isr.WaitForMetadata()
+			r.State().WaitForMetadata()
 			return
 		}
 		e.sessionsChanged(r)
-		r.isr.Commit(resp.ISR)
+		r.State().Commit(resp.ISR)
 		r.SetPartitionEpoch(resp.PartitionEpoch)
 		if e.maybeIncrementHW(r) {
 			e.completeDelayedProduces(r)
 		}
 	case ErrIneligibleReplica:
-		r.isr.Revert() // back to the last committed state
+		r.State().Revert() // back to the last committed state
 	case ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrInvalidRequest, ErrUnknownTopicOrPartition:
-		r.isr.WaitForMetadata() // wait for new metadata
+		r.State().WaitForMetadata() // wait for new metadata
 	default:
-		r.isr.SendFailed()
+		r.State().SendFailed()
 		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }

@@ -27,12 +27,12 @@ func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 			why = "no ZooKeeper connection"
 		}
 		e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
-			OldISR: r.isr.ISR(), ISR: newISR, Reason: verb, Name: "skipped",
+			OldISR: r.State().ISR(), ISR: newISR, Reason: verb, Name: "skipped",
 			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.Broker(), verb, p.name(), newISR, why)})
 		return
 	}
 	e.sessionsChanged(r)
-	r.isr.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
+	r.State().Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	r.SetPartitionEpoch(w.Version)
 	e.noteISRChanged(p, w.Old, w.ISR)
 	e.emit(Event{Type: EvISRChange, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,

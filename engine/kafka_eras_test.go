@@ -160,8 +160,8 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 		followerFetch(e, p, 2, 1, -1)
 		wantHW(t, r, 1, tc.era+": follower 2 fetched at 1")
 		followerFetch(e, p, 1, 1, -1)
-		if !slices.Equal(r.isr.ISR(), tc.isr) {
-			t.Errorf("%s: ISR %v after follower 1 fetched at 1 (epoch start 5), want %v", tc.era, r.isr.ISR(), tc.isr)
+		if !slices.Equal(r.State().ISR(), tc.isr) {
+			t.Errorf("%s: ISR %v after follower 1 fetched at 1 (epoch start 5), want %v", tc.era, r.State().ISR(), tc.isr)
 		}
 	}
 }
@@ -191,8 +191,8 @@ func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	// Someone else wrote the znode meanwhile: the leader's cached zkVersion is stale.
 	e.ctrl.SetStateForTest(p.pid, e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), e.ctrl.PartitionEpoch(p.pid)+1)
 	followerFetch(e, p, 2, 10, -1)
-	if !slices.Equal(r.isr.ISR(), []int32{0, 1}) || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) {
-		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.isr.ISR(), e.ctrl.ISR(p.pid))
+	if !slices.Equal(r.State().ISR(), []int32{0, 1}) || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) {
+		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.State().ISR(), e.ctrl.ISR(p.pid))
 	}
 }
 

@@ -36,8 +36,8 @@ func wantHW(t *testing.T, r *replica, want int64, when string) {
 
 func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) {
 	t.Helper()
-	if !slices.Equal(r.isr.ISR(), committed) || !slices.Equal(r.isr.MaximalISR(), maximal) {
-		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.isr.ISR(), r.isr.MaximalISR(), committed, maximal)
+	if !slices.Equal(r.State().ISR(), committed) || !slices.Equal(r.State().MaximalISR(), maximal) {
+		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.State().ISR(), r.State().MaximalISR(), committed, maximal)
 	}
 }
 
@@ -269,16 +269,16 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 			}
 			runFor(t, e, start+tc.checkAt-e.now)
 			e.isrShrinkTask(e.brokers[0])
-			out := r.isr.Shrinking() && slices.Equal(r.isr.Changing(), []int32{1})
+			out := r.State().Shrinking() && slices.Equal(r.State().Changing(), []int32{1})
 			if out != tc.out {
-				t.Fatalf("follower out of sync = %v, want %v (ISR state %+v)", out, tc.out, r.isr)
+				t.Fatalf("follower out of sync = %v, want %v (ISR state %+v)", out, tc.out, r.State())
 			}
 			if tc.name == "testIsrExpirationForSlowFollowers" {
 				// Then it catches up to the log end: back in sync.
-				r.isr.Revert()
+				r.State().Revert()
 				followerFetch(e, p, 1, 20, -1)
 				e.isrShrinkTask(e.brokers[0])
-				if r.isr.IsInflight() {
+				if r.State().IsInflight() {
 					t.Errorf("after a fetch at the log end the follower is still out of sync")
 				}
 			}

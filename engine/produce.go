@@ -15,7 +15,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	p := e.partitions[e.pidOf(req.TP)]
 	r := b.replicaOf(p.pid)
 	errName := e.checkLeaderRequest(r, -1, ClientNode)
-	if errName == ErrNone && req.Acks == -1 && len(r.isr.ISR()) < e.effectiveMinIsr(p) {
+	if errName == ErrNone && req.Acks == -1 && len(r.State().ISR()) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
 	if errName != ErrNone {
@@ -68,7 +68,7 @@ func (e *Engine) completeDelayedProduces(r *replica) {
 		return
 	}
 	b := e.brokers[r.Broker()]
-	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), r.State(), e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

@@ -231,15 +231,15 @@ func (r ReplicaInfo) Known() bool    { return r.r.Known() }
 func (r ReplicaInfo) IsLeader() bool { return r.r.IsLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).
-func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr.ISR()) }
-func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.isr.MaximalISR()) }
+func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.State().ISR()) }
+func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.State().MaximalISR()) }
 
 // PendingISRChange names the ISR change in flight: "expand", "shrink" or "".
 func (r ReplicaInfo) PendingISRChange() string {
 	switch {
-	case !r.r.isr.IsInflight():
+	case !r.r.State().IsInflight():
 		return ""
-	case r.r.isr.Expanding():
+	case r.r.State().Expanding():
 		return "expand"
 	}
 	return "shrink"

@@ -12,8 +12,7 @@ import (
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
 func (r *replica) resetMemory() {
-	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, produces
-	r.isr.Commit(nil)
+	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, ISR, produces
 	r.watchers = nil
 	r.fetchSessions = nil
 }
@@ -93,7 +92,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.IsLeader()
 	r.Create()
-	r.isr.Commit(slices.Clone(ps.ISR))
+	r.State().Commit(slices.Clone(ps.ISR))
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.log.LogEndOffset()
 		if e.era.assignEpochOnElection {
@@ -110,7 +109,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
+			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -189,7 +188,7 @@ func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool 
 	r.SetLeaderEpoch(ps.LeaderEpoch)
 	r.SetEpochStartOffset(-1)
 	r.SetPartitionEpoch(ps.PartitionEpoch)
-	r.isr.Commit(nil)
+	r.State().Commit(nil)
 	r.ClearRemotes()
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",

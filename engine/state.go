@@ -27,10 +27,10 @@ type replica struct {
 	// the first cache lines.
 	//
 	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
-	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the followers' state
-	// and the parked produces. A HW recovered from the checkpoint after a restart is only a
-	// claim until confirmed; committed-divergence is checked over the whole committed range when
-	// the HW becomes confirmed.
+	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the followers' state,
+	// the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
+	// is only a claim until confirmed; committed-divergence is checked over the whole committed
+	// range when the HW becomes confirmed.
 	brk.Partition
 
 	p *partition
@@ -39,8 +39,6 @@ type replica struct {
 	log commitlog.Log
 
 	// In memory: lost on a crash.
-	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
-	isr brk.PartitionState
 	// parked full fetches on this leader replica (an incremental fetch waits through its
 	// session); the parked produces are Partition's
 	watchers []*delayedFetch

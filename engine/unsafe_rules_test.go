@@ -55,7 +55,7 @@ func TestMaximalISR(t *testing.T) {
 			link(1, 2, false)
 			link(2, 1, false)
 			runUntilTrue(t, e, 60000, "the controller's commit of ISR {1,2}", func() bool {
-				return slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) && leader.isr.IsInflight()
+				return slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) && leader.State().IsInflight()
 			})
 			// The expansion is committed but the leader has not heard; the follower is cut again.
 			link(1, 2, true)
@@ -94,11 +94,11 @@ func TestEpochStartRule(t *testing.T) {
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.
 			r.log.SetHighWatermark(1)
 			r.SetEpochStartOffset(5)
-			r.isr.Commit([]int32{0, 2})
+			r.State().Commit([]int32{0, 2})
 			rr := r.Remote(1)
 			rr.SetLogEndOffsetForTest(-1)
 			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
-			joined := r.isr.Expanding() && slices.Contains(r.isr.PendingISR(), 1)
+			joined := r.State().Expanding() && slices.Contains(r.State().PendingISR(), 1)
 			if joined != unsafe {
 				t.Fatalf("follower at offset 1 asked into the ISR: %v, want %v", joined, unsafe)
 			}

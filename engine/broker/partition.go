@@ -30,7 +30,9 @@ type Partition struct {
 	unflushed    int64 // records appended since the last flush
 
 	// In memory (continued).
-	remotes  []Replica // the followers' state, leader only, in assignment order without self
+	remotes []Replica // the followers' state, leader only, in assignment order without self
+	// state is the committed ISR (leader only) and the change in flight (KIP-497).
+	state    PartitionState
 	produces ProducePurgatory
 }
 
@@ -63,10 +65,11 @@ func (p *Partition) Unflushed() int64        { return p.unflushed }
 
 // ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
 // leader, leader epoch, partition epoch or epoch start offset, no followers' state and no
-// parked produces. The HW checkpoint and the unflushed count are on disk.
+// parked produces, and an empty ISR. The HW checkpoint and the unflushed count are on disk.
 func (p *Partition) ResetMemory() {
 	p.known, p.hwConfirmed, p.offline = false, false, false
 	p.leader, p.leaderEpoch = -1, -1
+	p.state.Commit(nil)
 	p.remotes = nil
 	p.produces.Clear()
 	p.partitionEpoch, p.epochStartOffset = -1, -1
@@ -159,3 +162,6 @@ func (p *Partition) ResetRemotes(now int64, hosts, isr []int32, wasLeader bool, 
 
 // Produces is its purgatory of produces waiting for acks=all (leader only).
 func (p *Partition) Produces() *ProducePurgatory { return &p.produces }
+
+// State is its PartitionState: the committed ISR (leader only) and the change in flight.
+func (p *Partition) State() *PartitionState { return &p.state }

@@ -82,8 +82,12 @@ func TestPartitionRemotes(t *testing.T) {
 		t.Fatal("ClearRemotes kept followers")
 	}
 	p.ResetRemotes(500, []int32{2, 1, 0}, []int32{1}, false, 7)
+	p.State().Commit([]int32{1, 2})
+	if !p.State().InISR(2) {
+		t.Fatal("the committed ISR lost a member")
+	}
 	p.ResetMemory()
-	if len(p.Remotes()) != 0 {
-		t.Fatal("a crash kept the followers' state")
+	if len(p.Remotes()) != 0 || len(p.State().ISR()) != 0 {
+		t.Fatal("a crash kept the followers' state or the ISR")
 	}
 }
