@@ -24,8 +24,8 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.resetMemory()
-		r.log.Recover(r.HWCheckpoint())
-		r.SetUnflushed(r.log.UnflushedCount())
+		r.Log().Recover(r.HWCheckpoint())
+		r.SetUnflushed(r.Log().UnflushedCount())
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
@@ -65,10 +65,10 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 		r.watchers = nil
 		r.Produces().Clear()
 		if loseUnflushed {
-			oldLEO := r.log.LogEndOffset()
-			if lost := r.log.LosePageCache(); len(lost) > 0 {
+			oldLEO := r.Log().LogEndOffset()
+			if lost := r.Log().LosePageCache(); len(lost) > 0 {
 				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
-				e.noteLogCut(r, r.log.LogEndOffset())
+				e.noteLogCut(r, r.Log().LogEndOffset())
 			}
 			r.SetUnflushed(0)
 		}
@@ -167,7 +167,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	}
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		r.log.Flush()
+		r.Log().Flush()
 		r.SetUnflushed(0)
 	}
 	e.checkpointHighWatermarks(b)

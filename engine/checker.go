@@ -74,7 +74,7 @@ func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].state == 
 
 func (c checkCluster) Replica(pid, b int32) check.Replica {
 	r := c.e.partitions[pid].replicaOn(b)
-	return check.Replica{Log: &r.log, HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
+	return check.Replica{Log: r.Log(), HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
 }
 
 func (c checkCluster) AckedAll(pid int32) []offsetID { return c.e.clients.Partition(pid).AckedAll() }

@@ -250,7 +250,7 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 		d.HighWatermark != cp.highWatermark || d.LogStartOffset != cp.localLogStartOffset {
 		return false
 	}
-	l := &r.log
+	l := r.Log()
 	if l.HighWatermark() != d.HighWatermark || l.LogEndOffset() != d.LogEndOffset || l.LogStartOffset() != d.LogStartOffset {
 		return false // it moved after the read
 	}

@@ -21,7 +21,7 @@ func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.m
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
-	return rr.IsCaughtUp(r.log.LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
+	return rr.IsCaughtUp(r.Log().LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
 }
 
 // maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
@@ -37,7 +37,7 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	if e.era.minIsrGatesHW && len(r.State().ISR()) < e.effectiveMinIsr(r.p) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
-	cand := r.log.LogEndOffset()
+	cand := r.Log().LogEndOffset()
 	for i := range r.Remotes() {
 		rr := &r.Remotes()[i]
 		if rr.LogEndOffset() >= cand {
@@ -53,19 +53,19 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 			cand = rr.LogEndOffset()
 		}
 	}
-	old := r.log.HighWatermark()
+	old := r.Log().HighWatermark()
 	if cand <= old {
 		return false
 	}
-	r.log.SetHighWatermark(cand)
+	r.Log().SetHighWatermark(cand)
 	e.hwChangedBy(r, old, "leader", follower)
 	return true
 }
 
 // setFollowerHW applies the HW of a fetch response: min(leader HW, own LEO); it may go down.
 func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
-	old := r.log.HighWatermark()
-	if r.log.SetHighWatermark(leaderHW) != old {
+	old := r.Log().HighWatermark()
+	if r.Log().SetHighWatermark(leaderHW) != old {
 		e.hwChanged(r, old, "follower")
 	}
 	if r.ConfirmHW() {
@@ -79,7 +79,7 @@ func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r
 // hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
 	e.sessionsChanged(r)
-	now := r.log.HighWatermark()
+	now := r.Log().HighWatermark()
 	p := r.p
 	if e.tracing() {
 		ev := Event{Type: EvHighWatermark, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
@@ -98,7 +98,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
 	if r.State().IsInflight() || r.State().InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
-	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
+	if rr.LogEndOffset() < r.Log().HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
 	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.State().ISR(), []int32{rr.Broker()}))

@@ -83,7 +83,7 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			if restarted != tc.restart {
 				t.Fatalf("fetcher restarted: %v, want %v", restarted, tc.restart)
 			}
-			if got := r1.log.LogEndOffset(); tc.era == "0.10.2" && got != tc.leo {
+			if got := r1.Log().LogEndOffset(); tc.era == "0.10.2" && got != tc.leo {
 				t.Fatalf("LEO %d, want %d: no truncation to the HW without a new leader", got, tc.leo)
 			}
 		})
@@ -101,13 +101,13 @@ func TestEraEpochCacheBeforeKafka7415(t *testing.T) {
 	} {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, eraCfg(tc.era))
 		r := p.replicaOn(0)
-		r.log = logOf(t, "0-1/e0")
+		*r.Log() = logOf(t, "0-1/e0")
 		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
-		if got := cacheString(r.log.Cache()); got != tc.afterElection {
+		if got := cacheString(r.Log().Cache()); got != tc.afterElection {
 			t.Errorf("%s: cache after the election [%s], want [%s]", tc.era, got, tc.afterElection)
 		}
 		appendLeader(e, r, 1)
-		if got := cacheString(r.log.Cache()); got != tc.afterAppend {
+		if got := cacheString(r.Log().Cache()); got != tc.afterAppend {
 			t.Errorf("%s: cache after the first append [%s], want [%s]", tc.era, got, tc.afterAppend)
 		}
 	}
@@ -155,7 +155,7 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 	}{{"0.11.0", []int32{0, 1, 2}, true}, {"2.1", []int32{0, 2}, false}} {
 		e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg(tc.era))
 		r := p.replicaOn(0)
-		r.log = logOf(t, "0-4/e8")
+		*r.Log() = logOf(t, "0-4/e8")
 		ktLead(e, p, 0, 10, []int32{0, 2}, 3)
 		followerFetch(e, p, 2, 1, -1)
 		wantHW(t, r, 1, tc.era+": follower 2 fetched at 1")
@@ -174,7 +174,7 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg("2.1"))
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
 	followerFetch(e, p, 1, 10, -1)

@@ -156,7 +156,7 @@ func appendLeader(e *Engine, r *replica, n int) {
 	for i := range ids {
 		ids[i] = e.clients.NextRecordID()
 	}
-	r.log.AppendAsLeader(r.LeaderEpoch(), ids)
+	r.Log().AppendAsLeader(r.LeaderEpoch(), ids)
 	e.sessionsChanged(r)
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -169,7 +169,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 	for i := range ids {
 		ids[i] = e.clients.NextRecordID()
 	}
-	r.log.AppendAsLeader(epoch, ids)
+	r.Log().AppendAsLeader(epoch, ids)
 }
 
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with

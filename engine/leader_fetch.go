@@ -245,7 +245,7 @@ func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition
 	if d.Error = e.checkLeaderRequest(r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
 		return d, 0
 	}
-	log := &r.log
+	log := r.Log()
 	hw, start, leo := log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset()
 	d.HighWatermark, d.LogStartOffset, d.LogEndOffset = hw, start, leo
 	consumer := req.ReplicaID == ClientNode
@@ -444,12 +444,12 @@ func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
 	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.LeaderEpoch() {
 		return true, 0
 	}
-	leo := r.log.LogEndOffset()
+	leo := r.Log().LogEndOffset()
 	if fp.FetchOffset > leo {
 		return true, 0
 	}
 	if fp.LastFetchedEpoch >= 0 {
-		ep, off := r.log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+		ep, off := r.Log().Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
 		if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
 			return true, 0
 		}
@@ -532,7 +532,7 @@ func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) {
 		r := e.localReplica(b.id, q.TP)
 		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1}
 		if res.Error = e.checkLeaderRequest(r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
-			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(&r.log, q.LeaderEpoch)
+			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(r.Log(), q.LeaderEpoch)
 		}
 		resp.Partitions = append(resp.Partitions, res)
 	}
@@ -545,7 +545,7 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 	r := e.localReplica(b.id, req.TP)
 	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1}
 	if resp.Error = e.checkLeaderRequest(r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
-		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
+		resp.LogEndOffset, resp.LogStartOffset = r.Log().LogEndOffset(), r.Log().LogStartOffset()
 	}
 	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, ListOffsetsResponse: resp})
 }

@@ -22,10 +22,10 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		e.respondProduce(b, m, errName, -1)
 		return
 	}
-	base := r.log.AppendAsLeader(r.LeaderEpoch(), req.RecordIDs)
+	base := r.Log().AppendAsLeader(r.LeaderEpoch(), req.RecordIDs)
 	if e.tracing() {
 		e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
-			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
+			From: Some(base), To: Some(r.Log().LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
 			render: describeAppend})
 	}
 	e.afterAppend(r, len(req.RecordIDs))
@@ -53,7 +53,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 func (e *Engine) afterAppend(r *replica, n int) {
 	e.sessionsChanged(r)
 	if r.Appended(int64(n), e.cfg.LogFlushIntervalMessages) {
-		r.log.Flush()
+		r.Log().Flush()
 	}
 }
 
@@ -68,7 +68,7 @@ func (e *Engine) completeDelayedProduces(r *replica) {
 		return
 	}
 	b := e.brokers[r.Broker()]
-	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.log.HighWatermark(), r.State(), e.effectiveMinIsr(r.p),
+	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.Log().HighWatermark(), r.State(), e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

@@ -207,21 +207,21 @@ type ReplicaInfo struct {
 // leader's start offset of its epoch (-1 unless leader).
 func (r ReplicaInfo) Broker() int32           { return r.r.Broker() }
 func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.LeaderEpoch() }
-func (r ReplicaInfo) LogStartOffset() int64   { return r.r.log.LogStartOffset() }
-func (r ReplicaInfo) LogEndOffset() int64     { return r.r.log.LogEndOffset() }
-func (r ReplicaInfo) HighWatermark() int64    { return r.r.log.HighWatermark() }
-func (r ReplicaInfo) RecoveryPoint() int64    { return r.r.log.RecoveryPoint() }
+func (r ReplicaInfo) LogStartOffset() int64   { return r.r.Log().LogStartOffset() }
+func (r ReplicaInfo) LogEndOffset() int64     { return r.r.Log().LogEndOffset() }
+func (r ReplicaInfo) HighWatermark() int64    { return r.r.Log().HighWatermark() }
+func (r ReplicaInfo) RecoveryPoint() int64    { return r.r.Log().RecoveryPoint() }
 func (r ReplicaInfo) HWCheckpoint() int64     { return r.r.HWCheckpoint() }
 func (r ReplicaInfo) EpochStartOffset() int64 { return r.r.EpochStartOffset() }
 
 // EpochCache is the leader epoch cache's entries; Records the log's records.
 func (r ReplicaInfo) EpochCache() []commitlog.EpochEntry {
-	return slices.Clone(r.r.log.Cache().Entries())
+	return slices.Clone(r.r.Log().Cache().Entries())
 }
-func (r ReplicaInfo) Records() []commitlog.Record { return slices.Clone(r.r.log.Records()) }
+func (r ReplicaInfo) Records() []commitlog.Record { return slices.Clone(r.r.Log().Records()) }
 
 // RecordAt returns the record at an offset, false if the log does not hold that offset.
-func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.r.log.At(offset) }
+func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.r.Log().At(offset) }
 
 // Down: the replica's broker is dead. Offline: its log directory failed. Known: a LeaderAndIsr
 // created it since its broker started. IsLeader: it leads.

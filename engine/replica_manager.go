@@ -94,9 +94,9 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	r.Create()
 	r.State().Commit(slices.Clone(ps.ISR))
 	if ps.LeaderEpoch > r.LeaderEpoch() {
-		start := r.log.LogEndOffset()
+		start := r.Log().LogEndOffset()
 		if e.era.assignEpochOnElection {
-			r.log.Cache().Assign(ps.LeaderEpoch, start)
+			r.Log().Cache().Assign(ps.LeaderEpoch, start)
 		}
 		e.resetRemotes(r, ps, wasLeader, start)
 		r.SetLeaderEpoch(ps.LeaderEpoch)
@@ -158,9 +158,9 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 		}
 		if !e.era.epochRequests && !e.era.truncateOnFetch {
 			// Before KIP-101 a new follower truncates to its own high watermark at once.
-			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
-		st := e.era.initialFetchState(&r.log, e.pidOf(ps.TP), ps.LeaderEpoch)
+		st := e.era.initialFetchState(r.Log(), e.pidOf(ps.TP), ps.LeaderEpoch)
 		e.addFetcher(b, ps.Leader, st)
 	}
 }
@@ -213,10 +213,10 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 
 // truncate cuts a replica's log at t and records what was cut.
 func (e *Engine) truncate(r *replica, t int64, reason string) {
-	oldHW := r.log.HighWatermark()
-	oldLEO, oldStart := r.log.LogEndOffset(), r.log.LogStartOffset()
-	cut := r.log.TruncateTo(t)
-	if r.log.LogStartOffset() != oldStart {
+	oldHW := r.Log().HighWatermark()
+	oldLEO, oldStart := r.Log().LogEndOffset(), r.Log().LogStartOffset()
+	cut := r.Log().TruncateTo(t)
+	if r.Log().LogStartOffset() != oldStart {
 		e.logStartMoved(r) // below the log start: the log starts anew at t, with or without records cut
 	}
 	if len(cut) == 0 {
@@ -224,7 +224,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	}
 	e.sessionsChanged(r)
 	e.emitTruncate(r, oldLEO, cut, reason)
-	if hw := r.log.HighWatermark(); hw != oldHW {
+	if hw := r.Log().HighWatermark(); hw != oldHW {
 		e.hwChanged(r, oldHW, "truncation")
 	}
 	e.noteLogCut(r, t)
@@ -232,7 +232,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
 	p := r.p
-	to := r.log.LogEndOffset()
+	to := r.Log().LogEndOffset()
 	e.emit(Event{Type: EvTruncate, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
 		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.Broker(), p.name(), oldLEO, to, len(cut), reason)})
@@ -248,7 +248,7 @@ func (e *Engine) checkpointHighWatermarks(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		if r.Known() && !r.Offline() {
-			r.CheckpointHW(r.log.HighWatermark())
+			r.CheckpointHW(r.Log().HighWatermark())
 		}
 	}
 }

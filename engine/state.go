@@ -3,7 +3,6 @@ package engine
 import (
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/clients"
-	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // partition is one partition of the cluster: its replicas' broker-local state. The controller's
@@ -27,16 +26,13 @@ type replica struct {
 	// the first cache lines.
 	//
 	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
-	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the followers' state,
-	// the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
+	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the log, the
+	// followers' state, the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
 	// is only a claim until confirmed; committed-divergence is checked over the whole committed
 	// range when the HW becomes confirmed.
 	brk.Partition
 
 	p *partition
-
-	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
-	log commitlog.Log
 
 	// In memory: lost on a crash.
 	// parked full fetches on this leader replica (an incremental fetch waits through its

@@ -90,9 +90,9 @@ func TestEpochStartRule(t *testing.T) {
 			e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 			e.unsafe.noEpochStartRule = unsafe
 			r := p.replicaOn(0)
-			r.log.AppendAsLeader(r.LeaderEpoch(), []int64{101, 102, 103, 104, 105})
+			r.Log().AppendAsLeader(r.LeaderEpoch(), []int64{101, 102, 103, 104, 105})
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.
-			r.log.SetHighWatermark(1)
+			r.Log().SetHighWatermark(1)
 			r.SetEpochStartOffset(5)
 			r.State().Commit([]int32{0, 2})
 			rr := r.Remote(1)

@@ -1,6 +1,10 @@
 package broker
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
 
 // Partition is the part of a broker's Partition object (Partition.scala, with its log's
 // checkpointed HW and flush count) that reads only its own state: the broker holding it, the
@@ -28,6 +32,8 @@ type Partition struct {
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
 	unflushed    int64 // records appended since the last flush
+	// log is its UnifiedLog (on disk: it keeps unflushed records unless the page cache is lost).
+	log commitlog.Log
 
 	// In memory (continued).
 	remotes []Replica // the followers' state, leader only, in assignment order without self
@@ -165,3 +171,6 @@ func (p *Partition) Produces() *ProducePurgatory { return &p.produces }
 
 // State is its PartitionState: the committed ISR (leader only) and the change in flight.
 func (p *Partition) State() *PartitionState { return &p.state }
+
+// Log is its log (UnifiedLog, with its leader-epoch cache).
+func (p *Partition) Log() *commitlog.Log { return &p.log }

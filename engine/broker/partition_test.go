@@ -48,7 +48,7 @@ func TestPartitionLife(t *testing.T) {
 	if p.Known() || p.Offline() || p.HWConfirmed() || p.Leader() != -1 || p.LeaderEpoch() != -1 || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
 		t.Fatal("a crash keeps what is in memory")
 	}
-	if p.HWCheckpoint() != 5 || p.Unflushed() != 2 {
+	if p.HWCheckpoint() != 5 || p.Unflushed() != 2 || p.Log() != &p.log {
 		t.Fatalf("a crash lost what is on disk: checkpoint %d unflushed %d", p.HWCheckpoint(), p.Unflushed())
 	}
 }
