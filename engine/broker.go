@@ -24,8 +24,8 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.resetMemory()
-		r.log.Recover(r.hwCheckpoint)
-		r.unflushed = r.log.UnflushedCount()
+		r.Log().Recover(r.HWCheckpoint())
+		r.SetUnflushed(r.Log().UnflushedCount())
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
@@ -63,14 +63,14 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.watchers = nil
-		r.produces.Clear()
+		r.Produces().Clear()
 		if loseUnflushed {
-			oldLEO := r.log.LogEndOffset()
-			if lost := r.log.LosePageCache(); len(lost) > 0 {
+			oldLEO := r.Log().LogEndOffset()
+			if lost := r.Log().LosePageCache(); len(lost) > 0 {
 				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
-				e.noteLogCut(r, r.log.LogEndOffset())
+				e.noteLogCut(r, r.Log().LogEndOffset())
 			}
-			r.unflushed = 0
+			r.SetUnflushed(0)
 		}
 	}
 	e.forgetRequestsOf(b.id)
@@ -167,8 +167,8 @@ func (e *Engine) finishShutdown(b *broker) {
 	}
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		r.log.Flush()
-		r.unflushed = 0
+		r.Log().Flush()
+		r.SetUnflushed(0)
 	}
 	e.checkpointHighWatermarks(b)
 	b.state = brokerDead
@@ -177,7 +177,7 @@ func (e *Engine) finishShutdown(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		r.watchers = nil
-		r.produces.Clear()
+		r.Produces().Clear()
 	}
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "controlled shutdown",
 		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", b.id)})
@@ -232,7 +232,7 @@ func (e *Engine) failDisk(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
 		e.sessionsChanged(r)
-		r.offline = true
+		r.SetOffline()
 		pids = append(pids, pid)
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)

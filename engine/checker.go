@@ -30,9 +30,9 @@ type checkObserver struct {
 	k *check.Checker
 }
 
-func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.p.pid, r.broker, old) }
-func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.p.pid, r.broker) }
-func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.p.pid, r.broker, from) }
+func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.p.pid, r.Broker(), old) }
+func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.p.pid, r.Broker()) }
+func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.p.pid, r.Broker(), from) }
 func (o checkObserver) ackedAll(p *partition, base int64)        { o.k.AckedAll(p.pid, base) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }
 func (o checkObserver) elected(p *partition)                     { o.k.Elected(p.pid) }
@@ -74,7 +74,7 @@ func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].state == 
 
 func (c checkCluster) Replica(pid, b int32) check.Replica {
 	r := c.e.partitions[pid].replicaOn(b)
-	return check.Replica{Log: &r.log, HWConfirmed: r.hwConfirmed, LeaderEpoch: r.leaderEpoch, IsLeader: r.isLeader()}
+	return check.Replica{Log: r.Log(), HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
 }
 
 func (c checkCluster) AckedAll(pid int32) []offsetID { return c.e.clients.Partition(pid).AckedAll() }

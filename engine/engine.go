@@ -12,6 +12,7 @@ package engine
 
 import (
 	"fmt"
+	brk "github.com/highwater-sim/highwater/engine/broker"
 	"math/rand/v2"
 
 	"github.com/highwater-sim/highwater/engine/check"
@@ -173,7 +174,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				hosts: append([]int32(nil), reps...),
 			}
 			for _, b := range reps {
-				arenas[b] = append(arenas[b], replica{broker: b, p: p})
+				arenas[b] = append(arenas[b], replica{Partition: brk.NewPartition(b), p: p})
 				r := &arenas[b][len(arenas[b])-1]
 				r.resetMemory()
 				p.replicas = append(p.replicas, r)

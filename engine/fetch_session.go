@@ -225,7 +225,7 @@ func (e *Engine) markDirty(s *fetchSession, cp *cachedPartition) {
 	if cp.r == nil {
 		return
 	}
-	if rr := cp.r.remote(s.ReplicaID()); rr != nil {
+	if rr := cp.r.Remote(s.ReplicaID()); rr != nil {
 		rr.SawFetchesUntil(s.readAt)
 	}
 }
@@ -250,13 +250,13 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 		d.HighWatermark != cp.highWatermark || d.LogStartOffset != cp.localLogStartOffset {
 		return false
 	}
-	l := &r.log
+	l := r.Log()
 	if l.HighWatermark() != d.HighWatermark || l.LogEndOffset() != d.LogEndOffset || l.LogStartOffset() != d.LogStartOffset {
 		return false // it moved after the read
 	}
-	rr := r.remote(s.ReplicaID())
+	rr := r.Remote(s.ReplicaID())
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
-		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.isr.InISR(s.ReplicaID())
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.ReplicaID())
 }
 
 // takeDirty hands out the session's dirty pids, sorted (Kafka's order is the session's; the

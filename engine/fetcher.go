@@ -54,7 +54,7 @@ func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
 			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
 	}
-	if f.Add(st, &b.replicaOf(p.pid).log, p.tp()) {
+	if f.Add(st, b.replicaOf(p.pid).Log(), p.tp()) {
 		e.wakeFetcher(f, e.now)
 	}
 }
@@ -127,12 +127,12 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 			continue
 		}
 		r := b.replicaOf(st.Pid())
-		latest := r.log.Cache().Latest()
+		latest := r.Log().Cache().Latest()
 		if !e.era.epochRequests || (latest < 0 && !e.era.emptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
 			e.truncate(r, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
 			f.SetTruncating(st, false)
-			st.SetFetchOffset(r.log.LogEndOffset())
+			st.SetFetchOffset(r.Log().LogEndOffset())
 			continue
 		}
 		ask = append(ask, OffsetsForEpochPartition{TP: e.partitions[st.Pid()].tp(),
@@ -227,24 +227,24 @@ func (e *Engine) processPartitionData(b *broker, f *fetcher, st *fetchState, d F
 	}
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
-		t, _ := brk.TruncationOffset(&r.log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		t, _ := brk.TruncationOffset(r.Log(), st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
-		st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
+		st.Fetched(r.Log().LogEndOffset(), r.Log().Cache().Latest())
 		f.NoteChange(st)
 		return
 	}
-	if st.FetchOffset() != r.log.LogEndOffset() {
-		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), r.log.LogEndOffset()))
+	if st.FetchOffset() != r.Log().LogEndOffset() {
+		e.markFailed(b, f, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), r.Log().LogEndOffset()))
 		return
 	}
 	if len(d.Records) > 0 {
-		r.log.AppendAsFollower(d.Records)
+		r.Log().AppendAsFollower(d.Records)
 		e.afterAppend(r, len(d.Records))
-		st.Fetched(r.log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
+		st.Fetched(r.Log().LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		f.NoteChange(st)
 	}
-	if d.LogStartOffset > r.log.LogStartOffset() {
-		r.log.SetLogStartOffset(d.LogStartOffset)
+	if d.LogStartOffset > r.Log().LogStartOffset() {
+		r.Log().SetLogStartOffset(d.LogStartOffset)
 		e.sessionsChanged(r)
 		e.logStartMoved(r)
 	}
@@ -298,19 +298,19 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 			e.fenced(b, f, st, sent.Epoch())
 		case resp.Error != ErrNone:
 			e.backoff(f, st)
-		case resp.LogEndOffset < r.log.LogEndOffset():
+		case resp.LogEndOffset < r.Log().LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
 			e.truncate(r, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
-			st.Fetched(r.log.LogEndOffset(), r.log.Cache().Latest())
-		case resp.LogStartOffset > r.log.LogEndOffset():
-			dropped := r.log.Records()
-			r.log.TruncateFullyAndStartAt(resp.LogStartOffset)
+			st.Fetched(r.Log().LogEndOffset(), r.Log().Cache().Latest())
+		case resp.LogStartOffset > r.Log().LogEndOffset():
+			dropped := r.Log().Records()
+			r.Log().TruncateFullyAndStartAt(resp.LogStartOffset)
 			e.sessionsChanged(r)
 			e.logStartMoved(r)
-			e.emitTruncate(r, r.log.LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
+			e.emitTruncate(r, r.Log().LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
 			st.Fetched(resp.LogStartOffset, -1)
 		default:
-			st.SetFetchOffset(max(resp.LogStartOffset, r.log.LogEndOffset()))
+			st.SetFetchOffset(max(resp.LogStartOffset, r.Log().LogEndOffset()))
 		}
 	}
 	e.doWork(b, f)
@@ -341,12 +341,12 @@ func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 			e.backoff(f, st)
 			continue
 		}
-		t, done := brk.TruncationOffset(&r.log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
+		t, done := brk.TruncationOffset(r.Log(), st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
 		e.truncate(r, t, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
-		st.SetFetchOffset(r.log.LogEndOffset())
+		st.SetFetchOffset(r.Log().LogEndOffset())
 		if done {
 			f.SetTruncating(st, false)
-			st.SetLastFetchedEpoch(r.log.Cache().Latest())
+			st.SetLastFetchedEpoch(r.Log().Cache().Latest())
 		}
 	}
 	e.doWork(b, f)

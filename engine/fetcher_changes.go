@@ -37,7 +37,7 @@ import brk "github.com/highwater-sim/highwater/engine/broker" // the package; br
 // truncation below it): a Fetch carries the follower's log start, so a thread fetching r must
 // look at it again. Rare, so the broker's threads are searched.
 func (e *Engine) logStartMoved(r *replica) {
-	for _, f := range e.brokers[r.broker].fetchers {
+	for _, f := range e.brokers[r.Broker()].fetchers {
 		if st := f.State(r.p.pid); st != nil {
 			f.NoteChange(st)
 		}

@@ -141,7 +141,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	leader := func(i int) *replica { return s.parts[i].replicaOn(0) }
 	follower := func(i int) *replica { return s.parts[i].replicaOn(1) }
 	restart := func(i int, epoch int32) {
-		st := s.e.era.initialFetchState(&follower(i).log, s.parts[i].pid, epoch)
+		st := s.e.era.initialFetchState(follower(i).Log(), s.parts[i].pid, epoch)
 		s.e.addFetcher(s.b, 0, st)
 	}
 	for i := range s.parts {
@@ -156,13 +156,13 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	for i := range 3 {
 		appendLeader(s.e, leader(i), 2)
 	}
-	restart(0, follower(0).leaderEpoch+1)
+	restart(0, follower(0).LeaderEpoch()+1)
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid, s.parts[2].pid})
-	restart(1, follower(1).leaderEpoch)
-	leader(3).log.SetLogStartOffset(2)
+	restart(1, follower(1).LeaderEpoch())
+	leader(3).Log().SetLogStartOffset(2)
 	s.e.sessionsChanged(leader(3))
-	leader(4).leaderEpoch++ // quietly: the session's partition stays clean
-	restart(4, leader(4).leaderEpoch)
+	leader(4).SetLeaderEpoch(leader(4).LeaderEpoch() + 1) // quietly: the session's partition stays clean
+	restart(4, leader(4).LeaderEpoch())
 	for range 4 {
 		s.doWork(t)
 	}
@@ -190,10 +190,10 @@ func TestFollowerChangesInFlight(t *testing.T) {
 	}
 	// The script did what it says: the answer was applied to the replaced and the rejoined
 	// partitions, and later Fetches sent t-3's new log start and t-4's new epoch.
-	if leo0, leo1 := s.parts[0].replicaOn(1).log.LogEndOffset(), s.parts[1].replicaOn(1).log.LogEndOffset(); leo0 != 5 || leo1 != 5 {
+	if leo0, leo1 := s.parts[0].replicaOn(1).Log().LogEndOffset(), s.parts[1].replicaOn(1).Log().LogEndOffset(); leo0 != 5 || leo1 != 5 {
 		t.Errorf("the follower's LEOs of t-0 and t-1: %d and %d, want 5 (the in-flight answer applied)", leo0, leo1)
 	}
-	if start := s.parts[3].replicaOn(1).log.LogStartOffset(); start != 2 {
+	if start := s.parts[3].replicaOn(1).Log().LogStartOffset(); start != 2 {
 		t.Errorf("the follower's log start of t-3: %d, want 2", start)
 	}
 	sentStart, sentEpoch := false, false
@@ -201,7 +201,7 @@ func TestFollowerChangesInFlight(t *testing.T) {
 		if m := ev.Message; m != nil && m.Fetch != nil && m.From == 1 {
 			for _, fp := range m.Fetch.Partitions {
 				sentStart = sentStart || (fp.Partition == 3 && fp.LogStartOffset == 2)
-				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.parts[4].replicaOn(0).leaderEpoch)
+				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.parts[4].replicaOn(0).LeaderEpoch())
 			}
 		}
 	}

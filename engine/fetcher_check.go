@@ -49,7 +49,7 @@ func (e *Engine) checkFollowerChanges(f *fetcher) {
 			if e.era.truncateOnFetch {
 				lastFetched = st.LastFetchedEpoch()
 			}
-			sp := brk.InSession(st.FetchOffset(), b.replicaOf(st.Pid()).log.LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
+			sp := brk.InSession(st.FetchOffset(), b.replicaOf(st.Pid()).Log().LogStartOffset(), e.era.requestEpoch(st.Epoch()), lastFetched)
 			sentEpoch, sentOffset := st.Sent()
 			if st.DelayUntil() > e.now || sp != st.Session() || sentEpoch != st.Epoch() || sentOffset != st.FetchOffset() {
 				e.followerCheck(fmt.Sprintf("%s: partition %d is off the change list but changed: %+v, session %+v, sent epoch %d offset %d, now %+v",

@@ -21,7 +21,7 @@ func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.m
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
-	return rr.IsCaughtUp(r.log.LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
+	return rr.IsCaughtUp(r.Log().LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
 }
 
 // maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
@@ -31,45 +31,44 @@ func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
 // advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause), which the
 // narration names: the fetch that moved the HW is the moment a record becomes committed.
 func (e *Engine) advanceHW(r *replica, follower int32) bool {
-	if !r.isLeader() || r.offline {
+	if !r.IsLeader() || r.Offline() {
 		return false
 	}
-	if e.era.minIsrGatesHW && len(r.isr.ISR()) < e.effectiveMinIsr(r.p) {
+	if e.era.minIsrGatesHW && len(r.State().ISR()) < e.effectiveMinIsr(r.p) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
-	cand := r.log.LogEndOffset()
-	for i := range r.remotes {
-		rr := &r.remotes[i]
+	cand := r.Log().LogEndOffset()
+	for i := range r.Remotes() {
+		rr := &r.Remotes()[i]
 		if rr.LogEndOffset() >= cand {
 			continue
 		}
 		if e.unsafe.committedISROnly {
-			if r.isr.InISR(rr.Broker()) {
+			if r.State().InISR(rr.Broker()) {
 				cand = rr.LogEndOffset()
 			}
 			continue
 		}
-		if r.isr.InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
+		if r.State().InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
 			cand = rr.LogEndOffset()
 		}
 	}
-	old := r.log.HighWatermark()
+	old := r.Log().HighWatermark()
 	if cand <= old {
 		return false
 	}
-	r.log.SetHighWatermark(cand)
+	r.Log().SetHighWatermark(cand)
 	e.hwChangedBy(r, old, "leader", follower)
 	return true
 }
 
 // setFollowerHW applies the HW of a fetch response: min(leader HW, own LEO); it may go down.
 func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
-	old := r.log.HighWatermark()
-	if r.log.SetHighWatermark(leaderHW) != old {
+	old := r.Log().HighWatermark()
+	if r.Log().SetHighWatermark(leaderHW) != old {
 		e.hwChanged(r, old, "follower")
 	}
-	if !r.hwConfirmed {
-		r.hwConfirmed = true
+	if r.ConfirmHW() {
 		e.noteHWConfirmed(r)
 	}
 }
@@ -80,12 +79,12 @@ func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r
 // hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
 	e.sessionsChanged(r)
-	now := r.log.HighWatermark()
+	now := r.Log().HighWatermark()
 	p := r.p
 	if e.tracing() {
-		ev := Event{Type: EvHighWatermark, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+		ev := Event{Type: EvHighWatermark, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
-		if rr := r.remote(follower); follower >= 0 && rr != nil {
+		if rr := r.Remote(follower); follower >= 0 && rr != nil {
 			ev.Replicas = []int32{follower}
 			ev.arg[0] = rr.LogEndOffset()
 		}
@@ -96,30 +95,30 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 
 // maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
 func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
-	if r.isr.IsInflight() || r.isr.InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
+	if r.State().IsInflight() || r.State().InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
 		return
 	}
-	if rr.LogEndOffset() < r.log.HighWatermark() || (rr.LogEndOffset() < r.epochStartOffset && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
+	if rr.LogEndOffset() < r.Log().HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.isr.ISR(), []int32{rr.Broker()}))
+	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.State().ISR(), []int32{rr.Broker()}))
 }
 
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
 func (e *Engine) isrShrinkTask(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if !r.isLeader() || r.offline || r.isr.IsInflight() {
+		if !r.IsLeader() || r.Offline() || r.State().IsInflight() {
 			continue
 		}
 		var out []int32
-		for _, id := range r.isr.ISR() {
-			if rr := r.remote(id); rr != nil && !e.caughtUp(r, rr) {
+		for _, id := range r.State().ISR() {
+			if rr := r.Remote(id); rr != nil && !e.caughtUp(r, rr) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			e.submitAlterPartition(r, false, out, sortedMinus(r.isr.ISR(), out))
+			e.submitAlterPartition(r, false, out, sortedMinus(r.State().ISR(), out))
 		}
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
@@ -136,32 +135,32 @@ func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int
 		e.writeIsrToZk(r, verb, newISR)
 		return
 	}
-	r.isr.Prepare(expand, ids, newISR)
+	r.State().Prepare(expand, ids, newISR)
 	p := r.p
-	e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-		OldISR: r.isr.ISR(), ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.broker, verb, p.name(), r.isr.ISR(), newISR)})
+	e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
+		OldISR: r.State().ISR(), ISR: newISR, Reason: verb,
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.Broker(), verb, p.name(), r.State().ISR(), newISR)})
 	e.sendAlterPartition(r)
 }
 
 func (e *Engine) sendAlterPartition(r *replica) {
-	b := e.brokers[r.broker]
+	b := e.brokers[r.Broker()]
 	to := e.metadata.activeController()
 	if to < 0 {
 		// No controller: try again later.
-		e.schedule(alterPartitionResend{e.timer(e.brokers[r.broker]), r.p.pid}.due(e.now + e.retryBackoff()))
+		e.schedule(alterPartitionResend{e.timer(e.brokers[r.Broker()]), r.p.pid}.due(e.now + e.retryBackoff()))
 		return
 	}
-	m := &Message{Type: MsgAlterPartition, From: r.broker, To: to, AlterPartition: &AlterPartitionRequest{
-		BrokerID: r.broker, BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.leaderEpoch,
-		PartitionEpoch: r.partitionEpoch, NewISR: r.isr.PendingISR()}}
+	m := &Message{Type: MsgAlterPartition, From: r.Broker(), To: to, AlterPartition: &AlterPartitionRequest{
+		BrokerID: r.Broker(), BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.LeaderEpoch(),
+		PartitionEpoch: r.PartitionEpoch(), NewISR: r.State().PendingISR()}}
 	e.send(m)
-	r.isr.Sent(m.ID)
+	r.State().Sent(m.ID)
 }
 
 func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 	r := b.replicaOf(pid)
-	if r == nil || !r.isLeader() || !r.isr.IsInflight() || r.isr.Stuck() || r.isr.InFlight() != 0 {
+	if r == nil || !r.IsLeader() || !r.State().IsInflight() || r.State().Stuck() || r.State().InFlight() != 0 {
 		return
 	}
 	e.sendAlterPartition(r)
@@ -169,10 +168,10 @@ func (e *Engine) resendAlterPartition(b *broker, pid int32) {
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 	r := e.localReplica(b.id, req.AlterPartition.TP)
-	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != req.ID {
+	if r == nil || !r.State().IsInflight() || r.State().InFlight() != req.ID {
 		return
 	}
-	r.isr.SendFailed()
+	r.State().SendFailed()
 	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 }
 
@@ -180,27 +179,27 @@ func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 	resp := m.AlterPartitionResponse
 	r := e.localReplica(b.id, resp.TP)
-	if r == nil || !r.isr.IsInflight() || r.isr.InFlight() != m.ReplyTo {
+	if r == nil || !r.State().IsInflight() || r.State().InFlight() != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
 	switch resp.Error {
 	case ErrNone:
-		if resp.LeaderEpoch != r.leaderEpoch || resp.PartitionEpoch < r.partitionEpoch {
-			r.isr.WaitForMetadata()
+		if resp.LeaderEpoch != r.LeaderEpoch() || resp.PartitionEpoch < r.PartitionEpoch() {
+			r.State().WaitForMetadata()
 			return
 		}
 		e.sessionsChanged(r)
-		r.isr.Commit(resp.ISR)
-		r.partitionEpoch = resp.PartitionEpoch
+		r.State().Commit(resp.ISR)
+		r.SetPartitionEpoch(resp.PartitionEpoch)
 		if e.maybeIncrementHW(r) {
 			e.completeDelayedProduces(r)
 		}
 	case ErrIneligibleReplica:
-		r.isr.Revert() // back to the last committed state
+		r.State().Revert() // back to the last committed state
 	case ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrInvalidRequest, ErrUnknownTopicOrPartition:
-		r.isr.WaitForMetadata() // wait for new metadata
+		r.State().WaitForMetadata() // wait for new metadata
 	default:
-		r.isr.SendFailed()
+		r.State().SendFailed()
 		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
 }

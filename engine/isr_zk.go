@@ -20,24 +20,24 @@ import (
 // package's model) answers at once through the zookeeperAtOnce shortcut.
 func (e *Engine) writeIsrToZk(r *replica, verb string, newISR []int32) {
 	p := r.p
-	w := e.zk.updateIsr(r.broker, p.pid, newISR, r.partitionEpoch)
+	w := e.zk.updateIsr(r.Broker(), p.pid, newISR, r.PartitionEpoch())
 	if !w.Written {
-		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.partitionEpoch, w.Version)
+		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", r.PartitionEpoch(), w.Version)
 		if !w.Connected {
 			why = "no ZooKeeper connection"
 		}
-		e.emit(Event{Type: EvISRPending, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
-			OldISR: r.isr.ISR(), ISR: newISR, Reason: verb, Name: "skipped",
-			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.broker, verb, p.name(), newISR, why)})
+		e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
+			OldISR: r.State().ISR(), ISR: newISR, Reason: verb, Name: "skipped",
+			Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", r.Broker(), verb, p.name(), newISR, why)})
 		return
 	}
 	e.sessionsChanged(r)
-	r.isr.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
-	r.partitionEpoch = w.Version
+	r.State().Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
+	r.SetPartitionEpoch(w.Version)
 	e.noteISRChanged(p, w.Old, w.ISR)
-	e.emit(Event{Type: EvISRChange, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
+	e.emit(Event{Type: EvISRChange, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
 		ISR: w.ISR, Epoch: Some(int64(w.LeaderEpoch)), Reason: "leader " + verb,
-		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.broker, p.name(), w.Old, w.ISR, w.Version)})
+		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", r.Broker(), p.name(), w.Old, w.ISR, w.Version)})
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
 	}

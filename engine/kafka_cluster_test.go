@@ -40,11 +40,11 @@ func runUntilTrue(t testing.TB, e *Engine, limit int64, what string, cond func()
 	}
 }
 
-func epochsOf(r *replica) string { return cacheString(r.log.Cache()) }
+func epochsOf(r *replica) string { return cacheString(r.Log().Cache()) }
 
 // lastBatchEpoch is the epoch of the last record of r's log, or -1.
 func lastBatchEpoch(r *replica) int32 {
-	recs := r.log.Records()
+	recs := r.Log().Records()
 	if len(recs) == 0 {
 		return -1
 	}
@@ -66,7 +66,7 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 		apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
 		op := produceOp(e, n)
 		runUntilTrue(t, e, 10000, fmt.Sprintf("write %d acknowledged and replicated", n), func() bool {
-			return op.Done && r0.log.LogEndOffset() == r1.log.LogEndOffset()
+			return op.Done && r0.Log().LogEndOffset() == r1.Log().LogEndOffset()
 		})
 		if op.Result != "acked" {
 			t.Fatalf("write %d: %s", n, op.Result)
@@ -82,10 +82,10 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	caches := func(step string, leader *replica, wantLeader string, follower *replica, wantFollower string) {
 		t.Helper()
 		if got := epochsOf(leader); got != wantLeader {
-			t.Errorf("%s: leader %d epoch cache [%s], want [%s]", step, leader.broker, got, wantLeader)
+			t.Errorf("%s: leader %d epoch cache [%s], want [%s]", step, leader.Broker(), got, wantLeader)
 		}
 		if got := epochsOf(follower); got != wantFollower {
-			t.Errorf("%s: follower %d epoch cache [%s], want [%s]", step, follower.broker, got, wantFollower)
+			t.Errorf("%s: follower %d epoch cache [%s], want [%s]", step, follower.Broker(), got, wantFollower)
 		}
 	}
 
@@ -109,8 +109,8 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	caches("4. leader bounced", r1, "(0,0) (1,1) (2,2)", r0, "(0,0) (1,1)")
 	write(3)
 	caches("4. write", r1, "(0,0) (1,1) (2,2)", r0, "(0,0) (1,1) (2,2)")
-	if lastBatchEpoch(r0) != 2 || lastBatchEpoch(r1) != 2 || logString(&r0.log) != logString(&r1.log) {
-		t.Errorf("4. logs %q and %q, want equal with last batch epoch 2", logString(&r0.log), logString(&r1.log))
+	if lastBatchEpoch(r0) != 2 || lastBatchEpoch(r1) != 2 || logString(r0.Log()) != logString(r1.Log()) {
+		t.Errorf("4. logs %q and %q, want equal with last batch epoch 2", logString(r0.Log()), logString(r1.Log()))
 	}
 	if v := e.ViolationNames(); len(v) != 0 {
 		t.Errorf("violations %v", v)
@@ -160,7 +160,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			}
 			runFor(t, e, 100)
 			first := produce(1, "acked")
-			runUntilTrue(t, e, 5000, "first replicated", func() bool { return p.replicaOn(1).log.HighWatermark() == 1 })
+			runUntilTrue(t, e, 5000, "first replicated", func() bool { return p.replicaOn(1).Log().HighWatermark() == 1 })
 			stop(1)
 			if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
 				t.Fatalf("ISR %v after the follower stopped, want [0]", e.ctrl.ISR(p.pid))
@@ -188,8 +188,8 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 				}
 				apply(t, e, `{"do":"restart","broker":0}`)
 				r0, r1 := p.replicaOn(0), p.replicaOn(1)
-				runUntilTrue(t, e, 30000, "broker 0 reconciled with leader 1", func() bool { return logString(&r0.log) == logString(&r1.log) })
-				for _, rec := range r0.log.Records() {
+				runUntilTrue(t, e, 30000, "broker 0 reconciled with leader 1", func() bool { return logString(r0.Log()) == logString(r1.Log()) })
+				for _, rec := range r0.Log().Records() {
 					if rec.ID == second.RecordIDs[0] {
 						t.Errorf("broker 0 still holds second")
 					}
@@ -212,7 +212,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			apply(t, e, `{"do":"restart","broker":0}`)
 			runUntilTrue(t, e, 10000, "broker 0 leader again", func() bool { return e.ctrl.Leader(p.pid) == 0 })
 			third := produce(4, "acked")
-			runUntilTrue(t, e, 10000, "third committed", func() bool { return p.replicaOn(0).log.HighWatermark() == 3 })
+			runUntilTrue(t, e, 10000, "third committed", func() bool { return p.replicaOn(0).Log().HighWatermark() == 3 })
 			want := []int64{first.RecordIDs[0], second.RecordIDs[0], third.RecordIDs[0]}
 			if got := consumeAll(t, e, p); !slices.Equal(got, want) {
 				t.Errorf("consumed %v, want [first second third] = %v", got, want)
@@ -253,14 +253,14 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	}
 	checkpoints := func(when string, want int64) {
 		t.Helper()
-		if r0.hwCheckpoint != want || r1.hwCheckpoint != want {
-			t.Errorf("%s: checkpoints %d and %d, want %d", when, r0.hwCheckpoint, r1.hwCheckpoint, want)
+		if r0.HWCheckpoint() != want || r1.HWCheckpoint() != want {
+			t.Errorf("%s: checkpoints %d and %d, want %d", when, r0.HWCheckpoint(), r1.HWCheckpoint(), want)
 		}
 	}
 
 	runFor(t, e, 100)
 	send(2)
-	runUntilTrue(t, e, 10000, "follower HW 2", func() bool { return r1.log.HighWatermark() == 2 })
+	runUntilTrue(t, e, 10000, "follower HW 2", func() bool { return r1.Log().HighWatermark() == 2 })
 	stop(0)
 	stop(1)
 	checkpoints("after both shut down", 2)
@@ -272,7 +272,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	runFor(t, e, 100)
 	checkpoints("after broker 0 started", 2)
 	send(2)
-	runUntilTrue(t, e, 20000, "both HW 4", func() bool { return r0.log.HighWatermark() == 4 && r1.log.HighWatermark() == 4 })
+	runUntilTrue(t, e, 20000, "both HW 4", func() bool { return r0.Log().HighWatermark() == 4 && r1.Log().HighWatermark() == 4 })
 	stop(0)
 	stop(1)
 	checkpoints("after both shut down again", 4)
@@ -365,7 +365,7 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return e.ctrl.Leader(p.pid) >= 0 && e.client(p).NextRead() >= p.replicaOn(e.ctrl.Leader(p.pid)).log.HighWatermark()
+					return e.ctrl.Leader(p.pid) >= 0 && e.client(p).NextRead() >= p.replicaOn(e.ctrl.Leader(p.pid)).Log().HighWatermark()
 				})
 				consumed := map[int64]bool{}
 				for _, r := range e.client(p).Consumed() {

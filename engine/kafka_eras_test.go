@@ -76,14 +76,14 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			e.becomeLeaderOrFollower(b1, req)
 			// A restarted fetcher holds the partition in the new epoch; one left alone, in the old.
 			f := fetcherOfPartition(b1, p)
-			restarted := f != nil && f.State(p.pid).Epoch() == r1.leaderEpoch
-			if r1.leaderEpoch != e.ctrl.LeaderEpoch(p.pid)+1 {
-				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.leaderEpoch, e.ctrl.LeaderEpoch(p.pid)+1)
+			restarted := f != nil && f.State(p.pid).Epoch() == r1.LeaderEpoch()
+			if r1.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid)+1 {
+				t.Fatalf("follower's leader epoch %d, want %d (makeFollower takes the epoch either way)", r1.LeaderEpoch(), e.ctrl.LeaderEpoch(p.pid)+1)
 			}
 			if restarted != tc.restart {
 				t.Fatalf("fetcher restarted: %v, want %v", restarted, tc.restart)
 			}
-			if got := r1.log.LogEndOffset(); tc.era == "0.10.2" && got != tc.leo {
+			if got := r1.Log().LogEndOffset(); tc.era == "0.10.2" && got != tc.leo {
 				t.Fatalf("LEO %d, want %d: no truncation to the HW without a new leader", got, tc.leo)
 			}
 		})
@@ -101,13 +101,13 @@ func TestEraEpochCacheBeforeKafka7415(t *testing.T) {
 	} {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, eraCfg(tc.era))
 		r := p.replicaOn(0)
-		r.log = logOf(t, "0-1/e0")
+		*r.Log() = logOf(t, "0-1/e0")
 		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
-		if got := cacheString(r.log.Cache()); got != tc.afterElection {
+		if got := cacheString(r.Log().Cache()); got != tc.afterElection {
 			t.Errorf("%s: cache after the election [%s], want [%s]", tc.era, got, tc.afterElection)
 		}
 		appendLeader(e, r, 1)
-		if got := cacheString(r.log.Cache()); got != tc.afterAppend {
+		if got := cacheString(r.Log().Cache()); got != tc.afterAppend {
 			t.Errorf("%s: cache after the first append [%s], want [%s]", tc.era, got, tc.afterAppend)
 		}
 	}
@@ -155,13 +155,13 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 	}{{"0.11.0", []int32{0, 1, 2}, true}, {"2.1", []int32{0, 2}, false}} {
 		e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg(tc.era))
 		r := p.replicaOn(0)
-		r.log = logOf(t, "0-4/e8")
+		*r.Log() = logOf(t, "0-4/e8")
 		ktLead(e, p, 0, 10, []int32{0, 2}, 3)
 		followerFetch(e, p, 2, 1, -1)
 		wantHW(t, r, 1, tc.era+": follower 2 fetched at 1")
 		followerFetch(e, p, 1, 1, -1)
-		if !slices.Equal(r.isr.ISR(), tc.isr) {
-			t.Errorf("%s: ISR %v after follower 1 fetched at 1 (epoch start 5), want %v", tc.era, r.isr.ISR(), tc.isr)
+		if !slices.Equal(r.State().ISR(), tc.isr) {
+			t.Errorf("%s: ISR %v after follower 1 fetched at 1 (epoch start 5), want %v", tc.era, r.State().ISR(), tc.isr)
 		}
 	}
 }
@@ -174,7 +174,7 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg("2.1"))
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
 	followerFetch(e, p, 1, 10, -1)
@@ -185,14 +185,14 @@ func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	}
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink")
 	wantHW(t, r, 10, "after the shrink")
-	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) || e.ctrl.LeaderEpoch(p.pid) != 5 || e.ctrl.PartitionEpoch(p.pid) != 2 || r.partitionEpoch != 2 {
-		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", e.ctrl.ISR(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid), r.partitionEpoch)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) || e.ctrl.LeaderEpoch(p.pid) != 5 || e.ctrl.PartitionEpoch(p.pid) != 2 || r.PartitionEpoch() != 2 {
+		t.Fatalf("ZooKeeper: ISR %v leader epoch %d zkVersion %d (leader cached %d); want [0 1], 5, 2, 2", e.ctrl.ISR(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.PartitionEpoch(p.pid), r.PartitionEpoch())
 	}
 	// Someone else wrote the znode meanwhile: the leader's cached zkVersion is stale.
 	e.ctrl.SetStateForTest(p.pid, e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid), e.ctrl.PartitionEpoch(p.pid)+1)
 	followerFetch(e, p, 2, 10, -1)
-	if !slices.Equal(r.isr.ISR(), []int32{0, 1}) || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) {
-		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.isr.ISR(), e.ctrl.ISR(p.pid))
+	if !slices.Equal(r.State().ISR(), []int32{0, 1}) || !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) {
+		t.Fatalf("expand with a stale zkVersion: leader ISR %v, ZooKeeper %v; want both [0 1] (skipped)", r.State().ISR(), e.ctrl.ISR(p.pid))
 	}
 }
 

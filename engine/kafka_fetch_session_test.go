@@ -41,7 +41,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 		p := e.partitionOf(ktTopic, int32(i))
 		s.parts = append(s.parts, p)
 		r := p.replicaOn(1)
-		st := e.era.initialFetchState(&r.log, p.pid, r.leaderEpoch)
+		st := e.era.initialFetchState(r.Log(), p.pid, r.LeaderEpoch())
 		e.addFetcher(s.b, 0, st)
 	}
 	s.f = s.b.fetcherFor(0, 0)
@@ -163,7 +163,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			if len(resp.Partitions) == 1 && (resp.Partitions[0].HighWatermark != 2 || len(resp.Partitions[0].Records) != 0) {
 				t.Errorf("the answer for t-1: %s, want HW 2 and no records", describeFetchPart(resp.Partitions[0]))
 			}
-			if hw := s.parts[1].replicaOn(1).log.HighWatermark(); hw != 2 {
+			if hw := s.parts[1].replicaOn(1).Log().HighWatermark(); hw != 2 {
 				t.Errorf("follower HW of t-1 %d, want 2", hw)
 			}
 
@@ -189,7 +189,7 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	// change of its fetch data.
 	st := func(i int) *fetchState { s.f.NoteChange(s.f.State(s.parts[i].pid)); return s.f.State(s.parts[i].pid) }
 	st(0).SetFetchOffset(7)
-	s.parts[1].replicaOn(1).log.SetLogStartOffset(0) // unchanged: not sent
+	s.parts[1].replicaOn(1).Log().SetLogStartOffset(0) // unchanged: not sent
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
@@ -220,7 +220,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	// still in the session, with the same fetch data, so neither sent nor forgotten.
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid})
 	r1 := s.parts[1].replicaOn(1)
-	st := s.e.era.initialFetchState(&r1.log, s.parts[1].pid, r1.leaderEpoch)
+	st := s.e.era.initialFetchState(r1.Log(), s.parts[1].pid, r1.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t) // the Fetch built before the changes
 	s.doWork(t)
@@ -248,7 +248,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	}
 
 	r0 := s.parts[0].replicaOn(1)
-	st = s.e.era.initialFetchState(&r0.log, s.parts[0].pid, r0.leaderEpoch)
+	st = s.e.era.initialFetchState(r0.Log(), s.parts[0].pid, r0.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
@@ -442,7 +442,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	s.e.shutdownIdleFetchers(s.b)
 	runFor(t, s.e, 600) // the old thread's last Fetch is answered
 	r := s.parts[0].replicaOn(1)
-	st := s.e.era.initialFetchState(&r.log, s.parts[0].pid, r.leaderEpoch)
+	st := s.e.era.initialFetchState(r.Log(), s.parts[0].pid, r.LeaderEpoch())
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)
 	if s.b.fetcherFor(0, 0) == s.f {

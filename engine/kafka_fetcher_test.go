@@ -52,14 +52,14 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 	quiesce(t, e)
 	p := e.partitionOf(ktTopic, 0)
 	s := &fetchSetup{e: e, p: p, leader: p.replicaOn(0), follower: p.replicaOn(1), b: e.brokers[1]}
-	s.leader.log = logOf(t, c.leaderLog)
+	*s.leader.Log() = logOf(t, c.leaderLog)
 	ktLead(e, p, 0, c.leaderEpoch, replicas, 1)
-	s.leader.log.SetHighWatermark(c.leaderHW)
+	s.leader.Log().SetHighWatermark(c.leaderHW)
 	if c.pin >= 0 {
-		s.leader.remote(2).SetLogEndOffsetForTest(c.pin)
+		s.leader.Remote(2).SetLogEndOffsetForTest(c.pin)
 	}
-	s.follower.log = logOf(t, c.followerLog)
-	s.follower.log.SetHighWatermark(c.followerHW)
+	*s.follower.Log() = logOf(t, c.followerLog)
+	s.follower.Log().SetHighWatermark(c.followerHW)
 	ktFollow(e, p, 1, 0, c.followerEpoch, 1)
 	return s
 }
@@ -73,7 +73,7 @@ func (s *fetchSetup) start(t *testing.T, fetchOffset int64, lastFetchedEpoch int
 	if s.e.era.truncateOnFetch {
 		last, truncating = lastFetchedEpoch, false
 	}
-	st := brk.NewPartitionFetchState(s.p.pid, s.follower.leaderEpoch, fetchOffset, last, truncating)
+	st := brk.NewPartitionFetchState(s.p.pid, s.follower.LeaderEpoch(), fetchOffset, last, truncating)
 	s.e.addFetcher(s.b, 0, st)
 	s.f = fetcherOfPartition(s.b, s.p)
 	if s.f == nil {
@@ -91,16 +91,16 @@ func (s *fetchSetup) converge(t *testing.T) {
 	t.Helper()
 	for range 20 {
 		s.doWork(t)
-		if logString(&s.follower.log) == logString(&s.leader.log) {
+		if logString(s.follower.Log()) == logString(s.leader.Log()) {
 			return
 		}
 	}
-	t.Fatalf("logs never reconciled: follower %q, leader %q", logString(&s.follower.log), logString(&s.leader.log))
+	t.Fatalf("logs never reconciled: follower %q, leader %q", logString(s.follower.Log()), logString(s.leader.Log()))
 }
 
 func (s *fetchSetup) check(t *testing.T, when string, logStart, leo, hw int64) {
 	t.Helper()
-	l := &s.follower.log
+	l := s.follower.Log()
 	if l.LogStartOffset() != logStart || l.LogEndOffset() != leo || l.HighWatermark() != hw {
 		t.Errorf("%s: follower logStart %d, LEO %d, HW %d; want %d, %d, %d (log %q)", when,
 			l.LogStartOffset(), l.LogEndOffset(), l.HighWatermark(), logStart, leo, hw, logString(l))
@@ -120,7 +120,7 @@ func TestKafkaT4Truncation(t *testing.T) {
 			s.start(t, 3, 4)
 			s.converge(t)
 			s.check(t, "at convergence", 0, 3, 2)
-			if got := logString(&s.follower.log); got != "0/e1 1/e3 2/e5" {
+			if got := logString(s.follower.Log()); got != "0/e1 1/e3 2/e5" {
 				t.Errorf("follower log %q, want the leader's", got)
 			}
 			if got := s.truncations(); !slices.Equal(got, []int64{2, 1, 0}) {
@@ -145,8 +145,8 @@ func TestKafkaT5DivergingEpochs(t *testing.T) {
 		followerLog: "0/e0 1/e2 2/e4", followerEpoch: 5, pin: -1})
 	s.start(t, 3, 4)
 	s.doWork(t)
-	if st := s.state(); st == nil || st.LastFetchedEpoch() != 2 || s.follower.log.LogEndOffset() != 2 {
-		t.Fatalf("after one doWork: state %+v, LEO %d; want lastFetchedEpoch 2, truncated to 2", st, s.follower.log.LogEndOffset())
+	if st := s.state(); st == nil || st.LastFetchedEpoch() != 2 || s.follower.Log().LogEndOffset() != 2 {
+		t.Fatalf("after one doWork: state %+v, LEO %d; want lastFetchedEpoch 2, truncated to 2", st, s.follower.Log().LogEndOffset())
 	}
 	s.converge(t)
 	if st := s.state(); st.LastFetchedEpoch() != 5 {
@@ -164,7 +164,7 @@ func TestKafkaT6TruncateOnFetchDoesNotProcessPartitionData(t *testing.T) {
 	s.start(t, 6, 4)
 	s.doWork(t)
 	s.check(t, "after the first doWork", 0, 3, 1)
-	if got := logString(&s.follower.log); got != "0-1/e0 2/e2" {
+	if got := logString(s.follower.Log()); got != "0-1/e0 2/e2" {
 		t.Errorf("after the first doWork the follower log is %q: records were appended", got)
 	}
 	if n := len(s.truncations()); n != 1 {
@@ -229,11 +229,11 @@ func TestKafkaT7FencedFetch(t *testing.T) {
 func TestKafkaT8UnknownLeaderEpochInTruncation(t *testing.T) {
 	s := newFetchSetup(t, fetchCase{era: "2.1", leaderLog: "0/e0", leaderEpoch: 0, leaderHW: 2,
 		followerLog: "", followerEpoch: 1, pin: -1})
-	s.follower.log.Cache().Assign(1, 0)
+	s.follower.Log().Cache().Assign(1, 0)
 	s.start(t, 0, -1)
 	s.doWork(t)
-	if st := s.state(); st == nil || !st.Truncating() || s.follower.log.LogEndOffset() != 0 {
-		t.Fatalf("after UNKNOWN_LEADER_EPOCH: state %+v, LEO %d; want still Truncating at LEO 0", st, s.follower.log.LogEndOffset())
+	if st := s.state(); st == nil || !st.Truncating() || s.follower.Log().LogEndOffset() != 0 {
+		t.Fatalf("after UNKNOWN_LEADER_EPOCH: state %+v, LEO %d; want still Truncating at LEO 0", st, s.follower.Log().LogEndOffset())
 	}
 	if n := len(eventsOf(s.e.events, MsgOffsetsForEpochResponse, func(ev Event) bool {
 		return ev.Message.OffsetsForEpochResp.Partitions[0].Error == ErrUnknownLeaderEpoch
@@ -242,8 +242,8 @@ func TestKafkaT8UnknownLeaderEpochInTruncation(t *testing.T) {
 	}
 	ktLead(s.e, s.p, 0, 1, []int32{0, 1}, 2) // bump the leader's epoch
 	s.doWork(t)
-	if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogEndOffset() != 1 {
-		t.Errorf("after the leader reached epoch 1: state %+v, LEO %d; want Fetching at LEO 1", st, s.follower.log.LogEndOffset())
+	if st := s.state(); st == nil || st.Truncating() || s.follower.Log().LogEndOffset() != 1 {
+		t.Errorf("after the leader reached epoch 1: state %+v, LEO %d; want Fetching at LEO 1", st, s.follower.Log().LogEndOffset())
 	}
 }
 
@@ -256,12 +256,12 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 				followerLog: "0/e0 1/e2 2/e4", followerEpoch: 4, pin: -1})
 			s.start(t, 3, 4)
 			s.doWork(t)
-			if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogEndOffset() != 3 {
-				t.Fatalf("after the first doWork: state %+v, LEO %d; want Fetching at LEO 3", st, s.follower.log.LogEndOffset())
+			if st := s.state(); st == nil || st.Truncating() || s.follower.Log().LogEndOffset() != 3 {
+				t.Fatalf("after the first doWork: state %+v, LEO %d; want Fetching at LEO 3", st, s.follower.Log().LogEndOffset())
 			}
 			// The leader's log is emptied without an epoch change (set directly: the leader's fetch
 			// session is told, as a truncation would tell it).
-			s.leader.log = logOf(t, "")
+			*s.leader.Log() = logOf(t, "")
 			s.e.sessionsChanged(s.leader)
 			s.doWork(t)
 			if n := len(eventsOf(s.e.events, MsgFetchResponse, func(ev Event) bool {
@@ -291,9 +291,9 @@ func TestKafkaT10FollowerFetchOutOfRangeLow(t *testing.T) {
 			if s.e.era.truncateOnFetch {
 				s.doWork(t)
 			}
-			if st := s.state(); st == nil || st.Truncating() || s.follower.log.LogStartOffset() != 2 || s.follower.log.LogEndOffset() != 2 {
+			if st := s.state(); st == nil || st.Truncating() || s.follower.Log().LogStartOffset() != 2 || s.follower.Log().LogEndOffset() != 2 {
 				t.Fatalf("after the initial truncation: state %+v, log %q from %d; want Fetching with logStart 2 and an empty log",
-					st, logString(&s.follower.log), s.follower.log.LogStartOffset())
+					st, logString(s.follower.Log()), s.follower.Log().LogStartOffset())
 			}
 			s.converge(t)
 			s.check(t, "at convergence", 2, 3, 2)
@@ -312,14 +312,14 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 		for i := range ps {
 			p := e.partitionOf(ktTopic, int32(i))
 			ps[i] = p
-			p.replicaOn(0).log = logOf(t, leaderLogs[i])
+			*p.replicaOn(0).Log() = logOf(t, leaderLogs[i])
 			ktLead(e, p, 0, 6, []int32{0, 1}, 1)
-			p.replicaOn(0).log.SetHighWatermark(160)
+			p.replicaOn(0).Log().SetHighWatermark(160)
 			r := p.replicaOn(1)
-			r.log = logOf(t, followerLog)
-			r.log.SetHighWatermark(followerHW)
+			*r.Log() = logOf(t, followerLog)
+			r.Log().SetHighWatermark(followerHW)
 			ktFollow(e, p, 1, 0, 6, 1)
-			st := e.era.initialFetchState(&r.log, p.pid, 6)
+			st := e.era.initialFetchState(r.Log(), p.pid, 6)
 			e.addFetcher(e.brokers[1], 0, st)
 		}
 		if len(e.brokers[1].fetchers) != 1 {
@@ -338,7 +338,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			"0-100/e3 101-154/e4 155-209/e6",
 			"0-101/e3 102-142/e4 143-209/e6",
 		}, "0-119/e3 120-199/e5", 0)
-		if ee, o := ps[0].replicaOn(1).log.Cache().EndOffsetFor(4, 200); ee != 3 || o != 120 {
+		if ee, o := ps[0].replicaOn(1).Log().Cache().EndOffsetFor(4, 200); ee != 3 || o != 120 {
 			t.Fatalf("follower endOffsetFor(4) = (%d,%d), want (3,120)", ee, o)
 		}
 		runFor(t, e, 3000)
@@ -380,7 +380,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 		if got := truncations(e.events, 1, ps[0]); !slices.Equal(got, []int64{140}) {
 			t.Errorf("truncated to %v, want [140] once", got)
 		}
-		if hw := r.log.HighWatermark(); hw != 100 {
+		if hw := r.Log().HighWatermark(); hw != 100 {
 			t.Errorf("follower HW %d after the divergingEpoch answer, want 100 (not updated from the leader's 160)", hw)
 		}
 	})

@@ -29,15 +29,15 @@ func complete(t *testing.T, e *Engine) { t.Helper(); runFor(t, e, 10) }
 
 func wantHW(t *testing.T, r *replica, want int64, when string) {
 	t.Helper()
-	if got := r.log.HighWatermark(); got != want {
+	if got := r.Log().HighWatermark(); got != want {
 		t.Errorf("%s: HW %d, want %d", when, got, want)
 	}
 }
 
 func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) {
 	t.Helper()
-	if !slices.Equal(r.isr.ISR(), committed) || !slices.Equal(r.isr.MaximalISR(), maximal) {
-		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.isr.ISR(), r.isr.MaximalISR(), committed, maximal)
+	if !slices.Equal(r.State().ISR(), committed) || !slices.Equal(r.State().MaximalISR(), maximal) {
+		t.Errorf("%s: committed ISR %v, maximal %v; want %v, %v", when, r.State().ISR(), r.State().MaximalISR(), committed, maximal)
 	}
 }
 
@@ -46,9 +46,9 @@ func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) 
 func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "0-1/e0 2-7/e3 8-12/e4 13/e7 14-16/e9")
+	*r.Log() = logOf(t, "0-1/e0 2-7/e3 8-12/e4 13/e7 14-16/e9")
 	ktLead(e, p, 0, 10, []int32{0, 1}, 1)
-	if got := cacheString(r.log.Cache()); got != "(0,0) (3,2) (4,8) (7,13) (9,14) (10,17)" {
+	if got := cacheString(r.Log().Cache()); got != "(0,0) (3,2) (4,8) (7,13) (9,14) (10,17)" {
 		t.Fatalf("leader epoch cache [%s]", got)
 	}
 	type fetch struct {
@@ -71,7 +71,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 	}
 	for _, st := range steps {
 		if st.logStart > 0 {
-			r.log.SetLogStartOffset(st.logStart)
+			r.Log().SetLogStartOffset(st.logStart)
 		}
 		for _, f := range st.fetches {
 			d := followerFetch(e, p, 1, f.offset, f.lastFetchedEpoch)
@@ -84,7 +84,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 			}
 			if got != f.want {
 				t.Errorf("logStart %d: fetch (lastFetchedEpoch %d, offset %d) → %s, want %s",
-					r.log.LogStartOffset(), f.lastFetchedEpoch, f.offset, got, f.want)
+					r.Log().LogStartOffset(), f.lastFetchedEpoch, f.offset, got, f.want)
 			}
 		}
 	}
@@ -94,9 +94,9 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "0-1/e0 2-3/e5")
+	*r.Log() = logOf(t, "0-1/e0 2-3/e5")
 	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
-	if ep, o := e.era.answerOffsetsForEpoch(&r.log, 8); ep != 8 || o != 4 {
+	if ep, o := e.era.answerOffsetsForEpoch(r.Log(), 8); ep != 8 || o != 4 {
 		t.Errorf("lastOffsetForLeaderEpoch(8) = (%d,%d), want (8,4)", ep, o)
 	}
 }
@@ -106,8 +106,8 @@ func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 // (KAFKA-7128).
 func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch(t *testing.T) {
 	e, p, r := leaderAtEpoch8WithFiveRecords(t)
-	if r.log.LogEndOffset() != 5 {
-		t.Fatalf("LEO %d, want 5", r.log.LogEndOffset())
+	if r.Log().LogEndOffset() != 5 {
+		t.Fatalf("LEO %d, want 5", r.Log().LogEndOffset())
 	}
 	wantHW(t, r, 0, "after the appends")
 	followerFetch(e, p, 2, 0, -1)
@@ -116,12 +116,12 @@ func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderE
 
 	ktFollow(e, p, 0, 2, 9, 2)
 	ktLead(e, p, 0, 10, []int32{0, 2}, 3)
-	if r.epochStartOffset != 5 {
-		t.Fatalf("epoch start offset %d, want 5", r.epochStartOffset)
+	if r.EpochStartOffset() != 5 {
+		t.Fatalf("epoch start offset %d, want 5", r.EpochStartOffset())
 	}
 	appendLeader(e, r, 2)
-	if r.log.LogEndOffset() != 7 {
-		t.Fatalf("LEO %d, want 7", r.log.LogEndOffset())
+	if r.Log().LogEndOffset() != 7 {
+		t.Fatalf("LEO %d, want 7", r.Log().LogEndOffset())
 	}
 	followerFetch(e, p, 1, 0, -1)
 	followerFetch(e, p, 1, 1, -1)
@@ -140,10 +140,10 @@ func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderE
 func TestKafkaT15IsrExpansion(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0}, 1)
-	rr := r.remote(1)
+	rr := r.Remote(1)
 	if rr.LastCaughtUpTime() != brk.Never || rr.LogEndOffset() != -1 {
 		t.Fatalf("follower 1 after makeLeader: lastCaughtUp %d, LEO %d; want never (Kafka: 0), -1", rr.LastCaughtUpTime(), rr.LogEndOffset())
 	}
@@ -165,8 +165,8 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 	}
 	complete(t, e)
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the AlterPartition completed")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 	expands := eventsOf(e.events, EvISRChange, nil)
 	if len(expands) != 1 || len(eventsOf(e.events, EvISRPending, func(ev Event) bool { return ev.Reason == "shrink" })) != 0 {
@@ -178,7 +178,7 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
 	wantHW(t, r, 0, "after makeLeader")
@@ -199,8 +199,8 @@ func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 	complete(t, e)
 	wantISR(t, r, []int32{0, 1}, []int32{0, 1}, "after the shrink completed")
 	wantHW(t, r, 10, "after the shrink completed")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 }
 
@@ -210,7 +210,7 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	leader2 := func(t *testing.T, cfg map[string]string, records int) (*Engine, *partition, *replica) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, cfg)
 		r := p.replicaOn(0)
-		r.log = logOf(t, "")
+		*r.Log() = logOf(t, "")
 		seedLog(e, r, records, 4)
 		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 		return e, p, r
@@ -218,7 +218,7 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	t.Run("testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp", func(t *testing.T) {
 		e, p, r := leader2(t, nil, 10)
 		t0 := e.now
-		rr := r.remote(1)
+		rr := r.Remote(1)
 		runFor(t, e, 5000)
 		followerFetch(e, p, 1, 5, -1)
 		if rr.LastCaughtUpTime() != t0 {
@@ -269,16 +269,16 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 			}
 			runFor(t, e, start+tc.checkAt-e.now)
 			e.isrShrinkTask(e.brokers[0])
-			out := r.isr.Shrinking() && slices.Equal(r.isr.Changing(), []int32{1})
+			out := r.State().Shrinking() && slices.Equal(r.State().Changing(), []int32{1})
 			if out != tc.out {
-				t.Fatalf("follower out of sync = %v, want %v (ISR state %+v)", out, tc.out, r.isr)
+				t.Fatalf("follower out of sync = %v, want %v (ISR state %+v)", out, tc.out, r.State())
 			}
 			if tc.name == "testIsrExpirationForSlowFollowers" {
 				// Then it catches up to the log end: back in sync.
-				r.isr.Revert()
+				r.State().Revert()
 				followerFetch(e, p, 1, 20, -1)
 				e.isrShrinkTask(e.brokers[0])
-				if r.isr.IsInflight() {
+				if r.State().IsInflight() {
 					t.Errorf("after a fetch at the log end the follower is still out of sync")
 				}
 			}
@@ -290,11 +290,11 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 6, 4)
 	t0 := e.now
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
-	rr := r.remote(1)
+	rr := r.Remote(1)
 	if rr.LastCaughtUpTime() != t0 || rr.LogEndOffset() != -1 || rr.LogStartOffset() != -1 {
 		t.Fatalf("after makeLeader: lastCaughtUp t0%+d, LEO %d, logStart %d; want t0, -1, -1", rr.LastCaughtUpTime()-t0, rr.LogEndOffset(), rr.LogStartOffset())
 	}
@@ -316,7 +316,7 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"min.insync.replicas": "3"})
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 	wantHW(t, r, 0, "after makeLeader")
@@ -360,20 +360,20 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 		t.Run(tc.name, func(t *testing.T) {
 			e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 			r := p.replicaOn(0)
-			r.log = logOf(t, "")
+			*r.Log() = logOf(t, "")
 			seedLog(e, r, 10, 4)
 			ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 			followerFetch(e, p, 1, 10, -1)
 			wantHW(t, r, 10, "after the fetch at 10")
 			tc.mark(e)
 			appendLeader(e, r, 10)
-			if r.log.LogEndOffset() != 20 {
-				t.Fatalf("LEO %d, want 20", r.log.LogEndOffset())
+			if r.Log().LogEndOffset() != 20 {
+				t.Fatalf("LEO %d, want 20", r.Log().LogEndOffset())
 			}
-			wasLeader := r.isLeader() && r.leaderEpoch == 5
+			wasLeader := r.IsLeader() && r.LeaderEpoch() == 5
 			ktLead(e, p, 0, 5, []int32{0}, 2)
-			if !wasLeader || r.epochStartOffset != 10 {
-				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.epochStartOffset)
+			if !wasLeader || r.EpochStartOffset() != 10 {
+				t.Errorf("makeLeader at the same epoch reset the leader state (epoch start %d, want 10)", r.EpochStartOffset())
 			}
 			wantHW(t, r, tc.wantHW, "after makeLeader with ISR [0]")
 		})
@@ -397,11 +397,11 @@ func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
 	wantISR(t, r, []int32{0, 1, 2}, []int32{0, 1, 2}, "after the expansion")
 	wantHW(t, r, 2, "after both followers fetched at 2")
 
-	ktFollow(e, p, 0, 1, 9, r.partitionEpoch+1)
-	ktLead(e, p, 0, 10, []int32{0, 1, 2}, r.partitionEpoch+1)
-	if r.epochStartOffset != 5 || r.log.HighWatermark() != 2 {
+	ktFollow(e, p, 0, 1, 9, r.PartitionEpoch()+1)
+	ktLead(e, p, 0, 10, []int32{0, 1, 2}, r.PartitionEpoch()+1)
+	if r.EpochStartOffset() != 5 || r.Log().HighWatermark() != 2 {
 		t.Errorf("after the re-election: epoch start %d, HW %d; want 5 > 2 (ListOffsets latest would be OFFSET_NOT_AVAILABLE)",
-			r.epochStartOffset, r.log.HighWatermark())
+			r.EpochStartOffset(), r.Log().HighWatermark())
 	}
 	for _, f := range []int32{1, 2} {
 		followerFetch(e, p, f, 5, -1)
@@ -415,21 +415,21 @@ func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
 func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
 	check := func(when string) {
 		t.Helper()
-		en := r.log.Cache().Entries()
-		if r.epochStartOffset != 0 || len(en) == 0 || en[len(en)-1].Epoch != 8 || en[len(en)-1].StartOffset != 0 {
-			t.Errorf("%s: epoch start %d, cache [%s]; want 0 and latest (8,0)", when, r.epochStartOffset, cacheString(r.log.Cache()))
+		en := r.Log().Cache().Entries()
+		if r.EpochStartOffset() != 0 || len(en) == 0 || en[len(en)-1].Epoch != 8 || en[len(en)-1].StartOffset != 0 {
+			t.Errorf("%s: epoch start %d, cache [%s]; want 0 and latest (8,0)", when, r.EpochStartOffset(), cacheString(r.Log().Cache()))
 		}
 	}
 	check("after makeLeader(e8, partition epoch 1)")
 	appendLeader(e, r, 2)
 	ktLead(e, p, 0, 8, []int32{0, 1}, 2)
 	check("after makeLeader(e8, partition epoch 2)")
-	if r.partitionEpoch != 2 {
-		t.Errorf("partition epoch %d, want 2", r.partitionEpoch)
+	if r.PartitionEpoch() != 2 {
+		t.Errorf("partition epoch %d, want 2", r.PartitionEpoch())
 	}
 }
 
@@ -439,7 +439,7 @@ func leaderAtEpoch8WithFiveRecords(t *testing.T) (*Engine, *partition, *replica)
 	t.Helper()
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 	r := p.replicaOn(0)
-	r.log = logOf(t, "")
+	*r.Log() = logOf(t, "")
 	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
 	appendLeader(e, r, 2)
 	appendLeader(e, r, 3)

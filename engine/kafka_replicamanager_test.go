@@ -11,8 +11,8 @@ func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, mi
 	m := &Message{Type: MsgFetch, From: follower, To: e.ctrl.Leader(p.pid), Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		SessionEpoch: FinalEpoch, // a sessionless (full) fetch
-		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.leaderEpoch,
-			LastFetchedEpoch: r.log.Cache().Latest()}}}}
+		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: offset, CurrentLeaderEpoch: r.LeaderEpoch(),
+			LastFetchedEpoch: r.Log().Cache().Latest()}}}}
 	e.send(m)
 	return m
 }
@@ -35,8 +35,8 @@ func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testin
 	e.produce(p, 2, -1)
 	runFor(t, e, 5)
 	op := e.clients.Produce(1)
-	if r := p.replicaOn(0); r.log.LogEndOffset() != 2 || r.log.HighWatermark() != 0 || op.Done {
-		t.Fatalf("after the produce: LEO %d, HW %d, produce done %v; want 2, 0, pending", r.log.LogEndOffset(), r.log.HighWatermark(), op.Done)
+	if r := p.replicaOn(0); r.Log().LogEndOffset() != 2 || r.Log().HighWatermark() != 0 || op.Done {
+		t.Fatalf("after the produce: LEO %d, HW %d, produce done %v; want 2, 0, pending", r.Log().LogEndOffset(), r.Log().HighWatermark(), op.Done)
 	}
 
 	m := sendFollowerFetch(e, p, 1, 2, 0, 500)
@@ -68,7 +68,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 		e.produce(p, 1, -1)
 		runFor(t, e, 5)
-		if n := p.replicaOn(0).produces.Len(); n != 1 {
+		if n := p.replicaOn(0).Produces().Len(); n != 1 {
 			t.Fatalf("%d produces in purgatory, want 1", n)
 		}
 		// The controller moves leadership to broker 1 in epoch 1; broker 0 gets the LeaderAndIsr.
@@ -91,7 +91,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 		req := &FetchRequest{ReplicaID: ClientNode, BrokerEpoch: -1}
 		d, _ = e.readPartition(p.replicaOn(0), req, &FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
 		if d.Error != ErrNone || len(d.Records) != 0 {
-			t.Errorf("consumer fetch at 1 above HW %d: error %q, %d records; want empty, no error", r.log.HighWatermark(), d.Error, len(d.Records))
+			t.Errorf("consumer fetch at 1 above HW %d: error %q, %d records; want empty, no error", r.Log().HighWatermark(), d.Error, len(d.Records))
 		}
 	})
 }

@@ -156,7 +156,7 @@ func appendLeader(e *Engine, r *replica, n int) {
 	for i := range ids {
 		ids[i] = e.clients.NextRecordID()
 	}
-	r.log.AppendAsLeader(r.leaderEpoch, ids)
+	r.Log().AppendAsLeader(r.LeaderEpoch(), ids)
 	e.sessionsChanged(r)
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -169,7 +169,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 	for i := range ids {
 		ids[i] = e.clients.NextRecordID()
 	}
-	r.log.AppendAsLeader(epoch, ids)
+	r.Log().AppendAsLeader(epoch, ids)
 }
 
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with
@@ -177,7 +177,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 func followerFetch(e *Engine, p *partition, follower int32, offset int64, lastFetchedEpoch int32) FetchPartitionData {
 	r := p.replicaOn(e.ctrl.Leader(p.pid))
 	req := &FetchRequest{ReplicaID: follower, BrokerEpoch: e.brokers[follower].brokerEpoch, MinBytes: 1}
-	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.leaderEpoch,
+	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.LeaderEpoch(),
 		LastFetchedEpoch: lastFetchedEpoch}
 	d, _ := e.readPartition(r, req, &fp, true)
 	return d

@@ -245,7 +245,7 @@ func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition
 	if d.Error = e.checkLeaderRequest(r, fp.CurrentLeaderEpoch, req.ReplicaID); d.Error != ErrNone {
 		return d, 0
 	}
-	log := &r.log
+	log := r.Log()
 	hw, start, leo := log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset()
 	d.HighWatermark, d.LogStartOffset, d.LogEndOffset = hw, start, leo
 	consumer := req.ReplicaID == ClientNode
@@ -288,17 +288,17 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 	switch {
 	case r == nil:
 		return ErrUnknownTopicOrPartition
-	case r.offline:
+	case r.Offline():
 		return ErrKafkaStorage
-	case !r.known:
+	case !r.Known():
 		return ErrNotLeaderOrFollower
-	case currentEpoch >= 0 && currentEpoch < r.leaderEpoch:
+	case currentEpoch >= 0 && currentEpoch < r.LeaderEpoch():
 		return ErrFencedLeaderEpoch
-	case currentEpoch >= 0 && currentEpoch > r.leaderEpoch:
+	case currentEpoch >= 0 && currentEpoch > r.LeaderEpoch():
 		return ErrUnknownLeaderEpoch
-	case !r.isLeader():
+	case !r.IsLeader():
 		return ErrNotLeaderOrFollower
-	case replicaID != ClientNode && r.remote(replicaID) == nil: // getReplicaOrException
+	case replicaID != ClientNode && r.Remote(replicaID) == nil: // getReplicaOrException
 		if currentEpoch >= 0 {
 			return ErrUnknownLeaderEpoch
 		}
@@ -310,7 +310,7 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 // updateFollowerFetchState is Replica.updateFetchState: a fetch at offset f
 // while the leader's LEO is leo.
 func (e *Engine) updateFollowerFetchState(r *replica, follower int32, f, logStart, leo int64, brokerEpoch int64) {
-	rr := r.remote(follower)
+	rr := r.Remote(follower)
 	if rr == nil {
 		return
 	}
@@ -438,18 +438,18 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 // fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
 func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
-	if r == nil || !r.isLeader() || r.offline {
+	if r == nil || !r.IsLeader() || r.Offline() {
 		return true, 0
 	}
-	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.leaderEpoch {
+	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.LeaderEpoch() {
 		return true, 0
 	}
-	leo := r.log.LogEndOffset()
+	leo := r.Log().LogEndOffset()
 	if fp.FetchOffset > leo {
 		return true, 0
 	}
 	if fp.LastFetchedEpoch >= 0 {
-		ep, off := r.log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+		ep, off := r.Log().Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
 		if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
 			return true, 0
 		}
@@ -532,7 +532,7 @@ func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) {
 		r := e.localReplica(b.id, q.TP)
 		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1}
 		if res.Error = e.checkLeaderRequest(r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
-			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(&r.log, q.LeaderEpoch)
+			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(r.Log(), q.LeaderEpoch)
 		}
 		resp.Partitions = append(resp.Partitions, res)
 	}
@@ -545,7 +545,7 @@ func (e *Engine) handleListOffsets(b *broker, m *Message) {
 	r := e.localReplica(b.id, req.TP)
 	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1}
 	if resp.Error = e.checkLeaderRequest(r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
-		resp.LogEndOffset, resp.LogStartOffset = r.log.LogEndOffset(), r.log.LogStartOffset()
+		resp.LogEndOffset, resp.LogStartOffset = r.Log().LogEndOffset(), r.Log().LogStartOffset()
 	}
 	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, ListOffsetsResponse: resp})
 }

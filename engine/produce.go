@@ -15,17 +15,17 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	p := e.partitions[e.pidOf(req.TP)]
 	r := b.replicaOf(p.pid)
 	errName := e.checkLeaderRequest(r, -1, ClientNode)
-	if errName == ErrNone && req.Acks == -1 && len(r.isr.ISR()) < e.effectiveMinIsr(p) {
+	if errName == ErrNone && req.Acks == -1 && len(r.State().ISR()) < e.effectiveMinIsr(p) {
 		errName = ErrNotEnoughReplicas
 	}
 	if errName != ErrNone {
 		e.respondProduce(b, m, errName, -1)
 		return
 	}
-	base := r.log.AppendAsLeader(r.leaderEpoch, req.RecordIDs)
+	base := r.Log().AppendAsLeader(r.LeaderEpoch(), req.RecordIDs)
 	if e.tracing() {
 		e.emit(Event{Type: EvAppend, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index),
-			From: Some(base), To: Some(r.log.LogEndOffset()), Epoch: Some(int64(r.leaderEpoch)),
+			From: Some(base), To: Some(r.Log().LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
 			render: describeAppend})
 	}
 	e.afterAppend(r, len(req.RecordIDs))
@@ -40,7 +40,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		e.respondProduce(b, m, ErrNone, base)
 	default:
 		dp := brk.NewDelayedProduce(m, base, len(req.RecordIDs))
-		r.produces.Add(dp)
+		r.Produces().Add(dp)
 		e.completeDelayedProduces(r)
 		if !dp.Done() {
 			e.schedule(delayedProduceDone{e.timer(b), dp}.due(e.now + req.TimeoutMs))
@@ -52,10 +52,8 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 // caching r.
 func (e *Engine) afterAppend(r *replica, n int) {
 	e.sessionsChanged(r)
-	r.unflushed += int64(n)
-	if r.unflushed >= e.cfg.LogFlushIntervalMessages {
-		r.log.Flush()
-		r.unflushed = 0
+	if r.Appended(int64(n), e.cfg.LogFlushIntervalMessages) {
+		r.Log().Flush()
 	}
 }
 
@@ -66,11 +64,11 @@ func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base 
 
 // completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r.
 func (e *Engine) completeDelayedProduces(r *replica) {
-	if r.produces.Len() == 0 {
+	if r.Produces().Len() == 0 {
 		return
 	}
-	b := e.brokers[r.broker]
-	r.produces.TryComplete(r.offline, r.isLeader(), r.log.HighWatermark(), &r.isr, e.effectiveMinIsr(r.p),
+	b := e.brokers[r.Broker()]
+	r.Produces().TryComplete(r.Offline(), r.IsLeader(), r.Log().HighWatermark(), r.State(), e.effectiveMinIsr(r.p),
 		func(dp *brk.DelayedProduce, err KafkaError, base int64) { e.respondProduce(b, dp.Request(), err, base) })
 }
 

@@ -205,41 +205,41 @@ type ReplicaInfo struct {
 
 // Broker, LeaderEpoch and the log's offsets; HWCheckpoint is the HW on disk, EpochStartOffset the
 // leader's start offset of its epoch (-1 unless leader).
-func (r ReplicaInfo) Broker() int32           { return r.r.broker }
-func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.leaderEpoch }
-func (r ReplicaInfo) LogStartOffset() int64   { return r.r.log.LogStartOffset() }
-func (r ReplicaInfo) LogEndOffset() int64     { return r.r.log.LogEndOffset() }
-func (r ReplicaInfo) HighWatermark() int64    { return r.r.log.HighWatermark() }
-func (r ReplicaInfo) RecoveryPoint() int64    { return r.r.log.RecoveryPoint() }
-func (r ReplicaInfo) HWCheckpoint() int64     { return r.r.hwCheckpoint }
-func (r ReplicaInfo) EpochStartOffset() int64 { return r.r.epochStartOffset }
+func (r ReplicaInfo) Broker() int32           { return r.r.Broker() }
+func (r ReplicaInfo) LeaderEpoch() int32      { return r.r.LeaderEpoch() }
+func (r ReplicaInfo) LogStartOffset() int64   { return r.r.Log().LogStartOffset() }
+func (r ReplicaInfo) LogEndOffset() int64     { return r.r.Log().LogEndOffset() }
+func (r ReplicaInfo) HighWatermark() int64    { return r.r.Log().HighWatermark() }
+func (r ReplicaInfo) RecoveryPoint() int64    { return r.r.Log().RecoveryPoint() }
+func (r ReplicaInfo) HWCheckpoint() int64     { return r.r.HWCheckpoint() }
+func (r ReplicaInfo) EpochStartOffset() int64 { return r.r.EpochStartOffset() }
 
 // EpochCache is the leader epoch cache's entries; Records the log's records.
 func (r ReplicaInfo) EpochCache() []commitlog.EpochEntry {
-	return slices.Clone(r.r.log.Cache().Entries())
+	return slices.Clone(r.r.Log().Cache().Entries())
 }
-func (r ReplicaInfo) Records() []commitlog.Record { return slices.Clone(r.r.log.Records()) }
+func (r ReplicaInfo) Records() []commitlog.Record { return slices.Clone(r.r.Log().Records()) }
 
 // RecordAt returns the record at an offset, false if the log does not hold that offset.
-func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.r.log.At(offset) }
+func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.r.Log().At(offset) }
 
 // Down: the replica's broker is dead. Offline: its log directory failed. Known: a LeaderAndIsr
 // created it since its broker started. IsLeader: it leads.
-func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.broker].state == brokerDead }
-func (r ReplicaInfo) Offline() bool  { return r.r.offline }
-func (r ReplicaInfo) Known() bool    { return r.r.known }
-func (r ReplicaInfo) IsLeader() bool { return r.r.isLeader() }
+func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.Broker()].state == brokerDead }
+func (r ReplicaInfo) Offline() bool  { return r.r.Offline() }
+func (r ReplicaInfo) Known() bool    { return r.r.Known() }
+func (r ReplicaInfo) IsLeader() bool { return r.r.IsLeader() }
 
 // ISR is the ISR as the leader sees it (committed); MaximalISR adds a replica joining (KIP-497).
-func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.isr.ISR()) }
-func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.isr.MaximalISR()) }
+func (r ReplicaInfo) ISR() []int32        { return slices.Clone(r.r.State().ISR()) }
+func (r ReplicaInfo) MaximalISR() []int32 { return slices.Clone(r.r.State().MaximalISR()) }
 
 // PendingISRChange names the ISR change in flight: "expand", "shrink" or "".
 func (r ReplicaInfo) PendingISRChange() string {
 	switch {
-	case !r.r.isr.IsInflight():
+	case !r.r.State().IsInflight():
 		return ""
-	case r.r.isr.Expanding():
+	case r.r.State().Expanding():
 		return "expand"
 	}
 	return "shrink"
@@ -256,16 +256,16 @@ type FollowerInfo struct {
 
 // Followers returns the leader's remote replica states, in assignment order.
 func (r ReplicaInfo) Followers() []FollowerInfo {
-	out := make([]FollowerInfo, len(r.r.remotes))
-	for i := range r.r.remotes {
-		out[i] = r.follower(&r.r.remotes[i])
+	out := make([]FollowerInfo, len(r.r.Remotes()))
+	for i := range r.r.Remotes() {
+		out[i] = r.follower(&r.r.Remotes()[i])
 	}
 	return out
 }
 
 // Follower returns what the leader knows of broker b, false if b is not a follower.
 func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
-	rr := r.r.remote(b)
+	rr := r.r.Remote(b)
 	if rr == nil {
 		return FollowerInfo{}, false
 	}

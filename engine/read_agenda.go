@@ -133,7 +133,7 @@ func (e *Engine) Timers() []Timer {
 		case itResend:
 			pid := it.alterPartitionResend().pid
 			r := e.partitions[pid].replicaOn(it.broker)
-			if !live() || r == nil || !r.isr.IsInflight() {
+			if !live() || r == nil || !r.State().IsInflight() {
 				continue
 			}
 			t.Kind, t.Partition = TimerAlterPartitionResend, pid

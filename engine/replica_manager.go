@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
@@ -14,17 +12,8 @@ import (
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
 func (r *replica) resetMemory() {
-	r.known = false
-	r.hwConfirmed = false
-	r.offline = false
-	r.leader = -1
-	r.leaderEpoch = -1
-	r.partitionEpoch = -1
-	r.epochStartOffset = -1
-	r.isr.Commit(nil)
-	r.remotes = nil
+	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, ISR, produces
 	r.watchers = nil
-	r.produces.Clear()
 	r.fetchSessions = nil
 }
 
@@ -57,9 +46,9 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 		switch {
 		case r == nil || !slices.Contains(ps.Replicas, b.id):
 			errName = ErrUnknownTopicOrPartition
-		case r.offline:
+		case r.Offline():
 			errName = ErrKafkaStorage
-		case ps.LeaderEpoch > r.leaderEpoch:
+		case ps.LeaderEpoch > r.LeaderEpoch():
 			if ps.Leader == b.id {
 				leaders = append(leaders, ps)
 			} else {
@@ -97,31 +86,30 @@ func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
 
 // makeLeader is Partition.makeLeader.
 func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
-	if ps.PartitionEpoch < r.partitionEpoch {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
 	}
 	e.sessionsChanged(r) // before resetRemotes
-	wasLeader := r.isLeader()
-	r.known = true
-	r.isr.Commit(slices.Clone(ps.ISR))
-	if ps.LeaderEpoch > r.leaderEpoch {
-		start := r.log.LogEndOffset()
+	wasLeader := r.IsLeader()
+	r.Create()
+	r.State().Commit(slices.Clone(ps.ISR))
+	if ps.LeaderEpoch > r.LeaderEpoch() {
+		start := r.Log().LogEndOffset()
 		if e.era.assignEpochOnElection {
-			r.log.Cache().Assign(ps.LeaderEpoch, start)
+			r.Log().Cache().Assign(ps.LeaderEpoch, start)
 		}
 		e.resetRemotes(r, ps, wasLeader, start)
-		r.leaderEpoch = ps.LeaderEpoch
-		r.epochStartOffset = start
+		r.SetLeaderEpoch(ps.LeaderEpoch)
+		r.SetEpochStartOffset(start)
 	}
-	r.partitionEpoch = ps.PartitionEpoch
-	r.leader = b.id
-	if !r.hwConfirmed {
-		r.hwConfirmed = true
+	r.SetPartitionEpoch(ps.PartitionEpoch)
+	r.SetLeader(b.id)
+	if r.ConfirmHW() {
 		e.noteHWConfirmed(r)
 	}
 	if p := r.p; e.tracing() { // nobody hears a role change but the trace
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.leaderEpoch)), ISR: r.isr.ISR(), render: describeRole, arg: [2]int64{r.epochStartOffset}})
+			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
 	}
 	if e.maybeIncrementHW(r) {
 		e.completeDelayedProduces(r)
@@ -131,24 +119,7 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 
 // resetRemotes resets the follower state on a new leader epoch.
 func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
-	old := r.remotes
-	r.remotes = r.remotes[:0:0]
-	for _, h := range r.p.hosts {
-		if h == r.broker {
-			continue
-		}
-		inISR := slices.Contains(ps.ISR, h)
-		rr := brk.NewReplica(h)
-		if wasLeader {
-			for _, o := range old {
-				if o.Broker() == h {
-					rr = o
-				}
-			}
-		}
-		rr.ResetReplicaState(e.now, start, !wasLeader, inISR)
-		r.remotes = append(r.remotes, rr)
-	}
+	r.ResetRemotes(e.now, r.p.hosts, ps.ISR, wasLeader, start)
 }
 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
@@ -160,7 +131,7 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
 			e.sessionsChanged(r)
-			r.known = true
+			r.Create()
 			continue
 		}
 		if e.makeFollower(b, r, *ps) {
@@ -187,9 +158,9 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 		}
 		if !e.era.epochRequests && !e.era.truncateOnFetch {
 			// Before KIP-101 a new follower truncates to its own high watermark at once.
-			e.truncate(r, r.log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
-		st := e.era.initialFetchState(&r.log, e.pidOf(ps.TP), ps.LeaderEpoch)
+		st := e.era.initialFetchState(r.Log(), e.pidOf(ps.TP), ps.LeaderEpoch)
 		e.addFetcher(b, ps.Leader, st)
 	}
 }
@@ -200,28 +171,28 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 // leader (the controller removed a dead replica from the ISR, say) updates the epoch and clears the
 // ISR, and the fetcher goes on as it was.
 func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
-	if ps.PartitionEpoch < r.partitionEpoch {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return false
 	}
 	e.sessionsChanged(r) // before its follower state goes
-	newEpoch := ps.LeaderEpoch > r.leaderEpoch
+	newEpoch := ps.LeaderEpoch > r.LeaderEpoch()
 	restart := newEpoch
 	if !e.era.followerRestartsOnNewEpoch {
-		restart = r.leader != ps.Leader
+		restart = r.Leader() != ps.Leader
 	}
-	r.known = true
-	if newEpoch || r.isLeader() {
-		r.hwConfirmed = false
+	r.Create()
+	if newEpoch || r.IsLeader() {
+		r.UnconfirmHW()
 	}
-	r.leader = ps.Leader
-	r.leaderEpoch = ps.LeaderEpoch
-	r.epochStartOffset = -1
-	r.partitionEpoch = ps.PartitionEpoch
-	r.isr.Commit(nil)
-	r.remotes = nil
+	r.SetLeader(ps.Leader)
+	r.SetLeaderEpoch(ps.LeaderEpoch)
+	r.SetEpochStartOffset(-1)
+	r.SetPartitionEpoch(ps.PartitionEpoch)
+	r.State().Commit(nil)
+	r.ClearRemotes()
 	if p := r.p; e.tracing() {
 		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-			Epoch: Some(int64(r.leaderEpoch)), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
+			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
 	}
 	return restart
 }
@@ -242,10 +213,10 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 
 // truncate cuts a replica's log at t and records what was cut.
 func (e *Engine) truncate(r *replica, t int64, reason string) {
-	oldHW := r.log.HighWatermark()
-	oldLEO, oldStart := r.log.LogEndOffset(), r.log.LogStartOffset()
-	cut := r.log.TruncateTo(t)
-	if r.log.LogStartOffset() != oldStart {
+	oldHW := r.Log().HighWatermark()
+	oldLEO, oldStart := r.Log().LogEndOffset(), r.Log().LogStartOffset()
+	cut := r.Log().TruncateTo(t)
+	if r.Log().LogStartOffset() != oldStart {
 		e.logStartMoved(r) // below the log start: the log starts anew at t, with or without records cut
 	}
 	if len(cut) == 0 {
@@ -253,7 +224,7 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	}
 	e.sessionsChanged(r)
 	e.emitTruncate(r, oldLEO, cut, reason)
-	if hw := r.log.HighWatermark(); hw != oldHW {
+	if hw := r.Log().HighWatermark(); hw != oldHW {
 		e.hwChanged(r, oldHW, "truncation")
 	}
 	e.noteLogCut(r, t)
@@ -261,10 +232,10 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
 	p := r.p
-	to := r.log.LogEndOffset()
-	e.emit(Event{Type: EvTruncate, Broker: Some(r.broker), Topic: p.topic, Partition: Some(p.index),
+	to := r.Log().LogEndOffset()
+	e.emit(Event{Type: EvTruncate, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
-		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.broker, p.name(), oldLEO, to, len(cut), reason)})
+		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.Broker(), p.name(), oldLEO, to, len(cut), reason)})
 }
 
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
@@ -276,8 +247,8 @@ func (e *Engine) checkpointTask(b *broker) {
 func (e *Engine) checkpointHighWatermarks(b *broker) {
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		if r.known && !r.offline {
-			r.hwCheckpoint = r.log.HighWatermark()
+		if r.Known() && !r.Offline() {
+			r.CheckpointHW(r.Log().HighWatermark())
 		}
 	}
 }

@@ -136,15 +136,15 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 				fail("replicas."+id, "a replica on broker "+id, "none")
 				continue
 			}
-			if re.LEO != nil && *re.LEO != r.log.LogEndOffset() {
-				fail("replicas."+id+".leo", *re.LEO, r.log.LogEndOffset())
+			if re.LEO != nil && *re.LEO != r.Log().LogEndOffset() {
+				fail("replicas."+id+".leo", *re.LEO, r.Log().LogEndOffset())
 			}
-			if re.HW != nil && *re.HW != r.log.HighWatermark() {
-				fail("replicas."+id+".hw", *re.HW, r.log.HighWatermark())
+			if re.HW != nil && *re.HW != r.Log().HighWatermark() {
+				fail("replicas."+id+".hw", *re.HW, r.Log().HighWatermark())
 			}
 			if re.given["epochs"] {
 				got := []int32{}
-				for _, rec := range r.log.Records() {
+				for _, rec := range r.Log().Records() {
 					got = append(got, rec.Epoch)
 				}
 				want := re.Epochs

@@ -3,7 +3,6 @@ package engine
 import (
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/clients"
-	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // partition is one partition of the cluster: its replicas' broker-local state. The controller's
@@ -25,51 +24,22 @@ type offsetID = clients.OffsetID
 type replica struct {
 	// Fields are ordered for the leader's per-partition fetch path: what it reads first shares
 	// the first cache lines.
-	broker int32
-
-	// In memory: lost on a crash.
-	leader      int32
-	leaderEpoch int32
-	known       bool // a LeaderAndIsr created the Partition object since the broker started
-	offline     bool // the log directory failed
-	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
-	// has applied a fetch response in its current leader epoch). A HW recovered from the
-	// checkpoint after a restart is only a claim until then; committed-divergence is checked
-	// over the whole committed range when the HW becomes confirmed.
-	hwConfirmed bool
+	//
+	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
+	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the log, the
+	// followers' state, the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
+	// is only a claim until confirmed; committed-divergence is checked over the whole committed
+	// range when the HW becomes confirmed.
+	brk.Partition
 
 	p *partition
 
-	// On disk: survive a crash (the log keeps unflushed records unless the page cache is lost).
-	log commitlog.Log
-
-	// In memory (continued).
-	remotes []brk.Replica // follower state, leader only, in hosts order without self
-	// isr is the committed ISR (leader only) and the change in flight (KIP-497).
-	isr brk.PartitionState
-	// parked operations on this leader replica: full fetches (an incremental fetch waits through
-	// its session) and produces
+	// In memory: lost on a crash.
+	// parked full fetches on this leader replica (an incremental fetch waits through its
+	// session); the parked produces are Partition's
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
-	fetchSessions    []*fetchSession
-	produces         brk.ProducePurgatory
-	partitionEpoch   int32
-	epochStartOffset int64 // only while leader; -1 otherwise
-
-	// On disk (continued).
-	hwCheckpoint int64 // replication-offset-checkpoint
-	unflushed    int64 // records appended since the last flush
-}
-
-func (r *replica) isLeader() bool { return r.known && r.leader == r.broker }
-
-func (r *replica) remote(b int32) *brk.Replica {
-	for i := range r.remotes {
-		if r.remotes[i].Broker() == b {
-			return &r.remotes[i]
-		}
-	}
-	return nil
+	fetchSessions []*fetchSession
 }
 
 type brokerState uint8

@@ -332,7 +332,7 @@ func (s *sweepRun) healthy(p *partition) bool {
 		// lost part of (power loss) and not yet fetched back. It counts as healthy only once it
 		// follows the current epoch and has applied a fetch response in it.
 		stale := !s.e.era.failoverOfflinesDeadReplicas
-		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.known || r.leaderEpoch != e.ctrl.LeaderEpoch(p.pid) || !r.hwConfirmed) {
+		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.Known() || r.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid) || !r.HWConfirmed()) {
 			return false
 		}
 	}

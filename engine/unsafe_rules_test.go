@@ -55,7 +55,7 @@ func TestMaximalISR(t *testing.T) {
 			link(1, 2, false)
 			link(2, 1, false)
 			runUntilTrue(t, e, 60000, "the controller's commit of ISR {1,2}", func() bool {
-				return slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) && leader.isr.IsInflight()
+				return slices.Equal(e.ctrl.ISR(p.pid), []int32{1, 2}) && leader.State().IsInflight()
 			})
 			// The expansion is committed but the leader has not heard; the follower is cut again.
 			link(1, 2, true)
@@ -90,15 +90,15 @@ func TestEpochStartRule(t *testing.T) {
 			e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 			e.unsafe.noEpochStartRule = unsafe
 			r := p.replicaOn(0)
-			r.log.AppendAsLeader(r.leaderEpoch, []int64{101, 102, 103, 104, 105})
+			r.Log().AppendAsLeader(r.LeaderEpoch(), []int64{101, 102, 103, 104, 105})
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.
-			r.log.SetHighWatermark(1)
-			r.epochStartOffset = 5
-			r.isr.Commit([]int32{0, 2})
-			rr := r.remote(1)
+			r.Log().SetHighWatermark(1)
+			r.SetEpochStartOffset(5)
+			r.State().Commit([]int32{0, 2})
+			rr := r.Remote(1)
 			rr.SetLogEndOffsetForTest(-1)
 			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
-			joined := r.isr.Expanding() && slices.Contains(r.isr.PendingISR(), 1)
+			joined := r.State().Expanding() && slices.Contains(r.State().PendingISR(), 1)
 			if joined != unsafe {
 				t.Fatalf("follower at offset 1 asked into the ISR: %v, want %v", joined, unsafe)
 			}
