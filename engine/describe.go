@@ -2,15 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"github.com/highwater-sim/highwater/engine/protocol"
 	"strings"
 )
-
-func leaderName(b int32) string {
-	if b < 0 {
-		return "none"
-	}
-	return fmt.Sprint(b)
-}
 
 // DescribeMessage is the one stable text of a message, used by the trace, tests and narration
 // (the text of its event).
@@ -53,7 +47,7 @@ func DescribeMessage(m *Message) string {
 				parts = append(parts, fmt.Sprintf("and %d more", len(l.Partitions)-3))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s-%d leader %s epoch %d ISR %v", p.Topic, p.Partition, leaderName(p.Leader), p.LeaderEpoch, p.ISR))
+			parts = append(parts, fmt.Sprintf("%s-%d leader %s epoch %d ISR %v", p.Topic, p.Partition, protocol.LeaderName(p.Leader), p.LeaderEpoch, p.ISR))
 		}
 		return head + fmt.Sprintf("LeaderAndIsr (controller epoch %d) ", l.ControllerEpoch) + strings.Join(parts, "; ")
 	case m.LeaderAndIsrResponse != nil:

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"slices"
+	"github.com/highwater-sim/highwater/engine/protocol"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
@@ -101,7 +101,7 @@ func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
 	if rr.LogEndOffset() < r.Log().HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	e.submitAlterPartition(r, true, []int32{rr.Broker()}, sortedUnion(r.State().ISR(), []int32{rr.Broker()}))
+	e.submitAlterPartition(r, true, []int32{rr.Broker()}, protocol.SortedUnion(r.State().ISR(), []int32{rr.Broker()}))
 }
 
 // isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
@@ -118,7 +118,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 			}
 		}
 		if len(out) > 0 {
-			e.submitAlterPartition(r, false, out, sortedMinus(r.State().ISR(), out))
+			e.submitAlterPartition(r, false, out, protocol.SortedMinus(r.State().ISR(), out))
 		}
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
@@ -202,34 +202,6 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 		r.State().SendFailed()
 		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
 	}
-}
-
-func sortedCopy(s []int32) []int32 {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
-}
-
-func sortedUnion(a, b []int32) []int32 {
-	out := slices.Clone(a)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func sortedMinus(a, b []int32) []int32 {
-	out := make([]int32, 0, len(a))
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).

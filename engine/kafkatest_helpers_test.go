@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/highwater-sim/highwater/engine/protocol"
 	"strings"
 	"testing"
 
@@ -145,7 +146,7 @@ func ktFollow(e *Engine, p *partition, broker, leader, leaderEpoch int32, partit
 }
 
 func ktState(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) LeaderAndIsrState {
-	return LeaderAndIsrState{TP: p.tp(), Leader: leader, LeaderEpoch: leaderEpoch, ISR: sortedCopy(isr),
+	return LeaderAndIsrState{TP: p.tp(), Leader: leader, LeaderEpoch: leaderEpoch, ISR: protocol.SortedCopy(isr),
 		PartitionEpoch: partitionEpoch, Replicas: e.ctrl.Assignment(p.pid)}
 }
 

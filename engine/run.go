@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/highwater-sim/highwater/engine/protocol"
 	"slices"
 	"strings"
 )
@@ -120,7 +121,7 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 			fail("leaderEpoch", *ex.LeaderEpoch, epoch)
 		}
 		if _, given := ex.raw["isr"]; given {
-			if want, isr := sortedCopy(ex.ISR), e.ctrl.ISR(p.pid); !slices.Equal(want, isr) {
+			if want, isr := protocol.SortedCopy(ex.ISR), e.ctrl.ISR(p.pid); !slices.Equal(want, isr) {
 				fail("isr", want, isr)
 			}
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/highwater-sim/highwater/engine/protocol"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,7 +49,7 @@ func (s *sweepRun) converged() string {
 		if p.Leader() < 0 {
 			return name + " has no leader"
 		}
-		if !slices.Equal(isr, sortedCopy(p.Assignment())) {
+		if !slices.Equal(isr, protocol.SortedCopy(p.Assignment())) {
 			return fmt.Sprintf("%s: ISR %v, replicas %v", name, isr, p.Assignment())
 		}
 		lead, ok := p.ReplicaOn(p.Leader())

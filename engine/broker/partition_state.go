@@ -1,6 +1,9 @@
 package broker
 
-import "slices"
+import (
+	"github.com/highwater-sim/highwater/engine/protocol"
+	"slices"
+)
 
 // PartitionState is a leader's ISR as Partition.scala keeps it (KIP-497): the committed ISR
 // (CommittedPartitionState) and the change in flight, PendingExpandIsr or PendingShrinkIsr, with
@@ -58,7 +61,7 @@ func (s *PartitionState) InMaximalISR(b int32) bool {
 // MaximalISR is the ISR the HW waits on (maximalIsr).
 func (s *PartitionState) MaximalISR() []int32 {
 	if s.pending.active && s.pending.expand {
-		return sortedUnion(s.isr, s.pending.ids)
+		return protocol.SortedUnion(s.isr, s.pending.ids)
 	}
 	return s.isr
 }
@@ -88,15 +91,3 @@ func (s *PartitionState) WaitForMetadata() { s.pending.stuck = true }
 
 // Revert drops the change in flight: back to the last committed state (INELIGIBLE_REPLICA).
 func (s *PartitionState) Revert() { s.pending = pendingChange{} }
-
-// sortedUnion is the sorted union of a and b (engine/isr.go has the same).
-func sortedUnion(a, b []int32) []int32 {
-	out := slices.Clone(a)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	slices.Sort(out)
-	return out
-}

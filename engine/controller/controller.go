@@ -145,7 +145,7 @@ func New(c Cluster, era Era, brokers int, topics []Topic) *Controller {
 	k.zk.partitions = make([]znode, 0, n)
 	for _, t := range topics {
 		for _, reps := range t.Assignment {
-			k.zk.partitions = append(k.zk.partitions, znode{assignment: slices.Clone(reps), leader: reps[0], isr: sortedCopy(reps)})
+			k.zk.partitions = append(k.zk.partitions, znode{assignment: slices.Clone(reps), leader: reps[0], isr: protocol.SortedCopy(reps)})
 		}
 	}
 	return k
@@ -241,30 +241,6 @@ func (k *Controller) pidOf(tp protocol.TP) int32 {
 		}
 	}
 	return -1
-}
-
-func leaderName(b int32) string {
-	if b < 0 {
-		return "none"
-	}
-	return fmt.Sprint(b)
-}
-
-func sortedCopy(s []int32) []int32 {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
-}
-
-func sortedMinus(a, b []int32) []int32 {
-	out := make([]int32, 0, len(a))
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // sortedKeys returns a map's keys in order (nil for none): no map order may reach state or output.

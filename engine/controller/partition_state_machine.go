@@ -17,7 +17,7 @@ func (k *Controller) writePartition(pid int32, leader int32, isr []int32, bumpLe
 	p := &k.zk.partitions[pid]
 	oldLeader, oldEpoch, oldISR := p.leader, p.leaderEpoch, p.isr
 	p.leader = leader
-	p.isr = sortedCopy(isr)
+	p.isr = protocol.SortedCopy(isr)
 	if bumpLeaderEpoch {
 		p.leaderEpoch++
 	}
@@ -33,7 +33,7 @@ func (k *Controller) writePartition(pid int32, leader int32, isr []int32, bumpLe
 		t := k.topicOf(pid)
 		k.c.Emit(Event{Type: EvLeaderChange, Topic: t.name, Partition: protocol.Some(pid - t.first), From: protocol.Some(int64(oldLeader)),
 			To: protocol.Some(int64(leader)), Epoch: protocol.Some(int64(p.leaderEpoch)), ISR: p.isr, Reason: why,
-			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", k.name(pid), leaderName(oldLeader), leaderName(leader), p.leaderEpoch, why)})
+			Text: fmt.Sprintf("controller: %s leader %s → %s in leader epoch %d (%s)", k.name(pid), protocol.LeaderName(oldLeader), protocol.LeaderName(leader), p.leaderEpoch, why)})
 	}
 	if !slices.Equal(oldISR, p.isr) {
 		k.c.ISRChanged(pid, oldISR, p.isr)

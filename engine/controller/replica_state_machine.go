@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"github.com/highwater-sim/highwater/engine/protocol"
 	"slices"
 )
 
@@ -39,7 +40,7 @@ func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool) {
 			if leader == b {
 				leader = -1
 			}
-			isr := sortedMinus(p.isr, []int32{b})
+			isr := protocol.SortedMinus(p.isr, []int32{b})
 			if len(isr) == 0 && (k.era.KeepLastIsrMember || !k.c.Settings().UncleanLeaderElectionEnable) {
 				isr = p.isr // the last ISR member stays ("last replica standing")
 			}

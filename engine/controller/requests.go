@@ -33,7 +33,7 @@ func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
 		resp.Error = protocol.ErrFencedLeaderEpoch
 	case req.BrokerID != p.leader:
 		resp.Error = protocol.ErrInvalidRequest
-	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(sortedCopy(req.NewISR), p.isr):
+	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(protocol.SortedCopy(req.NewISR), p.isr):
 		// NB: already the state asked for, so a retry whose answer was lost: KafkaController
 		// answers with the current state before fencing by partition epoch
 		// (equalsAllowStalePartitionEpoch), which keeps AlterPartition idempotent.
@@ -119,12 +119,12 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 			}
 			// The new ISR leaves out every broker shutting down, not only this one
 			// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
-			k.writePartition(pid, newLeader, sortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
 			k.queueLeaderAndIsr(pid)
 			continue
 		}
 		if slices.Contains(p.isr, id) {
-			k.writePartition(pid, p.leader, sortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+			k.writePartition(pid, p.leader, protocol.SortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
 			k.queueLeaderAndIsr(pid)
 		}
 		stop = append(stop, k.tp(pid))

@@ -138,7 +138,7 @@ func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWr
 		return IsrWrite{Connected: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch}
 	}
 	old := p.isr
-	p.isr = sortedCopy(isr)
+	p.isr = protocol.SortedCopy(isr)
 	p.partitionEpoch++
 	return IsrWrite{Connected: true, Written: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch, Old: old, ISR: p.isr}
 }
