@@ -51,13 +51,9 @@ func parseStepFast(raw []byte) (Step, bool) {
 		case "to":
 			a.To, j, ok = scanInt32(raw, i)
 		case "count":
-			var v int64
-			v, j, ok = scanInt(raw, i, 64)
-			a.Count = &v
+			a.Count, j, ok = scanInt64(raw, i)
 		case "latencyMs":
-			var v int64
-			v, j, ok = scanInt(raw, i, 64)
-			a.LatencyMs = &v
+			a.LatencyMs, j, ok = scanInt64(raw, i)
 		case "acks":
 			j, ok = scanToken(raw, i)
 			var acks Acks
@@ -174,6 +170,11 @@ func scanInt(raw []byte, i, bits int) (int64, int, bool) {
 	}
 	v, err := strconv.ParseInt(string(raw[i:j]), 10, bits)
 	return v, j, err == nil
+}
+
+func scanInt64(raw []byte, i int) (*int64, int, bool) {
+	v, j, ok := scanInt(raw, i, 64)
+	return &v, j, ok
 }
 
 func scanInt32(raw []byte, i int) (*int32, int, bool) {

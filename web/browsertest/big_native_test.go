@@ -4,6 +4,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -18,23 +19,10 @@ func TestNativeLargeCluster(t *testing.T) {
 	if os.Getenv("HIGHWATER_BIG") == "" {
 		t.Skip("set HIGHWATER_BIG=1 to run the 100,000-partition native check (make bigcheck)")
 	}
-	p := newPageFor(t, nativeURL, "?backend=native&scenario=testdata/three-brokers.json", 1280, 900, 5*time.Minute)
-	p.loaded()
-	p.click("#new-cluster")
-	p.do(
-		chromedp.SetValue(chromedp.CSS(`#new-form [name="brokers"]`), "100"),
-		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), "100000"),
-		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
-	)
+	p := newNativeCluster(t, 100, 100_000, 5*time.Minute)
 	long := func(what, expr string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(p.ctx, 120*time.Second)
-		defer cancel()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(110*time.Second))); err != nil {
-			state, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`"t=" + window.highwater.t + " parts=" + document.querySelectorAll(".partition").length + " focus=" + JSON.stringify(window.highwater.focus) + " viewparts=" + JSON.stringify((window.highwater.view.partitions||[]).map(p => p.topic + "-" + p.partition + ":" + p.leader)) + " tps=" + [...document.querySelectorAll(".partition")].map(e => e.dataset.tp + ":" + e.dataset.leader).join(",") + " error=" + document.getElementById("error").textContent + " status=" + document.getElementById("status").textContent`))
-			p.screenshot("big-native-failed")
-			t.Fatalf("waiting for %s: %v (%s)", what, err, state)
-		}
+		p.waitLong(what, expr, 120*time.Second, "big-native-failed")
 	}
 	long("the overview", `!document.getElementById("overview").hidden && document.querySelectorAll("#overview-grid .cell").length > 0`)
 	p.screenshot("big-overview")
@@ -91,4 +79,32 @@ func TestNativeLargeCluster(t *testing.T) {
 	p.click(`#overview-brokers .btile[data-broker="` + nl + `"]`)
 	long("the broker's purgatory listed", `/fetch #\d+ from broker/.test(document.querySelector('.broker[data-broker="`+nl+`"]').textContent)`)
 	p.screenshot("big-native-broker")
+}
+
+// newNativeCluster opens the page on the native backend and creates brokers × partitions from the
+// new-cluster form, as a user does; budget bounds the whole test.
+func newNativeCluster(t *testing.T, brokers, partitions int, budget time.Duration) *page {
+	t.Helper()
+	p := newPageFor(t, nativeURL, "?backend=native&scenario=testdata/three-brokers.json", 1280, 900, budget)
+	p.loaded()
+	p.click("#new-cluster")
+	p.do(
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="brokers"]`), fmt.Sprint(brokers)),
+		chromedp.SetValue(chromedp.CSS(`#new-form [name="partitions"]`), fmt.Sprint(partitions)),
+		chromedp.Click(chromedp.CSS(`#new-form button[type="submit"]`)),
+	)
+	return p
+}
+
+// waitLong polls expr for up to limit (a large cluster's steps take minutes, past p.wait's
+// bound); on failure it names the page's state and keeps a screenshot named shot.
+func (p *page) waitLong(what, expr string, limit time.Duration, shot string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, limit)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(limit-10*time.Second))); err != nil {
+		state, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`"t=" + window.highwater.t + " parts=" + document.querySelectorAll(".partition").length + " counters=" + document.getElementById("overview-counters").textContent + " focus=" + JSON.stringify(window.highwater.focus) + " error=" + document.getElementById("error").textContent + " status=" + document.getElementById("status").textContent`))
+		p.screenshot(shot)
+		p.t.Fatalf("waiting for %s: %v (%s)", what, err, state)
+	}
 }
