@@ -155,18 +155,7 @@ func TestCheckerObserves(t *testing.T) {
 // methods declared in controller/read.go). The test hooks (…ForTest) are for tests alone.
 func TestControllerOwnsItsState(t *testing.T) {
 	accessors, acting, funcs := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	files, err := filepath.Glob("controller/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for path, f := range packageSources(t, "controller") {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -180,22 +169,9 @@ func TestControllerOwnsItsState(t *testing.T) {
 					acting[d.Name.Name] = true
 				}
 			case *ast.GenDecl:
-				for _, spec := range d.Specs {
-					ts, ok := spec.(*ast.TypeSpec)
-					if !ok || (ts.Name.Name != "Controller" && ts.Name.IsExported()) {
-						continue
-					}
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
-					}
-					for _, field := range st.Fields.List {
-						for _, n := range field.Names {
-							if n.IsExported() {
-								t.Errorf("%s: %s.%s is exported: the controller's state is its own", path, ts.Name.Name, n.Name)
-							}
-						}
-					}
+				exported, _ := exportedFields(d, func(ts *ast.TypeSpec) bool { return ts.Name.Name == "Controller" || !ts.Name.IsExported() })
+				for _, name := range exported {
+					t.Errorf("%s: %s is exported: the controller's state is its own", path, name)
 				}
 			}
 		}
@@ -234,19 +210,8 @@ func TestControllerOwnsItsState(t *testing.T) {
 // called from tests only. The broker's code moves there in steps (docs/engine.md, issue 11); this
 // guard grows with it.
 func TestBrokerOwnsItsState(t *testing.T) {
-	files, err := filepath.Glob("broker/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	hooks, structs := map[string]bool{}, 0
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for path, f := range packageSources(t, "broker") {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -254,23 +219,10 @@ func TestBrokerOwnsItsState(t *testing.T) {
 					hooks[d.Name.Name] = true
 				}
 			case *ast.GenDecl:
-				for _, spec := range d.Specs {
-					ts, ok := spec.(*ast.TypeSpec)
-					if !ok {
-						continue
-					}
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
-					}
-					structs++
-					for _, field := range st.Fields.List {
-						for _, n := range field.Names {
-							if n.IsExported() {
-								t.Errorf("%s: %s.%s is exported: the broker's state is its own", path, ts.Name.Name, n.Name)
-							}
-						}
-					}
+				exported, n := exportedFields(d, func(*ast.TypeSpec) bool { return true })
+				structs += n
+				for _, name := range exported {
+					t.Errorf("%s: %s is exported: the broker's state is its own", path, name)
 				}
 			}
 		}
@@ -314,9 +266,12 @@ func TestEngineKnowsNoPage(t *testing.T) {
 }
 
 // engineSources parses package engine's own (non-test) files, by file name.
-func engineSources(t *testing.T) map[string]*ast.File {
+func engineSources(t *testing.T) map[string]*ast.File { return packageSources(t, ".") }
+
+// packageSources parses the (non-test) files of the engine package in dir, by path.
+func packageSources(t *testing.T, dir string) map[string]*ast.File {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,4 +287,28 @@ func engineSources(t *testing.T) map[string]*ast.File {
 		out[path] = f
 	}
 	return out
+}
+
+// exportedFields reports every exported field of the struct types in d that check picks, as
+// "Type.Field", and counts the structs it looked at.
+func exportedFields(d *ast.GenDecl, check func(*ast.TypeSpec) bool) (names []string, structs int) {
+	for _, spec := range d.Specs {
+		ts, ok := spec.(*ast.TypeSpec)
+		if !ok || !check(ts) {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		structs++
+		for _, field := range st.Fields.List {
+			for _, n := range field.Names {
+				if n.IsExported() {
+					names = append(names, ts.Name.Name+"."+n.Name)
+				}
+			}
+		}
+	}
+	return names, structs
 }
