@@ -220,21 +220,12 @@ async function run(req, { what, capped } = {}) {
   applyReply(reply);
   // A native server stops a long advance at its request budget and says how far it got
   // ("partial", docs/server.md): show the progress, then ask again from there.
-  while (reply.partial && req.op === "advance") {
+  if (reply.partial && req.op === "advance") {
     const target = reply.partial.target;
     setStatus(`simulating: ${fmtTime(reply.t)} of ${fmtTime(target)} (${Math.floor(100 * reply.t / Math.max(1, target))}%)`);
-    try {
-      reply = await call({ ...req, to: target });
-    } catch (e) {
-      showError(`${what || describeRequest(req) + " failed"}: ${e.message}`);
-      return null;
-    }
-    if (reply.type === "error") {
-      showError(`${what || describeRequest(req) + " failed"}: ${reply.error}`);
-      return null;
-    }
-    applyReply(reply);
-    if (!reply.partial) setStatus(`simulated to ${fmtTime(reply.t)}`);
+    const done = await run({ ...req, to: target }, { what, capped });
+    if (done && !done.partial) setStatus(`simulated to ${fmtTime(done.t)}`);
+    return done;
   }
   return reply;
 }
