@@ -121,6 +121,8 @@ type Session struct {
 	checked int // expects[:checked] have been checked
 	end     int64
 	pending []engine.Event
+	// overview keeps a large cluster's overview between views, told every event drained.
+	overview view.Overview
 	// pendingOutcomes are expect results not yet reported; warnings likewise.
 	pendingOutcomes []ExpectOutcome
 	warnings        []string
@@ -230,7 +232,9 @@ func (s *Session) needEngine() error {
 func (s *Session) fill(r *Reply, req Request) {
 	r.T = s.eng.Now()
 	r.Next = s.eng.NextAt()
-	evs := append(s.pending, s.eng.DrainUnnarrated()...)
+	fresh := s.eng.DrainUnnarrated()
+	s.overview.Observe(s.eng, fresh)
+	evs := append(s.pending, fresh...)
 	s.pending = nil
 	opt := viewOptions(req)
 	if view.IsOverview(s.eng, opt) {
@@ -251,7 +255,7 @@ func (s *Session) fill(r *Reply, req Request) {
 	r.Expects, s.pendingOutcomes = s.pendingOutcomes, nil
 	r.Warnings, s.warnings = s.warnings, nil
 	if !req.NoView {
-		v := view.Build(s.eng, opt)
+		v := s.overview.Build(s.eng, opt)
 		s.viewSeq++
 		s.sendView(r, &v, req.View != nil && req.View.Delta)
 	}
@@ -504,6 +508,7 @@ func (s *Session) seek(to *int64) error {
 	s.end = end
 	// Keep only the recent past for the narration.
 	evs := s.eng.DrainUnnarrated()
+	s.overview.Observe(s.eng, evs)
 	if len(evs) > 200 {
 		evs = evs[len(evs)-200:]
 	}

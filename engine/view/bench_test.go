@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkOverviewView measures the view a page on the native backend asks for every frame at
-// 100 brokers × 100,000 partitions: an overview with one partition and one broker in focus.
+// 100 brokers × 100,000 partitions: an overview with one partition and one broker in focus, read
+// by walking every partition and kept from the events between frames.
 func BenchmarkOverviewView(b *testing.B) {
 	sc := &engine.Scenario{Name: "bench", Seed: 1, Brokers: 100,
 		Topics: []engine.Topic{{Name: "load", Partitions: 100_000, ReplicationFactor: 3}}}
@@ -30,11 +31,34 @@ func BenchmarkOverviewView(b *testing.B) {
 		}
 		e.Drain()
 	}
-	opt := Options{Focus: []TP{{Topic: "load", Partition: 17}}, FocusBrokers: []int32{18}}
-	b.ResetTimer()
-	for b.Loop() {
-		if v := Build(e, opt); len(v.Partitions) != 1 || len(v.States) != 100_000 {
+	opt := Options{Focus: []TP{{Topic: "load", Partition: 17}}, FocusBrokers: []int32{18}, Leaders: true}
+	check := func(b *testing.B, v View) {
+		if len(v.Partitions) != 1 || len(v.States) != 100_000 {
 			b.Fatalf("%d partitions in detail, %d letters", len(v.Partitions), len(v.States))
 		}
 	}
+	// walk: every view reads every partition (Build).
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			check(b, Build(e, opt))
+		}
+	})
+	// kept: a session's view (Overview.Build) after 10 ms more of the same load, the events
+	// observed; the advance is not timed.
+	b.Run("kept", func(b *testing.B) {
+		e.SetTrace(true) // the kept overview hears the events
+		var o Overview
+		for b.Loop() {
+			b.StopTimer()
+			_ = e.RunUntil(e.Now() + 10)
+			a := engine.Action{Do: "produce", Topic: "load", Partition: ptr(rng.Int32N(n)), Count: &ten, Acks: &all}
+			if err := e.Apply(a); err != nil {
+				b.Fatal(err)
+			}
+			o.Observe(e, e.DrainUnnarrated())
+			b.StartTimer()
+			check(b, o.Build(e, opt))
+		}
+		b.ReportMetric(float64(o.Walks), "walks")
+	})
 }

@@ -78,7 +78,13 @@ func IsOverview(e *engine.Engine, opt Options) bool {
 }
 
 // Build returns the whole state, as much of it as opt asks for.
-func Build(e *engine.Engine, opt Options) View {
+func Build(e *engine.Engine, opt Options) View { return build(e, opt, nil) }
+
+// Build returns the same view as the package's Build, reading in an overview only the partitions
+// the events observed since the last view name.
+func (o *Overview) Build(e *engine.Engine, opt Options) View { return build(e, opt, o) }
+
+func build(e *engine.Engine, opt Options, o *Overview) View {
 	if opt.MaxMessages == 0 {
 		opt.MaxMessages = 500
 	}
@@ -92,9 +98,6 @@ func Build(e *engine.Engine, opt Options) View {
 	v.Produces = v.Produces[max(0, len(v.Produces)-maxOps):]
 	overview := IsOverview(e, opt)
 	focus := NewDetail(e, opt.FocusBrokers, opt.Focus)
-	tally := e.Tallies()
-	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = tally.ISRShrinks, tally.ISRExpands, tally.LeaderChanges
-	v.Traffic = traffic(tally.Flows)
 	for b := range int32(e.BrokerCount()) {
 		var only []int32 // nil: every partition
 		if overview && !focus.Broker(b) {
@@ -114,51 +117,41 @@ func Build(e *engine.Engine, opt Options) View {
 		listed = len(focus.pids)
 	}
 	judge := !opt.NoRecords && listed <= maxVerdictPartitions
-	states := make([]byte, 0, n)
-	next := 0 // focus.pids[next] is the next focused partition (partitions go in id order)
-	for pid := range int32(n) {
-		p := e.Partition(pid)
-		focused := next < len(focus.pids) && focus.pids[next] == pid
-		if focused {
-			next++
-		}
-		st := partitionState(p)
-		v.Summary.Partitions++
-		v.Summary.Acked += p.Acked()
-		switch st {
-		case "under-replicated":
-			v.Summary.UnderReplicated++
-		case "under-min-isr":
-			v.Summary.UnderReplicated++
-			v.Summary.UnderMinIsr++
-		case "offline":
-			v.Summary.Offline++
-		}
-		if l := p.Leader(); l >= 0 {
-			v.Brokers[l].Leaders++
-			if st != "healthy" {
-				v.Brokers[l].UnderReplicated++
-			}
-		}
-		if lag := hwLag(p); lag > 0 {
-			v.Summary.HWLag += lag
-			v.Summary.MaxHWLag = max(v.Summary.MaxHWLag, lag)
-			v.Summary.Lagging++
-		}
-		if st == "under-min-isr" {
-			states = append(states, 'm')
+	var t tally
+	if overview {
+		if o == nil {
+			o = &Overview{}
+			o.walk(e, false)
 		} else {
-			states = append(states, st[0])
+			o.refresh(e)
 		}
-		if !overview || focused {
-			v.Partitions = append(v.Partitions, partitionView(p, st, opt, judge))
+		t, v.Summary.MaxHWLag = o.tally, o.maxLag
+		v.States = string(o.states)
+		if opt.Leaders {
+			v.Leaders = string(o.digits)
+		}
+		for _, pid := range focus.pids {
+			p := e.Partition(pid)
+			v.Partitions = append(v.Partitions, partitionView(p, partitionState(p), opt, judge))
+		}
+	} else {
+		t = newTally(e.BrokerCount())
+		for pid := range int32(n) {
+			p := e.Partition(pid)
+			f := factsOf(p)
+			t.add(f, 1)
+			v.Summary.MaxHWLag = max(v.Summary.MaxHWLag, f.lag)
+			v.Partitions = append(v.Partitions, partitionView(p, partitionState(p), opt, judge))
 		}
 	}
-	if overview {
-		v.States = string(states)
-		if opt.Leaders {
-			v.Leaders = leaderDigits(e)
-		}
+	maxLag := v.Summary.MaxHWLag
+	v.Summary = t.sum
+	v.Summary.MaxHWLag = maxLag
+	tally := e.Tallies()
+	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = tally.ISRShrinks, tally.ISRExpands, tally.LeaderChanges
+	v.Traffic = traffic(tally.Flows)
+	for b := range v.Brokers {
+		v.Brokers[b].Leaders, v.Brokers[b].UnderReplicated = t.leaders[b], t.unwell[b]
 	}
 	var lod *Detail
 	if overview {

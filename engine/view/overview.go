@@ -26,20 +26,15 @@ func traffic(flows []engine.Flow) Traffic {
 	return t
 }
 
-// leaderDigits encodes each partition's leader as two base-36 digits, "--" for none.
-func leaderDigits(e *engine.Engine) string {
+// putLeaderDigits writes a partition's leader as two base-36 digits into dst (View.Leaders), "--"
+// for none.
+func putLeaderDigits(dst []byte, leader int32) {
 	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-	n := e.PartitionCount()
-	out := make([]byte, 0, 2*n)
-	for pid := range int32(n) {
-		l := e.Partition(pid).Leader()
-		if l < 0 || l >= 36*36 {
-			out = append(out, '-', '-')
-			continue
-		}
-		out = append(out, digits[l/36], digits[l%36])
+	if leader < 0 || leader >= 36*36 {
+		dst[0], dst[1] = '-', '-'
+		return
 	}
-	return string(out)
+	dst[0], dst[1] = digits[leader/36], digits[leader%36]
 }
 
 // hwLag is how far a partition's leader HW trails its log end: records written but not yet
