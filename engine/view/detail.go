@@ -15,6 +15,8 @@ type Detail struct {
 	brokers []int32
 	// pids are the focused partitions, sorted (a view walks partitions in id order).
 	pids []int32
+	// hosts are the brokers the focused partitions are assigned to, sorted.
+	hosts []int32
 }
 
 // NewDetail returns the detail a page asks for: focused brokers and partitions (ones the cluster
@@ -28,6 +30,11 @@ func NewDetail(e *engine.Engine, brokers []int32, focus []TP) *Detail {
 	}
 	slices.Sort(d.pids)
 	d.pids = slices.Compact(d.pids)
+	for _, pid := range d.pids {
+		d.hosts = append(d.hosts, e.Partition(pid).Assignment()...)
+	}
+	slices.Sort(d.hosts)
+	d.hosts = slices.Compact(d.hosts)
 	return d
 }
 
@@ -47,7 +54,34 @@ func (d *Detail) Broker(b int32) bool { return slices.Contains(d.brokers, b) }
 // Message reports whether a message is shown: it goes to or from a focused broker or carries a
 // focused partition.
 func (d *Detail) Message(m *protocol.Message) bool {
-	return d.Broker(m.From) || d.Broker(m.To) || (len(d.pids) > 0 && carries(m, d.Partition))
+	switch {
+	case d.Broker(m.From) || d.Broker(m.To):
+		return true
+	case len(d.pids) == 0:
+		return false
+	case betweenHosts(m.Type) && !d.host(m.From) && !d.host(m.To):
+		// Not reading its partition list: at a million partitions there are a million Fetches
+		// parked, and reading them all cost 80 ms a view.
+		return false
+	}
+	return carries(m, d.Partition)
+}
+
+// betweenHosts reports whether a message of this type is sent to or by a host of every partition
+// it carries: a replica's or a consumer's Fetch goes to the leader, OffsetsForLeaderEpoch too,
+// and the answers come back from it (assignments do not change). Other messages are read in full:
+// they are few.
+func betweenHosts(typ string) bool {
+	switch typ {
+	case engine.MsgFetch, engine.MsgFetchResponse, engine.MsgOffsetsForEpoch, engine.MsgOffsetsForEpochResponse:
+		return true
+	}
+	return false
+}
+
+func (d *Detail) host(b int32) bool {
+	_, ok := slices.BinarySearch(d.hosts, b)
+	return ok
 }
 
 // clusterEvents are shown in an overview whatever it focuses on: they concern the whole cluster

@@ -36,7 +36,8 @@ func compareOverview(t *testing.T, name string, e *engine.Engine, o *Overview, o
 }
 
 // TestOverviewCacheMatchesBuild plays every preset and random fault schedules, and after every
-// action and every 50 ms compares the overview kept from events with a full walk. It
+// action and every 50 ms compares the overview kept from events with a full walk (and after each
+// action checks Detail.Message). It
 // also requires the kept overview to walk rarely: otherwise it would pass by always walking.
 func TestOverviewCacheMatchesBuild(t *testing.T) {
 	files, err := filepath.Glob("../../scenarios/*.json")
@@ -73,6 +74,7 @@ func TestOverviewCacheMatchesBuild(t *testing.T) {
 				_ = e.Apply(st.Action) // a refused action (a timeline's) changes nothing
 			}
 			compareOverview(t, file, e, &o, opt)
+			checkDetailMessages(t, file, e)
 			builds++
 		}
 		runFor(t, e, 3000)
@@ -137,7 +139,30 @@ func playRandomFaults(t *testing.T, seed uint64) (builds, walks int) {
 		}
 		_ = e.Apply(a) // refused (the broker is already down…): nothing changed
 		compareOverview(t, name, e, &o, overviewOptions)
+		runFor(t, e, 3)
+		checkDetailMessages(t, name, e)
 		builds++
 	}
 	return builds, o.Walks
+}
+
+// checkDetailMessages requires Detail.Message, which skips a Fetch or OffsetsForLeaderEpoch
+// between brokers that host none of the focused partitions without reading it, to agree with
+// reading every message in flight and parked, for a focus on each partition in turn.
+func checkDetailMessages(t *testing.T, name string, e *engine.Engine) {
+	t.Helper()
+	msgs := e.InFlight()
+	fetches, produces := e.Purgatory()
+	for _, pk := range append(fetches, produces...) {
+		msgs = append(msgs, pk.Request)
+	}
+	for pid := range int32(e.PartitionCount()) {
+		d := NewDetail(e, nil, []TP{e.Partition(pid).TP()})
+		for _, m := range msgs {
+			if got, want := d.Message(m), carries(m, d.Partition); got != want {
+				t.Fatalf("%s at %d ms: focus on partition %d: Detail.Message(%s %d→%d) = %v, reading it says %v",
+					name, e.Now(), pid, m.Type, m.From, m.To, got, want)
+			}
+		}
+	}
 }
