@@ -18,6 +18,10 @@ func (e *Engine) Apply(a Action) error {
 	if a.Do == "expect" {
 		return errors.New("expect: checks belong to a scenario run (use Run or CheckExpect), not Apply")
 	}
+	// An action's sends, timers, events and releases of held messages go through the outbox
+	// like a handler's, carried out in the order it made them when it returns.
+	e.out.active = true
+	defer e.drainOutbox()
 	var b *broker
 	if a.Broker != nil {
 		b = e.brokers[*a.Broker]

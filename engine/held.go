@@ -33,6 +33,11 @@ func (e *Engine) releaseHeld() {
 			continue
 		}
 		for _, h := range e.net.TakeHeld(k) {
+			if e.out.active {
+				e.out.resends = append(e.out.resends, h)
+				e.out.effs = append(e.out.effs, effect{kind: effResend, ev: int32(len(e.out.resends) - 1)})
+				continue
+			}
 			e.resend(h)
 		}
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/highwater-sim/highwater/engine/netsim"
+
 // The outbox: while the loop runs an agenda item, what a handler does to the world outside its
 // node (a message sent, a timer set, a trace event) is appended here, and the loop carries it out
 // when the handler returns, in the order it was appended (like etcd raft's Ready). The handler's
@@ -10,14 +12,17 @@ package engine
 // sequence number and every event is the order of the handler's calls: the trace is the one the
 // handlers would make acting in place.
 //
-// Actions (Apply) act in place: an action changes links and brokers between its sends.
+// Actions (Apply) use the outbox too. A held message released by a healed link is an effect of its
+// own (effResend): its retransmission draws the link's jitter and takes its place in the link's
+// FIFO order, so it must come in the order of the action's sends, not before all of them.
 
 type effectKind uint8
 
 const (
-	effSend  effectKind = iota // transmit msg
-	effTimer                   // push it on the agenda
-	effEvent                   // record outEvents[ev]
+	effSend   effectKind = iota // transmit msg
+	effTimer                    // push it on the agenda
+	effEvent                    // record outEvents[ev]
+	effResend                   // resend resends[ev], a held message its healed link lets through
 )
 
 type effect struct {
@@ -30,9 +35,10 @@ type effect struct {
 }
 
 type outbox struct {
-	active bool // an agenda item is running: effects wait here
-	effs   []effect
-	events []Event
+	active  bool // an agenda item is running: effects wait here
+	effs    []effect
+	events  []Event
+	resends []netsim.Held
 }
 
 // schedule sets a timer: on the agenda now, or when the running item's outbox is drained.
@@ -56,8 +62,12 @@ func (e *Engine) drainOutbox() {
 			e.agenda.push(f.it)
 		case effEvent:
 			e.events = append(e.events, e.out.events[f.ev])
+		case effResend:
+			e.resend(e.out.resends[f.ev])
 		}
 	}
+	clear(e.out.resends)
+	e.out.resends = e.out.resends[:0]
 	clear(e.out.effs)
 	e.out.effs = e.out.effs[:0]
 	clear(e.out.events)
