@@ -29,6 +29,10 @@ const traceHashesGolden = "testdata/trace-hashes.golden"
 // PRNG, and both one and several partitions.
 var traceSweepSeeds = []uint64{1, 2, 3, 4}
 
+// traceModeSeeds are, for each of the sweep's era and harsh modes (sweepModes), the seeds in the
+// golden file: the eras' fault mixes and rules (KIP-101 triggers, power loss, failovers) too.
+var traceModeSeeds = []uint64{1, 2, 3}
+
 // determinismCase is one scenario the determinism tests run.
 type determinismCase struct {
 	name string
@@ -58,6 +62,13 @@ func determinismCases(t *testing.T) []determinismCase {
 		s := newSweepRun(t, seed)
 		s.run()
 		cases = append(cases, determinismCase{name: fmt.Sprintf("sweep/seed=%d", seed), sc: s.scenario()})
+	}
+	for _, m := range sweepModes {
+		for _, seed := range traceModeSeeds {
+			s := newSweepRunMode(t, seed, m)
+			s.run()
+			cases = append(cases, determinismCase{name: fmt.Sprintf("sweep-%s/seed=%d", m.name, seed), sc: s.scenario()})
+		}
 	}
 	return cases
 }
