@@ -454,3 +454,26 @@ type deregistered struct {
 }
 
 func (d deregistered) registered(b int32) bool { return b != d.b && d.metadataAtOnce.registered(b) }
+
+// TestTruncateEmptyLogBelowItsStart: UnifiedLog.truncateTo with a target below the first segment
+// calls truncateFullyAndStartAt even when the log holds no record. An empty follower log that
+// started at 10 (after an OFFSET_OUT_OF_RANGE) and is truncated to 4 ends at 4, and the trace
+// says so: a truncate event with no record dropped, and the high watermark moving down with it.
+func TestTruncateEmptyLogBelowItsStart(t *testing.T) {
+	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
+	r := p.replicaOn(1)
+	r.Log().TruncateFullyAndStartAt(10)
+	e.Drain()
+	e.truncate(r, 4, "test")
+	if leo, start, hw := r.Log().LogEndOffset(), r.Log().LogStartOffset(), r.Log().HighWatermark(); leo != 4 || start != 4 || hw != 4 {
+		t.Fatalf("log end %d, start %d, HW %d; want 4, 4, 4", leo, start, hw)
+	}
+	evs := e.Drain()
+	if got := truncations(evs, 1, p); len(got) != 1 || got[0] != 4 {
+		t.Fatalf("truncations to %v, want [4]", got)
+	}
+	hws := eventsOf(evs, EvHighWatermark, onBroker(1))
+	if len(hws) != 1 || hws[0].From.V != 10 || hws[0].To.V != 4 {
+		t.Fatalf("high-watermark events %+v, want one from 10 to 4", hws)
+	}
+}

@@ -219,9 +219,11 @@ func (e *Engine) truncate(r *replica, t int64, reason string) {
 	if r.Log().LogStartOffset() != oldStart {
 		e.logStartMoved(r) // below the log start: the log starts anew at t, with or without records cut
 	}
-	if len(cut) == 0 {
+	if len(cut) == 0 && r.Log().LogEndOffset() == oldLEO {
 		return
 	}
+	// Records cut, or an empty log started anew below its old start (Kafka's truncateTo calls
+	// truncateFullyAndStartAt when the target is below the first segment): its end moved.
 	e.sessionsChanged(r)
 	e.emitTruncate(r, oldLEO, cut, reason)
 	if hw := r.Log().HighWatermark(); hw != oldHW {
