@@ -45,6 +45,8 @@ type Engine struct {
 	clients clients.Clients
 
 	trace bool
+	// keep, when set, chooses the events the trace records (event_filter.go).
+	keep EventFilter
 	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
 	unsafe     unsafeRules
 	events     []Event
@@ -98,10 +100,11 @@ type topicInfo struct {
 // New builds the cluster a scenario describes, at time 0: every partition led by its first
 // replica at leader epoch 0 with every replica in the ISR, broker 0 the controller. The
 // scenario's steps are not applied; the driver applies them (see Run).
-func New(sc *Scenario) (*Engine, error) { return newEngine(sc, true) }
+func New(sc *Scenario) (*Engine, error) { return newEngine(sc, true, nil) }
 
-// newEngine is New, recording trace events from time 0 or not at all.
-func newEngine(sc *Scenario, trace bool) (*Engine, error) {
+// newEngine is New, recording trace events from time 0 (those keep accepts, when set) or not at
+// all.
+func newEngine(sc *Scenario, trace bool, keep EventFilter) (*Engine, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -116,6 +119,7 @@ func newEngine(sc *Scenario, trace bool) (*Engine, error) {
 		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
 		pending: map[uint64]*Message{},
 		trace:   trace,
+		keep:    keep,
 	}
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
@@ -313,6 +317,9 @@ func (e *Engine) emit(ev Event) {
 		return
 	}
 	ev.T = e.now
+	if e.keep != nil && !e.keep(e, &ev) {
+		return
+	}
 	if e.out.active {
 		e.out.events = append(e.out.events, ev)
 		e.out.effs = append(e.out.effs, effect{kind: effEvent, ev: int32(len(e.out.events) - 1)})

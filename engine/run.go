@@ -39,7 +39,7 @@ func (r Result) OK() bool { return len(r.Failures) == 0 }
 // none and formats no narration (Stats still counts them). An action that cannot be applied (a
 // broker in the wrong state) is an error naming the step.
 func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
-	e, err := newEngine(sc, sink != nil)
+	e, err := newEngine(sc, sink != nil, nil)
 	if err != nil {
 		return nil, Result{}, err
 	}

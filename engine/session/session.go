@@ -121,8 +121,10 @@ type Session struct {
 	checked int // expects[:checked] have been checked
 	end     int64
 	pending []engine.Event
-	// overview keeps a large cluster's overview between views, told every event drained.
+	// overview keeps a large cluster's overview between views, told every event (shown.go).
 	overview view.Overview
+	// The events recorded: what the current request's view shows (shown.go).
+	shown shownEvents
 	// pendingOutcomes are expect results not yet reported; warnings likewise.
 	pendingOutcomes []ExpectOutcome
 	warnings        []string
@@ -179,6 +181,7 @@ func (s *Session) Handle(req Request) (reply Reply) {
 			return s.errorReply(req, fmt.Errorf("view.%v", err))
 		}
 	}
+	s.shown.choose(viewOptions(req))
 	switch req.Op {
 	case "load":
 		err = s.load(req.Scenario, viewOptions(req), !req.NoView)
@@ -232,14 +235,13 @@ func (s *Session) needEngine() error {
 func (s *Session) fill(r *Reply, req Request) {
 	r.T = s.eng.Now()
 	r.Next = s.eng.NextAt()
-	fresh := s.eng.DrainUnnarrated()
-	s.overview.Observe(s.eng, fresh)
-	evs := append(s.pending, fresh...)
+	evs := append(s.pending, s.eng.DrainUnnarrated()...)
 	s.pending = nil
 	opt := viewOptions(req)
 	if view.IsOverview(s.eng, opt) {
 		evs, r.Aggregated = s.detailOnly(evs, opt)
 	}
+	r.Aggregated = s.shown.report(r.Aggregated)
 	limit := req.MaxEvents
 	if limit <= 0 {
 		limit = 5000
@@ -326,14 +328,19 @@ func (s *Session) load(raw json.RawMessage, opt view.Options, withView bool) err
 	if err := s.checkLimits(sc); err != nil {
 		return err
 	}
-	eng, err := engine.New(sc)
-	if err != nil {
-		return fmt.Errorf("scenario: %v", err)
-	}
-	if withView {
-		if err := view.Check(eng, opt); err != nil {
-			return fmt.Errorf("view.%v", err)
+	counted := s.shown.counted
+	s.shown.counted = nil
+	eng, err := engine.NewFiltered(sc, s.record)
+	if err == nil && withView {
+		if err = view.Check(eng, opt); err != nil {
+			err = fmt.Errorf("view.%v", err)
 		}
+	} else if err != nil {
+		err = fmt.Errorf("scenario: %v", err)
+	}
+	if err != nil {
+		s.shown.counted = counted // the old cluster's, not yet reported
+		return err
 	}
 	s.sc, s.eng = sc, eng
 	s.sent = nil
@@ -496,7 +503,7 @@ func (s *Session) seek(to *int64) error {
 	if *to >= s.eng.Now() {
 		return s.runTo(*to)
 	}
-	eng, err := engine.New(s.sc)
+	eng, err := engine.NewFiltered(s.sc, s.record)
 	if err != nil {
 		return err
 	}
@@ -506,9 +513,9 @@ func (s *Session) seek(to *int64) error {
 		return err
 	}
 	s.end = end
-	// Keep only the recent past for the narration.
+	// Keep only the recent past for the narration: the last events shown, not the replay's counts.
 	evs := s.eng.DrainUnnarrated()
-	s.overview.Observe(s.eng, evs)
+	s.shown.counted = nil
 	if len(evs) > 200 {
 		evs = evs[len(evs)-200:]
 	}

@@ -94,26 +94,33 @@ var clusterEvents = []string{engine.EvViolation, engine.EvBrokerDown, engine.EvB
 // by Message, or one that happened to a focused partition or (with no partition) on a focused
 // broker. Event returns the event to show, its message cut to the focused partitions.
 func (d *Detail) Event(ev engine.Event) (engine.Event, bool) {
-	switch {
-	case slices.Contains(clusterEvents, ev.Type):
-		return ev, true
-	case ev.Message != nil:
-		if !d.Message(ev.Message) {
-			return ev, false
-		}
+	if !d.Shows(&ev) {
+		return ev, false
+	}
+	if ev.Message != nil && !slices.Contains(clusterEvents, ev.Type) {
 		cut := focused(ev.Message, d.Partition, trimPartitions)
 		if cut != ev.Message && ev.Type == cut.Type {
 			// The narration names what the page is shown, not the thousand partitions it is not.
 			ev.Text = fmt.Sprintf("%s (and %d more partitions)", engine.DescribeMessage(cut), cut.Omitted)
 		}
 		ev.Message = cut
-		return ev, true
+	}
+	return ev, true
+}
+
+// Shows reports whether an overview shows an event in full (Event without the cut).
+func (d *Detail) Shows(ev *engine.Event) bool {
+	switch {
+	case slices.Contains(clusterEvents, ev.Type):
+		return true
+	case ev.Message != nil:
+		return d.Message(ev.Message)
 	case ev.Topic != "":
 		pid, ok := d.e.PartitionID(TP{Topic: ev.Topic, Partition: ev.Partition.V})
 		_, focused := slices.BinarySearch(d.pids, pid)
-		return ev, ok && focused
+		return ok && focused
 	case ev.Broker.Set:
-		return ev, d.Broker(ev.Broker.V)
+		return d.Broker(ev.Broker.V)
 	}
-	return ev, true
+	return true
 }

@@ -90,28 +90,32 @@ type Overview struct {
 // Observe tells the overview the events e emitted since the last call (all of them, before any
 // filtering for the page).
 func (o *Overview) Observe(e *engine.Engine, evs []engine.Event) {
+	for i := range evs {
+		o.ObserveEvent(e, &evs[i])
+	}
+}
+
+// ObserveEvent tells the overview one event e emitted (a session's engine.EventFilter tells it
+// each one as it is emitted, recorded or not).
+func (o *Overview) ObserveEvent(e *engine.Engine, ev *engine.Event) {
 	if o.eng != e || o.all {
 		o.all = true
 		return
 	}
-	o.seen += uint64(len(evs))
-	for i := range evs {
-		ev := &evs[i]
-		switch {
-		case ev.Message != nil:
-			// A message in flight changes no partition's facts until it is handled.
-		case ev.Partition.Set:
-			pid, ok := e.PartitionID(engine.TP{Topic: ev.Topic, Partition: ev.Partition.V})
-			if ok && !o.marked[pid] {
-				o.marked[pid] = true
-				o.dirty = append(o.dirty, pid)
-			}
-		case !brokerWideHarmless[ev.Type]:
-			// A broker down or up, a disk failed, a config change, a ZooKeeper session: any of its
-			// partitions may have changed. These are rare; read them all.
-			o.all = true
-			return
+	o.seen++
+	switch {
+	case ev.Message != nil:
+		// A message in flight changes no partition's facts until it is handled.
+	case ev.Partition.Set:
+		pid, ok := e.PartitionID(engine.TP{Topic: ev.Topic, Partition: ev.Partition.V})
+		if ok && !o.marked[pid] {
+			o.marked[pid] = true
+			o.dirty = append(o.dirty, pid)
 		}
+	case !brokerWideHarmless[ev.Type]:
+		// A broker down or up, a disk failed, a config change, a ZooKeeper session: any of its
+		// partitions may have changed. These are rare; read them all.
+		o.all = true
 	}
 }
 
