@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -52,10 +51,17 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		w := bufio.NewWriterSize(f, 1<<16)
-		enc := json.NewEncoder(w)
 		sink = func(evs []engine.Event) {
 			for i := range evs {
-				if err := enc.Encode(&evs[i]); err != nil && traceErr == nil {
+				// What json.Encoder wrote, encoded straight into the bufio.Writer's free space
+				// (engine.AppendEventJSON). As with the Encoder: an event that cannot be encoded
+				// is left out, a failed write makes the bufio.Writer write nothing more, and the
+				// first error is kept.
+				line, err := engine.AppendEventJSON(w.AvailableBuffer(), &evs[i])
+				if err == nil {
+					_, err = w.Write(append(line, '\n'))
+				}
+				if err != nil && traceErr == nil {
 					traceErr = err
 				}
 			}
