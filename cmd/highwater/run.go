@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -50,32 +49,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 			return 2
 		}
-		w := bufio.NewWriterSize(f, 1<<16)
-		sink = func(evs []engine.Event) {
-			for i := range evs {
-				// What json.Encoder wrote, encoded straight into the bufio.Writer's free space
-				// (engine.AppendEventJSON). As with the Encoder: an event that cannot be encoded
-				// is left out, a failed write makes the bufio.Writer write nothing more, and the
-				// first error is kept.
-				line, err := engine.AppendEventJSON(w.AvailableBuffer(), &evs[i])
-				if err == nil {
-					_, err = w.Write(append(line, '\n'))
-				}
-				if err != nil && traceErr == nil {
-					traceErr = err
-				}
-			}
-		}
+		tw := newTraceWriter(f)
+		sink = tw.sink
 		defer func() {
-			if err := w.Flush(); err != nil && traceErr == nil {
-				traceErr = err
-			}
-			if err := f.Close(); err != nil && traceErr == nil {
+			if err := tw.close(); err != nil && traceErr == nil {
 				traceErr = err
 			}
 		}()
 	}
-	e, res, err := engine.Run(sc, sink)
+	// Unnarrated: the trace writer narrates the events on its own goroutine.
+	e, res, err := engine.RunUnnarrated(sc, sink)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1
