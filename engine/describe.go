@@ -3,13 +3,14 @@ package engine
 import (
 	"fmt"
 	"github.com/highwater-sim/highwater/engine/protocol"
+	"strconv"
 	"strings"
 )
 
 // DescribeMessage is the one stable text of a message, used by the trace, tests and narration
 // (the text of its event).
 func DescribeMessage(m *Message) string {
-	head := fmt.Sprintf("%s → %s: ", NodeName(m.From), NodeName(m.To))
+	head := NodeName(m.From) + " → " + NodeName(m.To) + ": "
 	switch {
 	case m.Fetch != nil:
 		return head + describeFetch(m.Fetch)
@@ -89,10 +90,12 @@ func DescribeMessage(m *Message) string {
 func describeFetch(f *FetchRequest) string {
 	parts := make([]string, len(f.Partitions))
 	for i, p := range f.Partitions {
-		parts[i] = fmt.Sprintf("%s-%d@%d", p.Topic, p.Partition, p.FetchOffset)
+		// strconv rather than fmt: a full Fetch of a large cluster lists thousands.
+		s := p.Topic + "-" + strconv.Itoa(int(p.Partition)) + "@" + strconv.FormatInt(p.FetchOffset, 10)
 		if p.LastFetchedEpoch >= 0 {
-			parts[i] += fmt.Sprintf(" (last epoch %d)", p.LastFetchedEpoch)
+			s += " (last epoch " + strconv.Itoa(int(p.LastFetchedEpoch)) + ")"
 		}
+		parts[i] = s
 	}
 	list := strings.Join(parts, ", ")
 	switch {

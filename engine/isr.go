@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"github.com/highwater-sim/highwater/engine/protocol"
+	"strconv"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
@@ -205,10 +206,25 @@ func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).
+// It appends with strconv rather than fmt: a large traced run narrates hundreds of thousands.
 func describeHighWatermark(ev *Event) string {
-	text := fmt.Sprintf("%s-%d on broker %d (%s): high watermark %d → %d", ev.Topic, ev.Partition.V, ev.Broker.V, ev.Reason, ev.From.V, ev.To.V)
+	b := make([]byte, 0, 128)
+	b = append(b, ev.Topic...)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(ev.Partition.V), 10)
+	b = append(b, " on broker "...)
+	b = strconv.AppendInt(b, int64(ev.Broker.V), 10)
+	b = append(b, " ("...)
+	b = append(b, ev.Reason...)
+	b = append(b, "): high watermark "...)
+	b = strconv.AppendInt(b, ev.From.V, 10)
+	b = append(b, " → "...)
+	b = strconv.AppendInt(b, ev.To.V, 10)
 	if len(ev.Replicas) == 1 {
-		text += fmt.Sprintf(" after follower %d's fetch at offset %d", ev.Replicas[0], ev.arg[0])
+		b = append(b, " after follower "...)
+		b = strconv.AppendInt(b, int64(ev.Replicas[0]), 10)
+		b = append(b, "'s fetch at offset "...)
+		b = strconv.AppendInt(b, ev.arg[0], 10)
 	}
-	return text
+	return string(b)
 }

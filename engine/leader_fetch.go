@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // The leader's side of Fetch (Partition.fetchRecords, ReplicaManager.fetchMessages) and the fetch
@@ -557,5 +558,7 @@ func describeFetchPart(d FetchPartitionData) string {
 	case d.DivergingEpoch != nil:
 		return fmt.Sprintf("%s-%d diverging epoch %d at %d", d.Topic, d.Partition, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 	}
-	return fmt.Sprintf("%s-%d %d records, HW %d", d.Topic, d.Partition, len(d.Records), d.HighWatermark)
+	// strconv rather than fmt: a full answer in a large cluster lists thousands.
+	return d.Topic + "-" + strconv.Itoa(int(d.Partition)) + " " + strconv.Itoa(len(d.Records)) + " records, HW " +
+		strconv.FormatInt(d.HighWatermark, 10)
 }

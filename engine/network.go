@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
@@ -212,5 +213,5 @@ func NodeName(n int32) string {
 	if n == ClientNode {
 		return "client"
 	}
-	return fmt.Sprintf("broker %d", n)
+	return "broker " + strconv.Itoa(int(n))
 }

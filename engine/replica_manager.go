@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
@@ -257,10 +258,44 @@ func (e *Engine) checkpointHighWatermarks(b *broker) {
 
 // describeRole is a role change's text (made when read: Narrate): arg is the epoch start offset
 // for a leader, the leader and its epoch for a follower.
+// It appends with strconv rather than fmt: a large cluster's start narrates one per replica.
 func describeRole(ev *Event) string {
+	b := make([]byte, 0, 112)
+	b = append(b, "broker "...)
+	b = strconv.AppendInt(b, int64(ev.Broker.V), 10)
 	if ev.Reason == "leader" {
-		return fmt.Sprintf("broker %d became leader of %s-%d in leader epoch %d (epoch start offset %d, ISR %v)",
-			ev.Broker.V, ev.Topic, ev.Partition.V, ev.Epoch.V, ev.arg[0], ev.ISR)
+		b = append(b, " became leader of "...)
+	} else {
+		b = append(b, " became follower of "...)
 	}
-	return fmt.Sprintf("broker %d became follower of %s-%d under leader %d in leader epoch %d", ev.Broker.V, ev.Topic, ev.Partition.V, ev.arg[0], ev.arg[1])
+	b = append(b, ev.Topic...)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(ev.Partition.V), 10)
+	if ev.Reason == "leader" {
+		b = append(b, " in leader epoch "...)
+		b = strconv.AppendInt(b, ev.Epoch.V, 10)
+		b = append(b, " (epoch start offset "...)
+		b = strconv.AppendInt(b, ev.arg[0], 10)
+		b = append(b, ", ISR "...)
+		b = appendIDs(b, ev.ISR)
+		b = append(b, ')')
+		return string(b)
+	}
+	b = append(b, " under leader "...)
+	b = strconv.AppendInt(b, ev.arg[0], 10)
+	b = append(b, " in leader epoch "...)
+	b = strconv.AppendInt(b, ev.arg[1], 10)
+	return string(b)
+}
+
+// appendIDs appends ids as fmt's %v prints them: [1 2 3], and [] for none.
+func appendIDs(b []byte, ids []int32) []byte {
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return append(b, ']')
 }

@@ -47,11 +47,30 @@ func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
 	return e, res, err
 }
 
+// RunUnnarrated is Run whose sink gets the events as DrainUnnarrated gives them, without the
+// text Narrate fills in: a driver that writes the trace on another goroutine narrates there, off
+// the engine's. The engine keeps no reference to a batch it hands over, and the messages the
+// events point to never change once sent, so the sink may keep the batch and read it (Narrate
+// included) while the engine runs on.
+func RunUnnarrated(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
+	e, err := newEngine(sc, sink != nil)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	res, err := e.runSteps(sc, sink, e.DrainUnnarrated)
+	return e, res, err
+}
+
 // RunSteps applies a scenario's steps to an engine built from it, then runs to its end.
 func (e *Engine) RunSteps(sc *Scenario, sink func([]Event)) (Result, error) {
+	return e.runSteps(sc, sink, e.Drain)
+}
+
+// runSteps is RunSteps with the drain that gives sink its events (Drain or DrainUnnarrated).
+func (e *Engine) runSteps(sc *Scenario, sink func([]Event), drainEvents func() []Event) (Result, error) {
 	var res Result
 	drain := func() {
-		if ev := e.Drain(); sink != nil && len(ev) > 0 {
+		if ev := drainEvents(); sink != nil && len(ev) > 0 {
 			sink(ev)
 		}
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -51,25 +49,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 			return 2
 		}
-		w := bufio.NewWriterSize(f, 1<<16)
-		enc := json.NewEncoder(w)
-		sink = func(evs []engine.Event) {
-			for i := range evs {
-				if err := enc.Encode(&evs[i]); err != nil && traceErr == nil {
-					traceErr = err
-				}
-			}
-		}
+		tw := newTraceWriter(f)
+		sink = tw.sink
 		defer func() {
-			if err := w.Flush(); err != nil && traceErr == nil {
-				traceErr = err
-			}
-			if err := f.Close(); err != nil && traceErr == nil {
+			if err := tw.close(); err != nil && traceErr == nil {
 				traceErr = err
 			}
 		}()
 	}
-	e, res, err := engine.Run(sc, sink)
+	// Unnarrated: the trace writer narrates the events on its own goroutine.
+	e, res, err := engine.RunUnnarrated(sc, sink)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1

@@ -86,6 +86,13 @@ func (e KafkaError) String() string {
 	return fmt.Sprintf("KafkaError(%d)", int16(e))
 }
 
+// Name is Kafka's name of the error and whether the code has one (MarshalText refuses a code
+// without a name).
+func (e KafkaError) Name() (string, bool) {
+	s, ok := kafkaErrorNames[e]
+	return s, ok
+}
+
 // MarshalText encodes the error as its name.
 func (e KafkaError) MarshalText() ([]byte, error) {
 	s, ok := kafkaErrorNames[e]
