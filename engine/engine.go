@@ -64,6 +64,11 @@ type Engine struct {
 	// Buffers the fetch sessions' reads reuse (fetch_session.go).
 	dirtySpare  []int32
 	sessionData []FetchPartitionData
+	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
+	// fetchSent is the Fetch answer handler's view of what its request carried, handed to the
+	// session handler by pointer: a value in the interface, with the method value pidOf, would
+	// allocate twice per fetch round (fetcher.go).
+	fetchSent sentByTP
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
 	// (fetch_session_check.go).

@@ -193,9 +193,17 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.Answered()
 	sent := f.TakeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
-		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
-		return
+	if e.era.fetchSessions {
+		if e.fetchSent.pidOf == nil {
+			e.fetchSent.pidOf = e.pidOf
+		}
+		e.fetchSent.FetchSent = sent
+		ok := f.Session().HandleResponse(m.FetchResponse, &e.fetchSent)
+		e.fetchSent.FetchSent = brk.FetchSent{}
+		if !ok {
+			e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
+			return
+		}
 	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)

@@ -197,17 +197,21 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 		data = append(data, d)
 	}
 	if now || bytes >= req.MinBytes {
-		resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
+		// The partitions with news are moved to the front of the reads, then copied out.
+		kept := 0
 		for i, pid := range work {
 			cp := s.find(pid)
 			cp.dirty = false
-			if cp.maybeUpdateResponseData(&data[i], true) {
-				resp.Partitions = append(resp.Partitions, data[i])
-			}
+			must := cp.maybeUpdateResponseData(&data[i], true)
 			if !e.clean(s, cp, &data[i]) {
 				s.redirty(cp)
 			}
+			if must {
+				data[kept] = data[i]
+				kept++
+			}
 		}
+		resp := FetchResponse{SessionID: s.ID(), Partitions: answerCopy(data[:kept])}
 		if full != nil {
 			e.compareSessionAnswers(s, full, resp)
 		}
@@ -221,6 +225,15 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	clear(data)
 	e.sessionData = data[:0]
 	e.doneWithDirty(work)
+}
+
+// answerCopy is an incremental answer's partitions, copied out of a scratch buffer in one
+// allocation of their size; none (the usual answer of a quiet session) allocates nothing.
+func answerCopy(parts []FetchPartitionData) []FetchPartitionData {
+	if len(parts) == 0 {
+		return []FetchPartitionData{}
+	}
+	return slices.Clone(parts)
 }
 
 // fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
@@ -497,20 +510,26 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 		full = e.readWholeSession(s, req)
 	}
 	work := e.takeDirty(s)
-	resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
+	// The partitions with news gather in a scratch buffer, taken while in use, and are copied
+	// out at their size.
+	news := e.answerData[:0]
+	e.answerData = nil
 	for _, pid := range work {
 		cp := s.find(pid)
 		cp.dirty = false
 		fp := cp.fetchPartition(e)
 		d, _ := e.readPartition(cp.r, req, &fp, false)
 		if cp.maybeUpdateResponseData(&d, true) {
-			resp.Partitions = append(resp.Partitions, d)
+			news = append(news, d)
 		}
 		if !e.clean(s, cp, &d) {
 			s.redirty(cp)
 		}
 	}
 	e.doneWithDirty(work)
+	resp := FetchResponse{SessionID: s.ID(), Partitions: answerCopy(news)}
+	clear(news)
+	e.answerData = news[:0]
 	if full != nil {
 		e.compareSessionAnswers(s, full, resp)
 	}

@@ -6,6 +6,8 @@
 package clients
 
 import (
+	"slices"
+
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
@@ -106,6 +108,9 @@ func (c *Clients) NextRecordID() int64 {
 func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.Acks, count, now int64) *ProduceOp {
 	op := &ProduceOp{ID: int64(len(c.produces) + 1), Topic: topic, Partition: partition, Acks: acks,
 		Sent: now, BaseOffset: -1, pid: pid}
+	if count > 0 {
+		op.RecordIDs = make([]int64, 0, count)
+	}
 	for range count {
 		op.RecordIDs = append(op.RecordIDs, c.NextRecordID())
 	}
@@ -126,6 +131,12 @@ func (c *Clients) ProduceOps() []*ProduceOp { return c.produces }
 func (c *Clients) Acked(op *ProduceOp, base int64) {
 	p := &c.parts[op.pid]
 	p.acked += int64(len(op.RecordIDs))
+	// One growth per batch at most (record by record, a young list grows at 1, 2, 4, 8).
+	if op.Acks == -1 {
+		p.ackedAll = slices.Grow(p.ackedAll, len(op.RecordIDs))
+	} else {
+		p.acked1 = slices.Grow(p.acked1, len(op.RecordIDs))
+	}
 	for i, id := range op.RecordIDs {
 		rec := OffsetID{Offset: base + int64(i), ID: id}
 		if op.Acks == -1 {
