@@ -10,8 +10,8 @@ import "slices"
 // reader must not change them.
 func (e *Engine) InFlight() []*Message {
 	var out []*Message
-	for i := range e.agenda.items {
-		if it := &e.agenda.items[i]; it.kind == itDeliver {
+	for it := range e.agenda.all() {
+		if it.kind == itDeliver {
 			out = append(out, it.deliverMsg().msg)
 		}
 	}
@@ -32,8 +32,7 @@ type ParkedRequest struct {
 
 // Purgatory returns the parked Fetch and Produce requests, in agenda order.
 func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
-	for i := range e.agenda.items {
-		it := &e.agenda.items[i]
+	for it := range e.agenda.all() {
 		switch it.kind {
 		case itDelayedFetchDone:
 			p := it.delayedFetchDone()
@@ -86,8 +85,7 @@ type Timer struct {
 // Timers returns the timers that will act when due, in agenda order (not sorted).
 func (e *Engine) Timers() []Timer {
 	var out []Timer
-	for i := range e.agenda.items {
-		it := &e.agenda.items[i]
+	for it := range e.agenda.all() {
 		live := func() bool {
 			return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.timer().incarnation
 		}
