@@ -65,6 +65,8 @@ type Engine struct {
 	dirtySpare  []int32
 	sessionData []FetchPartitionData
 	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
+	// spareFetch is a Fetch built but not sent (fetcher.go).
+	spareFetch *fetchRequestMessage
 	// fetchSent is the Fetch answer handler's view of what its request carried, handed to the
 	// session handler by pointer: a value in the interface, with the method value pidOf, would
 	// allocate twice per fetch round (fetcher.go).
@@ -377,7 +379,8 @@ func (e *Engine) handle(it *item) {
 	case itFetcherWake:
 		e.fetcherWake(b, it.fetcherWake().fetcher)
 	case itDelayedFetchDone:
-		e.delayedFetchExpired(b, it.delayedFetchDone().fetch)
+		p := it.delayedFetchDone()
+		e.delayedFetchExpired(b, p.fetch, p.seq)
 	case itDelayedProduceDone:
 		e.delayedProduceExpired(b, it.delayedProduceDone().produce)
 	case itIsrShrinkTask:

@@ -88,6 +88,20 @@ type fetchSession struct {
 	parked *delayedFetch
 	// removed: out of the cache while its parked fetch still waits on its partitions.
 	removed bool
+	// park is the storage newPark reuses for parked: a steady session parks a fetch every round.
+	park delayedFetch
+}
+
+// newPark is a parked incremental fetch of request m, numbered seq: the session's own park when it
+// is free (never used, or answered: a timer still pointing at it checks the number), else a new
+// one.
+func (s *fetchSession) newPark(m *Message, seq uint64) *delayedFetch {
+	df := &s.park
+	if df.req != nil && !df.done {
+		df = &delayedFetch{}
+	}
+	*df = delayedFetch{req: m, sess: s, seq: seq}
+	return df
 }
 
 // Meta and Size make it a session the cache (brk.FetchSessionCache) holds.

@@ -152,21 +152,34 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 // maybeFetch sends one Fetch (buildFetch: every ready partition in the session; full or
 // incremental), or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
-	req, ok, next := e.buildFetch(f)
+	// The message, its body and the partitions of a steady incremental Fetch in one allocation
+	// (one per fetch round). A message built but not sent is kept for the next build: nothing
+	// refers to it.
+	x := e.spareFetch
+	if x == nil {
+		x = &fetchRequestMessage{}
+	}
+	req, ok, next := e.buildFetch(f, x.parts[:0])
 	if !ok {
+		e.spareFetch = x
 		if f.Len() > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
 	}
-	// The message and its body in one allocation (one per fetch round).
-	x := &struct {
-		m    Message
-		body FetchRequest
-	}{body: req}
+	e.spareFetch = nil
+	x.body = req
 	x.m = Message{Type: MsgFetch, From: b.id, To: f.Leader(), Fetch: &x.body}
 	e.send(&x.m)
 	f.RequestSent(x.m.ID, e.now)
+}
+
+// fetchRequestMessage is a Fetch: the message, its body and room for the partition a steady
+// incremental Fetch carries (usually one: the one that changed since the last round).
+type fetchRequestMessage struct {
+	m     Message
+	body  FetchRequest
+	parts [1]FetchPartition
 }
 
 // fetcherOf returns the fetcher of b waiting for the answer to request id.

@@ -76,7 +76,7 @@ func (e *Engine) fullFetch(b *broker, m *Message, newSession bool) {
 		e.answerFull(b, df, data)
 		return
 	}
-	e.schedule(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
+	e.schedule(delayedFetchDone{e.timer(b), df, df.seq}.due(e.now + req.MaxWaitMs))
 }
 
 // answerFull sends a full answer (every partition; FullFetchContext or SessionlessFetchContext):
@@ -211,29 +211,20 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 				kept++
 			}
 		}
-		resp := FetchResponse{SessionID: s.ID(), Partitions: answerCopy(data[:kept])}
+		resp := FetchResponse{SessionID: s.ID(), Partitions: data[:kept]}
 		if full != nil {
 			e.compareSessionAnswers(s, full, resp)
 		}
-		e.sendFetchResponse(b, m, resp)
+		e.sendSessionAnswer(b, m, resp)
 	} else {
 		s.dirty = append(s.dirty, work...) // still dirty: the answer will read them again
 		e.parkSeq++
-		s.parked = &delayedFetch{req: m, sess: s, seq: e.parkSeq}
-		e.schedule(delayedFetchDone{e.timer(b), s.parked}.due(e.now + req.MaxWaitMs))
+		s.parked = s.newPark(m, e.parkSeq)
+		e.schedule(delayedFetchDone{e.timer(b), s.parked, e.parkSeq}.due(e.now + req.MaxWaitMs))
 	}
 	clear(data)
 	e.sessionData = data[:0]
 	e.doneWithDirty(work)
-}
-
-// answerCopy is an incremental answer's partitions, copied out of a scratch buffer in one
-// allocation of their size; none (the usual answer of a quiet session) allocates nothing.
-func answerCopy(parts []FetchPartitionData) []FetchPartitionData {
-	if len(parts) == 0 {
-		return []FetchPartitionData{}
-	}
-	return slices.Clone(parts)
 }
 
 // fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
@@ -243,9 +234,40 @@ type fetchResponseMessage struct {
 	body FetchResponse
 }
 
+// fetchResponseWithParts is a fetchResponseMessage with room for the partitions a steady
+// incremental answer usually carries (one or two: those with news since the last round, such as
+// a partition's new records and another's new HW).
+type fetchResponseWithParts struct {
+	fetchResponseMessage
+	parts [2]FetchPartitionData
+}
+
 // sendFetchResponse sends the answer to fetch m.
 func (e *Engine) sendFetchResponse(b *broker, m *Message, resp FetchResponse) {
-	x := &fetchResponseMessage{body: resp}
+	e.sendFetchResponseIn(&fetchResponseMessage{}, b, m, resp)
+}
+
+// sendSessionAnswer sends an incremental answer whose partitions are in a scratch buffer: they
+// are copied out at their size, with the message when they fit; none (a quiet session's
+// answer) allocates nothing more.
+func (e *Engine) sendSessionAnswer(b *broker, m *Message, resp FetchResponse) {
+	switch n := len(resp.Partitions); {
+	case n == 0:
+		resp.Partitions = []FetchPartitionData{}
+	case n <= len(fetchResponseWithParts{}.parts):
+		x := &fetchResponseWithParts{}
+		resp.Partitions = append(x.parts[:0:n], resp.Partitions...)
+		e.sendFetchResponseIn(&x.fetchResponseMessage, b, m, resp)
+		return
+	default:
+		resp.Partitions = slices.Clone(resp.Partitions)
+	}
+	e.sendFetchResponse(b, m, resp)
+}
+
+// sendFetchResponseIn sends the answer to fetch m in x.
+func (e *Engine) sendFetchResponseIn(x *fetchResponseMessage, b *broker, m *Message, resp FetchResponse) {
+	x.body = resp
 	x.m = Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: &x.body}
 	e.send(&x.m)
 }
@@ -527,17 +549,19 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 		}
 	}
 	e.doneWithDirty(work)
-	resp := FetchResponse{SessionID: s.ID(), Partitions: answerCopy(news)}
-	clear(news)
-	e.answerData = news[:0]
+	resp := FetchResponse{SessionID: s.ID(), Partitions: news}
 	if full != nil {
 		e.compareSessionAnswers(s, full, resp)
 	}
-	e.sendFetchResponse(b, df.req, resp)
+	e.sendSessionAnswer(b, df.req, resp)
+	clear(news)
+	e.answerData = news[:0]
 }
 
-func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
-	if df == nil || df.done {
+// delayedFetchExpired answers a parked fetch at its max wait, unless it was answered (or its
+// session's park was reused since: seq is the park's number when the timer was set).
+func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch, seq uint64) {
+	if df == nil || df.done || df.seq != seq {
 		return
 	}
 	e.completeFetch(b, df)

@@ -55,9 +55,12 @@ type (
 		brokerTimer
 		fetcher int64 // fetcherKey(leader, fetcher id)
 	}
+	// delayedFetchDone: fetch reaches its max wait, if it is still the park numbered seq (a
+	// session's parked fetch is reused: fetch_session.go).
 	delayedFetchDone struct {
 		brokerTimer
 		fetch *delayedFetch
+		seq   uint64
 	}
 	delayedProduceDone struct {
 		brokerTimer
@@ -98,7 +101,7 @@ func (p fetcherWake) due(at int64) item {
 	return item{at: at, kind: itFetcherWake, broker: p.broker, u: p.incarnation, n: p.fetcher}
 }
 func (p delayedFetchDone) due(at int64) item {
-	return item{at: at, kind: itDelayedFetchDone, broker: p.broker, u: p.incarnation, fetch: p.fetch}
+	return item{at: at, kind: itDelayedFetchDone, broker: p.broker, u: p.incarnation, n: int64(p.seq), fetch: p.fetch}
 }
 func (p delayedProduceDone) due(at int64) item {
 	return item{at: at, kind: itDelayedProduceDone, broker: p.broker, u: p.incarnation, produce: p.produce}
@@ -150,7 +153,7 @@ func (it *item) deliverMsg() deliverMsg       { return deliverMsg{it.msg, it.u} 
 func (it *item) requestFailed() requestFailed { return requestFailed{it.msg, it.n != 0} }
 func (it *item) fetcherWake() fetcherWake     { return fetcherWake{it.timer(), it.n} }
 func (it *item) delayedFetchDone() delayedFetchDone {
-	return delayedFetchDone{it.timer(), it.fetch}
+	return delayedFetchDone{it.timer(), it.fetch, uint64(it.n)}
 }
 func (it *item) delayedProduceDone() delayedProduceDone {
 	return delayedProduceDone{it.timer(), it.produce}

@@ -36,7 +36,7 @@ func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
 		switch it.kind {
 		case itDelayedFetchDone:
 			p := it.delayedFetchDone()
-			if !p.fetch.done && e.brokers[p.broker].incarnation == p.incarnation {
+			if !p.fetch.done && p.fetch.seq == p.seq && e.brokers[p.broker].incarnation == p.incarnation {
 				pk := ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at}
 				if s := p.fetch.sess; s != nil {
 					pk.SessionPartitions = len(s.parts)
