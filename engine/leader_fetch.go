@@ -109,7 +109,7 @@ func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data 
 		cp.dirty = !e.clean(s, &cp, &data[i])
 		s.parts = append(s.parts, cp)
 		if cp.r != nil {
-			cp.r.fetchSessions = append(cp.r.fetchSessions, s)
+			cp.r.fetchSessions = append(cp.r.fetchSessions, sessionRef{s, int32(i)}) // i: unless sorted below
 		}
 	}
 	// A follower lists its partitions in pid order; sort in case a request did not.
@@ -384,8 +384,8 @@ func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
 		}
 	}
 	sessions := false
-	for _, s := range r.fetchSessions {
-		if s.parked != nil && !s.parked.done {
+	for _, ref := range r.fetchSessions {
+		if s := ref.s; s.parked != nil && !s.parked.done {
 			parked, sessions = append(parked, s.parked), true
 		}
 	}
