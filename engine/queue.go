@@ -186,6 +186,10 @@ type agenda struct {
 	live uint32
 	n    int
 	seq  uint64
+	// least is next's answer while known is set: kept until the agenda changes (the loop peeks,
+	// then pops).
+	least int
+	known bool
 }
 
 // lane is a FIFO of one kind's items, (at, seq) ascending from head.
@@ -222,6 +226,7 @@ func before(a, b *item) bool {
 func (q *agenda) less(i, j int) bool { return before(&q.heap[i], &q.heap[j]) }
 
 func (q *agenda) push(it item) {
+	q.known = false
 	q.seq++
 	it.seq = q.seq
 	q.n++
@@ -247,6 +252,14 @@ func (q *agenda) len() int { return q.n }
 // next is where the least item is: a lane's kind, or -1 for the heap's top. The agenda must not
 // be empty.
 func (q *agenda) next() int {
+	if !q.known {
+		q.least, q.known = q.scan(), true
+	}
+	return q.least
+}
+
+// scan is next, found by looking at the heap's top and every lane's head.
+func (q *agenda) scan() int {
 	src := -1
 	var least *item
 	if len(q.heap) > 0 {
@@ -272,7 +285,9 @@ func (q *agenda) peekAt() int64 {
 
 func (q *agenda) pop() item {
 	q.n--
-	if k := q.next(); k >= 0 {
+	k := q.next()
+	q.known = false
+	if k >= 0 {
 		l := &q.lanes[k]
 		it := l.take()
 		if l.empty() {
