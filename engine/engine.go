@@ -67,6 +67,8 @@ type Engine struct {
 	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
 	// spareFetch is a Fetch built but not sent (fetcher.go).
 	spareFetch *fetchRequestMessage
+	// delayedProduces hands out the parked produces (produce.go).
+	delayedProduces brk.DelayedProduces
 	// fetchSent is the Fetch answer handler's view of what its request carried, handed to the
 	// session handler by pointer: a value in the interface, with the method value pidOf, would
 	// allocate twice per fetch round (fetcher.go).

@@ -39,7 +39,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	case 1:
 		e.respondProduce(b, m, ErrNone, base)
 	default:
-		dp := brk.NewDelayedProduce(m, base, len(req.RecordIDs))
+		dp := e.delayedProduces.New(m, base, len(req.RecordIDs))
 		r.Produces().Add(dp)
 		e.completeDelayedProduces(r)
 		if !dp.Done() {
