@@ -174,14 +174,6 @@ func (e *Engine) maybeFetch(b *broker, f *fetcher) {
 	f.RequestSent(x.m.ID, e.now)
 }
 
-// fetchRequestMessage is a Fetch: the message, its body and room for the partition a steady
-// incremental Fetch carries (usually one: the one that changed since the last round).
-type fetchRequestMessage struct {
-	m     Message
-	body  FetchRequest
-	parts [1]FetchPartition
-}
-
 // fetcherOf returns the fetcher of b waiting for the answer to request id.
 func (b *broker) fetcherOf(id uint64) *fetcher {
 	for _, f := range b.fetchers {
