@@ -41,7 +41,7 @@ func steadyLoad(e *Engine, simSeconds int64, ratePerSec int64) {
 // BenchmarkSteadyCluster measures the engine on a large steady cluster: simulated seconds per
 // wall second (the real-time factor), agenda items per second and bytes per partition.
 func BenchmarkSteadyCluster(b *testing.B) {
-	for _, size := range []struct{ brokers, partitions int }{{10, 1_000}, {100, 10_000}, {100, 100_000}} {
+	for _, size := range []struct{ brokers, partitions int }{{10, 1_000}, {10, 10_000}, {100, 10_000}, {100, 100_000}} {
 		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()

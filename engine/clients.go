@@ -44,8 +44,13 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
-	m := &Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: &ProduceRequest{
-		Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}}
+	// The message and its body in one allocation (one per batch sent).
+	x := &struct {
+		m    Message
+		body ProduceRequest
+	}{body: ProduceRequest{Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}}
+	x.m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: &x.body}
+	m := &x.m
 	e.send(m)
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.

@@ -66,6 +66,15 @@ type Engine struct {
 	// Buffers the fetch sessions' reads reuse (fetch_session.go).
 	dirtySpare  []int32
 	sessionData []FetchPartitionData
+	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
+	// spareFetch is a Fetch built but not sent (fetcher.go).
+	spareFetch *fetchRequestMessage
+	// delayedProduces hands out the parked produces (produce.go).
+	delayedProduces brk.DelayedProduces
+	// fetchSent is the Fetch answer handler's view of what its request carried, handed to the
+	// session handler by pointer: a value in the interface, with the method value pidOf, would
+	// allocate twice per fetch round (fetcher.go).
+	fetchSent sentByTP
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
 	// (fetch_session_check.go).
@@ -379,7 +388,8 @@ func (e *Engine) handle(it *item) {
 	case itFetcherWake:
 		e.fetcherWake(b, it.fetcherWake().fetcher)
 	case itDelayedFetchDone:
-		e.delayedFetchExpired(b, it.delayedFetchDone().fetch)
+		p := it.delayedFetchDone()
+		e.delayedFetchExpired(b, p.fetch, p.seq)
 	case itDelayedProduceDone:
 		e.delayedProduceExpired(b, it.delayedProduceDone().produce)
 	case itIsrShrinkTask:

@@ -88,15 +88,36 @@ type fetchSession struct {
 	parked *delayedFetch
 	// removed: out of the cache while its parked fetch still waits on its partitions.
 	removed bool
+	// park is the storage newPark reuses for parked: a steady session parks a fetch every round.
+	park delayedFetch
+}
+
+// newPark is a parked incremental fetch of request m, numbered seq: the session's own park when it
+// is free (never used, or answered: a timer still pointing at it checks the number), else a new
+// one.
+func (s *fetchSession) newPark(m *Message, seq uint64) *delayedFetch {
+	df := &s.park
+	if df.req != nil && !df.done {
+		df = &delayedFetch{}
+	}
+	*df = delayedFetch{req: m, sess: s, seq: seq}
+	return df
 }
 
 // Meta and Size make it a session the cache (brk.FetchSessionCache) holds.
 func (s *fetchSession) Meta() *brk.FetchSession { return &s.FetchSession }
 func (s *fetchSession) Size() int               { return len(s.parts) }
 
-// find is the session's partition pid, or nil. A plain binary search: it runs for every change
-// of every replica a session caches.
+// find is the session's partition pid, or nil.
 func (s *fetchSession) find(pid int32) *cachedPartition {
+	if i := s.index(pid); i >= 0 {
+		return &s.parts[i]
+	}
+	return nil
+}
+
+// index is where partition pid is among the session's partitions, or -1. A plain binary search.
+func (s *fetchSession) index(pid int32) int {
 	lo, hi := 0, len(s.parts)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -107,9 +128,32 @@ func (s *fetchSession) find(pid int32) *cachedPartition {
 		}
 	}
 	if lo < len(s.parts) && s.parts[lo].pid == pid {
-		return &s.parts[lo]
+		return lo
 	}
-	return nil
+	return -1
+}
+
+// sessionRef is a fetch session caching a replica, on the replica's list, with where the
+// replica's partition was last found among the session's partitions: a guess find checks
+// (partitions move when one is added or removed), which spares a binary search at every change
+// of every replica a session caches (an append, a HW move).
+type sessionRef struct {
+	s    *fetchSession
+	hint int32
+}
+
+// find is the session's partition pid, or nil.
+func (ref *sessionRef) find(pid int32) *cachedPartition {
+	s := ref.s
+	if h := int(ref.hint); h >= 0 && h < len(s.parts) && s.parts[h].pid == pid {
+		return &s.parts[h]
+	}
+	i := s.index(pid)
+	if i < 0 {
+		return nil
+	}
+	ref.hint = int32(i)
+	return &s.parts[i]
 }
 
 // fetchSessionCache is a broker's FetchSessionCache (package broker), holding its sessions.
@@ -146,7 +190,7 @@ func (e *Engine) removeSession(b *broker, s *fetchSession) {
 func (e *Engine) unlinkSession(s *fetchSession) {
 	for i := range s.parts {
 		if r := s.parts[i].r; r != nil {
-			r.fetchSessions = slices.DeleteFunc(r.fetchSessions, func(x *fetchSession) bool { return x == s })
+			r.fetchSessions = slices.DeleteFunc(r.fetchSessions, func(x sessionRef) bool { return x.s == s })
 		}
 	}
 	s.parked = nil
@@ -174,7 +218,7 @@ func (e *Engine) addCachedPartition(b *broker, s *fetchSession, pid int32, fp *F
 	cp := &s.parts[i]
 	cp.updateRequestParams(fp)
 	if cp.r != nil {
-		cp.r.fetchSessions = append(cp.r.fetchSessions, s)
+		cp.r.fetchSessions = append(cp.r.fetchSessions, sessionRef{s, int32(i)})
 	}
 	cp.dirty = true
 	s.dirty = append(s.dirty, pid)
@@ -197,7 +241,7 @@ func (e *Engine) removeCachedPartition(s *fetchSession, pid int32) {
 	e.markDirty(s, cp) // writes down a clean partition's times
 	s.dirty = slices.DeleteFunc(s.dirty, func(p int32) bool { return p == pid })
 	if r := cp.r; r != nil {
-		r.fetchSessions = slices.DeleteFunc(r.fetchSessions, func(x *fetchSession) bool { return x == s })
+		r.fetchSessions = slices.DeleteFunc(r.fetchSessions, func(x sessionRef) bool { return x.s == s })
 	}
 	s.parts = slices.Delete(s.parts, i, i+1)
 }
@@ -205,9 +249,10 @@ func (e *Engine) removeCachedPartition(s *fetchSession, pid int32) {
 // sessionsChanged marks r dirty in every session caching it: something a fetch of r reads or
 // updates changed (see above). Called before the change where the change resets follower state.
 func (e *Engine) sessionsChanged(r *replica) {
-	for _, s := range r.fetchSessions {
-		if cp := s.find(r.p.pid); cp != nil {
-			e.markDirty(s, cp)
+	for k := range r.fetchSessions {
+		ref := &r.fetchSessions[k]
+		if cp := ref.find(r.p.pid); cp != nil {
+			e.markDirty(ref.s, cp)
 		}
 	}
 }
@@ -275,11 +320,13 @@ func (e *Engine) doneWithDirty(work []int32) { e.dirtySpare = work[:0] }
 // stored times, or the last read of a session in which r is clean.
 func (e *Engine) followerTimes(r *replica, rr *brk.Replica) (lastFetch, lastCaughtUp int64) {
 	lastFetch, lastCaughtUp = rr.LastFetchTime(), rr.LastCaughtUpTime()
-	for _, s := range r.fetchSessions {
+	for k := range r.fetchSessions {
+		ref := &r.fetchSessions[k]
+		s := ref.s
 		if s.ReplicaID() != rr.Broker() {
 			continue
 		}
-		if cp := s.find(r.p.pid); cp != nil && !cp.dirty {
+		if cp := ref.find(r.p.pid); cp != nil && !cp.dirty {
 			lastFetch, lastCaughtUp = max(lastFetch, s.readAt), max(lastCaughtUp, s.readAt)
 		}
 	}

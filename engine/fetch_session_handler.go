@@ -17,7 +17,7 @@ package engine
 // earliest backoff deadline of a delayed partition. Before fetch sessions every Fetch is full and
 // sessionless. Before an incremental build the tests' followerCheck looks at the change list
 // (fetcher_check.go).
-func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) {
+func (e *Engine) buildFetch(f *fetcher, into []FetchPartition) (req FetchRequest, ok bool, next int64) {
 	h := f.Session()
 	sessions := e.era.fetchSessions
 	if e.followerCheck != nil && sessions && !h.Full() && !e.followerWalkAll {
@@ -25,7 +25,7 @@ func (e *Engine) buildFetch(f *fetcher) (req FetchRequest, ok bool, next int64) 
 	}
 	// (The era's flags are passed out: it is a large value.)
 	parts, forgotten, next, ok := f.Build(sessions, e.followerWalkAll, e.era.fencing, e.era.truncateOnFetch, e.now,
-		max(1, e.cfg.ReplicaFetchBackoffMs), e.pidOf)
+		max(1, e.cfg.ReplicaFetchBackoffMs), e.pidOf, into)
 	if !ok {
 		return req, false, next
 	}

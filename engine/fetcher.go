@@ -152,18 +152,23 @@ func (e *Engine) maybeTruncate(b *broker, f *fetcher) bool {
 // maybeFetch sends one Fetch (buildFetch: every ready partition in the session; full or
 // incremental), or waits.
 func (e *Engine) maybeFetch(b *broker, f *fetcher) {
-	req, ok, next := e.buildFetch(f)
+	// The message, its body and the partitions of a steady incremental Fetch in one allocation
+	// (one per fetch round). A message built but not sent is kept for the next build: nothing
+	// refers to it.
+	x := e.spareFetch
+	if x == nil {
+		x = &fetchRequestMessage{}
+	}
+	req, ok, next := e.buildFetch(f, x.parts[:0])
 	if !ok {
+		e.spareFetch = x
 		if f.Len() > 0 {
 			e.wakeFetcher(f, next)
 		}
 		return
 	}
-	// The message and its body in one allocation (one per fetch round).
-	x := &struct {
-		m    Message
-		body FetchRequest
-	}{body: req}
+	e.spareFetch = nil
+	x.body = req
 	x.m = Message{Type: MsgFetch, From: b.id, To: f.Leader(), Fetch: &x.body}
 	e.send(&x.m)
 	f.RequestSent(x.m.ID, e.now)
@@ -193,9 +198,17 @@ func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	}
 	f.Answered()
 	sent := f.TakeFetchSent(e.followerWalkAll)
-	if e.era.fetchSessions && !f.Session().HandleResponse(m.FetchResponse, sentByTP{sent, e.pidOf}) {
-		e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
-		return
+	if e.era.fetchSessions {
+		if e.fetchSent.pidOf == nil {
+			e.fetchSent.pidOf = e.pidOf
+		}
+		e.fetchSent.FetchSent = sent
+		ok := f.Session().HandleResponse(m.FetchResponse, &e.fetchSent)
+		e.fetchSent.FetchSent = brk.FetchSent{}
+		if !ok {
+			e.doWork(b, f) // a session error: nothing to process, no backoff; the next Fetch is full
+			return
+		}
 	}
 	for _, d := range m.FetchResponse.Partitions {
 		pid := e.pidOf(d.TP)

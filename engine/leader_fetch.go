@@ -77,7 +77,7 @@ func (e *Engine) fullFetch(b *broker, m *Message, newSession bool) {
 		e.answerFull(b, df, data)
 		return
 	}
-	e.schedule(delayedFetchDone{e.timer(b), df}.due(e.now + req.MaxWaitMs))
+	e.schedule(delayedFetchDone{e.timer(b), df, df.seq}.due(e.now + req.MaxWaitMs))
 }
 
 // answerFull sends a full answer (every partition; FullFetchContext or SessionlessFetchContext):
@@ -110,7 +110,7 @@ func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data 
 		cp.dirty = !e.clean(s, &cp, &data[i])
 		s.parts = append(s.parts, cp)
 		if cp.r != nil {
-			cp.r.fetchSessions = append(cp.r.fetchSessions, s)
+			cp.r.fetchSessions = append(cp.r.fetchSessions, sessionRef{s, int32(i)}) // i: unless sorted below
 		}
 	}
 	// A follower lists its partitions in pid order; sort in case a request did not.
@@ -198,44 +198,34 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 		data = append(data, d)
 	}
 	if now || bytes >= req.MinBytes {
-		resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
+		// The partitions with news are moved to the front of the reads, then copied out.
+		kept := 0
 		for i, pid := range work {
 			cp := s.find(pid)
 			cp.dirty = false
-			if cp.maybeUpdateResponseData(&data[i], true) {
-				resp.Partitions = append(resp.Partitions, data[i])
-			}
+			must := cp.maybeUpdateResponseData(&data[i], true)
 			if !e.clean(s, cp, &data[i]) {
 				s.redirty(cp)
 			}
+			if must {
+				data[kept] = data[i]
+				kept++
+			}
 		}
+		resp := FetchResponse{SessionID: s.ID(), Partitions: data[:kept]}
 		if full != nil {
 			e.compareSessionAnswers(s, full, resp)
 		}
-		e.sendFetchResponse(b, m, resp)
+		e.sendSessionAnswer(b, m, resp)
 	} else {
 		s.dirty = append(s.dirty, work...) // still dirty: the answer will read them again
 		e.parkSeq++
-		s.parked = &delayedFetch{req: m, sess: s, seq: e.parkSeq}
-		e.schedule(delayedFetchDone{e.timer(b), s.parked}.due(e.now + req.MaxWaitMs))
+		s.parked = s.newPark(m, e.parkSeq)
+		e.schedule(delayedFetchDone{e.timer(b), s.parked, e.parkSeq}.due(e.now + req.MaxWaitMs))
 	}
 	clear(data)
 	e.sessionData = data[:0]
 	e.doneWithDirty(work)
-}
-
-// fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
-// round; the body is the message's, as if allocated apart).
-type fetchResponseMessage struct {
-	m    Message
-	body FetchResponse
-}
-
-// sendFetchResponse sends the answer to fetch m.
-func (e *Engine) sendFetchResponse(b *broker, m *Message, resp FetchResponse) {
-	x := &fetchResponseMessage{body: resp}
-	x.m = Message{Type: MsgFetchResponse, From: b.id, To: m.From, ReplyTo: m.ID, FetchResponse: &x.body}
-	e.send(&x.m)
 }
 
 // readPartition reads one partition of a fetch from r, the leader's replica of it (nil if it has
@@ -350,8 +340,8 @@ func (e *Engine) tryCompleteWatchers(b *broker, r *replica) {
 		}
 	}
 	sessions := false
-	for _, s := range r.fetchSessions {
-		if s.parked != nil && !s.parked.done {
+	for _, ref := range r.fetchSessions {
+		if s := ref.s; s.parked != nil && !s.parked.done {
 			parked, sessions = append(parked, s.parked), true
 		}
 	}
@@ -498,28 +488,36 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 		full = e.readWholeSession(s, req)
 	}
 	work := e.takeDirty(s)
-	resp := FetchResponse{SessionID: s.ID(), Partitions: make([]FetchPartitionData, 0, len(work))}
+	// The partitions with news gather in a scratch buffer, taken while in use, and are copied
+	// out at their size.
+	news := e.answerData[:0]
+	e.answerData = nil
 	for _, pid := range work {
 		cp := s.find(pid)
 		cp.dirty = false
 		fp := cp.fetchPartition(e)
 		d, _ := e.readPartition(cp.r, req, &fp, false)
 		if cp.maybeUpdateResponseData(&d, true) {
-			resp.Partitions = append(resp.Partitions, d)
+			news = append(news, d)
 		}
 		if !e.clean(s, cp, &d) {
 			s.redirty(cp)
 		}
 	}
 	e.doneWithDirty(work)
+	resp := FetchResponse{SessionID: s.ID(), Partitions: news}
 	if full != nil {
 		e.compareSessionAnswers(s, full, resp)
 	}
-	e.sendFetchResponse(b, df.req, resp)
+	e.sendSessionAnswer(b, df.req, resp)
+	clear(news)
+	e.answerData = news[:0]
 }
 
-func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch) {
-	if df == nil || df.done {
+// delayedFetchExpired answers a parked fetch at its max wait, unless it was answered (or its
+// session's park was reused since: seq is the park's number when the timer was set).
+func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch, seq uint64) {
+	if df == nil || df.done || df.seq != seq {
 		return
 	}
 	e.completeFetch(b, df)

@@ -39,7 +39,7 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 	case 1:
 		e.respondProduce(b, m, ErrNone, base)
 	default:
-		dp := brk.NewDelayedProduce(m, base, len(req.RecordIDs))
+		dp := e.delayedProduces.New(m, base, len(req.RecordIDs))
 		r.Produces().Add(dp)
 		e.completeDelayedProduces(r)
 		if !dp.Done() {
@@ -58,8 +58,13 @@ func (e *Engine) afterAppend(r *replica, n int) {
 }
 
 func (e *Engine) respondProduce(b *broker, m *Message, errName KafkaError, base int64) {
-	e.send(&Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID,
-		ProduceResponse: &ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}})
+	// The message and its body in one allocation (one per batch answered).
+	x := &struct {
+		m    Message
+		body ProduceResponse
+	}{body: ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}}
+	x.m = Message{Type: MsgProduceResponse, From: b.id, To: m.From, ReplyTo: m.ID, ProduceResponse: &x.body}
+	e.send(&x.m)
 }
 
 // completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r.

@@ -10,8 +10,8 @@ import "slices"
 // reader must not change them.
 func (e *Engine) InFlight() []*Message {
 	var out []*Message
-	for i := range e.agenda.items {
-		if it := &e.agenda.items[i]; it.kind == itDeliver {
+	for it := range e.agenda.all() {
+		if it.kind == itDeliver {
 			out = append(out, it.deliverMsg().msg)
 		}
 	}
@@ -32,12 +32,11 @@ type ParkedRequest struct {
 
 // Purgatory returns the parked Fetch and Produce requests, in agenda order.
 func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
-	for i := range e.agenda.items {
-		it := &e.agenda.items[i]
+	for it := range e.agenda.all() {
 		switch it.kind {
 		case itDelayedFetchDone:
 			p := it.delayedFetchDone()
-			if !p.fetch.done && e.brokers[p.broker].incarnation == p.incarnation {
+			if !p.fetch.done && p.fetch.seq == p.seq && e.brokers[p.broker].incarnation == p.incarnation {
 				pk := ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at}
 				if s := p.fetch.sess; s != nil {
 					pk.SessionPartitions = len(s.parts)
@@ -86,8 +85,7 @@ type Timer struct {
 // Timers returns the timers that will act when due, in agenda order (not sorted).
 func (e *Engine) Timers() []Timer {
 	var out []Timer
-	for i := range e.agenda.items {
-		it := &e.agenda.items[i]
+	for it := range e.agenda.all() {
 		live := func() bool {
 			return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.timer().incarnation
 		}

@@ -39,7 +39,7 @@ type replica struct {
 	// session); the parked produces are Partition's
 	watchers []*delayedFetch
 	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
-	fetchSessions []*fetchSession
+	fetchSessions []sessionRef
 }
 
 type brokerState uint8

@@ -16,6 +16,25 @@ func NewDelayedProduce(req *protocol.Message, base int64, n int) *DelayedProduce
 	return &DelayedProduce{req: req, required: base + int64(n), base: base}
 }
 
+// DelayedProduces hands out DelayedProduces in chunks, one allocation for many (a steady acks=all
+// load parks a thousand a second). A produce's timeout holds it on the agenda for
+// request.timeout.ms, so the produces of one chunk, parked within moments of each other, are
+// let go at about the same time: a chunk lives about as long as its produces would apart. The
+// zero value is ready.
+type DelayedProduces struct{ chunk []DelayedProduce }
+
+// delayedProduceChunk is how many produces a chunk holds.
+const delayedProduceChunk = 64
+
+// New is NewDelayedProduce, out of the current chunk.
+func (c *DelayedProduces) New(req *protocol.Message, base int64, n int) *DelayedProduce {
+	if len(c.chunk) == cap(c.chunk) {
+		c.chunk = make([]DelayedProduce, 0, delayedProduceChunk)
+	}
+	c.chunk = append(c.chunk, DelayedProduce{req: req, required: base + int64(n), base: base})
+	return &c.chunk[len(c.chunk)-1]
+}
+
 // Request is the produce waiting; RequiredOffset the HW that commits its batch; Done whether it
 // has been answered.
 func (dp *DelayedProduce) Request() *protocol.Message { return dp.req }

@@ -51,3 +51,19 @@ func TestProducePurgatory(t *testing.T) {
 		t.Errorf("after losing leadership: %v", got)
 	}
 }
+
+// TestDelayedProducesChunks: produces handed out of chunks are distinct and keep their own
+// fields across a chunk's end.
+func TestDelayedProducesChunks(t *testing.T) {
+	var c DelayedProduces
+	var dps []*DelayedProduce
+	for i := range 3 * delayedProduceChunk {
+		dps = append(dps, c.New(&protocol.Message{ID: uint64(i)}, int64(i), 2))
+	}
+	dps[0].Expire()
+	for i, dp := range dps {
+		if dp.Request().ID != uint64(i) || dp.RequiredOffset() != int64(i)+2 || dp.Done() != (i == 0) {
+			t.Fatalf("produce %d: request %d, required %d, done %v", i, dp.Request().ID, dp.RequiredOffset(), dp.Done())
+		}
+	}
+}

@@ -120,10 +120,12 @@ func (t *FetcherThread) walkChanges(bd *fetchBuild) {
 // lastEpochs are what the era puts on the wire; backoff is replica.fetch.backoff.ms (at least 1).
 // It reports the lists, the earliest backoff deadline of a delayed partition, and whether there
 // is a Fetch to send (Kafka: not with an empty session and nothing to forget). An incremental
-// Fetch's lists are gathered in the thread's buffers, then copied out at their size: the request
+// Fetch's lists are gathered in the thread's buffers, then copied out at their size, the
+// partitions into into's storage when they fit (the caller's, allocated with its request: a
+// steady incremental Fetch usually carries one partition), else into a new slice: the request
 // is shared once sent.
-func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, pidOf func(protocol.TP) int32) (
-	parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
+func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, pidOf func(protocol.TP) int32,
+	into []protocol.FetchPartition) (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
 	h := &t.session
 	full := !sessions || h.Full()
 	parts = t.partsBuf[:0]
@@ -148,7 +150,11 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 	h.Built()
 	if !full {
 		t.partsBuf, t.forgetBuf = parts[:0], forgotten[:0]
-		parts = slices.Clone(parts) // nil if empty
+		if n := len(parts); n > 0 && n <= cap(into) {
+			parts = append(into[:0:n], parts...)
+		} else {
+			parts = slices.Clone(parts) // nil if empty
+		}
 		forgotten = slices.Clone(forgotten)
 	}
 	t.sentCount = t.inSession

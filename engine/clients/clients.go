@@ -6,6 +6,8 @@
 package clients
 
 import (
+	"slices"
+
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
@@ -58,7 +60,10 @@ const (
 
 // Clients is every client's state. The zero value is not ready: call Init.
 type Clients struct {
-	produces   []*ProduceOp
+	produces []*ProduceOp
+	// opChunk and idChunk are the chunks NewProduce hands steps and record ids out of.
+	opChunk    []ProduceOp
+	idChunk    []int64
 	consumes   []*ConsumeOp
 	nextRecord int64
 	// parts is what the clients know of each partition, by pid.
@@ -104,14 +109,33 @@ func (c *Clients) NextRecordID() int64 {
 
 // NewProduce records a produce step of count new records, sent at now.
 func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.Acks, count, now int64) *ProduceOp {
-	op := &ProduceOp{ID: int64(len(c.produces) + 1), Topic: topic, Partition: partition, Acks: acks,
-		Sent: now, BaseOffset: -1, pid: pid}
-	for range count {
-		op.RecordIDs = append(op.RecordIDs, c.NextRecordID())
+	if len(c.opChunk) == cap(c.opChunk) {
+		c.opChunk = make([]ProduceOp, 0, opChunkSize)
+	}
+	c.opChunk = append(c.opChunk, ProduceOp{ID: int64(len(c.produces) + 1), Topic: topic, Partition: partition, Acks: acks,
+		Sent: now, BaseOffset: -1, pid: pid})
+	op := &c.opChunk[len(c.opChunk)-1]
+	if count > 0 {
+		if int64(cap(c.idChunk)-len(c.idChunk)) < count {
+			c.idChunk = make([]int64, 0, max(idChunkSize, count))
+		}
+		n := len(c.idChunk)
+		for range count {
+			c.idChunk = append(c.idChunk, c.NextRecordID())
+		}
+		op.RecordIDs = c.idChunk[n:len(c.idChunk):len(c.idChunk)] // capped: an append copies
 	}
 	c.produces = append(c.produces, op)
 	return op
 }
+
+// The produce steps and their record ids are handed out of chunks of these sizes: every step is
+// kept for the run, so a chunk lives no longer than its steps would, and a batch costs no
+// allocation of its own (a steady load sends a thousand a second).
+const (
+	opChunkSize = 128
+	idChunkSize = 1024
+)
 
 // Produce is the produce step with an id (from 1).
 func (c *Clients) Produce(id int64) *ProduceOp { return c.produces[id-1] }
@@ -126,6 +150,12 @@ func (c *Clients) ProduceOps() []*ProduceOp { return c.produces }
 func (c *Clients) Acked(op *ProduceOp, base int64) {
 	p := &c.parts[op.pid]
 	p.acked += int64(len(op.RecordIDs))
+	// One growth per batch at most (record by record, a young list grows at 1, 2, 4, 8).
+	if op.Acks == -1 {
+		p.ackedAll = slices.Grow(p.ackedAll, len(op.RecordIDs))
+	} else {
+		p.acked1 = slices.Grow(p.acked1, len(op.RecordIDs))
+	}
 	for i, id := range op.RecordIDs {
 		rec := OffsetID{Offset: base + int64(i), ID: id}
 		if op.Acks == -1 {

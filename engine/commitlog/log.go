@@ -6,6 +6,8 @@
 // batch. Every record counts as one byte-free unit; the engine decides what "bytes" mean.
 package commitlog
 
+import "slices"
+
 // Record is one record of the log. ID is unique across the whole run, so two replicas that hold
 // different records at one offset can be told apart.
 type Record struct {
@@ -72,6 +74,9 @@ func (l *Log) Read(from, to int64) []Record {
 func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
 	base := l.LogEndOffset()
 	l.cache.Assign(epoch, base)
+	// One growth per batch at most: record by record, a young log's backing array would be
+	// reallocated at 1, 2, 4 and 8 records.
+	l.records = slices.Grow(l.records, len(ids))
 	for _, id := range ids {
 		l.records = append(l.records, Record{ID: id, Epoch: epoch})
 	}
@@ -81,12 +86,13 @@ func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
 // AppendAsFollower appends records copied from the leader, keeping their epochs; the epoch cache
 // is assigned per batch (here, per run of one epoch).
 func (l *Log) AppendAsFollower(recs []Record) {
+	leo := l.LogEndOffset()
 	for i, r := range recs {
 		if i == 0 || recs[i-1].Epoch != r.Epoch {
-			l.cache.Assign(r.Epoch, l.LogEndOffset())
+			l.cache.Assign(r.Epoch, leo+int64(i))
 		}
-		l.records = append(l.records, r)
 	}
+	l.records = append(l.records, recs...) // one growth per batch at most
 }
 
 // TruncateTo cuts the log at offset t (UnifiedLog.truncateTo). At or past the end it only trims

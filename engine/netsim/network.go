@@ -36,11 +36,22 @@ type linkState struct {
 	down      bool
 }
 
+// lastDelivery is a link's last delivery time, if it has one.
+type lastDelivery struct {
+	at  int64
+	set bool
+}
+
 // Network is the links' state and what they hold. The zero value is not ready: call Init.
 type Network struct {
 	links map[Link]linkState
-	// lastDeliver keeps each link FIFO when latency changes or jitter is on.
-	lastDeliver map[Link]int64
+	// lastDeliver keeps each link FIFO when latency changes or jitter is on: each link's last
+	// delivery time (last), in a table by from*width+to between brokers (every send reads and
+	// writes it: a map would hash twice per message, in software under WebAssembly), and in
+	// otherLast for a link with the client node.
+	last      []lastDelivery
+	width     int
+	otherLast map[Link]int64
 	// held are the messages waiting for a cut link, in order per link (held.go).
 	held map[Link][]Held
 	// resent are the retransmitted copies on their way, with what was held (held.go).
@@ -50,7 +61,8 @@ type Network struct {
 // Init makes an empty network: every link up, at the default latency.
 func (n *Network) Init() {
 	n.links = map[Link]linkState{}
-	n.lastDeliver = map[Link]int64{}
+	n.last, n.width = nil, 0
+	n.otherLast = map[Link]int64{}
 	n.resent = map[*protocol.Message]Held{}
 }
 
@@ -97,9 +109,16 @@ func (n *Network) Heal(node *int32) {
 			delete(n.links, k)
 		}
 	}
-	for k := range n.lastDeliver {
+	for from := range n.width {
+		for to := range n.width {
+			if touches(Link{From: int32(from), To: int32(to)}) {
+				n.last[from*n.width+to] = lastDelivery{}
+			}
+		}
+	}
+	for k := range n.otherLast {
 		if touches(k) {
-			delete(n.lastDeliver, k)
+			delete(n.otherLast, k)
 		}
 	}
 }
@@ -107,14 +126,46 @@ func (n *Network) Heal(node *int32) {
 // DeliveryAt is when a message on a link that would arrive at at does arrive: not before the
 // last one on that link (FIFO).
 func (n *Network) DeliveryAt(l Link, at int64) int64 {
-	if last, ok := n.lastDeliver[l]; ok && last > at {
-		return last
+	var last lastDelivery
+	if l.From >= 0 && l.To >= 0 {
+		if i := n.lastIndex(l, false); i >= 0 {
+			last = n.last[i]
+		}
+	} else {
+		last.at, last.set = n.otherLast[l]
+	}
+	if last.set && last.at > at {
+		return last.at
 	}
 	return at
 }
 
 // Delivers records that a link delivers a message at at, for the FIFO order of the next.
-func (n *Network) Delivers(l Link, at int64) { n.lastDeliver[l] = at }
+func (n *Network) Delivers(l Link, at int64) {
+	if l.From >= 0 && l.To >= 0 {
+		n.last[n.lastIndex(l, true)] = lastDelivery{at: at, set: true}
+		return
+	}
+	n.otherLast[l] = at
+}
+
+// lastIndex is where link l (between brokers) is in the table, -1 if it is past the table's
+// width; grow widens the table to take it.
+func (n *Network) lastIndex(l Link, grow bool) int {
+	from, to := int(l.From), int(l.To)
+	if from >= n.width || to >= n.width {
+		if !grow {
+			return -1
+		}
+		w := max(from, to) + 1
+		t := make([]lastDelivery, w*w)
+		for f := range n.width {
+			copy(t[f*w:f*w+n.width], n.last[f*n.width:(f+1)*n.width])
+		}
+		n.last, n.width = t, w
+	}
+	return from*n.width + to
+}
 
 // SortedLinks returns a link map's keys in (from, to) order: no map order may reach state.
 func SortedLinks[V any](m map[Link]V) []Link {
