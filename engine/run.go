@@ -53,7 +53,7 @@ func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
 // events point to never change once sent, so the sink may keep the batch and read it (Narrate
 // included) while the engine runs on.
 func RunUnnarrated(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
-	e, err := newEngine(sc, sink != nil)
+	e, err := newEngine(sc, sink != nil, nil)
 	if err != nil {
 		return nil, Result{}, err
 	}
