@@ -42,27 +42,42 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var sink func([]engine.Event)
-	var traceErr error
+	var tw *traceWriter
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
 		if err != nil {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 			return 2
 		}
-		tw := newTraceWriter(f)
+		tw = newTraceWriter(f)
 		sink = tw.sink
-		defer func() {
-			if err := tw.close(); err != nil && traceErr == nil {
-				traceErr = err
-			}
-		}()
 	}
 	// Unnarrated: the trace writer narrates the events on its own goroutine.
 	e, res, err := engine.RunUnnarrated(sc, sink)
+	var traceErr error
+	if tw != nil {
+		traceErr = tw.close()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 1
 	}
+	code := runResult(file, sc, e, res, stdout, stderr)
+	if traceErr != nil {
+		// The run is done, but the file holds only part of its trace (a full disk…).
+		fmt.Fprintf(stderr, "--trace %s: %v: the trace is incomplete\n", *tracePath, traceErr)
+		return exitTraceFailed
+	}
+	return code
+}
+
+// exitTraceFailed is `highwater run`'s exit code when the run finished but its trace could not
+// be written whole; the contract's codes 0, 1 and 2 say nothing about the trace file.
+const exitTraceFailed = 3
+
+// runResult prints a finished run's summary, violations and failed expectations, and returns the
+// contract's exit code: 0 all held, 1 an expectation failed.
+func runResult(file string, sc *engine.Scenario, e *engine.Engine, res engine.Result, stdout, stderr io.Writer) int {
 	st := e.Stats()
 	fmt.Fprintf(stdout, "%s: %q, seed %d, %d brokers, ran to %d ms: %d agenda items, %d events\n",
 		file, sc.Name, sc.Seed, sc.Brokers, res.End, st.Processed, st.Events)
