@@ -317,10 +317,15 @@ func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 			st.Fetched(r.Log().LogEndOffset(), r.Log().Cache().Latest())
 		case resp.LogStartOffset > r.Log().LogEndOffset():
 			dropped := r.Log().Records()
+			oldLEO, oldHW := r.Log().LogEndOffset(), r.Log().HighWatermark()
 			r.Log().TruncateFullyAndStartAt(resp.LogStartOffset)
 			e.sessionsChanged(r)
 			e.logStartMoved(r)
-			e.emitTruncate(r, r.Log().LogEndOffset(), dropped, "offset out of range: the leader's log starts past ours")
+			e.emitTruncate(r, oldLEO, dropped, "offset out of range: the leader's log starts past ours")
+			if hw := r.Log().HighWatermark(); hw != oldHW {
+				// UnifiedLog.truncateFullyAndStartAt moves the high watermark to the new start.
+				e.hwChanged(r, oldHW, "follower")
+			}
 			st.Fetched(resp.LogStartOffset, -1)
 		default:
 			st.SetFetchOffset(max(resp.LogStartOffset, r.Log().LogEndOffset()))

@@ -287,9 +287,22 @@ func TestKafkaT10FollowerFetchOutOfRangeLow(t *testing.T) {
 			s := newFetchSetup(t, fetchCase{era: era, leaderLog: "2/e4", leaderEpoch: 0, leaderHW: 2,
 				followerLog: "0/e0", followerEpoch: 0, followerHW: 0, pin: 2})
 			s.start(t, 3, 0)
-			s.doWork(t)
 			if s.e.era.truncateOnFetch {
 				s.doWork(t)
+			}
+			leo, hw := s.follower.Log().LogEndOffset(), s.follower.Log().HighWatermark()
+			s.e.Drain()
+			s.doWork(t)
+			// The trace tells the jump as it was: the log end from where it was to the leader's
+			// start, and the high watermark with it (truncateFullyAndStartAt).
+			evs := s.e.Drain()
+			tr := eventsOf(evs, EvTruncate, onBroker(1))
+			if len(tr) != 1 || tr[0].From.V != leo || tr[0].To.V != 2 {
+				t.Fatalf("truncate events %+v; want one from %d to 2", tr, leo)
+			}
+			hws := eventsOf(evs, EvHighWatermark, onBroker(1))
+			if len(hws) != 1 || hws[0].From.V != hw || hws[0].To.V != 2 {
+				t.Fatalf("high-watermark events %+v; want one from %d to 2", hws, hw)
 			}
 			if st := s.state(); st == nil || st.Truncating() || s.follower.Log().LogStartOffset() != 2 || s.follower.Log().LogEndOffset() != 2 {
 				t.Fatalf("after the initial truncation: state %+v, log %q from %d; want Fetching with logStart 2 and an empty log",
