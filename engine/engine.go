@@ -77,6 +77,11 @@ type Engine struct {
 	// checks the change lists before every incremental build (fetcher_check.go).
 	followerWalkAll bool
 	followerCheck   func(problem string)
+	// generalStart (tests only) starts the cluster through the general path, the reference the
+	// bulk path of time 0 must match (start.go).
+	generalStart bool
+	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it).
+	bulkStarts int
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -101,7 +106,11 @@ type topicInfo struct {
 func New(sc *Scenario) (*Engine, error) { return newEngine(sc, true) }
 
 // newEngine is New, recording trace events from time 0 or not at all.
-func newEngine(sc *Scenario, trace bool) (*Engine, error) {
+func newEngine(sc *Scenario, trace bool) (*Engine, error) { return buildEngine(sc, trace, false) }
+
+// buildEngine is newEngine, starting the cluster through the general path if general (tests
+// only: start.go).
+func buildEngine(sc *Scenario, trace, general bool) (*Engine, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -116,6 +125,8 @@ func newEngine(sc *Scenario, trace bool) (*Engine, error) {
 		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
 		pending: map[uint64]*Message{},
 		trace:   trace,
+
+		generalStart: general,
 	}
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
@@ -126,72 +137,95 @@ func newEngine(sc *Scenario, trace bool) (*Engine, error) {
 	return e, nil
 }
 
+// buildTopics builds the partitions and every broker's replicas. A million-partition cluster has
+// three million replicas, so the state is cut from a few slabs sized from the known counts (the
+// replica lists, the partitions, their replica pointers, each broker's replicas) rather than
+// allocated piece by piece: setup is a large part of a short run.
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
 		e.brokers = append(e.brokers, &broker{id: int32(i)})
 	}
-	assigns := make([][][]int32, len(sc.Topics))
-	names := make([]string, len(sc.Topics))
-	hosted := make([]int, sc.Brokers)
-	for ti, t := range sc.Topics {
-		assign := t.Assignment
-		if assign == nil {
-			for p := range t.Partitions {
-				reps := make([]int32, t.ReplicationFactor)
-				for i := range reps {
-					reps[i] = int32((p + i) % sc.Brokers)
-				}
-				assign = append(assign, reps)
-			}
-		}
-		assigns[ti], names[ti] = assign, t.Name
-		for _, reps := range assign {
-			for _, b := range reps {
-				hosted[b]++
-			}
-		}
-	}
-	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
-	// its partitions in pid order on both brokers.
-	arenas := make([][]replica, sc.Brokers)
 	total := 0
-	for b, n := range hosted {
-		arenas[b] = make([]replica, 0, n)
-		total += n
+	for _, t := range sc.Topics {
+		if t.Assignment == nil {
+			total += t.Partitions * t.ReplicationFactor
+			continue
+		}
+		for _, reps := range t.Assignment {
+			total += len(reps)
+		}
 	}
+	// hosts holds every partition's replica list, in pid order: it is the host index's broker
+	// column, and each partition's hosts and each topic's assignment are windows of it (capped,
+	// so an append copies). The controller copies what it keeps.
 	x := &e.hostIndex
 	x.start = make([]int32, 1, sc.PartitionCount()+1)
-	x.broker, x.slot = make([]int32, 0, total), make([]int32, 0, total)
+	hosts := make([]int32, 0, total)
+	assigns := make([][][]int32, len(sc.Topics))
+	names := make([]string, len(sc.Topics))
+	hosted := make([]int32, sc.Brokers)
+	for ti, t := range sc.Topics {
+		n := t.Partitions
+		if t.Assignment != nil {
+			n = len(t.Assignment)
+		}
+		assign := make([][]int32, n)
+		for p := range n {
+			at := len(hosts)
+			if t.Assignment == nil {
+				for i := range t.ReplicationFactor {
+					hosts = append(hosts, int32((p+i)%sc.Brokers))
+				}
+			} else {
+				hosts = append(hosts, t.Assignment[p]...)
+			}
+			assign[p] = hosts[at:len(hosts):len(hosts)]
+			for _, b := range assign[p] {
+				hosted[b]++
+			}
+			x.start = append(x.start, int32(len(hosts)))
+		}
+		assigns[ti], names[ti] = assign, t.Name
+	}
+	x.broker = hosts
+	x.slot = make([]int32, total)
+	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
+	// its partitions in pid order on both brokers.
+	for b, n := range hosted {
+		e.brokers[b].replicas = make([]replica, n)
+		e.brokers[b].hosted = make([]int32, 0, n)
+		e.brokers[b].index = x
+	}
+	parts := make([]partition, len(x.start)-1)
+	e.partitions = make([]*partition, len(parts))
+	ptrs := make([]*replica, total)
+	first := int32(0)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
-		ti := topicInfo{name: t.Name, first: int32(len(e.partitions)), count: int32(len(assign))}
-		e.topics = append(e.topics, ti)
+		e.topics = append(e.topics, topicInfo{name: t.Name, first: first, count: int32(len(assign))})
 		for idx, reps := range assign {
-			p := &partition{
-				pid:   int32(len(e.partitions)),
-				topic: t.Name,
-				index: int32(idx),
-				hosts: append([]int32(nil), reps...),
+			pid := first + int32(idx)
+			p := &parts[pid]
+			lo, hi := x.start[pid], x.start[pid+1]
+			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps, replicas: ptrs[lo:hi:hi]}
+			for i, b := range reps {
+				br := e.brokers[b]
+				slot := int32(len(br.hosted))
+				// A fresh replica: NewPartition has reset its memory, and the slot's watchers and
+				// fetch sessions are nil (resetMemory would change nothing).
+				r := &br.replicas[slot]
+				r.Partition = brk.NewPartition(b)
+				r.p = p
+				p.replicas[i] = r
+				br.hosted = append(br.hosted, pid)
+				x.slot[int(lo)+i] = slot
 			}
-			for _, b := range reps {
-				arenas[b] = append(arenas[b], replica{Partition: brk.NewPartition(b), p: p})
-				r := &arenas[b][len(arenas[b])-1]
-				r.resetMemory()
-				p.replicas = append(p.replicas, r)
-				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
-				x.broker = append(x.broker, b)
-				x.slot = append(x.slot, int32(len(arenas[b])-1))
-			}
-			x.start = append(x.start, int32(len(x.broker)))
-			e.partitions = append(e.partitions, p)
+			e.partitions[pid] = p
 		}
+		first += int32(len(assign))
 	}
 	e.ctrl = newController(e, names, assigns)
 	e.clients.Init(len(e.partitions))
-	for b, br := range e.brokers {
-		br.replicas = arenas[b]
-		br.index = &e.hostIndex
-	}
 }
 
 // start brings the cluster up at time 0: brokers register, broker 0 becomes controller, and

@@ -148,6 +148,9 @@ func (p *Partition) ClearRemotes() { p.remotes = nil }
 func (p *Partition) ResetRemotes(now int64, hosts, isr []int32, wasLeader bool, start int64) {
 	old := p.remotes
 	p.remotes = p.remotes[:0:0]
+	if n := len(hosts) - 1; n > 0 {
+		p.remotes = make([]Replica, 0, n) // one allocation, not one per growth
+	}
 	for _, h := range hosts {
 		if h == p.broker {
 			continue
