@@ -12,7 +12,6 @@ package engine
 
 import (
 	"fmt"
-	brk "github.com/highwater-sim/highwater/engine/broker"
 	"math/rand/v2"
 
 	"github.com/highwater-sim/highwater/engine/check"
@@ -211,10 +210,10 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			for i, b := range reps {
 				br := e.brokers[b]
 				slot := int32(len(br.hosted))
-				// A fresh replica: NewPartition has reset its memory, and the slot's watchers and
-				// fetch sessions are nil (resetMemory would change nothing).
+				// A fresh replica, set up in its zeroed slot: Init is NewPartition, and the
+				// watchers and fetch sessions are nil (resetMemory would change nothing).
 				r := &br.replicas[slot]
-				r.Partition = brk.NewPartition(b)
+				r.Init(b)
 				r.p = p
 				p.replicas[i] = r
 				br.hosted = append(br.hosted, pid)

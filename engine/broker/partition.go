@@ -49,6 +49,14 @@ func NewPartition(b int32) Partition {
 	return p
 }
 
+// Init makes the zero Partition p broker b's replica before any LeaderAndIsr, in place: what
+// NewPartition returns, without copying a large struct (a cluster's build makes millions).
+func (p *Partition) Init(b int32) {
+	p.broker = b
+	p.leader, p.leaderEpoch = -1, -1
+	p.partitionEpoch, p.epochStartOffset = -1, -1
+}
+
 func (p *Partition) Broker() int32      { return p.broker }
 func (p *Partition) Leader() int32      { return p.leader }
 func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }

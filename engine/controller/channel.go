@@ -56,9 +56,13 @@ func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32
 		slab = append(slab, s...)
 		return slab[at:len(slab):len(slab)]
 	}
+	var t *topic // pid's, kept while the pids stay in it (they are usually in order)
 	for _, pid := range pids {
+		if t == nil || pid < t.first || pid >= t.first+t.count {
+			t = k.topicOf(pid)
+		}
 		p := &k.zk.partitions[pid]
-		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: k.tp(pid), Leader: p.leader,
+		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: protocol.TP{Topic: t.name, Partition: pid - t.first}, Leader: p.leader,
 			LeaderEpoch: p.leaderEpoch, ISR: cut(p.isr), PartitionEpoch: p.partitionEpoch,
 			Replicas: cut(p.assignment)})
 		if p.leader >= 0 && k.live[p.leader] != 0 {
