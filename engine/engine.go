@@ -154,9 +154,9 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			total += len(reps)
 		}
 	}
-	// hosts holds every partition's replica list, in pid order: it is the host index's broker
-	// column, and each partition's hosts and each topic's assignment are windows of it (capped,
-	// so an append copies). The controller copies what it keeps.
+	// hosts holds every partition's replica list, in pid order: each partition's hosts and each
+	// topic's assignment are windows of it (capped, so an append copies). The controller copies
+	// what it keeps.
 	x := &e.hostIndex
 	x.start = make([]int32, 1, sc.PartitionCount()+1)
 	hosts := make([]int32, 0, total)
@@ -186,8 +186,17 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
-	x.broker = hosts
-	x.slot = make([]int32, total)
+	x.at = make([]hostSlot, total)
+	x.rf = 0
+	if n := int32(len(x.start) - 1); n > 0 && int32(total)%n == 0 {
+		x.rf = int32(total) / n
+		for pid := range n {
+			if x.start[pid+1]-x.start[pid] != x.rf {
+				x.rf = 0 // not one replication factor
+				break
+			}
+		}
+	}
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	for b, n := range hosted {
@@ -217,7 +226,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 				r.p = p
 				p.replicas[i] = r
 				br.hosted = append(br.hosted, pid)
-				x.slot[int(lo)+i] = slot
+				x.at[int(lo)+i] = hostSlot{b, slot}
 			}
 			e.partitions[pid] = p
 		}
@@ -456,23 +465,34 @@ func (b *broker) replicaOf(pid int32) *replica {
 		return nil
 	}
 	x := b.index
-	for k := x.start[pid]; k < x.start[pid+1]; k++ {
-		if x.broker[k] == b.id {
-			return &b.replicas[x.slot[k]]
+	lo, hi := x.start[pid], x.start[pid+1]
+	if x.rf > 0 {
+		lo, hi = pid*x.rf, pid*x.rf+x.rf
+	}
+	for _, h := range x.at[lo:hi] {
+		if h.broker == b.id {
+			return &b.replicas[h.slot]
 		}
 	}
 	return nil
 }
 
 // hostIndex finds a broker's replica of a partition: partition pid's hosts are
-// broker[start[pid]:start[pid+1]], and slot[k] is the index of broker[k]'s replica among that
-// broker's replicas. It is the static assignment every broker knows (the engine models no
-// reassignment); about 28 bytes per partition at RF 3, where an index per broker would cost 4
-// bytes per partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions).
+// at[start[pid]:start[pid+1]], each a broker and the index of its replica among that broker's
+// replicas. It is the static assignment every broker knows (the engine models no reassignment);
+// about 28 bytes per partition at RF 3, where an index per broker would cost 4 bytes per
+// partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions). A lookup is on the
+// fetch and produce paths: a broker and its slot share a cache line, and when every partition
+// has the same replication factor rf (else 0) a partition's hosts start at pid·rf, so a lookup
+// reads one line where start, broker and slot arrays cost three misses.
 type hostIndex struct {
-	start        []int32
-	broker, slot []int32
+	start []int32
+	rf    int32
+	at    []hostSlot
 }
+
+// hostSlot is a host of a partition: the broker and the index of its replica among the broker's.
+type hostSlot struct{ broker, slot int32 }
 
 // replicaOn returns broker b's replica of p, or nil if b hosts none.
 func (p *partition) replicaOn(b int32) *replica {
