@@ -20,7 +20,8 @@ import (
 //   - each partition's replica is the broker's i-th (the controller lists b's partitions in pid
 //     order), where the general path looks each up by name, three times;
 //   - nothing is removed from fetchers (b has none), and no answer is built;
-//   - the fetchers are sized once for their partitions, instead of growing one by one.
+//   - the leaders' ISRs and followers' state are cut from two arrays (startArena), and the
+//     fetchers are sized once for their partitions, instead of an allocation or a growth each.
 func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	if e.generalStart || !e.bulkStartApplies(b, req) {
 		e.becomeLeaderOrFollower(b, req)
@@ -28,9 +29,10 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	}
 	e.bulkStarts++
 	b.controllerEpoch = req.ControllerEpoch
+	arena := newStartArena(b, req)
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			e.makeLeader(b, &b.replicas[i], *ps)
+			e.makeLeaderIn(b, &b.replicas[i], *ps, arena)
 		}
 	}
 	// makeFollowers: the followers whose leader lives become followers, in order; then each
@@ -120,4 +122,44 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 		}
 	}
 	return ids, counts
+}
+
+// startArena holds the arrays a broker's leaders keep from its first LeaderAndIsr: their ISRs and
+// their followers' state, cut in turn (capped windows: an append copies), two allocations where
+// each leader made two. Its nil value allocates each array on its own (makeLeader).
+type startArena struct {
+	ids  []int32
+	reps []brk.Replica
+}
+
+// newStartArena sizes an arena for the leaders among req's partitions (b's replicas).
+func newStartArena(b *broker, req *LeaderAndIsrRequest) *startArena {
+	ids, reps := 0, 0
+	for i := range req.Partitions {
+		if ps := &req.Partitions[i]; ps.Leader == b.id {
+			ids += len(ps.ISR)
+			reps += max(0, len(b.replicas[i].p.hosts)-1)
+		}
+	}
+	return &startArena{ids: make([]int32, 0, ids), reps: make([]brk.Replica, 0, reps)}
+}
+
+// clone is a copy of isr (slices.Clone: nil stays nil).
+func (a *startArena) clone(isr []int32) []int32 {
+	if a == nil || isr == nil {
+		return slices.Clone(isr)
+	}
+	at := len(a.ids)
+	a.ids = append(a.ids, isr...)
+	return a.ids[at:len(a.ids):len(a.ids)]
+}
+
+// remotes is an empty array with room for n followers' state (nil: ResetRemotesIn allocates).
+func (a *startArena) remotes(n int) []brk.Replica {
+	if a == nil || n <= 0 || len(a.reps)+n > cap(a.reps) {
+		return nil
+	}
+	at := len(a.reps)
+	a.reps = a.reps[:at+n]
+	return a.reps[at : at : at+n]
 }

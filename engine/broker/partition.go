@@ -154,10 +154,20 @@ func (p *Partition) ClearRemotes() { p.remotes = nil }
 // led it (wasLeader), reset at now with the epoch starting at start (ResetReplicaState; a
 // follower in isr counts as caught up when this broker did not lead before).
 func (p *Partition) ResetRemotes(now int64, hosts, isr []int32, wasLeader bool, start int64) {
+	p.ResetRemotesIn(nil, now, hosts, isr, wasLeader, start)
+}
+
+// ResetRemotesIn is ResetRemotes building the followers' state in buf, an empty array with room
+// for them that nothing else uses (a cluster's start cuts every leader's from one array); with
+// buf nil it allocates one.
+func (p *Partition) ResetRemotesIn(buf []Replica, now int64, hosts, isr []int32, wasLeader bool, start int64) {
 	old := p.remotes
 	p.remotes = p.remotes[:0:0]
 	if n := len(hosts) - 1; n > 0 {
-		p.remotes = make([]Replica, 0, n) // one allocation, not one per growth
+		if buf == nil {
+			buf = make([]Replica, 0, n) // one allocation, not one per growth
+		}
+		p.remotes = buf
 	}
 	for _, h := range hosts {
 		if h == p.broker {
