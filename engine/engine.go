@@ -187,16 +187,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		assigns[ti], names[ti] = assign, t.Name
 	}
 	x.at = make([]hostSlot, total)
-	x.rf = 0
-	if n := int32(len(x.start) - 1); n > 0 && int32(total)%n == 0 {
-		x.rf = int32(total) / n
-		for pid := range n {
-			if x.start[pid+1]-x.start[pid] != x.rf {
-				x.rf = 0 // not one replication factor
-				break
-			}
-		}
-	}
+	x.rf = uniformRF(x.start)
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	for b, n := range hosted {
@@ -489,6 +480,22 @@ type hostIndex struct {
 	start []int32
 	rf    int32
 	at    []hostSlot
+}
+
+// uniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
+// if they differ.
+func uniformRF(start []int32) int32 {
+	n := int32(len(start) - 1)
+	if n <= 0 || start[n]%n != 0 {
+		return 0
+	}
+	rf := start[n] / n
+	for pid := range n {
+		if start[pid+1]-start[pid] != rf {
+			return 0
+		}
+	}
+	return rf
 }
 
 // hostSlot is a host of a partition: the broker and the index of its replica among the broker's.
