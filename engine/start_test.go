@@ -15,11 +15,12 @@ import (
 // general path's result: the same events, in the same order, with the same text, and the same
 // state, right after the start and at the end of the run.
 
-// bulkStartCases are every preset, sweep seeds of each era (their configs vary
-// num.replica.fetchers, min.insync.replicas, unclean election and more) and hand-made clusters:
-// several topics, explicit assignments (a broker hosting nothing, replicas listed out of broker
-// order), several fetcher threads per leader, unclean election with faults, and a cluster large
-// enough that every broker has many partitions on several fetchers.
+// bulkStartCases are every preset (unclean-election's broker 2 hosts nothing), sweep seeds of
+// each era (their configs vary num.replica.fetchers, min.insync.replicas, unclean election and
+// more) and hand-made clusters in each era: several topics, explicit assignments (replicas
+// listed out of broker order, RF 1 to 3), several fetcher threads per leader, unclean election
+// with faults, and a cluster large enough that every broker has many partitions on several
+// fetchers.
 func bulkStartCases(t *testing.T) []determinismCase {
 	t.Helper()
 	var cases []determinismCase
