@@ -89,8 +89,9 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 	e.makeLeaderIn(b, r, ps, nil)
 }
 
-// makeLeaderIn is makeLeader keeping the ISR and the followers' state in arrays cut from arena
-// (the cluster's start: start.go), or in arrays of their own with arena nil.
+// makeLeaderIn is makeLeader keeping the ISR, the followers' state and a new epoch cache entry in
+// arrays cut from arena (the cluster's start: start.go), or in arrays of their own with arena
+// nil.
 func (e *Engine) makeLeaderIn(b *broker, r *replica, ps LeaderAndIsrState, arena *startArena) {
 	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
@@ -102,7 +103,7 @@ func (e *Engine) makeLeaderIn(b *broker, r *replica, ps LeaderAndIsrState, arena
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.Log().LogEndOffset()
 		if e.era.assignEpochOnElection {
-			r.Log().Cache().Assign(ps.LeaderEpoch, start)
+			r.Log().Cache().AssignIn(arena.entry(), ps.LeaderEpoch, start)
 		}
 		r.ResetRemotesIn(arena.remotes(len(r.p.hosts)-1), e.now, r.p.hosts, ps.ISR, wasLeader, start)
 		r.SetLeaderEpoch(ps.LeaderEpoch)

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // The cluster's start at time 0 (start, in engine.go): every broker registers, broker 0 becomes
@@ -20,8 +21,9 @@ import (
 //   - each partition's replica is the broker's i-th (the controller lists b's partitions in pid
 //     order), where the general path looks each up by name, three times;
 //   - nothing is removed from fetchers (b has none), and no answer is built;
-//   - the leaders' ISRs and followers' state are cut from two arrays (startArena), and the
-//     fetchers are sized once for their partitions, instead of an allocation or a growth each.
+//   - the leaders' ISRs, followers' state and first epoch cache entries are cut from three arrays
+//     (startArena), and the fetchers are sized once for their partitions, instead of an
+//     allocation or a growth each.
 func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	if e.generalStart || !e.bulkStartApplies(b, req) {
 		e.becomeLeaderOrFollower(b, req)
@@ -124,24 +126,38 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 	return ids, counts
 }
 
-// startArena holds the arrays a broker's leaders keep from its first LeaderAndIsr: their ISRs and
-// their followers' state, cut in turn (capped windows: an append copies), two allocations where
-// each leader made two. Its nil value allocates each array on its own (makeLeader).
+// startArena holds the arrays a broker's leaders keep from its first LeaderAndIsr: their ISRs,
+// their followers' state and their epoch caches' first entries, cut in turn (capped windows: an
+// append copies), three allocations where each leader made three. Its nil value allocates each
+// array on its own (makeLeader).
 type startArena struct {
-	ids  []int32
-	reps []brk.Replica
+	ids    []int32
+	reps   []brk.Replica
+	epochs []commitlog.EpochEntry
 }
 
 // newStartArena sizes an arena for the leaders among req's partitions (b's replicas).
 func newStartArena(b *broker, req *LeaderAndIsrRequest) *startArena {
-	ids, reps := 0, 0
+	ids, reps, leaders := 0, 0, 0
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
 			ids += len(ps.ISR)
 			reps += max(0, len(b.replicas[i].p.hosts)-1)
+			leaders++
 		}
 	}
-	return &startArena{ids: make([]int32, 0, ids), reps: make([]brk.Replica, 0, reps)}
+	return &startArena{ids: make([]int32, 0, ids), reps: make([]brk.Replica, 0, reps),
+		epochs: make([]commitlog.EpochEntry, 0, leaders)}
+}
+
+// entry is an empty array with room for one epoch cache entry (nil: AssignIn allocates).
+func (a *startArena) entry() []commitlog.EpochEntry {
+	if a == nil || len(a.epochs) == cap(a.epochs) {
+		return nil
+	}
+	at := len(a.epochs)
+	a.epochs = a.epochs[:at+1]
+	return a.epochs[at : at : at+1]
 }
 
 // clone is a copy of isr (slices.Clone: nil stays nil).
