@@ -20,12 +20,16 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.controllerEpoch = 0
 	b.fetchers = nil
 	b.checkpointing = false
-	e.loseFetchSessions(b)
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		r.resetMemory()
-		r.Log().Recover(r.HWCheckpoint())
-		r.SetUnflushed(r.Log().UnflushedCount())
+	if restart || e.generalStart {
+		// At the cluster's start there is nothing to forget or recover: the replicas are as
+		// buildTopics made them, with empty logs (start.go's bulk path skips this walk).
+		e.loseFetchSessions(b)
+		for _, pid := range b.hosted {
+			r := b.replicaOf(pid)
+			r.resetMemory()
+			r.Log().Recover(r.HWCheckpoint())
+			r.SetUnflushed(r.Log().UnflushedCount())
+		}
 	}
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {

@@ -24,9 +24,9 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 }
 
 // startController makes broker 0 the controller at time 0; every broker applies its partitions'
-// state at once (no network round trip at time 0).
+// state at once (no network round trip at time 0: start.go).
 func (e *Engine) startController() {
-	e.ctrl.Start(func(b int32, req *LeaderAndIsrRequest) { e.becomeLeaderOrFollower(e.brokers[b], req) })
+	e.ctrl.Start(func(b int32, req *LeaderAndIsrRequest) { e.applyFirstLeaderAndIsr(e.brokers[b], req) })
 }
 
 // ctrlCluster is the cluster as the controller reaches it.

@@ -12,9 +12,9 @@ package engine
 
 import (
 	"fmt"
-	brk "github.com/highwater-sim/highwater/engine/broker"
 	"math/rand/v2"
 
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/check"
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/controller"
@@ -88,6 +88,11 @@ type Engine struct {
 	// checks the change lists before every incremental build (fetcher_check.go).
 	followerWalkAll bool
 	followerCheck   func(problem string)
+	// generalStart (tests only) starts the cluster through the general path, the reference the
+	// bulk path of time 0 must match (start.go).
+	generalStart bool
+	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it).
+	bulkStarts int
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -114,6 +119,12 @@ func New(sc *Scenario) (*Engine, error) { return newEngine(sc, true, nil) }
 // newEngine is New, recording trace events from time 0 (those keep accepts, when set) or not at
 // all.
 func newEngine(sc *Scenario, trace bool, keep EventFilter) (*Engine, error) {
+	return buildEngine(sc, trace, false, keep)
+}
+
+// buildEngine is newEngine, starting the cluster through the general path if general (tests
+// only: start.go).
+func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -129,6 +140,8 @@ func newEngine(sc *Scenario, trace bool, keep EventFilter) (*Engine, error) {
 		pending: map[uint64]*Message{},
 		trace:   trace,
 		keep:    keep,
+
+		generalStart: general,
 	}
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
@@ -139,72 +152,95 @@ func newEngine(sc *Scenario, trace bool, keep EventFilter) (*Engine, error) {
 	return e, nil
 }
 
+// buildTopics builds the partitions and every broker's replicas. A million-partition cluster has
+// three million replicas, so the state is cut from a few slabs sized from the known counts (the
+// replica lists, the partitions, their replica pointers, each broker's replicas) rather than
+// allocated piece by piece: setup is a large part of a short run.
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
 		e.brokers = append(e.brokers, &broker{id: int32(i)})
 	}
-	assigns := make([][][]int32, len(sc.Topics))
-	names := make([]string, len(sc.Topics))
-	hosted := make([]int, sc.Brokers)
-	for ti, t := range sc.Topics {
-		assign := t.Assignment
-		if assign == nil {
-			for p := range t.Partitions {
-				reps := make([]int32, t.ReplicationFactor)
-				for i := range reps {
-					reps[i] = int32((p + i) % sc.Brokers)
-				}
-				assign = append(assign, reps)
-			}
-		}
-		assigns[ti], names[ti] = assign, t.Name
-		for _, reps := range assign {
-			for _, b := range reps {
-				hosted[b]++
-			}
-		}
-	}
-	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
-	// its partitions in pid order on both brokers.
-	arenas := make([][]replica, sc.Brokers)
 	total := 0
-	for b, n := range hosted {
-		arenas[b] = make([]replica, 0, n)
-		total += n
+	for _, t := range sc.Topics {
+		if t.Assignment == nil {
+			total += t.Partitions * t.ReplicationFactor
+			continue
+		}
+		for _, reps := range t.Assignment {
+			total += len(reps)
+		}
 	}
+	// hosts holds every partition's replica list, in pid order: each partition's hosts and each
+	// topic's assignment are windows of it (capped, so an append copies). The controller copies
+	// what it keeps.
 	x := &e.hostIndex
 	x.start = make([]int32, 1, sc.PartitionCount()+1)
-	x.broker, x.slot = make([]int32, 0, total), make([]int32, 0, total)
+	hosts := make([]int32, 0, total)
+	assigns := make([][][]int32, len(sc.Topics))
+	names := make([]string, len(sc.Topics))
+	hosted := make([]int32, sc.Brokers)
+	for ti, t := range sc.Topics {
+		n := t.Partitions
+		if t.Assignment != nil {
+			n = len(t.Assignment)
+		}
+		assign := make([][]int32, n)
+		for p := range n {
+			at := len(hosts)
+			if t.Assignment == nil {
+				for i := range t.ReplicationFactor {
+					hosts = append(hosts, int32((p+i)%sc.Brokers))
+				}
+			} else {
+				hosts = append(hosts, t.Assignment[p]...)
+			}
+			assign[p] = hosts[at:len(hosts):len(hosts)]
+			for _, b := range assign[p] {
+				hosted[b]++
+			}
+			x.start = append(x.start, int32(len(hosts)))
+		}
+		assigns[ti], names[ti] = assign, t.Name
+	}
+	x.at = make([]hostSlot, total)
+	x.rf = uniformRF(x.start)
+	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
+	// its partitions in pid order on both brokers.
+	for b, n := range hosted {
+		e.brokers[b].replicas = make([]replica, n)
+		e.brokers[b].hosted = make([]int32, 0, n)
+		e.brokers[b].index = x
+	}
+	parts := make([]partition, len(x.start)-1)
+	e.partitions = make([]*partition, len(parts))
+	ptrs := make([]*replica, total)
+	first := int32(0)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
-		ti := topicInfo{name: t.Name, first: int32(len(e.partitions)), count: int32(len(assign))}
-		e.topics = append(e.topics, ti)
+		e.topics = append(e.topics, topicInfo{name: t.Name, first: first, count: int32(len(assign))})
 		for idx, reps := range assign {
-			p := &partition{
-				pid:   int32(len(e.partitions)),
-				topic: t.Name,
-				index: int32(idx),
-				hosts: append([]int32(nil), reps...),
+			pid := first + int32(idx)
+			p := &parts[pid]
+			lo, hi := x.start[pid], x.start[pid+1]
+			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps, replicas: ptrs[lo:hi:hi]}
+			for i, b := range reps {
+				br := e.brokers[b]
+				slot := int32(len(br.hosted))
+				// A fresh replica, set up in its zeroed slot: Init is NewPartition, and the
+				// watchers and fetch sessions are nil (resetMemory would change nothing).
+				r := &br.replicas[slot]
+				r.Init(b)
+				r.p = p
+				p.replicas[i] = r
+				br.hosted = append(br.hosted, pid)
+				x.at[int(lo)+i] = hostSlot{b, slot}
 			}
-			for _, b := range reps {
-				arenas[b] = append(arenas[b], replica{Partition: brk.NewPartition(b), p: p})
-				r := &arenas[b][len(arenas[b])-1]
-				r.resetMemory()
-				p.replicas = append(p.replicas, r)
-				e.brokers[b].hosted = append(e.brokers[b].hosted, p.pid)
-				x.broker = append(x.broker, b)
-				x.slot = append(x.slot, int32(len(arenas[b])-1))
-			}
-			x.start = append(x.start, int32(len(x.broker)))
-			e.partitions = append(e.partitions, p)
+			e.partitions[pid] = p
 		}
+		first += int32(len(assign))
 	}
 	e.ctrl = newController(e, names, assigns)
 	e.clients.Init(len(e.partitions))
-	for b, br := range e.brokers {
-		br.replicas = arenas[b]
-		br.index = &e.hostIndex
-	}
 }
 
 // start brings the cluster up at time 0: brokers register, broker 0 becomes controller, and
@@ -440,23 +476,50 @@ func (b *broker) replicaOf(pid int32) *replica {
 		return nil
 	}
 	x := b.index
-	for k := x.start[pid]; k < x.start[pid+1]; k++ {
-		if x.broker[k] == b.id {
-			return &b.replicas[x.slot[k]]
+	lo, hi := x.start[pid], x.start[pid+1]
+	if x.rf > 0 {
+		lo, hi = pid*x.rf, pid*x.rf+x.rf
+	}
+	for _, h := range x.at[lo:hi] {
+		if h.broker == b.id {
+			return &b.replicas[h.slot]
 		}
 	}
 	return nil
 }
 
 // hostIndex finds a broker's replica of a partition: partition pid's hosts are
-// broker[start[pid]:start[pid+1]], and slot[k] is the index of broker[k]'s replica among that
-// broker's replicas. It is the static assignment every broker knows (the engine models no
-// reassignment); about 28 bytes per partition at RF 3, where an index per broker would cost 4
-// bytes per partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions).
+// at[start[pid]:start[pid+1]], each a broker and the index of its replica among that broker's
+// replicas. It is the static assignment every broker knows (the engine models no reassignment);
+// about 28 bytes per partition at RF 3, where an index per broker would cost 4 bytes per
+// partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions). A lookup is on the
+// fetch and produce paths: a broker and its slot share a cache line, and when every partition
+// has the same replication factor rf (else 0) a partition's hosts start at pid·rf, so a lookup
+// reads one line where start, broker and slot arrays cost three misses.
 type hostIndex struct {
-	start        []int32
-	broker, slot []int32
+	start []int32
+	rf    int32
+	at    []hostSlot
 }
+
+// uniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
+// if they differ.
+func uniformRF(start []int32) int32 {
+	n := int32(len(start) - 1)
+	if n <= 0 || start[n]%n != 0 {
+		return 0
+	}
+	rf := start[n] / n
+	for pid := range n {
+		if start[pid+1]-start[pid] != rf {
+			return 0
+		}
+	}
+	return rf
+}
+
+// hostSlot is a host of a partition: the broker and the index of its replica among the broker's.
+type hostSlot struct{ broker, slot int32 }
 
 // replicaOn returns broker b's replica of p, or nil if b hosts none.
 func (p *partition) replicaOn(b int32) *replica {

@@ -40,23 +40,28 @@ func (b *broker) fetcherFor(leader, id int32) *fetcher {
 // needed. An existing state at the same leader epoch is kept (no re-truncation).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
 	p := e.partitions[st.Pid()]
-	id := brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers)
-	f := b.fetcherFor(leader, id)
-	if f == nil {
-		f = &fetcher{FetcherThread: brk.NewFetcherThread(b.id, leader, id)}
-		b.fetchers = append(b.fetchers, f)
-		slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
-			if x.Leader() != y.Leader() {
-				return int(x.Leader() - y.Leader())
-			}
-			return int(x.ID() - y.ID())
-		})
-		e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
-			Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
-	}
+	f := e.fetcherStarted(b, leader, brk.FetcherID(p.topic, p.index, e.cfg.NumReplicaFetchers))
 	if f.Add(st, b.replicaOf(p.pid).Log(), p.tp()) {
 		e.wakeFetcher(f, e.now)
 	}
+}
+
+// fetcherStarted is b's fetcher for (leader, id), started if there is none.
+func (e *Engine) fetcherStarted(b *broker, leader, id int32) *fetcher {
+	if f := b.fetcherFor(leader, id); f != nil {
+		return f
+	}
+	f := &fetcher{FetcherThread: brk.NewFetcherThread(b.id, leader, id)}
+	b.fetchers = append(b.fetchers, f)
+	slices.SortFunc(b.fetchers, func(x, y *fetcher) int {
+		if x.Leader() != y.Leader() {
+			return int(x.Leader() - y.Leader())
+		}
+		return int(x.ID() - y.ID())
+	})
+	e.emit(Event{Type: EvFetcher, Broker: Some(b.id), Reason: "started",
+		Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", b.id, id, leader)})
+	return f
 }
 
 // removeFetcherForPartitions takes partitions off every fetcher of b.

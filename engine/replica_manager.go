@@ -87,19 +87,26 @@ func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
 
 // makeLeader is Partition.makeLeader.
 func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
+	e.makeLeaderIn(b, r, ps, nil)
+}
+
+// makeLeaderIn is makeLeader keeping the ISR, the followers' state and a new epoch cache entry in
+// arrays cut from arena (the cluster's start: start.go), or in arrays of their own with arena
+// nil.
+func (e *Engine) makeLeaderIn(b *broker, r *replica, ps LeaderAndIsrState, arena *startArena) {
 	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
 	}
 	e.sessionsChanged(r) // before resetRemotes
 	wasLeader := r.IsLeader()
 	r.Create()
-	r.State().Commit(slices.Clone(ps.ISR))
+	r.State().Commit(arena.clone(ps.ISR))
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.Log().LogEndOffset()
 		if e.era.assignEpochOnElection {
-			r.Log().Cache().Assign(ps.LeaderEpoch, start)
+			r.Log().Cache().AssignIn(arena.entry(), ps.LeaderEpoch, start)
 		}
-		e.resetRemotes(r, ps, wasLeader, start)
+		r.ResetRemotesIn(arena.remotes(len(r.p.hosts)-1), e.now, r.p.hosts, ps.ISR, wasLeader, start)
 		r.SetLeaderEpoch(ps.LeaderEpoch)
 		r.SetEpochStartOffset(start)
 	}
@@ -116,11 +123,6 @@ func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
 		e.completeDelayedProduces(r)
 	}
 	e.tryCompleteWatchers(b, r)
-}
-
-// resetRemotes resets the follower state on a new leader epoch.
-func (e *Engine) resetRemotes(r *replica, ps LeaderAndIsrState, wasLeader bool, start int64) {
-	r.ResetRemotes(e.now, r.p.hosts, ps.ISR, wasLeader, start)
 }
 
 func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {

@@ -107,9 +107,16 @@ const MaxCaptionChars = 2000
 
 // ParseScenario reads and validates a scenario file. Errors name the field and the reason.
 func ParseScenario(data []byte) (*Scenario, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %v", jsonErr(err))
+	// A valid file's top level is cut without decoding (splitObject); anything else is left to
+	// encoding/json, whose errors the messages reword.
+	top, ok := map[string]json.RawMessage(nil), false
+	if json.Valid(data) {
+		top, ok = splitObject(data)
+	}
+	if !ok {
+		if err := json.Unmarshal(data, &top); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %v", jsonErr(err))
+		}
 	}
 	known := []string{"name", "description", "seed", "brokers", "topics", "config", "steps", "duration"}
 	for k := range top {
@@ -139,7 +146,7 @@ func ParseScenario(data []byte) (*Scenario, error) {
 		}
 	}
 	if raw, ok := top["steps"]; ok {
-		// The top-level decode has checked the whole file is valid JSON, so the array can be cut
+		// The whole file is known to be valid JSON (checked above), so the array can be cut
 		// into its elements in one pass (splitArray); anything else is left to encoding/json.
 		steps, ok := splitArray(raw)
 		if !ok {

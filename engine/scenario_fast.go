@@ -108,12 +108,42 @@ func scanPlainString(raw []byte, i int) (string, int, bool) {
 	for j := i + 1; j < len(raw); j++ {
 		switch c := raw[j]; {
 		case c == '"':
-			return string(raw[i+1 : j]), j + 1, true
+			return interned(raw[i+1 : j]), j + 1, true
 		case c == '\\' || c < 0x20:
 			return "", i, false
 		}
 	}
 	return "", i, false
+}
+
+// interned is string(b), without an allocation for the step keys and action names a load file
+// repeats a hundred thousand times (a switch on string(b) compares without converting).
+func interned(b []byte) string {
+	switch string(b) {
+	case "at":
+		return "at"
+	case "do":
+		return "do"
+	case "topic":
+		return "topic"
+	case "partition":
+		return "partition"
+	case "count":
+		return "count"
+	case "acks":
+		return "acks"
+	case "broker":
+		return "broker"
+	case "produce":
+		return "produce"
+	case "consume":
+		return "consume"
+	case "kill":
+		return "kill"
+	case "restart":
+		return "restart"
+	}
+	return string(b)
 }
 
 // scanString reads any JSON string at i (escapes decoded as encoding/json does).
@@ -242,4 +272,84 @@ func splitArray(raw []byte) ([]json.RawMessage, bool) {
 		}
 	}
 	return nil, false
+}
+
+// splitObject cuts a JSON object, already known to be valid JSON, into its members, as decoding
+// into a map[string]json.RawMessage does (a repeated key keeps its last value) but with values
+// sharing raw's bytes: a load file's steps are megabytes, which the decoder walks once more and
+// copies. ok is false for anything but an object whose keys are plain ASCII (no escapes).
+func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	out := map[string]json.RawMessage{}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != '}'; {
+		if raw[i] != '"' {
+			return nil, false
+		}
+		j := i + 1
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			if c := raw[j]; c == '\\' || c < 0x20 || c >= 0x80 {
+				return nil, false
+			}
+		}
+		if j >= len(raw) {
+			return nil, false
+		}
+		key := string(raw[i+1 : j])
+		if i = skipSpace(raw, j+1); i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(raw, i+1)
+		end, ok := valueEnd(raw, i)
+		if !ok {
+			return nil, false
+		}
+		out[key] = json.RawMessage(raw[i:end])
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if i >= len(raw) || skipSpace(raw, i+1) != len(raw) {
+		return nil, false
+	}
+	return out, true
+}
+
+// valueEnd is the index just after the JSON value starting at i, in valid JSON.
+func valueEnd(raw []byte, i int) (int, bool) {
+	depth, inString := 0, false
+	for j := i; j < len(raw); j++ {
+		c := raw[j]
+		if inString {
+			switch c {
+			case '\\':
+				j++
+			case '"':
+				if inString = false; depth == 0 {
+					return j + 1, true
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j, j > i // a number or literal ends where its object does
+			}
+			if depth--; depth == 0 {
+				return j + 1, true
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j, j > i
+			}
+		}
+	}
+	return 0, false
 }

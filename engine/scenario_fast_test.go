@@ -128,3 +128,68 @@ func TestSplitArrayAgrees(t *testing.T) {
 		t.Errorf("steps [\"x\"]: %v", err)
 	}
 }
+
+// TestSplitObjectAgrees: splitObject cuts every preset's top level, and documents built to trip
+// it, as decoding into a map does, or gives up.
+func TestSplitObjectAgrees(t *testing.T) {
+	docs := []string{
+		`{"a":1,"b":"x","c":[1,{"d":"}"}],"e":{"f":[]},"g":true,"h":null,"i":-1.5e3}`,
+		` { "a" : "q\"uote\\" , "b" : [ ] , "a" : 2 } `,
+		`{"a":{"b":"]}"},"c":"\u00e9"}`,
+		`{}`,
+		// Each of these must give up.
+		`{"\u0061":1}`, `{"é":1}`, `[1]`, `null`, `"s"`, `1`,
+	}
+	files, err := filepath.Glob("../scenarios/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no presets: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	for _, d := range docs {
+		if !json.Valid([]byte(d)) {
+			t.Fatalf("not valid JSON: %s", d)
+		}
+		got, ok := splitObject([]byte(d))
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(d), &want); err != nil {
+			if ok {
+				t.Errorf("%.80s: split, where decoding fails: %v", d, err)
+			}
+			continue
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("%.80s: split %v, decoded %v", d, got, want)
+		}
+		if !ok && want != nil && !strings.Contains(d, `\u0061`) && !strings.Contains(d, "é") {
+			t.Errorf("%.80s: gave up on an object with plain keys", d)
+		}
+	}
+}
+
+// FuzzSplitObject: on any valid JSON, splitObject agrees with decoding into a map or gives up.
+func FuzzSplitObject(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":"x","c":[1,{"d":"}"}],"e":{"f":[]},"g":true,"h":null}`))
+	f.Add([]byte(`{"a" : "q\"uote\\" , "b":[ ],"a":2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		got, ok := splitObject(data)
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(data, &want); err != nil {
+			if ok {
+				t.Fatalf("split, where decoding fails: %v", err)
+			}
+			return
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("split %v, decoded %v", got, want)
+		}
+	})
+}

@@ -150,6 +150,14 @@ func (t *FetcherThread) Add(st PartitionFetchState, log *commitlog.Log, tp proto
 	return true
 }
 
+// Reserve makes room for n more partitions, so that adding a batch of them (a LeaderAndIsr's)
+// grows the thread's arrays once.
+func (t *FetcherThread) Reserve(n int) {
+	t.parts = slices.Grow(t.parts, n)
+	t.pids = slices.Grow(t.pids, n)
+	t.changes = slices.Grow(t.changes, n)
+}
+
 // Remove takes the partitions in pids (sorted) off the thread; RemovePartition takes one. Each
 // leaves the session handler its entry; its pid may stay on the change list (a walk skips a pid
 // the thread no longer has).

@@ -49,6 +49,14 @@ func NewPartition(b int32) Partition {
 	return p
 }
 
+// Init makes the zero Partition p broker b's replica before any LeaderAndIsr, in place: what
+// NewPartition returns, without copying a large struct (a cluster's build makes millions).
+func (p *Partition) Init(b int32) {
+	p.broker = b
+	p.leader, p.leaderEpoch = -1, -1
+	p.partitionEpoch, p.epochStartOffset = -1, -1
+}
+
 func (p *Partition) Broker() int32      { return p.broker }
 func (p *Partition) Leader() int32      { return p.leader }
 func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
@@ -146,8 +154,21 @@ func (p *Partition) ClearRemotes() { p.remotes = nil }
 // led it (wasLeader), reset at now with the epoch starting at start (ResetReplicaState; a
 // follower in isr counts as caught up when this broker did not lead before).
 func (p *Partition) ResetRemotes(now int64, hosts, isr []int32, wasLeader bool, start int64) {
+	p.ResetRemotesIn(nil, now, hosts, isr, wasLeader, start)
+}
+
+// ResetRemotesIn is ResetRemotes building the followers' state in buf, an empty array with room
+// for them that nothing else uses (a cluster's start cuts every leader's from one array); with
+// buf nil it allocates one.
+func (p *Partition) ResetRemotesIn(buf []Replica, now int64, hosts, isr []int32, wasLeader bool, start int64) {
 	old := p.remotes
 	p.remotes = p.remotes[:0:0]
+	if n := len(hosts) - 1; n > 0 {
+		if buf == nil {
+			buf = make([]Replica, 0, n) // one allocation, not one per growth
+		}
+		p.remotes = buf
+	}
 	for _, h := range hosts {
 		if h == p.broker {
 			continue

@@ -1,6 +1,9 @@
 package broker
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // TestPartitionLife: a Partition created by a LeaderAndIsr (leading, then following), confirmed once, its epochs cached,
 // its appends counted toward a flush, its HW checkpointed, then a crash forgetting what is in
@@ -89,5 +92,14 @@ func TestPartitionRemotes(t *testing.T) {
 	p.ResetMemory()
 	if len(p.Remotes()) != 0 || len(p.State().ISR()) != 0 {
 		t.Fatal("a crash kept the followers' state or the ISR")
+	}
+}
+
+// TestPartitionInit: Init on a zero Partition is NewPartition.
+func TestPartitionInit(t *testing.T) {
+	var p Partition
+	p.Init(3)
+	if q := NewPartition(3); !reflect.DeepEqual(p, q) {
+		t.Fatalf("Init gives %+v, NewPartition %+v", p, q)
 	}
 }

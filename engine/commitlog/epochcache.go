@@ -38,13 +38,23 @@ func (c *EpochCache) Latest() int32 {
 // Assign records that epoch e starts at offset o. As in Kafka, nothing happens when the latest
 // entry already has epoch e with a start ≤ o; otherwise every entry with an epoch ≥ e or a start
 // ≥ o is removed from the end first, so epochs and offsets keep rising strictly.
-func (c *EpochCache) Assign(e int32, o int64) {
+func (c *EpochCache) Assign(e int32, o int64) { c.AssignIn(nil, e, o) }
+
+// AssignIn is Assign building the new entries in buf when it has room for them: an empty array
+// that nothing else uses (a cluster's start cuts every new leader's first entry from one array).
+// The entries are never changed in place, so they may share buf's array with other windows.
+func (c *EpochCache) AssignIn(buf []EpochEntry, e int32, o int64) {
 	if n := len(c.entries); n > 0 && c.entries[n-1].Epoch == e && c.entries[n-1].StartOffset <= o {
 		return
 	}
 	n := len(c.entries)
 	for n > 0 && (c.entries[n-1].Epoch >= e || c.entries[n-1].StartOffset >= o) {
 		n--
+	}
+	if cap(buf) > n {
+		buf = append(buf[:0:n+1], c.entries[:n]...)
+		c.entries = append(buf, EpochEntry{Epoch: e, StartOffset: o})
+		return
 	}
 	c.entries = append(c.entries[:n:n], EpochEntry{Epoch: e, StartOffset: o})
 }

@@ -2,6 +2,7 @@ package commitlog
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -169,5 +170,33 @@ func TestKafkaT3Truncation(t *testing.T) {
 				t.Errorf("cache changed although the truncation should be a no-op")
 			}
 		})
+	}
+}
+
+// TestAssignInIsAssign: AssignIn gives the entries Assign gives, in buf when it has room, and
+// leaves the entries it replaced as they were.
+func TestAssignInIsAssign(t *testing.T) {
+	var a, b EpochCache
+	steps := []struct {
+		e int32
+		o int64
+	}{{0, 0}, {0, 5}, {1, 5}, {3, 9}, {2, 9}, {4, 20}, {4, 30}}
+	for _, s := range steps {
+		old := b.Entries()
+		snapshot := append([]EpochEntry(nil), old...)
+		a.Assign(s.e, s.o)
+		b.AssignIn(make([]EpochEntry, 0, 4), s.e, s.o)
+		if !reflect.DeepEqual(a.Entries(), b.Entries()) {
+			t.Fatalf("after Assign(%d, %d): %v, AssignIn %v", s.e, s.o, a.Entries(), b.Entries())
+		}
+		if !reflect.DeepEqual(old, snapshot) && len(old) > 0 {
+			t.Fatalf("AssignIn changed the entries it replaced: %v, were %v", old, snapshot)
+		}
+	}
+	var c EpochCache
+	buf := make([]EpochEntry, 0, 1)
+	c.AssignIn(buf, 7, 3)
+	if &c.Entries()[0] != &buf[:1][0] || cap(c.Entries()) != 1 {
+		t.Fatal("a fresh cache's first entry is not in buf")
 	}
 }

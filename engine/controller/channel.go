@@ -21,40 +21,59 @@ type channel struct {
 const retryMs = 100
 
 // LeaderAndIsrFor builds a LeaderAndIsr request for broker b with the current state of pids. It
-// changes nothing; the request is the controller's to send (or, at time 0, the brokers' to apply
-// at once: Start).
+// changes nothing; the request is the controller's to send (or a test's to apply).
 func (k *Controller) LeaderAndIsrFor(b int32, pids []int32) *protocol.LeaderAndIsrRequest {
-	req := &protocol.LeaderAndIsrRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
-		BrokerEpoch: k.zk.sessions[b].epoch}
-	leaders := map[int32]bool{}
-	req.Partitions = make([]protocol.LeaderAndIsrState, 0, len(pids))
-	// Every partition's ISR and replica list is a copy (a message holds no node's state), cut
-	// from one array: a LeaderAndIsr for a whole broker has thousands of partitions.
-	n := 0
-	for _, pid := range pids {
-		p := &k.zk.partitions[pid]
-		n += len(p.isr) + len(p.assignment)
+	req := &protocol.LeaderAndIsrRequest{Partitions: make([]protocol.LeaderAndIsrState, 0, len(pids))} // never nil
+	k.fillLeaderAndIsr(req, b, pids, false)
+	return req
+}
+
+// fillLeaderAndIsr makes req the LeaderAndIsr for broker b with the current state of pids,
+// reusing req's partition array. Unless shared, every partition's ISR and replica list is a copy
+// (a message holds no node's state), cut from one array: a LeaderAndIsr for a whole broker has
+// thousands of partitions. Shared, they are the znodes' own (Start: a request applied at once
+// and dropped, which never travels).
+func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32, pids []int32, shared bool) {
+	*req = protocol.LeaderAndIsrRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
+		BrokerEpoch: k.zk.sessions[b].epoch, Partitions: slices.Grow(req.Partitions[:0], len(pids))}
+	// The live leaders, marked by broker: a map written per partition cost more than the rest
+	// of the request.
+	leaders := make([]bool, k.brokers)
+	var slab []int32
+	if !shared {
+		n := 0
+		for _, pid := range pids {
+			p := &k.zk.partitions[pid]
+			n += len(p.isr) + len(p.assignment)
+		}
+		slab = make([]int32, 0, n)
 	}
-	slab := make([]int32, 0, n)
 	cut := func(s []int32) []int32 {
-		if s == nil {
-			return nil // as slices.Clone: a nil ISR stays nil on the wire
+		if s == nil || shared {
+			return s // as slices.Clone: a nil ISR stays nil on the wire
 		}
 		at := len(slab)
 		slab = append(slab, s...)
 		return slab[at:len(slab):len(slab)]
 	}
+	var t *topic // pid's, kept while the pids stay in it (they are usually in order)
 	for _, pid := range pids {
+		if t == nil || pid < t.first || pid >= t.first+t.count {
+			t = k.topicOf(pid)
+		}
 		p := &k.zk.partitions[pid]
-		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: k.tp(pid), Leader: p.leader,
+		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: protocol.TP{Topic: t.name, Partition: pid - t.first}, Leader: p.leader,
 			LeaderEpoch: p.leaderEpoch, ISR: cut(p.isr), PartitionEpoch: p.partitionEpoch,
 			Replicas: cut(p.assignment)})
 		if p.leader >= 0 && k.live[p.leader] != 0 {
 			leaders[p.leader] = true
 		}
 	}
-	req.LiveLeaders = sortedKeys(leaders)
-	return req
+	for l, live := range leaders {
+		if live {
+			req.LiveLeaders = append(req.LiveLeaders, int32(l)) // in broker order; nil for none
+		}
+	}
 }
 
 // queueLeaderAndIsr adds partition pid to the next LeaderAndIsr of every live broker hosting it.

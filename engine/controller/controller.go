@@ -142,10 +142,24 @@ func New(c Cluster, era Era, brokers int, topics []Topic) *Controller {
 		k.topics = append(k.topics, topic{name: t.Name, first: int32(n), count: int32(len(t.Assignment))})
 		n += len(t.Assignment)
 	}
+	// Every znode's assignment and ISR are windows of one array (capped, so an append copies:
+	// both are replaced, never changed in place), not two allocations per partition.
+	m := 0
+	for _, t := range topics {
+		for _, reps := range t.Assignment {
+			m += 2 * len(reps)
+		}
+	}
+	slab := make([]int32, 0, m)
 	k.zk.partitions = make([]znode, 0, n)
 	for _, t := range topics {
 		for _, reps := range t.Assignment {
-			k.zk.partitions = append(k.zk.partitions, znode{assignment: slices.Clone(reps), leader: reps[0], isr: protocol.SortedCopy(reps)})
+			at := len(slab)
+			slab = append(slab, reps...)
+			slab = append(slab, reps...)
+			assignment, isr := slab[at:at+len(reps):at+len(reps)], slab[at+len(reps):len(slab):len(slab)]
+			slices.Sort(isr)
+			k.zk.partitions = append(k.zk.partitions, znode{assignment: assignment, leader: reps[0], isr: isr})
 		}
 	}
 	return k
@@ -155,6 +169,10 @@ func New(c Cluster, era Era, brokers int, topics []Topic) *Controller {
 // counting every registered broker as alive, and every broker applies its partitions' state at
 // once (apply: no network round trip at time 0), in broker order. Broker 0 becoming controller is
 // a controller failover like any other: its first leader-imbalance check comes 5 s later.
+//
+// req is apply's only during the call, to read: the next broker's request reuses its array, and
+// its ISRs and replica lists are the znodes' own (a request that never travels needs no copies;
+// at a million partitions they were most of the start's allocations).
 func (k *Controller) Start(apply func(b int32, req *protocol.LeaderAndIsrRequest)) {
 	inc, _ := k.c.Process(0)
 	k.broker, k.epoch, k.active = 0, 1, true
@@ -166,8 +184,10 @@ func (k *Controller) Start(apply func(b int32, req *protocol.LeaderAndIsrRequest
 		k.live[i] = k.zk.sessions[i].epoch
 	}
 	k.partitionOffline = make([]bool, len(k.zk.partitions))
+	req := &protocol.LeaderAndIsrRequest{}
 	for b := range int32(k.brokers) {
-		apply(b, k.LeaderAndIsrFor(b, k.c.Hosted(b)))
+		k.fillLeaderAndIsr(req, b, k.c.Hosted(b), true)
+		apply(b, req)
 	}
 	k.scheduleAutoRebalance(firstRebalanceDelayMs)
 }
