@@ -39,8 +39,8 @@ type determinismCase struct {
 	sc   *Scenario
 }
 
-// determinismCases returns every preset in ../scenarios and the sweep seeds' scenarios, by name.
-func determinismCases(t *testing.T) []determinismCase {
+// presetCases returns every preset in ../scenarios, each named prefix + its file name.
+func presetCases(t *testing.T, prefix string) []determinismCase {
 	t.Helper()
 	files, err := filepath.Glob("../scenarios/*.json")
 	if err != nil || len(files) == 0 {
@@ -56,8 +56,29 @@ func determinismCases(t *testing.T) []determinismCase {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		cases = append(cases, determinismCase{name: "scenarios/" + filepath.Base(f), sc: sc})
+		cases = append(cases, determinismCase{name: prefix + filepath.Base(f), sc: sc})
 	}
+	return cases
+}
+
+// sweepCases returns the scenarios of seeds 1 to seeds of each mode, each named "mode/seed=N".
+func sweepCases(t *testing.T, modes []*sweepMode, seeds uint64) []determinismCase {
+	t.Helper()
+	var cases []determinismCase
+	for _, m := range modes {
+		for seed := uint64(1); seed <= seeds; seed++ {
+			s := newSweepRunMode(t, seed, m)
+			s.run()
+			cases = append(cases, determinismCase{name: fmt.Sprintf("%s/seed=%d", m.name, seed), sc: s.scenario()})
+		}
+	}
+	return cases
+}
+
+// determinismCases returns every preset in ../scenarios and the sweep seeds' scenarios, by name.
+func determinismCases(t *testing.T) []determinismCase {
+	t.Helper()
+	cases := presetCases(t, "scenarios/")
 	for _, seed := range traceSweepSeeds {
 		s := newSweepRun(t, seed)
 		s.run()

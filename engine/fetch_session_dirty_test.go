@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -31,30 +29,8 @@ func dirtyReadCases(t *testing.T) []determinismCase {
 
 func makeDirtyReadCases(t *testing.T) []determinismCase {
 	t.Helper()
-	var cases []determinismCase
-	files, err := filepath.Glob("../scenarios/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no presets: %v", err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc, err := ParseScenario(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, determinismCase{name: filepath.Base(f), sc: sc})
-	}
-	for _, m := range []*sweepMode{&sweepDefault, sweepModes[0], sweepModes[1]} { // 3.7, 3.7-harsh, 2.1
-		for seed := uint64(1); seed <= 12; seed++ {
-			s := newSweepRunMode(t, seed, m)
-			s.run()
-			cases = append(cases, determinismCase{name: fmt.Sprintf("%s/seed=%d", m.name, seed), sc: s.scenario()})
-		}
-	}
-	return cases
+	// 3.7, 3.7-harsh, 2.1
+	return append(presetCases(t, ""), sweepCases(t, []*sweepMode{&sweepDefault, sweepModes[0], sweepModes[1]}, 12)...)
 }
 
 // runWith plays sc on an engine set up by prepare and returns its JSONL trace and, at the end,

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,33 +21,13 @@ import (
 // fetchers.
 func bulkStartCases(t *testing.T) []determinismCase {
 	t.Helper()
-	var cases []determinismCase
-	files, err := filepath.Glob("../scenarios/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no presets: %v", err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc, err := ParseScenario(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, determinismCase{name: filepath.Base(f), sc: sc})
-	}
 	seeds := uint64(3)
 	if testing.Short() {
 		seeds = 1
 	}
-	for _, m := range []*sweepMode{&sweepDefault, sweepModes[0], sweepModes[1], sweepModes[2], sweepModes[5]} { // 3.7, 3.7-harsh, 2.1, 0.11.0, 0.10.2
-		for seed := uint64(1); seed <= seeds; seed++ {
-			s := newSweepRunMode(t, seed, m)
-			s.run()
-			cases = append(cases, determinismCase{name: fmt.Sprintf("%s/seed=%d", m.name, seed), sc: s.scenario()})
-		}
-	}
+	// 3.7, 3.7-harsh, 2.1, 0.11.0, 0.10.2
+	modes := []*sweepMode{&sweepDefault, sweepModes[0], sweepModes[1], sweepModes[2], sweepModes[5]}
+	cases := append(presetCases(t, ""), sweepCases(t, modes, seeds)...)
 	faults := `{"at":50,"do":"produce","topic":"a","partition":1,"count":3},
 		{"at":300,"do":"kill","broker":1},{"at":400,"do":"produce","topic":"a","partition":0,"count":2},
 		{"at":2000,"do":"restart","broker":1},{"at":2500,"do":"shutdown","broker":2},
