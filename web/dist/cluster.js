@@ -236,15 +236,26 @@ export class ClusterView {
     if (!states) return;
     const s = view.summary;
     setText(this.summaryEl, `(${s.partitions} partitions: ${s.underReplicated} under-replicated, ${s.underMinIsr} under min ISR, ${s.offline} offline)`);
-    const names = [];
-    for (const t of topics) for (let i = 0; i < t.count; i++) names.push({ topic: t.name, partition: i });
+    // A partition's name from its id (its place in topic order). Not a list of every name: at a
+    // million partitions, building one each frame kept the page too busy to take a click.
+    const starts = [];
+    let total = 0;
+    for (const t of topics) {
+      starts.push(total);
+      total += t.count;
+    }
+    const nameOf = (i) => {
+      for (let k = topics.length - 1; k >= 0; k--) {
+        if (i >= starts[k] && i - starts[k] < topics[k].count) return { topic: topics[k].name, partition: i - starts[k] };
+      }
+      return { topic: "?", partition: i };
+    };
     // Past MAX_CELLS partitions a cell stands for a run of `per` partitions in id order and shows
     // the worst state among them (a million buttons would take the page a minute to build);
     // clicking it shows that worst partition in detail.
     const per = Math.max(1, Math.ceil(states.length / MAX_CELLS));
     const count = Math.ceil(states.length / per);
-    const nameOf = (i) => names[i] || { topic: "?", partition: i };
-    const key = names.length + ":" + states.length;
+    const key = total + ":" + states.length;
     if (key !== this.gridKey) {
       this.gridKey = key;
       this.gridStates = "";
