@@ -72,55 +72,24 @@ func (w *jsonOut) strOmitEmpty(k, s string) {
 }
 
 // ids writes a slice of ids as a JSON array, nil as null (no omit option).
-func (w *jsonOut) ids(s []int32) {
-	if s == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, v := range s {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.int(int64(v))
-	}
-	w.b = append(w.b, ']')
-}
+func (w *jsonOut) ids(s []int32) { arrayOf(w, s, (*jsonOut).id) }
+
+func (w *jsonOut) id(v *int32) { w.int(int64(*v)) }
 
 // int64s is ids for int64 elements.
-func (w *jsonOut) int64s(s []int64) {
-	if s == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, v := range s {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.int(v)
-	}
-	w.b = append(w.b, ']')
-}
+func (w *jsonOut) int64s(s []int64) { arrayOf(w, s, (*jsonOut).int64At) }
+
+func (w *jsonOut) int64At(v *int64) { w.int(*v) }
 
 // records writes log records, nil as null.
-func (w *jsonOut) records(s []commitlog.Record) {
-	if s == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	w.b = append(w.b, '[')
-	for i := range s {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, `{"id":`...)
-		w.int(s[i].ID)
-		w.b = append(w.b, `,"epoch":`...)
-		w.int(int64(s[i].Epoch))
-		w.b = append(w.b, '}')
-	}
-	w.b = append(w.b, ']')
+func (w *jsonOut) records(s []commitlog.Record) { arrayOf(w, s, (*jsonOut).record) }
+
+func (w *jsonOut) record(r *commitlog.Record) {
+	w.b = append(w.b, `{"id":`...)
+	w.int(r.ID)
+	w.b = append(w.b, `,"epoch":`...)
+	w.int(int64(r.Epoch))
+	w.b = append(w.b, '}')
 }
 
 // kafkaError writes an `error` field (omitempty: ErrNone is left out) as the error's name
