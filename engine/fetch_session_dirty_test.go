@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -42,24 +41,14 @@ func runWith(t *testing.T, sc *Scenario, prepare func(*Engine)) ([]byte, string)
 		t.Fatal(err)
 	}
 	prepare(e)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if _, err := e.RunSteps(sc, func(evs []Event) {
-		for i := range evs {
-			if err := enc.Encode(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	trace := stepsJSONL(t, e, sc)
 	var followers bytes.Buffer
 	for pid := range e.PartitionCount() {
 		for _, r := range e.Partition(int32(pid)).Replicas() {
 			fmt.Fprintf(&followers, "%d %+v\n", pid, r.Followers())
 		}
 	}
-	return buf.Bytes(), followers.String()
+	return trace, followers.String()
 }
 
 // TestFetchSessionDirtyReads: with the session check on (e.sessionCheck), every incremental

@@ -104,30 +104,36 @@ func TestBulkStartMatchesGeneral(t *testing.T) {
 func drainedJSONL(t *testing.T, e *Engine) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, ev := range e.Drain() {
-		if err := enc.Encode(&ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	jsonlSink(t, &buf)(e.Drain())
 	return buf.Bytes()
 }
 
-// runJSONL plays sc's steps on e and returns the trace as JSON lines.
-func runJSONL(t *testing.T, e *Engine, sc *Scenario) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if _, err := e.RunSteps(sc, func(evs []Event) {
+// jsonlSink is a sink writing each event to buf as a JSON line.
+func jsonlSink(t *testing.T, buf *bytes.Buffer) func([]Event) {
+	enc := json.NewEncoder(buf)
+	return func(evs []Event) {
 		for i := range evs {
 			if err := enc.Encode(&evs[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}); err != nil {
+	}
+}
+
+// runJSONL plays sc's steps on e and returns the trace as JSON lines, the events left undrained
+// at the end included.
+func runJSONL(t *testing.T, e *Engine, sc *Scenario) []byte {
+	t.Helper()
+	return append(stepsJSONL(t, e, sc), drainedJSONL(t, e)...)
+}
+
+// stepsJSONL plays sc's steps on e and returns the trace its sink got, as JSON lines.
+func stepsJSONL(t *testing.T, e *Engine, sc *Scenario) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := e.RunSteps(sc, jsonlSink(t, &buf)); err != nil {
 		t.Fatal(err)
 	}
-	buf.Write(drainedJSONL(t, e))
 	return buf.Bytes()
 }
 
