@@ -117,15 +117,19 @@ func build(e *engine.Engine, opt Options, o *Overview) View {
 		listed = len(focus.pids)
 	}
 	judge := !opt.NoRecords && listed <= maxVerdictPartitions
-	var t tally
+	// The summary's counts and each broker's leaderships: kept between views, or read now.
+	if o == nil {
+		o = &Overview{}
+		o.walk(e, false)
+	} else {
+		o.refresh(e)
+	}
+	v.Summary = o.tally.sum
+	v.Summary.MaxHWLag = o.maxLag
+	for b := range v.Brokers {
+		v.Brokers[b].Leaders, v.Brokers[b].UnderReplicated = o.tally.leaders[b], o.tally.unwell[b]
+	}
 	if overview {
-		if o == nil {
-			o = &Overview{}
-			o.walk(e, false)
-		} else {
-			o.refresh(e)
-		}
-		t, v.Summary.MaxHWLag = o.tally, o.maxLag
 		v.States = string(o.states)
 		if opt.Leaders {
 			v.Leaders = string(o.digits)
@@ -135,24 +139,14 @@ func build(e *engine.Engine, opt Options, o *Overview) View {
 			v.Partitions = append(v.Partitions, partitionView(p, partitionState(p), opt, judge))
 		}
 	} else {
-		t = newTally(e.BrokerCount())
 		for pid := range int32(n) {
 			p := e.Partition(pid)
-			f := factsOf(p)
-			t.add(f, 1)
-			v.Summary.MaxHWLag = max(v.Summary.MaxHWLag, f.lag)
 			v.Partitions = append(v.Partitions, partitionView(p, partitionState(p), opt, judge))
 		}
 	}
-	maxLag := v.Summary.MaxHWLag
-	v.Summary = t.sum
-	v.Summary.MaxHWLag = maxLag
 	tally := e.Tallies()
 	v.Summary.ISRShrinks, v.Summary.ISRExpands, v.Summary.LeaderChanges = tally.ISRShrinks, tally.ISRExpands, tally.LeaderChanges
 	v.Traffic = traffic(tally.Flows)
-	for b := range v.Brokers {
-		v.Brokers[b].Leaders, v.Brokers[b].UnderReplicated = t.leaders[b], t.unwell[b]
-	}
 	var lod *Detail
 	if overview {
 		lod = focus
