@@ -67,14 +67,8 @@ type Engine struct {
 	dirtySpare  []int32
 	sessionData []FetchPartitionData
 	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
-	// spareFetch is a Fetch built but not sent (fetcher.go).
-	spareFetch *fetchRequestMessage
 	// delayedProduces hands out the parked produces (produce.go).
 	delayedProduces brk.DelayedProduces
-	// fetchSent is the Fetch answer handler's view of what its request carried, handed to the
-	// session handler by pointer: a value in the interface, with the method value pidOf, would
-	// allocate twice per fetch round (fetcher.go).
-	fetchSent sentByTP
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
 	// (fetch_session_check.go).
@@ -85,7 +79,7 @@ type Engine struct {
 	// followerWalkAll (tests only) has every fetcher thread walk all its partitions at every turn
 	// and check Fetch answers against a list, as Kafka's does: the reference the change lists
 	// must match event for event (fetcher_changes.go). followerCheck, when set (tests only),
-	// checks the change lists before every incremental build (fetcher_check.go).
+	// checks the change lists before every incremental build (package broker's fetcher_check.go).
 	followerWalkAll bool
 	followerCheck   func(problem string)
 	// generalStart (tests only) starts the cluster through the general path, the reference the
@@ -158,7 +152,9 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 // allocated piece by piece: setup is a large part of a short run.
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
-		e.brokers = append(e.brokers, &broker{id: int32(i)})
+		b := &broker{id: int32(i)}
+		b.follower = &follower{e, b}
+		e.brokers = append(e.brokers, b)
 	}
 	total := 0
 	for _, t := range sc.Topics {

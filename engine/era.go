@@ -66,7 +66,7 @@ type era struct {
 	// v7, 1.1): after a full fetch that creates the session, a fetch lists only the partitions
 	// whose fetch data changed, and the answer only those with news. Before, every Fetch lists
 	// every ready partition and every answer carries them all (fetch_session.go,
-	// fetch_session_handler.go).
+	// package broker's fetch_session_handler.go).
 	fetchSessions bool
 	// sessionTouchedByFetch: every incremental fetch marks its session used now
 	// (FetchSessionCache.touch, KAFKA-9137, 2.5). Before, only a change of the session's size
@@ -104,14 +104,6 @@ func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fet
 		return brk.NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)
 	}
 	return brk.NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)
-}
-
-// requestEpoch is the currentLeaderEpoch a follower sends: -1 before KIP-320.
-func (er era) requestEpoch(epoch int32) int32 {
-	if er.fencing {
-		return epoch
-	}
-	return -1
 }
 
 // answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked), as the era

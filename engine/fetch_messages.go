@@ -7,15 +7,7 @@ import "slices"
 // Fetch with its body and the partition it usually carries, and an answer with its body and the
 // one or two partitions with news it usually carries. Messages are shared once sent (events and
 // the view hold them), so none sent is ever reused (a Fetch built but not sent is kept for the
-// next build: fetcher.go).
-
-// fetchRequestMessage is a Fetch: the message, its body and room for the partition a steady
-// incremental Fetch carries (usually one: the one that changed since the last round).
-type fetchRequestMessage struct {
-	m     Message
-	body  FetchRequest
-	parts [1]FetchPartition
-}
+// next build: package broker's fetcher_work.go).
 
 // fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
 // round; the body is the message's, as if allocated apart).

@@ -1,7 +1,5 @@
 package engine
 
-import brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
-
 // A fetcher thread's turn costs what changed, not the thread's size. Kafka's thread walks every
 // partition it fetches at every turn: maybeTruncate looks for Truncating ones, and buildFetch
 // (with FetchSessionHandler.Builder) looks at each for readiness and compares its fetch data with
@@ -31,7 +29,7 @@ import brk "github.com/highwater-sim/highwater/engine/broker" // the package; br
 // checks answers against the list of what each Fetch carried, as Kafka's thread does;
 // TestFollowerChangesMatchWalkingAll requires the same trace, event for event, and the same fetcher
 // state. followerCheck (tests) checks, before each incremental build, that every partition off
-// the list is as the last build left it (fetcher_check.go).
+// the list is as the last build left it (package broker's fetcher_check.go).
 
 // logStartMoved notes that r's log start moved (a follower taking the leader's log start, a
 // truncation below it): a Fetch carries the follower's log start, so a thread fetching r must
@@ -43,12 +41,3 @@ func (e *Engine) logStartMoved(r *replica) {
 		}
 	}
 }
-
-// sentByTP is what the Fetch in flight carried (brk.FetchSent) as the session handler asks it
-// (broker.SentFetch): by partition name.
-type sentByTP struct {
-	brk.FetchSent
-	pidOf func(TP) int32
-}
-
-func (s sentByTP) Carried(tp TP) bool { return s.Has(s.pidOf(tp)) }

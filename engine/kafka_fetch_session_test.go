@@ -193,13 +193,13 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
-	req, _, _ := s.e.buildFetch(s.f, nil)
+	req, _, _ := s.f.BuildFetch(s.b.follower, nil)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
 		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
-	req, _, _ = s.e.buildFetch(s.f, nil)
+	req, _, _ = s.f.BuildFetch(s.b.follower, nil)
 	wantNames(t, "the same Fetch built again", reqNames(req.Partitions))
 }
 
@@ -387,7 +387,9 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 func TestKafkaFetchSessionBackoffLeavesSession(t *testing.T) {
 	s := newSessionSetup(t, "3.7", 2, nil)
 	s.doWork(t)
-	s.e.backoff(s.f, s.f.State(s.parts[1].pid))
+	backing := s.f.State(s.parts[1].pid) // as the thread backs a partition off after an error
+	backing.SetDelayUntil(s.e.now + max(1, s.e.cfg.ReplicaFetchBackoffMs))
+	s.f.NoteChange(backing)
 	runFor(t, s.e, s.e.cfg.ReplicaFetchBackoffMs+1500)
 	var seq []string
 	for _, ev := range s.e.events {
@@ -505,7 +507,7 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	} {
 		for _, sent := range sents {
 			h := c.h
-			if ok := h.HandleResponse(&c.resp, sentByTP{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
+			if ok := h.HandleResponse(&c.resp, carriedByPid{sent, pidOf}); ok != c.ok || h.SessionID() != c.id || h.Epoch() != c.epoch {
 				t.Errorf("%s (listed: %v): handleResponse %v, next (%d, %d); want %v, (%d, %d)", c.name, sent.Listed(), ok, h.SessionID(), h.Epoch(), c.ok, c.id, c.epoch)
 			}
 		}
@@ -516,6 +518,14 @@ func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 		t.Errorf("handleError: next (%d, %d), want (9, 0)", h.SessionID(), h.Epoch())
 	}
 }
+
+// carriedByPid is what a Fetch carried, asked by partition name, with pids named by pidOf.
+type carriedByPid struct {
+	brk.FetchSent
+	pidOf func(TP) int32
+}
+
+func (s carriedByPid) Carried(tp TP) bool { return s.Has(s.pidOf(tp)) }
 
 // handlerAt is a session handler whose next Fetch names sessionID at epoch.
 func handlerAt(sessionID, epoch int32) brk.FetchSessionHandler {

@@ -79,4 +79,6 @@ type broker struct {
 	startsOnExpiry bool
 	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
 	shutdownAttempts int
+	// follower is what its fetcher threads ask of it and of the cluster (follower.go).
+	follower *follower
 }

@@ -15,10 +15,12 @@
 // (LastOffsetForLeaderEpoch, TruncationOffset), and a fetcher thread's partition state
 // (FetcherThread, PartitionFetchState: the fetch states, the change list, the counts, the
 // request in flight and wake-up, what its requests carried, and Build, gathering a Fetch's
-// partitions), and the part of a replica's Partition that reads only its own state (Partition:
+// partitions), the fetcher thread's loop and its answers' handling (DoWork, Handle*: they see
+// the thread, the message and a Follower, the broker's side of them that the engine implements
+// while the replica manager is its), and the part of a replica's Partition that reads only its own state (Partition:
 // broker, leader, leader epoch, known, offline, HW confirmed, partition epoch, epoch start
 // offset, HW checkpoint, unflushed count, the log, the followers' Replicas, the ISR's
 // PartitionState, the produce purgatory), which the engine's replica embeds. The rest is still
-// package engine's (broker.go, replica_manager.go, fetcher*.go, leader_fetch.go, fetch_session*.go,
-// isr*.go, produce.go).
+// package engine's (broker.go, replica_manager.go, fetcher.go's manager, leader_fetch.go,
+// fetch_session*.go, isr*.go, produce.go).
 package broker

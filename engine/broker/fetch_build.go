@@ -10,8 +10,8 @@ import (
 // fetchBuild is one Fetch build's working state (RemoteLeaderEndPoint.buildFetch with
 // FetchSessionHandler.Builder): whether the Fetch is full, what the era puts on the wire, the
 // earliest backoff deadline of a delayed partition, and the partitions the request lists and
-// forgets. FetcherThread.Build runs one; the engine makes the request of what it gathered
-// (engine/fetch_session_handler.go: buildFetch).
+// forgets. FetcherThread.Build runs one; BuildFetch (fetcher_work.go) makes the request of what
+// it gathered.
 type fetchBuild struct {
 	full, fencing, lastEpochs bool
 	now                       int64
@@ -110,10 +110,13 @@ func (t *FetcherThread) walkChanges(bd *fetchBuild) {
 	t.changesSpare = work[:0]
 }
 
+// PidNamer finds a partition's pid from its name on the wire.
+type PidNamer interface{ PidOf(tp protocol.TP) int32 }
+
 // Build is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder over the thread's
 // partitions: those it can fetch at now become the session (stamped with what the Fetch carries),
 // the Fetch lists those a full Fetch must (all) or an incremental one must (added or changed),
-// and forgets the partitions that left (in pid order: pidOf, called only when some left the
+// and forgets the partitions that left (in pid order: names, asked only when some left the
 // thread). Before fetch sessions (!sessions) every Fetch is full. A full build looks at every
 // partition; an incremental one only at those on the change list, unless walkAll (the engine's
 // followerWalkAll, which also records the list of what the Fetch carries). fencing and
@@ -124,7 +127,7 @@ func (t *FetcherThread) walkChanges(bd *fetchBuild) {
 // partitions into into's storage when they fit (the caller's, allocated with its request: a
 // steady incremental Fetch usually carries one partition), else into a new slice: the request
 // is shared once sent.
-func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, pidOf func(protocol.TP) int32,
+func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, names PidNamer,
 	into []protocol.FetchPartition) (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
 	h := &t.session
 	full := !sessions || h.Full()
@@ -145,7 +148,7 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 	if !full && h.HasGone() {
 		forgotten = h.AppendGone(forgotten)
 		// The request lists partitions in pid order (Kafka: added, then altered).
-		slices.SortFunc(forgotten, func(a, b protocol.TP) int { return cmp.Compare(pidOf(a), pidOf(b)) })
+		slices.SortFunc(forgotten, func(a, b protocol.TP) int { return cmp.Compare(names.PidOf(a), names.PidOf(b)) })
 	}
 	h.Built()
 	if !full {

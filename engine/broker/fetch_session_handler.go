@@ -14,7 +14,7 @@ import (
 // not ready to fetch (truncating, or backing off after an error) or leaves the thread; it joins
 // again, listed, when it is ready. The partitions' entries (sessionPartitions) are kept on the
 // thread's fetch states (SessionPartition), and the handler keeps those that left the thread;
-// the thread gathers the Fetch (FetcherThread.Build), the engine makes the request of it.
+// the thread gathers the Fetch (FetcherThread.Build) and makes the request of it (BuildFetch).
 
 // FetchSessionHandler is FetchSessionHandler's nextMetadata: the session id and epoch of the next
 // request, and of the request in flight while there is one. Its zero value is a new thread's: no

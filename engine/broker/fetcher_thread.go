@@ -11,9 +11,8 @@ import (
 // partitionStates, with its FetchSessionHandler): its partitions' PartitionFetchStates in pid
 // order, with a pid index, and what keeps a turn's cost to what changed (the engine's
 // fetcher_changes.go says why): the change list, how many partitions are Truncating and in the
-// session, and how many the Fetch in flight carried. The thread's requests, timers and answers
-// (making them, sending them, handling the answers) are still the engine's (engine/fetcher.go),
-// which calls these methods; the thread keeps which request is in flight and its wake-up.
+// session, and how many the Fetch in flight carried, and which request is in flight and its
+// wake-up. Its loop and its answers' handling are fetcher_work.go's and fetcher_answers.go's.
 type FetcherThread struct {
 	// owner is the broker the thread runs on, leader the one it fetches from, id its fetcher id
 	// (FetcherID).
@@ -38,6 +37,10 @@ type FetcherThread struct {
 	changes, changesSpare []int32
 	truncatingCount       int
 	inSession, sentCount  int
+	// spareFetch is a Fetch built but not sent, for the next build (fetcher_work.go); sentNames
+	// hands an answer's session handler what the Fetch carried (fetcher_answers.go).
+	spareFetch *fetchMessage
+	sentNames  sentByName
 }
 
 // NewFetcherThread is the thread of broker owner fetching from leader with fetcher id id: no
@@ -104,8 +107,7 @@ func (t *FetcherThread) SentCount() int       { return t.sentCount }
 // SetSentCount records how many partitions the Fetch just built carries.
 func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
 
-// Pids and Changes are the pid index and the change list, for the tests' check
-// (engine/fetcher_check.go); not to be changed.
+// Pids and Changes are the pid index and the change list, for tests; not to be changed.
 func (t *FetcherThread) Pids() []int32    { return t.pids }
 func (t *FetcherThread) Changes() []int32 { return t.changes }
 

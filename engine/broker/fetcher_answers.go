@@ -1,0 +1,196 @@
+package broker
+
+import (
+	"fmt"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// The answers to a fetcher thread's requests (AbstractFetcherThread.processFetchRequest,
+// truncateToEpochEndOffsets, and ReplicaFetcherThread's handling of OFFSET_OUT_OF_RANGE). The
+// engine finds the thread an answer is for (the one with that request in flight) and hands it
+// here; each handler ends with the thread's next turn.
+
+// sentByName is what the Fetch in flight carried (FetchSent) as the session handler asks it
+// (SentFetch): by partition name. The thread keeps one, so an answer's handling allocates none.
+type sentByName struct {
+	FetchSent
+	names PidNamer
+}
+
+func (s *sentByName) Carried(tp protocol.TP) bool { return s.Has(s.names.PidOf(tp)) }
+
+// HandleFetchResponse applies the answer m to the thread's Fetch.
+func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
+	t.Answered()
+	rules := h.Rules()
+	sent := t.TakeFetchSent(rules.WalkAll)
+	if rules.Sessions {
+		t.sentNames = sentByName{FetchSent: sent, names: h}
+		ok := t.session.HandleResponse(m.FetchResponse, &t.sentNames)
+		t.sentNames = sentByName{}
+		if !ok {
+			t.DoWork(h) // a session error: nothing to process, no backoff; the next Fetch is full
+			return
+		}
+	}
+	now := h.Now()
+	for _, d := range m.FetchResponse.Partitions {
+		pid := h.PidOf(d.TP)
+		st := t.State(pid)
+		if st == nil {
+			continue // removed meanwhile
+		}
+		if sp, ok := sent.Of(pid, st); ok && st.Ready(now) && st.FetchOffset() == sp.FetchOffset() {
+			t.processPartitionData(h, &rules, st, d, sp.Epoch())
+		} // else not sent, moved or re-truncated meanwhile
+	}
+	t.DoWork(h)
+}
+
+// processPartitionData applies one partition of a fetch response.
+func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st *PartitionFetchState, d protocol.FetchPartitionData, sentEpoch int32) {
+	pid := st.Pid()
+	log := h.Replica(pid).Log()
+	switch d.Error {
+	case protocol.ErrNone:
+	case protocol.ErrFencedLeaderEpoch:
+		t.fenced(h, rules, st, sentEpoch)
+		return
+	case protocol.ErrOffsetOutOfRange:
+		t.fetchOffsetAndTruncate(h, rules, st)
+		return
+	default:
+		t.backoff(h, rules, st)
+		return
+	}
+	if d.DivergingEpoch != nil {
+		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
+		to, _ := TruncationOffset(log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
+		h.Truncate(pid, to, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
+		st.Fetched(log.LogEndOffset(), log.Cache().Latest())
+		t.NoteChange(st)
+		return
+	}
+	if st.FetchOffset() != log.LogEndOffset() {
+		t.markFailed(h, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), log.LogEndOffset()))
+		return
+	}
+	if len(d.Records) > 0 {
+		log.AppendAsFollower(d.Records)
+		h.Appended(pid, len(d.Records))
+		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
+		t.NoteChange(st)
+	}
+	if d.LogStartOffset > log.LogStartOffset() {
+		log.SetLogStartOffset(d.LogStartOffset)
+		h.LogStartMoved(pid)
+	}
+	h.SetHighWatermark(pid, d.HighWatermark)
+}
+
+// fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
+// leader: the partition is marked failed and waits for a LeaderAndIsr.
+func (t *FetcherThread) fenced(h Follower, rules *FetcherRules, st *PartitionFetchState, sentEpoch int32) {
+	if sentEpoch == st.Epoch() {
+		t.markFailed(h, st, "fenced: the leader is at a newer leader epoch")
+		return
+	}
+	t.backoff(h, rules, st)
+}
+
+// markFailed stops fetching a partition (AbstractFetcherThread.markPartitionFailed).
+func (t *FetcherThread) markFailed(h Follower, st *PartitionFetchState, why string) {
+	pid := st.Pid()
+	h.Failed(pid, why)
+	t.RemovePartition(pid)
+}
+
+// fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
+func (t *FetcherThread) fetchOffsetAndTruncate(h Follower, rules *FetcherRules, st *PartitionFetchState) {
+	t.SetTruncating(st, false)
+	m := &protocol.Message{Type: protocol.MsgListOffsets, From: t.owner, To: t.leader, ListOffsets: &protocol.ListOffsetsRequest{
+		ReplicaID: t.owner, TP: h.TP(st.Pid()), CurrentLeaderEpoch: rules.RequestEpoch(st.Epoch())}}
+	t.ClearSent()
+	t.AddSent(st, 0)
+	h.Send(m)
+	// The thread blocks on this call, as Kafka's does.
+	t.RequestSent(m.ID, h.Now())
+}
+
+// HandleListOffsetsResponse applies the leader's offsets to the partition that was out of range.
+func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Message) {
+	t.Answered()
+	resp := m.ListOffsetsResponse
+	pid := h.PidOf(resp.TP)
+	st, sent := t.State(pid), t.TakeSent().Of(pid)
+	if st != nil && sent != nil && st.Epoch() == sent.Epoch() {
+		rules := h.Rules()
+		log := h.Replica(pid).Log()
+		t.NoteChange(st) // each case changes its fetch data or readiness, or removes it
+		switch {
+		case resp.Error == protocol.ErrFencedLeaderEpoch:
+			t.fenced(h, &rules, st, sent.Epoch())
+		case resp.Error != protocol.ErrNone:
+			t.backoff(h, &rules, st)
+		case resp.LogEndOffset < log.LogEndOffset():
+			// The unclean-election case: divergence below this point is not repaired.
+			h.Truncate(pid, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
+			st.Fetched(log.LogEndOffset(), log.Cache().Latest())
+		case resp.LogStartOffset > log.LogEndOffset():
+			h.TruncateFullyAndStartAt(pid, resp.LogStartOffset, "offset out of range: the leader's log starts past ours")
+			st.Fetched(resp.LogStartOffset, -1)
+		default:
+			st.SetFetchOffset(max(resp.LogStartOffset, log.LogEndOffset()))
+		}
+	}
+	t.DoWork(h)
+}
+
+// HandleOffsetsForEpochResponse applies the truncation phase's answers.
+func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Message) {
+	t.Answered()
+	sentParts := t.TakeSent()
+	rules := h.Rules()
+	for _, res := range m.OffsetsForEpochResp.Partitions {
+		pid := h.PidOf(res.TP)
+		st, sent := t.State(pid), sentParts.Of(pid)
+		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.Epoch() {
+			continue
+		}
+		log := h.Replica(pid).Log()
+		t.NoteChange(st) // each case changes its fetch data or readiness, or removes it
+		switch res.Error {
+		case protocol.ErrNone:
+		case protocol.ErrFencedLeaderEpoch:
+			t.fenced(h, &rules, st, sent.Epoch())
+			continue
+		default:
+			t.backoff(h, &rules, st)
+			continue
+		}
+		to, done := TruncationOffset(log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
+		h.Truncate(pid, to, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
+		st.SetFetchOffset(log.LogEndOffset())
+		if done {
+			t.SetTruncating(st, false)
+			st.SetLastFetchedEpoch(log.Cache().Latest())
+		}
+	}
+	t.DoWork(h)
+}
+
+// RequestFailed handles a failed send or a timeout of the request in flight: back off every
+// partition of the thread. A failed Fetch also closes its session: the next Fetch is full
+// (FetchSessionHandler.handleError).
+func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
+	t.Answered()
+	if req.Type == protocol.MsgFetch {
+		t.session.HandleError()
+	}
+	rules := h.Rules()
+	for i := range t.parts {
+		t.backoff(h, &rules, &t.parts[i])
+	}
+	t.DoWork(h)
+}

@@ -1,0 +1,142 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// A fetcher thread's loop (AbstractFetcherThread.doWork): maybeTruncate, then maybeFetch. The
+// thread has at most one request in flight; its Fetch carries its ready partitions in a fetch
+// session (FetchSessionHandler, Build). What a turn costs follows what changed, not the
+// thread's size (the engine's fetcher_changes.go says how).
+
+// fetchMessage is a Fetch: the message, its body and room for the partition a steady
+// incremental Fetch carries (usually one: the one that changed since the last round), in one
+// allocation per fetch round. Messages are shared once sent (events and the view hold them), so
+// none sent is reused; one built but not sent is the thread's spare for its next build.
+type fetchMessage struct {
+	m     protocol.Message
+	body  protocol.FetchRequest
+	parts [1]protocol.FetchPartition
+}
+
+// DoWork is one turn of the thread's loop.
+func (t *FetcherThread) DoWork(h Follower) {
+	if t.inflight != 0 || h.Dead() {
+		return
+	}
+	now := h.Now()
+	if t.lastSent == now {
+		// Simplification: a fetcher sends at most one request per simulated millisecond, so
+		// zero latency with zero max wait cannot loop forever at one instant.
+		t.WakeUp(h, now+1)
+		return
+	}
+	rules := h.Rules()
+	if t.maybeTruncate(h, &rules) {
+		return
+	}
+	t.maybeFetch(h, &rules)
+}
+
+// WakeUp has the thread work at time at, unless it is to work before.
+func (t *FetcherThread) WakeUp(h Follower, at int64) {
+	if t.Wake(at) {
+		h.ScheduleWake(t, at)
+	}
+}
+
+// maybeTruncate handles the partitions in the Truncating state; it reports whether it sent an
+// OffsetsForLeaderEpoch request (the thread then waits for the answer). Kafka walks every
+// partition for them; the thread only when it counts one (WalkAll: always).
+func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
+	if t.truncatingCount == 0 && !rules.WalkAll {
+		return false
+	}
+	var ask []protocol.OffsetsForEpochPartition
+	t.ClearSent()
+	now := h.Now()
+	for i := range t.parts {
+		st := &t.parts[i]
+		if !st.Truncating() || st.DelayUntil() > now {
+			continue
+		}
+		log := h.Replica(st.Pid()).Log()
+		latest := log.Cache().Latest()
+		if !rules.EpochRequests || (latest < 0 && !rules.EmptyCacheAsks) {
+			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
+			h.Truncate(st.Pid(), st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
+			t.SetTruncating(st, false)
+			st.SetFetchOffset(log.LogEndOffset())
+			continue
+		}
+		ask = append(ask, protocol.OffsetsForEpochPartition{TP: h.TP(st.Pid()),
+			CurrentLeaderEpoch: rules.RequestEpoch(st.Epoch()), LeaderEpoch: latest})
+		t.AddSent(st, latest)
+	}
+	if len(ask) == 0 {
+		return false
+	}
+	m := &protocol.Message{Type: protocol.MsgOffsetsForEpoch, From: t.owner, To: t.leader,
+		OffsetsForEpoch: &protocol.OffsetsForEpochRequest{ReplicaID: t.owner, Partitions: ask}}
+	h.Send(m)
+	t.RequestSent(m.ID, now)
+	return true
+}
+
+// maybeFetch sends one Fetch (every ready partition in the session; full or incremental), or
+// waits.
+func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
+	x := t.spareFetch
+	if x == nil {
+		x = &fetchMessage{}
+	}
+	req, ok, next := t.buildFetch(h, rules, x.parts[:0])
+	if !ok {
+		t.spareFetch = x
+		if len(t.parts) > 0 {
+			t.WakeUp(h, next)
+		}
+		return
+	}
+	t.spareFetch = nil
+	x.body = req
+	x.m = protocol.Message{Type: protocol.MsgFetch, From: t.owner, To: t.leader, Fetch: &x.body}
+	h.Send(&x.m)
+	t.RequestSent(x.m.ID, h.Now())
+}
+
+// BuildFetch makes the thread's next Fetch (RemoteLeaderEndPoint.buildFetch with
+// FetchSessionHandler.Builder: Build), or reports that there is none to send and the earliest
+// backoff deadline of a delayed partition. Before fetch sessions every Fetch is full and
+// sessionless. Before an incremental build the tests' Check looks at the change list
+// (fetcher_check.go).
+func (t *FetcherThread) BuildFetch(h Follower, into []protocol.FetchPartition) (req protocol.FetchRequest, ok bool, next int64) {
+	rules := h.Rules()
+	return t.buildFetch(h, &rules, into)
+}
+
+func (t *FetcherThread) buildFetch(h Follower, rules *FetcherRules, into []protocol.FetchPartition) (req protocol.FetchRequest, ok bool, next int64) {
+	s := &t.session
+	if rules.Check != nil && rules.Sessions && !s.Full() && !rules.WalkAll {
+		t.checkChanges(h, rules)
+	}
+	parts, forgotten, next, ok := t.Build(rules.Sessions, rules.WalkAll, rules.Fencing, rules.TruncateOnFetch, h.Now(),
+		rules.BackoffMs, h, into)
+	if !ok {
+		return req, false, next
+	}
+	req = protocol.FetchRequest{ReplicaID: t.owner, BrokerEpoch: h.BrokerEpoch(), MaxWaitMs: rules.MaxWaitMs,
+		MinBytes: rules.MinBytes, FetcherID: t.id, SessionID: s.SessionID(), SessionEpoch: s.Epoch(),
+		Partitions: parts, ForgottenTopicsData: forgotten}
+	if !rules.Sessions {
+		req.SessionID, req.SessionEpoch = protocol.InvalidSessionID, protocol.FinalEpoch // Fetch before v7: no session
+	}
+	if req.Partitions == nil {
+		req.Partitions = []protocol.FetchPartition{}
+	}
+	return req, true, next
+}
+
+// backoff delays a partition by replica.fetch.backoff.ms.
+func (t *FetcherThread) backoff(h Follower, rules *FetcherRules, st *PartitionFetchState) {
+	st.SetDelayUntil(h.Now() + rules.BackoffMs)
+	t.NoteChange(st)
+}

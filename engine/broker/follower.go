@@ -1,0 +1,72 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// Follower is what a broker's fetcher threads ask of the rest of their broker and of the cluster
+// as they work (AbstractFetcherThread.doWork: fetcher_work.go) and handle their answers
+// (fetcher_answers.go). The engine implements it, once per broker, while the replica manager
+// (the log's truncation and appends with their events, the high watermark, the fetch sessions a
+// leader keeps) is still the engine's: when the broker's handlers are all this package's, what is
+// left of it is the broker's Cluster (docs/engine.md).
+type Follower interface {
+	// Now is the simulated time; Rules the era's and the config's rules for fetching.
+	Now() int64
+	Rules() FetcherRules
+	// Dead reports that the broker is down: its threads do no work.
+	Dead() bool
+	// BrokerEpoch is the broker's current registration's epoch (KIP-380), sent in its Fetch.
+	BrokerEpoch() int64
+	// PidOf and TP translate between the wire's partition names and the broker's pids.
+	PidOf(tp protocol.TP) int32
+	TP(pid int32) protocol.TP
+	// Replica is the broker's replica of pid.
+	Replica(pid int32) *Partition
+	// Send sends m, giving it its id.
+	Send(m *protocol.Message)
+	// ScheduleWake has thread t work again at time at (its wake-up is recorded: t.Wake).
+	ScheduleWake(t *FetcherThread, at int64)
+
+	// The replica manager's changes to the replica of pid, each with its events:
+	// Truncate cuts its log to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
+	// starts it at offset; Appended follows an append of n records (flush, sessions, HW);
+	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW;
+	// Failed says the thread stopped fetching it.
+	Truncate(pid int32, offset int64, why string)
+	TruncateFullyAndStartAt(pid int32, offset int64, why string)
+	Appended(pid int32, n int)
+	LogStartMoved(pid int32)
+	SetHighWatermark(pid int32, hw int64)
+	Failed(pid int32, why string)
+}
+
+// FetcherRules are the rules a fetcher thread follows: those of the protocol era
+// (inter.broker.protocol.version) and the replica.fetch settings.
+type FetcherRules struct {
+	// EpochRequests: ask OffsetsForLeaderEpoch before fetching (KIP-101, 0.11); EmptyCacheAsks:
+	// ask even with an empty epoch cache, with epoch -1 (0.11 only).
+	EpochRequests, EmptyCacheAsks bool
+	// Fencing: requests carry the current leader epoch (KIP-320, 2.1).
+	Fencing bool
+	// TruncateOnFetch: fetches carry lastFetchedEpoch and answers name a divergence (KIP-595's
+	// mechanism, 2.7).
+	TruncateOnFetch bool
+	// Sessions: fetches belong to an incremental fetch session (KIP-227, 1.1).
+	Sessions bool
+	// BackoffMs is replica.fetch.backoff.ms (at least 1: a thread cannot loop at one instant);
+	// MaxWaitMs and MinBytes are replica.fetch.wait.max.ms and replica.fetch.min.bytes.
+	BackoffMs, MaxWaitMs, MinBytes int64
+	// WalkAll (tests only) walks every partition at every turn, as Kafka's thread does: the
+	// reference the change lists must match (the engine's fetcher_changes.go). Check (tests
+	// only) is told what breaks the change lists' rule before every incremental build
+	// (fetcher_check.go).
+	WalkAll bool
+	Check   func(problem string)
+}
+
+// RequestEpoch is the currentLeaderEpoch a follower sends: -1 before KIP-320.
+func (r *FetcherRules) RequestEpoch(epoch int32) int32 {
+	if r.Fencing {
+		return epoch
+	}
+	return -1
+}
