@@ -31,13 +31,6 @@ package engine
 // state. followerCheck (tests) checks, before each incremental build, that every partition off
 // the list is as the last build left it (package broker's fetcher_check.go).
 
-// logStartMoved notes that r's log start moved (a follower taking the leader's log start, a
-// truncation below it): a Fetch carries the follower's log start, so a thread fetching r must
-// look at it again. Rare, so the broker's threads are searched.
-func (e *Engine) logStartMoved(r *replica) {
-	for _, f := range e.brokers[r.Broker()].fetchers {
-		if st := f.State(r.p.pid); st != nil {
-			f.NoteChange(st)
-		}
-	}
-}
+// logStartMoved notes that r's log start moved: the broker's threads fetching it look at it again
+// (brk.FetcherManager.LogStartMoved).
+func (e *Engine) logStartMoved(r *replica) { e.brokers[r.Broker()].fetchers.LogStartMoved(r.p.pid) }

@@ -17,6 +17,7 @@ type follower struct {
 
 func (h *follower) Now() int64         { return h.e.now }
 func (h *follower) Dead() bool         { return h.b.state == brokerDead }
+func (h *follower) BrokerID() int32    { return h.b.id }
 func (h *follower) BrokerEpoch() int64 { return h.b.brokerEpoch }
 func (h *follower) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
 func (h *follower) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
@@ -74,4 +75,14 @@ func (h *follower) Failed(pid int32, why string) {
 	p := h.e.partitions[pid]
 	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
 		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", h.b.id, p.name(), why)})
+}
+
+func (h *follower) FetcherStarted(id, leader int32) {
+	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "started",
+		Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", h.b.id, id, leader)})
+}
+
+func (h *follower) FetcherStopped(id, leader int32) {
+	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "stopped",
+		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
 }

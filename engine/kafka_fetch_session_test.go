@@ -44,7 +44,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 		st := e.era.initialFetchState(r.Log(), p.pid, r.LeaderEpoch())
 		e.addFetcher(s.b, 0, st)
 	}
-	s.f = s.b.fetcherFor(0, 0)
+	s.f = s.b.fetchers.For(0, 0)
 	if s.f == nil || s.f.Len() != n {
 		t.Fatalf("want one fetcher thread for the %d partitions", n)
 	}
@@ -447,7 +447,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	st := s.e.era.initialFetchState(r.Log(), s.parts[0].pid, r.LeaderEpoch())
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)
-	if s.b.fetcherFor(0, 0) == s.f {
+	if s.b.fetchers.For(0, 0) == s.f {
 		t.Fatal("the thread was not replaced")
 	}
 	runFor(t, s.e, 20)

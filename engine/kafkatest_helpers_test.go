@@ -213,7 +213,7 @@ func doWorkOnce(t testing.TB, e *Engine, b *broker, f *fetcher) {
 	next := func() {
 		t.Helper()
 		if e.agenda.len() == 0 {
-			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.Owner(), f.Leader(), f.FetcherThread)
+			t.Fatalf("fetcher %d→%d: nothing left to run (partitions: %+v)", f.Owner(), f.Leader(), *f)
 		}
 		e.processNext()
 	}

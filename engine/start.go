@@ -70,7 +70,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
 		// addFetcher, with the fetcher id known and a new thread sized for what it will take.
-		f := e.fetcherStarted(b, ps.Leader, ids[k])
+		f := b.fetchers.Started(b.follower, ps.Leader, ids[k])
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}

@@ -71,7 +71,7 @@ type broker struct {
 	replicas      []replica
 	index         *hostIndex
 	checkpointing bool // the HW checkpoint task has started
-	fetchers      []*fetcher
+	fetchers      brk.FetcherManager
 	// fetchSessions is the FetchSessionCache of the followers fetching from this broker.
 	fetchSessions fetchSessionCache
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper

@@ -66,6 +66,13 @@ func (h *fakeFollower) SetHighWatermark(pid int32, hw int64) {
 func (h *fakeFollower) Failed(pid int32, why string) {
 	h.calls = append(h.calls, fmt.Sprintf("failed %d: %s", pid, why))
 }
+func (h *fakeFollower) BrokerID() int32 { return 1 }
+func (h *fakeFollower) FetcherStarted(id, leader int32) {
+	h.calls = append(h.calls, fmt.Sprintf("started fetcher %d for %d", id, leader))
+}
+func (h *fakeFollower) FetcherStopped(id, leader int32) {
+	h.calls = append(h.calls, fmt.Sprintf("stopped fetcher %d for %d", id, leader))
+}
 
 // last is the last message sent, and the changes asked for since the last call.
 func (h *fakeFollower) last(t *testing.T, wantSent int) (*protocol.Message, []string) {

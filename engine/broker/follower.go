@@ -4,7 +4,7 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 
 // Follower is what a broker's fetcher threads ask of the rest of their broker and of the cluster
 // as they work (AbstractFetcherThread.doWork: fetcher_work.go) and handle their answers
-// (fetcher_answers.go). The engine implements it, once per broker, while the replica manager
+// (fetcher_answers.go), and what its fetcher manager does (fetcher_manager.go). The engine implements it, once per broker, while the replica manager
 // (the log's truncation and appends with their events, the high watermark, the fetch sessions a
 // leader keeps) is still the engine's: when the broker's handlers are all this package's, what is
 // left of it is the broker's Cluster (docs/engine.md).
@@ -14,7 +14,9 @@ type Follower interface {
 	Rules() FetcherRules
 	// Dead reports that the broker is down: its threads do no work.
 	Dead() bool
-	// BrokerEpoch is the broker's current registration's epoch (KIP-380), sent in its Fetch.
+	// BrokerID is the broker's id; BrokerEpoch its current registration's epoch (KIP-380), sent
+	// in its Fetch.
+	BrokerID() int32
 	BrokerEpoch() int64
 	// PidOf and TP translate between the wire's partition names and the broker's pids.
 	PidOf(tp protocol.TP) int32
@@ -37,6 +39,10 @@ type Follower interface {
 	LogStartMoved(pid int32)
 	SetHighWatermark(pid int32, hw int64)
 	Failed(pid int32, why string)
+	// FetcherStarted and FetcherStopped say that the broker started or stopped its thread id
+	// fetching from leader.
+	FetcherStarted(id, leader int32)
+	FetcherStopped(id, leader int32)
 }
 
 // FetcherRules are the rules a fetcher thread follows: those of the protocol era
