@@ -74,6 +74,11 @@ type era struct {
 	// min.incremental.fetch.session.eviction.ms after its creation, and a new session evicts it
 	// when the cache is full.
 	sessionTouchedByFetch bool
+	// outOfRangeNeverFatal: a follower whose leader's log ends below its own truncates to it
+	// whatever the config (AbstractFetcherThread.fetchOffsetAndTruncate from 2.1, KAFKA-7414).
+	// Before, with unclean.leader.election.enable off it refuses to truncate and the broker exits
+	// (ReplicaFetcherThread.handleOffsetOutOfRange, KAFKA-1028).
+	outOfRangeNeverFatal bool
 }
 
 func eraFor(version string) era {
@@ -85,13 +90,13 @@ func eraFor(version string) era {
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
-			expandNeedsEpochStart: true, fetchSessions: true}
+			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
 			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
-			sessionTouchedByFetch: true}
+			sessionTouchedByFetch: true, outOfRangeNeverFatal: true}
 	}
 }
 

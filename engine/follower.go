@@ -31,7 +31,8 @@ func (h *follower) Rules() brk.FetcherRules {
 	return brk.FetcherRules{EpochRequests: e.era.epochRequests, EmptyCacheAsks: e.era.emptyCacheAsks,
 		Fencing: e.era.fencing, TruncateOnFetch: e.era.truncateOnFetch, Sessions: e.era.fetchSessions,
 		BackoffMs: max(1, e.cfg.ReplicaFetchBackoffMs), MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, WalkAll: e.followerWalkAll, Check: e.followerCheck}
+		MinBytes: e.cfg.ReplicaFetchMinBytes, OutOfRangeFatal: !e.era.outOfRangeNeverFatal,
+		UncleanElection: e.cfg.UncleanLeaderElectionEnable, WalkAll: e.followerWalkAll, Check: e.followerCheck}
 }
 
 func (h *follower) ScheduleWake(t *brk.FetcherThread, at int64) {
@@ -85,4 +86,19 @@ func (h *follower) FetcherStarted(id, leader int32) {
 func (h *follower) FetcherStopped(id, leader int32) {
 	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "stopped",
 		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
+}
+
+// Exit is the broker process exiting on a thread's fatal error. Kafka's exit runs the shutdown
+// hook, KafkaServer.shutdown, whose first step is the controlled shutdown; the engine's
+// beginShutdown is that, then the stop. Simplification: in 0.10.2 the exit is System.exit called
+// from the fetcher thread, which the hook's fetcher shutdown then waits for, so the broker could
+// hang after its controlled shutdown with its ZooKeeper session alive (KAFKA-4039, fixed in 0.11
+// by FatalExitError); the engine stops it as 0.11 does.
+func (h *follower) Exit(pid int32, why string) {
+	p := h.e.partitions[pid]
+	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "fatal",
+		Text: fmt.Sprintf("broker %d exits: %s: %s", h.b.id, p.name(), why)})
+	if h.b.state == brokerRunning {
+		h.e.beginShutdown(h.b)
+	}
 }

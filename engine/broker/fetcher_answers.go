@@ -133,6 +133,14 @@ func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Messag
 			t.fenced(h, &rules, st, sent.Epoch())
 		case resp.Error != protocol.ErrNone:
 			t.backoff(h, &rules, st)
+		case resp.LogEndOffset < log.LogEndOffset() && rules.OutOfRangeFatal && !rules.UncleanElection:
+			// Before 2.1 truncating below the follower's end needs unclean leader election
+			// allowed: "Exiting because log truncation is not allowed" (KAFKA-1028; 0.10.2:
+			// System.exit, 0.11: FatalExitError, which stops the thread first).
+			t.exited = true
+			h.Exit(pid, fmt.Sprintf("log truncation is not allowed (unclean.leader.election.enable is false): leader broker %d's log ends at %d, below this replica's %d",
+				t.leader, resp.LogEndOffset, log.LogEndOffset()))
+			return
 		case resp.LogEndOffset < log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
 			h.Truncate(pid, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))

@@ -41,6 +41,9 @@ type FetcherThread struct {
 	// hands an answer's session handler what the Fetch carried (fetcher_answers.go).
 	spareFetch *fetchMessage
 	sentNames  sentByName
+	// exited: the thread stopped on a fatal error (Follower.Exit); it does no more work, and
+	// what its manager gives it is never fetched, as with Kafka's dead thread.
+	exited bool
 }
 
 // NewFetcherThread is the thread of broker owner fetching from leader with fetcher id id: no

@@ -19,7 +19,7 @@ type fetchMessage struct {
 
 // DoWork is one turn of the thread's loop.
 func (t *FetcherThread) DoWork(h Follower) {
-	if t.inflight != 0 || h.Dead() {
+	if t.inflight != 0 || t.exited || h.Dead() {
 		return
 	}
 	now := h.Now()

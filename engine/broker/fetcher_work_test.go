@@ -67,6 +67,9 @@ func (h *fakeFollower) Failed(pid int32, why string) {
 	h.calls = append(h.calls, fmt.Sprintf("failed %d: %s", pid, why))
 }
 func (h *fakeFollower) BrokerID() int32 { return 1 }
+func (h *fakeFollower) Exit(pid int32, why string) {
+	h.calls = append(h.calls, fmt.Sprintf("exit on %d: %s", pid, why))
+}
 func (h *fakeFollower) FetcherStarted(id, leader int32) {
 	h.calls = append(h.calls, fmt.Sprintf("started fetcher %d for %d", id, leader))
 }
@@ -209,5 +212,56 @@ func TestFetcherThreadTruncationPhase(t *testing.T) {
 	}
 	if m.Type != protocol.MsgFetch || m.Fetch.SessionEpoch != protocol.FinalEpoch || m.Fetch.Partitions[0].CurrentLeaderEpoch != -1 {
 		t.Errorf("before KIP-101 the next request is a sessionless Fetch without the leader epoch: %+v", m.Fetch)
+	}
+}
+
+// TestFetcherThreadOutOfRange: OFFSET_OUT_OF_RANGE asks the leader for its offsets. A leader whose
+// log ends below the follower's makes it truncate, unless, before 2.1 (KAFKA-7414), unclean
+// leader election is off: then the broker exits and the thread stops, even when woken.
+func TestFetcherThreadOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		fatal, clean bool
+		want         string
+	}{
+		{"2.1 and later", false, false, "truncate 0 to 1: offset out of range: the leader's log ends at 1"},
+		{"before 2.1, unclean election on", true, true, "truncate 0 to 1: offset out of range: the leader's log ends at 1"},
+		{"before 2.1, unclean election off", true, false,
+			"exit on 0: log truncation is not allowed (unclean.leader.election.enable is false): leader broker 0's log ends at 1, below this replica's 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newFakeFollower(0)
+			h.rules.OutOfRangeFatal, h.rules.UncleanElection = c.fatal, c.clean
+			h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}, {ID: 3, Epoch: 0}})
+			th0 := NewFetcherThread(1, 0, 0)
+			th := &th0
+			th.Add(NewPartitionFetchState(0, 1, 3, 0, false), h.replicas[0].Log(), h.TP(0))
+			h.now = 1
+			th.DoWork(h)
+			m, _ := h.last(t, 1)
+			h.now = 2
+			th.HandleFetchResponse(h, &protocol.Message{ReplyTo: m.ID, FetchResponse: &protocol.FetchResponse{SessionID: 3,
+				Partitions: []protocol.FetchPartitionData{{TP: h.TP(0), Error: protocol.ErrOffsetOutOfRange}}}})
+			m, _ = h.last(t, 2)
+			if m.Type != protocol.MsgListOffsets || m.ListOffsets.TP != h.TP(0) {
+				t.Fatalf("out of range: sent %+v, want ListOffsets for t-0", m)
+			}
+			h.now = 3
+			th.HandleListOffsetsResponse(h, &protocol.Message{ReplyTo: m.ID, ListOffsetsResponse: &protocol.ListOffsetsResponse{
+				TP: h.TP(0), LogEndOffset: 1}})
+			calls := h.calls
+			if len(calls) != 1 || calls[0] != c.want {
+				t.Fatalf("the leader's log ends at 1, the follower's at 3: %q, want %q", calls, c.want)
+			}
+			h.now = 10
+			th.WakeUp(h, 10)
+			if th.Woken(10) {
+				th.DoWork(h)
+			}
+			exited := c.fatal && !c.clean
+			if fetched := len(h.sent) > 2 && h.sent[2].Type == protocol.MsgFetch; fetched == exited {
+				t.Errorf("after the answer: %d requests in all (the thread exited: %v)", len(h.sent), exited)
+			}
+		})
 	}
 }

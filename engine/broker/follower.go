@@ -43,6 +43,9 @@ type Follower interface {
 	// fetching from leader.
 	FetcherStarted(id, leader int32)
 	FetcherStopped(id, leader int32)
+	// Exit is a fatal error in a thread (FatalExitError, with OutOfRangeFatal): the broker
+	// process exits. The thread has stopped.
+	Exit(pid int32, why string)
 }
 
 // FetcherRules are the rules a fetcher thread follows: those of the protocol era
@@ -58,6 +61,9 @@ type FetcherRules struct {
 	TruncateOnFetch bool
 	// Sessions: fetches belong to an incremental fetch session (KIP-227, 1.1).
 	Sessions bool
+	// OutOfRangeFatal: a follower whose leader's log ends below its own exits rather than
+	// truncate, unless UncleanElection (unclean.leader.election.enable) allows it (before 2.1).
+	OutOfRangeFatal, UncleanElection bool
 	// BackoffMs is replica.fetch.backoff.ms (at least 1: a thread cannot loop at one instant);
 	// MaxWaitMs and MinBytes are replica.fetch.wait.max.ms and replica.fetch.min.bytes.
 	BackoffMs, MaxWaitMs, MinBytes int64
