@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -41,4 +42,70 @@ func TestAuditControlledShutdownLastBackoff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leaderAndIsrTPs lists the partitions of every LeaderAndIsr sent to broker to since the events
+// were last drained, in order, as "t-0".
+func leaderAndIsrTPs(evs []Event, to int32) []string {
+	var out []string
+	for _, ev := range eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == to }) {
+		for _, ps := range ev.Message.LeaderAndIsr.Partitions {
+			out = append(out, fmt.Sprintf("%s-%d", ps.TP.Topic, ps.TP.Partition))
+		}
+	}
+	return out
+}
+
+// TestAuditOfflineReplicaRecipients: the LeaderAndIsr of a state change goes to the recipients
+// Kafka names for it. KafkaController.doControlledShutdown moves a follower to OfflineReplica,
+// which sends the shrunk ISR to `partitionReplicaAssignment(partition).filterNot(_ == replicaId)`
+// and the broker shutting down only StopReplica (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
+// 0.10.2.2); the controlled-shutdown election goes to the live or shutting-down replicas
+// (Election.leaderForControlledShutdown). An offline election goes to `assignment.filter(replica =>
+// controllerContext.isReplicaOnline(replica, partition))` (Election.leaderForOffline), which leaves
+// out a replica whose log directory failed.
+func TestAuditOfflineReplicaRecipients(t *testing.T) {
+	for _, era := range []string{"0.10.2", "3.7"} {
+		t.Run(era+"/controlled shutdown", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, eraCfg(era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 100)
+			evs := e.Drain()
+			if got := leaderAndIsrTPs(evs, 1); !slices.Equal(got, []string{"t-1"}) {
+				t.Errorf("LeaderAndIsr to broker 1 (shutting down) named %v, want [t-1] (the election of its led partition only)", got)
+			}
+			for _, b := range []int32{0, 2} {
+				if got := leaderAndIsrTPs(evs, b); !slices.Equal(got, []string{"t-0", "t-1"}) {
+					t.Errorf("LeaderAndIsr to broker %d named %v, want [t-0 t-1]", b, got)
+				}
+			}
+			stops := eventsOf(evs, MsgStopReplica, func(ev Event) bool { return ev.Message.To == 1 })
+			if len(stops) != 1 || len(stops[0].Message.StopReplica.Partitions) != 1 || stops[0].Message.StopReplica.Partitions[0].Partition != 0 {
+				t.Errorf("StopReplica to broker 1: %d requests, want one for t-0", len(stops))
+			}
+			p0 := e.partitionOf(ktTopic, 0)
+			if !slices.Equal(e.ctrl.ISR(p0.pid), []int32{0, 2}) || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {
+				t.Errorf("t-0 ISR %v, t-1 leader %d; want [0 2], 2", e.ctrl.ISR(p0.pid), e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid))
+			}
+		})
+	}
+	t.Run("3.7/log directory failure", func(t *testing.T) {
+		e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, nil)
+		runFor(t, e, 1000)
+		e.Drain()
+		apply(t, e, `{"do":"failDisk","broker":1}`)
+		runFor(t, e, 100)
+		evs := e.Drain()
+		if got := leaderAndIsrTPs(evs, 1); len(got) != 0 {
+			t.Errorf("LeaderAndIsr to broker 1 (its replicas offline) named %v, want none", got)
+		}
+		if got := leaderAndIsrTPs(evs, 2); !slices.Contains(got, "t-1") {
+			t.Errorf("LeaderAndIsr to broker 2 named %v, want t-1 (its election)", got)
+		}
+		if l := e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid); l != 2 {
+			t.Errorf("t-1 leader %d, want 2", l)
+		}
+	})
 }
