@@ -64,7 +64,13 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	e.makeLeaders(b, leaders)
 	e.makeFollowers(b, followers, req.LiveLeaders)
 	if !b.checkpointing {
+		// ReplicaManager.startHighWaterMarksCheckPointThread, after the first LeaderAndIsr's role
+		// changes: the task is scheduled with delay 0 (0.10.2.2 and 2.1.1: KafkaScheduler.schedule's
+		// default delay; 3.7.0: `schedule("highwatermark-checkpoint", ..., 0L, interval)`), so the
+		// first checkpoint is written at once, then every
+		// replica.high.watermark.checkpoint.interval.ms.
 		b.checkpointing = true
+		e.checkpointHighWatermarks(b)
 		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 	}
 	e.shutdownIdleFetchers(b)
