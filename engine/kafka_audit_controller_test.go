@@ -109,3 +109,31 @@ func TestAuditOfflineReplicaRecipients(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditShutdownTruncatesBefore011: 0.10.2.2's ReplicaManager.makeFollowers truncates every
+// new follower to its high watermark (logManager.truncateTo) before it looks at isShuttingDown,
+// which skips only the adding of fetchers. Leader 1 holds two acks=1 records its follower could
+// not fetch (the link 2 → 1 is cut) when it shuts down: the controlled-shutdown election makes it
+// a follower of 2, and it truncates them before it stops.
+func TestAuditShutdownTruncatesBefore011(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg("0.10.2"))
+	p := e.partitionOf(ktTopic, 0)
+	r := p.replicaOn(1)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":1}`)
+	runFor(t, e, 100)
+	if r.Log().LogEndOffset() != 3 || r.Log().HighWatermark() != 1 {
+		t.Fatalf("leader LEO %d HW %d, want 3, 1", r.Log().LogEndOffset(), r.Log().HighWatermark())
+	}
+	apply(t, e, `{"do":"shutdown","broker":1}`)
+	runUntilTrue(t, e, 1000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
+	if e.ctrl.Leader(p.pid) != 2 {
+		t.Fatalf("leader %d, want 2", e.ctrl.Leader(p.pid))
+	}
+	if got := r.Log().LogEndOffset(); got != 1 {
+		t.Fatalf("broker 1 stopped with LEO %d, want 1 (truncated to its HW on becoming follower)", got)
+	}
+}
