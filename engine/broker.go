@@ -143,9 +143,14 @@ func (e *Engine) controlledShutdownAnswered(b *broker, err KafkaError, remaining
 		return
 	}
 	if b.shutdownAttempts >= int(e.cfg.ControlledShutdownMaxRetries) {
-		e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retries exhausted",
-			Text: fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", b.id, b.shutdownAttempts, len(remaining))})
-		e.finishShutdown(b)
+		if e.sleepsAfterLastShutdownAttempt() {
+			// The backoff after the last failed attempt too; shutdownRetry then stops the broker.
+			e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retry",
+				Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d (the last): %d partitions still led; it stops after %d ms", b.id, b.shutdownAttempts, len(remaining), e.cfg.ControlledShutdownRetryBackoffMs)})
+			e.schedule(shutdownRetry{e.timer(b)}.due(e.now + max(1, e.cfg.ControlledShutdownRetryBackoffMs)))
+			return
+		}
+		e.stopAfterAttempts(b, len(remaining))
 		return
 	}
 	why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", len(remaining))
@@ -158,10 +163,35 @@ func (e *Engine) controlledShutdownAnswered(b *broker, err KafkaError, remaining
 }
 
 func (e *Engine) shutdownRetry(b *broker) {
-	if b.state == brokerShuttingDown {
-		e.askControlledShutdown(b)
+	if b.state != brokerShuttingDown {
+		return
 	}
+	if b.shutdownAttempts >= int(e.cfg.ControlledShutdownMaxRetries) {
+		e.stopAfterAttempts(b, -1) // the backoff after the last attempt is over (before 3.1)
+		return
+	}
+	e.askControlledShutdown(b)
 }
+
+// stopAfterAttempts stops a broker whose controlled-shutdown attempts all failed, leaving
+// partitions (led, or -1: not known here) behind.
+func (e *Engine) stopAfterAttempts(b *broker, led int) {
+	text := fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", b.id, b.shutdownAttempts, led)
+	if led < 0 {
+		text = fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts and the backoff after the last", b.id, b.shutdownAttempts)
+	}
+	e.emit(Event{Type: EvShutdown, Broker: Some(b.id), Reason: "retries exhausted", Text: text})
+	e.finishShutdown(b)
+}
+
+// sleepsAfterLastShutdownAttempt: KafkaServer.controlledShutdown sleeps
+// controlled.shutdown.retry.backoff.ms after every failed attempt, the last one included
+// (`if (!shutdownSucceeded) { Thread.sleep(config.controlledShutdownRetryBackoffMs) ... }` in
+// 0.10.2.2, 0.11.0.2 and 2.1.1), so a broker whose attempts all fail stops one backoff after its
+// last attempt. From 3.1.0 (#11246) it sleeps only while retries remain (`if (!shutdownSucceeded &&
+// remainingRetries > 0)`, 3.7.0). Of the modelled eras only 3.7 is past 3.1, as is every rule
+// alterPartition marks (IBP 2.7).
+func (e *Engine) sleepsAfterLastShutdownAttempt() bool { return !e.era.alterPartition }
 
 // finishShutdown stops the broker cleanly: fetchers stop, logs are flushed, HWs checkpointed,
 // and the ZooKeeper session is closed.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"github.com/highwater-sim/highwater/engine/protocol"
+	"math"
 	"strconv"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
@@ -12,8 +13,32 @@ import (
 // ISR shrink by replica.lag.time.max.ms, ISR expand with the KAFKA-7128 rule, and the
 // AlterPartition round trip (KIP-497) with at most one change in flight per partition.
 
+// effectiveMinIsr is the min.insync.replicas a leader applies to acks=all produces (and, in 3.7,
+// to the HW). 3.7's Partition.effectiveMinIsr caps it at the replication factor
+// (`leaderLog.config.minInSyncReplicas.min(remoteReplicasMap.size + 1)`, added with KAFKA-15583 in
+// 3.7.0); before, Partition.appendRecordsToLeader and checkEnoughReplicasReachOffset read
+// `log.config.minInSyncReplicas` as it is (0.10.2.2, 0.11.0.2, 2.1.1), so a min.insync.replicas
+// above the replication factor refuses every acks=all produce with NOT_ENOUGH_REPLICAS.
+// KAFKA-15583 is the same change as the HW gate, so minIsrGatesHW marks the era.
 func (e *Engine) effectiveMinIsr(p *partition) int {
+	if !e.era.minIsrGatesHW {
+		return int(min(e.cfg.MinInsyncReplicas, math.MaxInt32))
+	}
 	return int(min(e.cfg.MinInsyncReplicas, int64(len(p.hosts))))
+}
+
+// outOfSync is Partition.getOutOfSyncReplicas's test of one ISR follower. From 2.1 (KAFKA-7152,
+// 2.1.0) a follower at the leader's LEO is never out of sync (`r.logEndOffset.messageOffset !=
+// leaderReplica.logEndOffset.messageOffset && (time.milliseconds - r.lastCaughtUpTimeMs) >
+// maxLagMs` in 2.1.1; Replica.isCaughtUp in 3.7.0). Before (0.10.2.2, 0.11.0.2) only the time
+// counts: `(time.milliseconds - r.lastCaughtUpTimeMs) > maxLagMs`, so a follower that stops
+// fetching leaves the ISR after replica.lag.time.max.ms even when nothing was produced. KAFKA-7152
+// and KAFKA-7128 both arrived in 2.1.0, so expandNeedsEpochStart marks the era.
+func (e *Engine) outOfSync(r *replica, rr *brk.Replica) bool {
+	if !e.era.expandNeedsEpochStart {
+		return e.now-rr.LastCaughtUpTime() > e.cfg.ReplicaLagTimeMaxMs
+	}
+	return !e.caughtUp(r, rr)
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
@@ -114,7 +139,7 @@ func (e *Engine) isrShrinkTask(b *broker) {
 		}
 		var out []int32
 		for _, id := range r.State().ISR() {
-			if rr := r.Remote(id); rr != nil && !e.caughtUp(r, rr) {
+			if rr := r.Remote(id); rr != nil && e.outOfSync(r, rr) {
 				out = append(out, id)
 			}
 		}

@@ -64,7 +64,13 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	e.makeLeaders(b, leaders)
 	e.makeFollowers(b, followers, req.LiveLeaders)
 	if !b.checkpointing {
+		// ReplicaManager.startHighWaterMarksCheckPointThread, after the first LeaderAndIsr's role
+		// changes: the task is scheduled with delay 0 (0.10.2.2 and 2.1.1: KafkaScheduler.schedule's
+		// default delay; 3.7.0: `schedule("highwatermark-checkpoint", ..., 0L, interval)`), so the
+		// first checkpoint is written at once, then every
+		// replica.high.watermark.checkpoint.interval.ms.
 		b.checkpointing = true
+		e.checkpointHighWatermarks(b)
 		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
 	}
 	e.shutdownIdleFetchers(b)
@@ -154,14 +160,17 @@ func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeader
 	e.removeFetcherForPartitions(b, pids)
 	for _, ps := range restart {
 		r := e.localReplica(b.id, ps.TP)
+		if !e.era.epochRequests && !e.era.truncateOnFetch {
+			// Before KIP-101 a new follower truncates to its own high watermark at once, before
+			// its parked requests complete and whether or not it is shutting down: 0.10.2.2's
+			// ReplicaManager.makeFollowers calls logManager.truncateTo(... highWatermark) and then
+			// tryCompleteDelayedProduce, and only the adding of fetchers waits on isShuttingDown.
+			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+		}
 		e.completeDelayedProduces(r)
 		e.tryCompleteWatchers(b, r)
 		if b.state == brokerShuttingDown {
 			continue
-		}
-		if !e.era.epochRequests && !e.era.truncateOnFetch {
-			// Before KIP-101 a new follower truncates to its own high watermark at once.
-			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 		}
 		st := e.era.initialFetchState(r.Log(), e.pidOf(ps.TP), ps.LeaderEpoch)
 		e.addFetcher(b, ps.Leader, st)

@@ -76,10 +76,18 @@ func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32
 	}
 }
 
-// queueLeaderAndIsr adds partition pid to the next LeaderAndIsr of every live broker hosting it.
-func (k *Controller) queueLeaderAndIsr(pid int32) {
+// queueLeaderAndIsr adds partition pid to the next LeaderAndIsr of every live broker hosting it
+// (the preferred election's recipients: Election.leaderForPreferredReplica answers the whole
+// assignment, sendRequestsToBrokers keeps the live and shutting-down brokers).
+func (k *Controller) queueLeaderAndIsr(pid int32) { k.queueLeaderAndIsrTo(pid, nil) }
+
+// queueLeaderAndIsrTo is queueLeaderAndIsr for the live brokers hosting pid that to accepts (nil:
+// all), the recipients of a state change that names them (3.7.0 Election.scala's
+// ElectionResult.liveReplicas; ReplicaStateMachine's OfflineReplica sends to the assignment
+// without the replica going offline).
+func (k *Controller) queueLeaderAndIsrTo(pid int32, to func(b int32) bool) {
 	for _, h := range k.zk.partitions[pid].assignment {
-		if k.live[h] == 0 {
+		if k.live[h] == 0 || (to != nil && !to(h)) {
 			continue
 		}
 		if k.batch == nil {

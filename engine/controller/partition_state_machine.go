@@ -79,13 +79,23 @@ func (k *Controller) electOffline(pid int32, allowUnclean bool) bool {
 	return false
 }
 
+// queueOfflineElection sends an offline election's result to the partition's live replicas only:
+// Election.leaderForOffline answers `assignment.filter(replica =>
+// controllerContext.isReplicaOnline(replica, partition))` as the recipients (3.7.0; the same
+// liveReplicas in 2.1.1's PartitionStateMachine.leaderForOffline, and 0.10.2.2's
+// OfflinePartitionLeaderSelector answers liveAssignedReplicas, from liveBrokerIds). A broker
+// shutting down, or whose log directory holding the replica failed, gets no LeaderAndIsr for it.
+func (k *Controller) queueOfflineElection(pid int32) {
+	k.queueLeaderAndIsrTo(pid, func(b int32) bool { return k.replicaUsable(pid, b) })
+}
+
 // triggerOnlinePartitionStateChange is the offline election for every partition in
 // OfflinePartition state (partitionOffline).
 func (k *Controller) triggerOnlinePartitionStateChange() {
 	unclean := k.c.Settings().UncleanLeaderElectionEnable
 	for pid := range int32(len(k.zk.partitions)) {
 		if k.partitionOffline[pid] && k.electOffline(pid, unclean) {
-			k.queueLeaderAndIsr(pid)
+			k.queueOfflineElection(pid)
 		}
 	}
 }

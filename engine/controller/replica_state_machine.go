@@ -45,7 +45,10 @@ func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool) {
 				isr = p.isr // the last ISR member stays ("last replica standing")
 			}
 			k.writePartition(pid, leader, isr, true, fmt.Sprintf("replica %d offline", b))
-			k.queueLeaderAndIsr(pid)
+			// To the other replicas only: OfflineReplica sends the shrunk ISR to
+			// `partitionReplicaAssignment(partition).filterNot(_ == replicaId)` (3.7.0
+			// ZkReplicaStateMachine; 0.10.2.2's `currentAssignedReplicas.filterNot(_ == replicaId)`).
+			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != b })
 		}
 	}
 }

@@ -120,12 +120,17 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 			// The new ISR leaves out every broker shutting down, not only this one
 			// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
 			k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
-			k.queueLeaderAndIsr(pid)
+			// To the live or shutting-down replicas whose log directory works
+			// (Election.leaderForControlledShutdown's liveOrShuttingDownReplicas, 3.7.0).
+			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return !k.offline[[2]int32{pid, h}] })
 			continue
 		}
 		if slices.Contains(p.isr, id) {
+			// The OfflineReplica transition of a follower (KafkaController.doControlledShutdown):
+			// the shrunk ISR goes to the other replicas, not to the broker shutting down, which
+			// gets StopReplica (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine, 0.10.2.2).
 			k.writePartition(pid, p.leader, protocol.SortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
-			k.queueLeaderAndIsr(pid)
+			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != id })
 		}
 		stop = append(stop, k.tp(pid))
 	}
@@ -170,7 +175,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 		if unclean && !slices.Contains(p.isr, t) && k.replicaUsable(pid, t) {
 			p.recovering = true
 			k.writePartition(pid, t, []int32{t}, true, fmt.Sprintf("operator's unclean election of broker %d", t))
-			k.queueLeaderAndIsr(pid)
+			k.queueOfflineElection(pid)
 			break
 		}
 		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t))
@@ -180,7 +185,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 		} else if !k.electOffline(pid, true) {
 			result = protocol.ErrEligibleLeadersNotAvailable
 		} else {
-			k.queueLeaderAndIsr(pid)
+			k.queueOfflineElection(pid)
 		}
 	default:
 		result = k.preferredElection(pid, "preferred replica election")

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Audit of the controller and the broker's side of its requests against each era's Kafka source
+// (tags 0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// TestAuditControlledShutdownLastBackoff: KafkaServer.controlledShutdown sleeps
+// controlled.shutdown.retry.backoff.ms after every failed attempt, the last one included, before
+// 3.1 (`if (!shutdownSucceeded) Thread.sleep(...)` in 0.10.2.2, 0.11.0.2, 2.1.1): three failed
+// attempts stop the broker 15 s after it began. 3.7.0 sleeps only while retries remain
+// (`!shutdownSucceeded && remainingRetries > 0`): 10 s. Broker 1 is the last ISR member of t-0,
+// so no attempt can move its leadership; until it stops it still leads and takes writes.
+func TestAuditControlledShutdownLastBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		era    string
+		stopAt int64 // after the shutdown began
+	}{{"0.10.2", 15000}, {"0.11.0", 15000}, {"2.1", 15000}, {"3.7", 10000}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			cfg["unclean.leader.election.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			apply(t, e, `{"do":"kill","broker":2}`)
+			runFor(t, e, 7000)
+			if !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) {
+				t.Fatalf("ISR %v, want [1]", e.ctrl.ISR(p.pid))
+			}
+			start := e.now
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runUntilTrue(t, e, 30000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
+			if took := e.now - start; took < tc.stopAt || took > tc.stopAt+100 {
+				t.Fatalf("broker 1 stopped %d ms after it began, want about %d", took, tc.stopAt)
+			}
+			if e.brokers[1].shutdownAttempts != 3 {
+				t.Fatalf("%d attempts, want 3", e.brokers[1].shutdownAttempts)
+			}
+		})
+	}
+}
+
+// leaderAndIsrTPs lists the partitions of every LeaderAndIsr sent to broker to since the events
+// were last drained, in order, as "t-0".
+func leaderAndIsrTPs(evs []Event, to int32) []string {
+	var out []string
+	for _, ev := range eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == to }) {
+		for _, ps := range ev.Message.LeaderAndIsr.Partitions {
+			out = append(out, fmt.Sprintf("%s-%d", ps.TP.Topic, ps.TP.Partition))
+		}
+	}
+	return out
+}
+
+// TestAuditOfflineReplicaRecipients: the LeaderAndIsr of a state change goes to the recipients
+// Kafka names for it. KafkaController.doControlledShutdown moves a follower to OfflineReplica,
+// which sends the shrunk ISR to `partitionReplicaAssignment(partition).filterNot(_ == replicaId)`
+// and the broker shutting down only StopReplica (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
+// 0.10.2.2); the controlled-shutdown election goes to the live or shutting-down replicas
+// (Election.leaderForControlledShutdown). An offline election goes to `assignment.filter(replica =>
+// controllerContext.isReplicaOnline(replica, partition))` (Election.leaderForOffline), which leaves
+// out a replica whose log directory failed.
+func TestAuditOfflineReplicaRecipients(t *testing.T) {
+	for _, era := range []string{"0.10.2", "3.7"} {
+		t.Run(era+"/controlled shutdown", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, eraCfg(era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 100)
+			evs := e.Drain()
+			if got := leaderAndIsrTPs(evs, 1); !slices.Equal(got, []string{"t-1"}) {
+				t.Errorf("LeaderAndIsr to broker 1 (shutting down) named %v, want [t-1] (the election of its led partition only)", got)
+			}
+			for _, b := range []int32{0, 2} {
+				if got := leaderAndIsrTPs(evs, b); !slices.Equal(got, []string{"t-0", "t-1"}) {
+					t.Errorf("LeaderAndIsr to broker %d named %v, want [t-0 t-1]", b, got)
+				}
+			}
+			stops := eventsOf(evs, MsgStopReplica, func(ev Event) bool { return ev.Message.To == 1 })
+			if len(stops) != 1 || len(stops[0].Message.StopReplica.Partitions) != 1 || stops[0].Message.StopReplica.Partitions[0].Partition != 0 {
+				t.Errorf("StopReplica to broker 1: %d requests, want one for t-0", len(stops))
+			}
+			p0 := e.partitionOf(ktTopic, 0)
+			if !slices.Equal(e.ctrl.ISR(p0.pid), []int32{0, 2}) || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {
+				t.Errorf("t-0 ISR %v, t-1 leader %d; want [0 2], 2", e.ctrl.ISR(p0.pid), e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid))
+			}
+		})
+	}
+	t.Run("3.7/log directory failure", func(t *testing.T) {
+		e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, nil)
+		runFor(t, e, 1000)
+		e.Drain()
+		apply(t, e, `{"do":"failDisk","broker":1}`)
+		runFor(t, e, 100)
+		evs := e.Drain()
+		if got := leaderAndIsrTPs(evs, 1); len(got) != 0 {
+			t.Errorf("LeaderAndIsr to broker 1 (its replicas offline) named %v, want none", got)
+		}
+		if got := leaderAndIsrTPs(evs, 2); !slices.Contains(got, "t-1") {
+			t.Errorf("LeaderAndIsr to broker 2 named %v, want t-1 (its election)", got)
+		}
+		if l := e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid); l != 2 {
+			t.Errorf("t-1 leader %d, want 2", l)
+		}
+	})
+}
+
+// TestAuditShutdownTruncatesBefore011: 0.10.2.2's ReplicaManager.makeFollowers truncates every
+// new follower to its high watermark (logManager.truncateTo) before it looks at isShuttingDown,
+// which skips only the adding of fetchers. Leader 1 holds two acks=1 records its follower could
+// not fetch (the link 2 → 1 is cut) when it shuts down: the controlled-shutdown election makes it
+// a follower of 2, and it truncates them before it stops.
+func TestAuditShutdownTruncatesBefore011(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg("0.10.2"))
+	p := e.partitionOf(ktTopic, 0)
+	r := p.replicaOn(1)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":1}`)
+	runFor(t, e, 100)
+	if r.Log().LogEndOffset() != 3 || r.Log().HighWatermark() != 1 {
+		t.Fatalf("leader LEO %d HW %d, want 3, 1", r.Log().LogEndOffset(), r.Log().HighWatermark())
+	}
+	apply(t, e, `{"do":"shutdown","broker":1}`)
+	runUntilTrue(t, e, 1000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
+	if e.ctrl.Leader(p.pid) != 2 {
+		t.Fatalf("leader %d, want 2", e.ctrl.Leader(p.pid))
+	}
+	if got := r.Log().LogEndOffset(); got != 1 {
+		t.Fatalf("broker 1 stopped with LEO %d, want 1 (truncated to its HW on becoming follower)", got)
+	}
+}

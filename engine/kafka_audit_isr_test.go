@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+)
+
+// Audit of the produce gate and ISR rules against each era's Kafka source (tags 0.10.2.2,
+// 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// TestAuditMinIsrAboveReplicationFactor: before 3.7, Partition.appendRecordsToLeader compares the
+// ISR with `log.config.minInSyncReplicas` as configured (0.10.2.2, 0.11.0.2, 2.1.1): with
+// min.insync.replicas 3 on a topic of two replicas, every acks=all produce fails
+// NOT_ENOUGH_REPLICAS. 3.7.0's Partition.effectiveMinIsr caps it at the replication factor
+// (KAFKA-15583), so the same produce is acknowledged; acks=1 never checks it.
+func TestAuditMinIsrAboveReplicationFactor(t *testing.T) {
+	for _, tc := range []struct{ era, all string }{
+		{"0.10.2", "NOT_ENOUGH_REPLICAS"}, {"0.11.0", "NOT_ENOUGH_REPLICAS"}, {"2.1", "NOT_ENOUGH_REPLICAS"}, {"3.7", ResultAcked},
+	} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["min.insync.replicas"] = "3"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 2000)
+			ops := e.Produces()
+			if len(ops) != 2 || ops[0].Result != tc.all || ops[1].Result != ResultAcked {
+				t.Fatalf("results %q, %q; want acks=all %q, acks=1 %q", ops[0].Result, ops[1].Result, tc.all, ResultAcked)
+			}
+			if got, want := e.Partition(e.partitionOf(ktTopic, 0).pid).MinISR(), map[bool]int{true: 2, false: 3}[tc.era == "3.7"]; got != want {
+				t.Errorf("MinISR %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestAuditIdleFollowerShrinkBefore21: Partition.getOutOfSyncReplicas before 2.1 (0.10.2.2,
+// 0.11.0.2) takes out every ISR follower with `time.milliseconds - r.lastCaughtUpTimeMs >
+// maxLagMs`; KAFKA-7152 (2.1.0) spares a follower whose LEO equals the leader's. Follower 1
+// catches up, then its link to the leader is cut while nothing is produced: before 2.1 the leader
+// shrinks the ISR once replica.lag.time.max.ms (10 s) has passed, at its next check (every 5 s);
+// from 2.1 it stays.
+func TestAuditIdleFollowerShrinkBefore21(t *testing.T) {
+	for _, tc := range []struct {
+		era string
+		isr []int32
+	}{{"0.10.2", []int32{0}}, {"0.11.0", []int32{0}}, {"2.1", []int32{0, 1}}, {"3.7", []int32{0, 1}}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["replica.lag.time.max.ms"] = "10000"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":-1}`)
+			runFor(t, e, 1000)
+			if got := p.replicaOn(1).Log().LogEndOffset(); got != 2 {
+				t.Fatalf("follower LEO %d, want 2", got)
+			}
+			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
+			runFor(t, e, 9000)
+			if isr := e.ctrl.ISR(p.pid); !slices.Equal(isr, []int32{0, 1}) {
+				t.Fatalf("ISR %v 9 s after the cut, want [0 1]", isr)
+			}
+			runFor(t, e, 7000)
+			if isr := e.ctrl.ISR(p.pid); !slices.Equal(isr, tc.isr) {
+				t.Fatalf("ISR %v 16 s after the cut, want %v", isr, tc.isr)
+			}
+		})
+	}
+}
+
+// TestAuditFirstHWCheckpointAtOnce: ReplicaManager.startHighWaterMarksCheckPointThread schedules
+// the checkpoint task with delay 0 after the first LeaderAndIsr's role changes (0.10.2.2, 2.1.1:
+// KafkaScheduler.schedule's default delay; 3.7.0: `0L`), so the HW a restarted leader reaches on
+// election is in replication-offset-checkpoint at once, not one interval later. Broker 1, the only
+// replica, dies with three records above its checkpointed HW and comes back: its election makes
+// the HW 3, and a second crash right after still recovers HW 3.
+func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
+			r := e.partitionOf(ktTopic, 0).replicaOn(1)
+			runFor(t, e, 5100) // past the checkpoint at 5000
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
+			runFor(t, e, 100)
+			if r.Log().HighWatermark() != 3 || r.HWCheckpoint() != 0 {
+				t.Fatalf("HW %d checkpoint %d, want 3, 0", r.Log().HighWatermark(), r.HWCheckpoint())
+			}
+			epoch := r.LeaderEpoch()
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"restart","broker":1}`)
+			runUntilTrue(t, e, 20000, "broker 1 leads t-0 again", func() bool {
+				return e.brokers[1].state == brokerRunning && r.IsLeader() && r.LeaderEpoch() > epoch
+			})
+			if hw := r.Log().HighWatermark(); hw != 3 {
+				t.Fatalf("HW %d after the election, want 3", hw)
+			}
+			if got := r.HWCheckpoint(); got != 3 {
+				t.Fatalf("checkpoint %d right after the election, want 3", got)
+			}
+		})
+	}
+}
