@@ -262,6 +262,16 @@ func (e *Engine) heal(id *int32) {
 // failDisk takes a broker's log directory offline.
 func (e *Engine) failDisk(b *broker) {
 	b.diskFailed = true
+	if !e.era.logDirFailureHandling {
+		// Before KIP-112 the broker halts (Exit.halt: no controlled shutdown, its ZooKeeper
+		// session lives until it expires). Simplification: 0.10.2 and 0.11.0 halt at the first
+		// write that fails (an append, the HW checkpoint within
+		// replica.high.watermark.checkpoint.interval.ms); the engine halts at once.
+		e.emit(Event{Type: EvLogDirFailure, Broker: Some(b.id), Reason: "halt",
+			Text: fmt.Sprintf("broker %d's log directory failed: before KIP-112 (inter.broker.protocol.version 1.0) the broker halts", b.id)})
+		e.kill(b, false)
+		return
+	}
 	var pids []int32
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)

@@ -79,6 +79,11 @@ type era struct {
 	// Before, with unclean.leader.election.enable off it refuses to truncate and the broker exits
 	// (ReplicaFetcherThread.handleOffsetOutOfRange, KAFKA-1028).
 	outOfRangeNeverFatal bool
+	// logDirFailureHandling: a failed log directory takes its replicas offline and the broker
+	// goes on (KIP-112, IBP 1.0). Before, the broker halts: ReplicaManager's LogDirFailureHandler
+	// halts when inter.broker.protocol.version is below 1.0 (haltBrokerOnFailure), as 0.10.2's and
+	// 0.11.0's ReplicaManager halts on the storage error of an append or HW checkpoint.
+	logDirFailureHandling bool
 }
 
 func eraFor(version string) era {
@@ -90,13 +95,13 @@ func eraFor(version string) era {
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
-			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true}
+			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
 			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
-			sessionTouchedByFetch: true, outOfRangeNeverFatal: true}
+			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true}
 	}
 }
 
