@@ -17,9 +17,8 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.incarnation++
 	b.state = brokerRunning
 	b.diskFailed = false
-	b.controllerEpoch = 0
+	b.rm.Started()
 	b.fetchers = nil
-	b.checkpointing = false
 	if restart || e.generalStart {
 		// At the cluster's start there is nothing to forget or recover: the replicas are as
 		// buildTopics made them, with empty logs (start.go's bulk path skips this walk).

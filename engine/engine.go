@@ -153,7 +153,8 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
 		b := &broker{id: int32(i)}
-		b.follower = &follower{e, b}
+		b.host = &host{e: e, b: b}
+		b.rm = brk.NewReplicaManager(b.id, &b.fetchers)
 		e.brokers = append(e.brokers, b)
 	}
 	total := 0

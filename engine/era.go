@@ -105,15 +105,10 @@ func eraFor(version string) era {
 	}
 }
 
-// initialFetchState is where a new follower starts fetching (AbstractFetcherThread.addPartitions
-// with ReplicaManager.initialFetchOffset): truncate-on-fetch starts Fetching at the LEO with the
-// latest epoch as lastFetchedEpoch; otherwise the follower starts Truncating at its HW.
+// initialFetchState is where a new follower starts fetching (brk.InitialFetchState under the
+// era's truncate-on-fetch rule).
 func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fetchState {
-	latest := log.Cache().Latest()
-	if er.truncateOnFetch && latest != commitlog.Undefined {
-		return brk.NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)
-	}
-	return brk.NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)
+	return brk.InitialFetchState(log, pid, currentEpoch, er.truncateOnFetch)
 }
 
 // answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked), as the era

@@ -25,7 +25,7 @@ func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint3
 // addFetcher gives partition st to b's fetcher for (leader, its fetcher id), starting the thread
 // if needed (brk.FetcherManager.AddFetcher).
 func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
-	b.fetchers.AddFetcher(b.follower, leader, st, e.cfg.NumReplicaFetchers)
+	b.fetchers.AddFetcher(b.host, leader, st, e.cfg.NumReplicaFetchers)
 }
 
 // removeFetcherForPartitions takes partitions off every fetcher of b.
@@ -34,45 +34,43 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 }
 
 // shutdownIdleFetchers stops b's fetchers left without partitions.
-func (e *Engine) shutdownIdleFetchers(b *broker) { b.fetchers.ShutdownIdleFetchers(b.follower) }
-
-func (e *Engine) wakeFetcher(f *fetcher, at int64) { f.WakeUp(e.brokers[f.Owner()].follower, at) }
+func (e *Engine) shutdownIdleFetchers(b *broker) { b.fetchers.ShutdownIdleFetchers(b.host) }
 
 func (e *Engine) fetcherWake(b *broker, key int64) {
 	f := b.fetchers.For(int32(key>>32), int32(uint32(key)))
 	if f == nil || !f.Woken(e.now) {
 		return
 	}
-	f.DoWork(b.follower)
+	f.DoWork(b.host)
 }
 
 // doWork is one turn of f's loop (tests call it).
-func (e *Engine) doWork(b *broker, f *fetcher) { f.DoWork(b.follower) }
+func (e *Engine) doWork(b *broker, f *fetcher) { f.DoWork(b.host) }
 
 // The answers to a fetcher's requests go to the fetcher of b that sent the request, if any
 // (package broker's fetcher_answers.go).
 
 func (e *Engine) handleFetchResponse(b *broker, m *Message) {
 	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleFetchResponse(b.follower, m)
+		f.HandleFetchResponse(b.host, m)
 	}
 }
 
 func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
 	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleOffsetsForEpochResponse(b.follower, m)
+		f.HandleOffsetsForEpochResponse(b.host, m)
 	}
 }
 
 func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
 	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleListOffsetsResponse(b.follower, m)
+		f.HandleListOffsetsResponse(b.host, m)
 	}
 }
 
 // fetcherRequestFailed handles a failed send or a timeout of a fetcher's request.
 func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
 	if f := b.fetchers.OfRequest(req.ID); f != nil {
-		f.RequestFailed(b.follower, req)
+		f.RequestFailed(b.host, req)
 	}
 }

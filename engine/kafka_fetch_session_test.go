@@ -193,13 +193,13 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
-	req, _, _ := s.f.BuildFetch(s.b.follower, nil)
+	req, _, _ := s.f.BuildFetch(s.b.host, nil)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
 		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
-	req, _, _ = s.f.BuildFetch(s.b.follower, nil)
+	req, _, _ = s.f.BuildFetch(s.b.host, nil)
 	wantNames(t, "the same Fetch built again", reqNames(req.Partitions))
 }
 

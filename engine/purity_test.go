@@ -219,9 +219,9 @@ func TestBrokerOwnsItsState(t *testing.T) {
 					hooks[d.Name.Name] = true
 				}
 			case *ast.GenDecl:
-				// FetcherRules is what a broker is handed (the era's and the config's rules for
-				// its fetcher threads), not its state.
-				exported, n := exportedFields(d, func(ts *ast.TypeSpec) bool { return ts.Name.Name != "FetcherRules" })
+				// The ...Rules types are what a broker is handed (the era's and the config's rules
+				// for its fetcher threads and replica manager), not its state.
+				exported, n := exportedFields(d, func(ts *ast.TypeSpec) bool { return !strings.HasSuffix(ts.Name.Name, "Rules") })
 				structs += n
 				for _, name := range exported {
 					t.Errorf("%s: %s is exported: the broker's state is its own", path, name)

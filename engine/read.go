@@ -54,7 +54,7 @@ func (e *Engine) Broker(id int32) BrokerInfo {
 	b := e.brokers[id]
 	return BrokerInfo{ID: b.id, State: b.state.String(), Dead: b.state == brokerDead, Isolated: b.isolated,
 		DiskFailed: b.diskFailed, StartsOnExpiry: b.startsOnExpiry, Registered: e.ctrl.Registered(b.id),
-		BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.controllerEpoch}
+		BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.rm.ControllerEpoch()}
 }
 
 // FetcherInfo is a read-only handle on one replica fetcher thread.

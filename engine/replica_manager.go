@@ -2,13 +2,13 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 )
 
-// The broker's replica manager: LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower)
-// and the two role changes (Partition.makeLeader, Partition.makeFollower), following the seeds'
-// Kafka 3.5 code.
+// The broker's replica manager: its LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower,
+// Partition.makeLeader and makeFollower), StopReplica and HW checkpoints are package broker's
+// (brk.ReplicaManager, through the broker's host: broker_host.go). Here: handing it its requests,
+// what a crash forgets, and truncation with its events.
 
 // resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
 // disk and stay.
@@ -19,208 +19,29 @@ func (r *replica) resetMemory() {
 }
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
-	resp := e.becomeLeaderOrFollower(b, m.LeaderAndIsr)
+	resp := b.rm.BecomeLeaderOrFollower(b.host, m.LeaderAndIsr)
 	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, LeaderAndIsrResponse: resp})
 }
 
-// becomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of the seeds' code.
+// becomeLeaderOrFollower applies a LeaderAndIsr to b (brk.ReplicaManager; tests call it).
 func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *LeaderAndIsrResponse {
-	resp := &LeaderAndIsrResponse{}
-	if e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch { // KIP-380 (2.2): no broker epochs before
-		resp.Error = ErrStaleBrokerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
-			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, req.BrokerEpoch, b.brokerEpoch, resp.Error)})
-		return resp
-	}
-	if req.ControllerEpoch < b.controllerEpoch {
-		resp.Error = ErrStaleControllerEpoch
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: resp.Error.String(),
-			Text: fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, req.ControllerEpoch, b.controllerEpoch, resp.Error)})
-		return resp
-	}
-	b.controllerEpoch = req.ControllerEpoch
-	leaders := make([]LeaderAndIsrState, 0, len(req.Partitions))
-	followers := make([]LeaderAndIsrState, 0, len(req.Partitions))
-	for _, ps := range req.Partitions {
-		r := e.localReplica(b.id, ps.TP)
-		errName := ErrNone
-		switch {
-		case r == nil || !slices.Contains(ps.Replicas, b.id):
-			errName = ErrUnknownTopicOrPartition
-		case r.Offline():
-			errName = ErrKafkaStorage
-		case ps.LeaderEpoch > r.LeaderEpoch():
-			if ps.Leader == b.id {
-				leaders = append(leaders, ps)
-			} else {
-				followers = append(followers, ps)
-			}
-		default:
-			// Equal or older leader epoch: ignored.
-			errName = ErrStaleControllerEpoch
-		}
-		resp.Partitions = append(resp.Partitions, PartitionError{TP: ps.TP, Error: errName})
-	}
-	e.makeLeaders(b, leaders)
-	e.makeFollowers(b, followers, req.LiveLeaders)
-	if !b.checkpointing {
-		// ReplicaManager.startHighWaterMarksCheckPointThread, after the first LeaderAndIsr's role
-		// changes: the task is scheduled with delay 0 (0.10.2.2 and 2.1.1: KafkaScheduler.schedule's
-		// default delay; 3.7.0: `schedule("highwatermark-checkpoint", ..., 0L, interval)`), so the
-		// first checkpoint is written at once, then every
-		// replica.high.watermark.checkpoint.interval.ms.
-		b.checkpointing = true
-		e.checkpointHighWatermarks(b)
-		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
-	}
-	e.shutdownIdleFetchers(b)
-	return resp
+	return b.rm.BecomeLeaderOrFollower(b.host, req)
 }
 
-func (e *Engine) makeLeaders(b *broker, states []LeaderAndIsrState) {
-	if len(states) == 0 {
-		return
-	}
-	pids := make([]int32, len(states))
-	for i, ps := range states {
-		pids[i] = e.pidOf(ps.TP)
-	}
-	e.removeFetcherForPartitions(b, pids)
-	for _, ps := range states {
-		e.makeLeader(b, e.localReplica(b.id, ps.TP), ps)
-	}
-}
-
-// makeLeader is Partition.makeLeader.
+// makeLeader and makeFollower are Partition.makeLeader and makeFollower of r on b (tests call
+// them; brk.ReplicaManager.MakeLeader, MakeFollower).
 func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
-	e.makeLeaderIn(b, r, ps, nil)
+	b.rm.MakeLeader(b.host, r.p.pid, &r.Partition, ps, nil)
 }
 
-// makeLeaderIn is makeLeader keeping the ISR, the followers' state and a new epoch cache entry in
-// arrays cut from arena (the cluster's start: start.go), or in arrays of their own with arena
-// nil.
-func (e *Engine) makeLeaderIn(b *broker, r *replica, ps LeaderAndIsrState, arena *startArena) {
-	if ps.PartitionEpoch < r.PartitionEpoch() {
-		return
-	}
-	e.sessionsChanged(r) // before resetRemotes
-	wasLeader := r.IsLeader()
-	r.Create()
-	r.State().Commit(arena.clone(ps.ISR))
-	if ps.LeaderEpoch > r.LeaderEpoch() {
-		start := r.Log().LogEndOffset()
-		if e.era.assignEpochOnElection {
-			r.Log().Cache().AssignIn(arena.entry(), ps.LeaderEpoch, start)
-		}
-		r.ResetRemotesIn(arena.remotes(len(r.p.hosts)-1), e.now, r.p.hosts, ps.ISR, wasLeader, start)
-		r.SetLeaderEpoch(ps.LeaderEpoch)
-		r.SetEpochStartOffset(start)
-	}
-	r.SetPartitionEpoch(ps.PartitionEpoch)
-	r.SetLeader(b.id)
-	if r.ConfirmHW() {
-		e.noteHWConfirmed(r)
-	}
-	if p := r.p; e.tracing() { // nobody hears a role change but the trace
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
-	}
-	if e.maybeIncrementHW(r) {
-		e.completeDelayedProduces(r)
-	}
-	e.tryCompleteWatchers(b, r)
-}
-
-func (e *Engine) makeFollowers(b *broker, states []LeaderAndIsrState, liveLeaders []int32) {
-	var restart []*LeaderAndIsrState
-	for i := range states {
-		ps := &states[i]
-		r := e.localReplica(b.id, ps.TP)
-		if !slices.Contains(liveLeaders, ps.Leader) {
-			// The new leader is not alive (or there is none): Kafka only creates the log and
-			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
-			e.sessionsChanged(r)
-			r.Create()
-			continue
-		}
-		if e.makeFollower(b, r, *ps) {
-			if restart == nil {
-				restart = make([]*LeaderAndIsrState, 0, len(states)-i)
-			}
-			restart = append(restart, ps)
-		}
-	}
-	if len(restart) == 0 {
-		return
-	}
-	pids := make([]int32, len(restart))
-	for i, ps := range restart {
-		pids[i] = e.pidOf(ps.TP)
-	}
-	e.removeFetcherForPartitions(b, pids)
-	for _, ps := range restart {
-		r := e.localReplica(b.id, ps.TP)
-		if !e.era.epochRequests && !e.era.truncateOnFetch {
-			// Before KIP-101 a new follower truncates to its own high watermark at once, before
-			// its parked requests complete and whether or not it is shutting down: 0.10.2.2's
-			// ReplicaManager.makeFollowers calls logManager.truncateTo(... highWatermark) and then
-			// tryCompleteDelayedProduce, and only the adding of fetchers waits on isShuttingDown.
-			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
-		}
-		e.completeDelayedProduces(r)
-		e.tryCompleteWatchers(b, r)
-		if b.state == brokerShuttingDown {
-			continue
-		}
-		st := e.era.initialFetchState(r.Log(), e.pidOf(ps.TP), ps.LeaderEpoch)
-		e.addFetcher(b, ps.Leader, st)
-	}
-}
-
-// makeFollower is Partition.makeFollower; it reports whether the fetcher restarts (and so the
-// follower truncates): from 2.1 on every new leader epoch (KAFKA-7395; 2.0.1's KAFKA-7164 on a
-// jump of two or more), before only when the leader changed. Before 2.1 a new epoch with the same
-// leader (the controller removed a dead replica from the ISR, say) updates the epoch and clears the
-// ISR, and the fetcher goes on as it was.
 func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
-	if ps.PartitionEpoch < r.PartitionEpoch() {
-		return false
-	}
-	e.sessionsChanged(r) // before its follower state goes
-	newEpoch := ps.LeaderEpoch > r.LeaderEpoch()
-	restart := newEpoch
-	if !e.era.followerRestartsOnNewEpoch {
-		restart = r.Leader() != ps.Leader
-	}
-	r.Create()
-	if newEpoch || r.IsLeader() {
-		r.UnconfirmHW()
-	}
-	r.SetLeader(ps.Leader)
-	r.SetLeaderEpoch(ps.LeaderEpoch)
-	r.SetEpochStartOffset(-1)
-	r.SetPartitionEpoch(ps.PartitionEpoch)
-	r.State().Commit(nil)
-	r.ClearRemotes()
-	if p := r.p; e.tracing() {
-		e.emit(Event{Type: EvRole, Broker: Some(b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
-	}
-	return restart
+	rules := b.host.ReplicaRules()
+	return b.rm.MakeFollower(b.host, &rules, r.p.pid, &r.Partition, ps)
 }
 
 // handleStopReplica stops fetching (controlled shutdown moves a follower out).
 func (e *Engine) handleStopReplica(b *broker, m *Message) {
-	req := m.StopReplica
-	if req.ControllerEpoch < b.controllerEpoch {
-		return
-	}
-	pids := make([]int32, len(req.Partitions))
-	for i, tp := range req.Partitions {
-		pids[i] = e.pidOf(tp)
-	}
-	e.removeFetcherForPartitions(b, pids)
-	e.shutdownIdleFetchers(b)
+	b.rm.HandleStopReplica(b.host, m.StopReplica)
 }
 
 // truncate cuts a replica's log at t and records what was cut.
@@ -252,20 +73,11 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.Broker(), p.name(), oldLEO, to, len(cut), reason)})
 }
 
-// checkpointTask writes every hosted replica's HW to replication-offset-checkpoint.
-func (e *Engine) checkpointTask(b *broker) {
-	e.checkpointHighWatermarks(b)
-	e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
-}
+// checkpointTask writes every hosted replica's HW to replication-offset-checkpoint, and runs
+// again an interval later.
+func (e *Engine) checkpointTask(b *broker) { b.rm.CheckpointTask(b.host) }
 
-func (e *Engine) checkpointHighWatermarks(b *broker) {
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		if r.Known() && !r.Offline() {
-			r.CheckpointHW(r.Log().HighWatermark())
-		}
-	}
-}
+func (e *Engine) checkpointHighWatermarks(b *broker) { b.rm.CheckpointHighWatermarks(b.host) }
 
 // describeRole is a role change's text (made when read: Narrate): arg is the epoch start offset
 // for a leader, the leader and its epoch for a follower.

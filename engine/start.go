@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
-	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // The cluster's start at time 0 (start, in engine.go): every broker registers, broker 0 becomes
@@ -30,11 +29,14 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		return
 	}
 	e.bulkStarts++
-	b.controllerEpoch = req.ControllerEpoch
+	h, rm := b.host, &b.rm
+	rules := h.ReplicaRules()
+	rm.SetControllerEpoch(req.ControllerEpoch)
 	arena := newStartArena(b, req)
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			e.makeLeaderIn(b, &b.replicas[i], *ps, arena)
+			r := &b.replicas[i]
+			rm.MakeLeader(h, r.p.pid, &r.Partition, *ps, arena)
 		}
 	}
 	// makeFollowers: the followers whose leader lives become followers, in order; then each
@@ -51,7 +53,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 			r.Create()
 			continue
 		}
-		if e.makeFollower(b, r, *ps) {
+		if rm.MakeFollower(h, &rules, r.p.pid, &r.Partition, *ps) {
 			if restart == nil {
 				restart = make([]int32, 0, len(req.Partitions)-i)
 			}
@@ -61,28 +63,20 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
 		ps, r := &req.Partitions[i], &b.replicas[i]
-		e.completeDelayedProduces(r)
-		e.tryCompleteWatchers(b, r)
-		if b.state == brokerShuttingDown {
+		st, ok := rm.FollowerRestarts(h, &rules, r.p.pid, ps)
+		if !ok {
 			continue
 		}
-		if !e.era.epochRequests && !e.era.truncateOnFetch {
-			e.truncate(r, r.Log().HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
-		}
 		// addFetcher, with the fetcher id known and a new thread sized for what it will take.
-		f := b.fetchers.Started(b.follower, ps.Leader, ids[k])
+		f := b.fetchers.Started(h, ps.Leader, ids[k])
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}
-		p := r.p
-		if f.Add(e.era.initialFetchState(r.Log(), p.pid, ps.LeaderEpoch), r.Log(), p.tp()) {
-			e.wakeFetcher(f, e.now)
+		if f.Add(st, r.Log(), r.p.tp()) {
+			f.WakeUp(h, e.now)
 		}
 	}
-	if !b.checkpointing {
-		b.checkpointing = true
-		e.schedule(checkpointTask{e.timer(b)}.due(e.now + e.cfg.HighWatermarkCheckpointMs))
-	}
+	rm.StartCheckpoints(h, &rules)
 	e.shutdownIdleFetchers(b)
 }
 
@@ -92,7 +86,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 // build).
 func (e *Engine) bulkStartApplies(b *broker, req *LeaderAndIsrRequest) bool {
 	if len(b.fetchers) != 0 || len(req.Partitions) != len(b.hosted) ||
-		(e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch) || req.ControllerEpoch < b.controllerEpoch {
+		(e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch) || req.ControllerEpoch < b.rm.ControllerEpoch() {
 		return false
 	}
 	for i := range req.Partitions {
@@ -126,18 +120,8 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 	return ids, counts
 }
 
-// startArena holds the arrays a broker's leaders keep from its first LeaderAndIsr: their ISRs,
-// their followers' state and their epoch caches' first entries, cut in turn (capped windows: an
-// append copies), three allocations where each leader made three. Its nil value allocates each
-// array on its own (makeLeader).
-type startArena struct {
-	ids    []int32
-	reps   []brk.Replica
-	epochs []commitlog.EpochEntry
-}
-
 // newStartArena sizes an arena for the leaders among req's partitions (b's replicas).
-func newStartArena(b *broker, req *LeaderAndIsrRequest) *startArena {
+func newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartArena {
 	ids, reps, leaders := 0, 0, 0
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
@@ -146,36 +130,5 @@ func newStartArena(b *broker, req *LeaderAndIsrRequest) *startArena {
 			leaders++
 		}
 	}
-	return &startArena{ids: make([]int32, 0, ids), reps: make([]brk.Replica, 0, reps),
-		epochs: make([]commitlog.EpochEntry, 0, leaders)}
-}
-
-// entry is an empty array with room for one epoch cache entry (nil: AssignIn allocates).
-func (a *startArena) entry() []commitlog.EpochEntry {
-	if a == nil || len(a.epochs) == cap(a.epochs) {
-		return nil
-	}
-	at := len(a.epochs)
-	a.epochs = a.epochs[:at+1]
-	return a.epochs[at : at : at+1]
-}
-
-// clone is a copy of isr (slices.Clone: nil stays nil).
-func (a *startArena) clone(isr []int32) []int32 {
-	if a == nil || isr == nil {
-		return slices.Clone(isr)
-	}
-	at := len(a.ids)
-	a.ids = append(a.ids, isr...)
-	return a.ids[at:len(a.ids):len(a.ids)]
-}
-
-// remotes is an empty array with room for n followers' state (nil: ResetRemotesIn allocates).
-func (a *startArena) remotes(n int) []brk.Replica {
-	if a == nil || n <= 0 || len(a.reps)+n > cap(a.reps) {
-		return nil
-	}
-	at := len(a.reps)
-	a.reps = a.reps[:at+n]
-	return a.reps[at : at : at+n]
+	return brk.NewStartArena(ids, reps, leaders)
 }

@@ -63,15 +63,16 @@ type broker struct {
 	isolated    bool
 	diskFailed  bool
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
-	brokerEpoch     int64
-	controllerEpoch int32 // the highest seen
+	brokerEpoch int64
 	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
 	// replicas, in the same order; index finds a partition's place in both (replicaOf).
-	hosted        []int32
-	replicas      []replica
-	index         *hostIndex
-	checkpointing bool // the HW checkpoint task has started
-	fetchers      brk.FetcherManager
+	hosted   []int32
+	replicas []replica
+	index    *hostIndex
+	fetchers brk.FetcherManager
+	// rm is its replica manager (package broker's so far: LeaderAndIsr, StopReplica, the HW
+	// checkpoint task), over fetchers.
+	rm brk.ReplicaManager
 	// fetchSessions is the FetchSessionCache of the followers fetching from this broker.
 	fetchSessions fetchSessionCache
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
@@ -79,6 +80,7 @@ type broker struct {
 	startsOnExpiry bool
 	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
 	shutdownAttempts int
-	// follower is what its fetcher threads ask of it and of the cluster (follower.go).
-	follower *follower
+	// host is what its fetcher threads and replica manager ask of it and of the cluster
+	// (broker_host.go).
+	host *host
 }

@@ -12,6 +12,12 @@
 //     the broker's FetcherManager (AbstractFetcherManager, with getFetcherId's hash). They see
 //     the thread, the message and a Follower: what they ask of the rest of the broker and of the
 //     cluster, which the engine implements per broker while the replica manager is its.
+//   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
+//     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
+//     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
+//     seen. It reaches the leader's side of the broker (fetch sessions, parked fetches and
+//     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
+//     with more.
 //   - the leader's pieces that read only their own state: Replica (what a leader knows of one
 //     follower), PartitionState (the committed ISR and the change in flight, KIP-497), the
 //     FetchSessionCache over the sessions' FetchSession metadata, the produce purgatory
@@ -22,6 +28,6 @@
 //     unflushed count, the log, the followers' Replicas, the ISR's PartitionState, the parked
 //     produces), which the engine's replica embeds.
 //
-// The rest is still package engine's: broker.go, replica_manager.go, leader_fetch.go,
-// fetch_session*.go, isr*.go and produce.go.
+// The rest is still package engine's: broker.go (the process), leader_fetch.go,
+// fetch_session*.go, isr*.go, produce.go, and replica_manager.go's truncation with its events.
 package broker

@@ -117,3 +117,15 @@ func (st *PartitionFetchState) Restore(sess SessionPartition, sentEpoch int32, s
 func (st *PartitionFetchState) Succeed(old *PartitionFetchState) {
 	st.sess, st.sentEpoch, st.sentOffset, st.listed = old.sess, old.sentEpoch, old.sentOffset, old.listed
 }
+
+// InitialFetchState is where a new follower of pid at leader epoch currentEpoch starts fetching
+// (AbstractFetcherThread.addPartitions with ReplicaManager.initialFetchOffset): with
+// truncate-on-fetch it starts Fetching at its LEO with its latest epoch as lastFetchedEpoch;
+// otherwise (or with an empty epoch cache) it starts Truncating at its HW.
+func InitialFetchState(log *commitlog.Log, pid, currentEpoch int32, truncateOnFetch bool) PartitionFetchState {
+	latest := log.Cache().Latest()
+	if truncateOnFetch && latest != commitlog.Undefined {
+		return NewPartitionFetchState(pid, currentEpoch, log.LogEndOffset(), latest, false)
+	}
+	return NewPartitionFetchState(pid, currentEpoch, log.HighWatermark(), -1, true)
+}

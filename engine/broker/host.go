@@ -1,0 +1,61 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// Host is what a broker's replica manager (replica_manager.go) asks of the rest of its broker and
+// of the cluster: what its fetcher threads ask (Follower), and, while the leader's side of the
+// broker (its fetch sessions, the parked fetches and produces, the high watermark's advance) is
+// still the engine's, the calls into it. When that side is this package's too, what is left of
+// Host is the broker's Cluster (docs/engine.md).
+type Host interface {
+	Follower
+	// ReplicaRules are the era's and the config's rules for the replica manager.
+	ReplicaRules() ReplicaRules
+	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
+	ShuttingDown() bool
+	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none).
+	ReplicaNamed(tp protocol.TP) (int32, *Partition)
+	// Assignment is pid's replica list in the original assignment order (the followers' state
+	// keeps that order); Hosted lists the broker's pids in order.
+	Assignment(pid int32) []int32
+	Hosted() []int32
+
+	// The leader's side, still the engine's: the fetch sessions caching pid are told its state
+	// changed; the parked produces and fetches on it are checked; the HW may advance
+	// (Partition.maybeIncrementLeaderHW, reporting whether it moved).
+	SessionsChanged(pid int32)
+	CompleteDelayedProduces(pid int32)
+	TryCompleteWatchers(pid int32)
+	MaybeIncrementHW(pid int32) bool
+	// HWConfirmed is the observers' fact that pid's HW now comes from the current leadership.
+	HWConfirmed(pid int32)
+	// LeaderAndIsrRejected says a LeaderAndIsr was refused whole: err with the request's epoch
+	// and the broker's (broker epochs, or controller epochs). BecameLeader and BecameFollower say
+	// a role changed (the engine writes them only when it records the trace).
+	LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64)
+	BecameLeader(pid int32)
+	BecameFollower(pid int32, leader, leaderEpoch int32)
+	// ScheduleCheckpoint has the HW checkpoint task run at time at.
+	ScheduleCheckpoint(at int64)
+}
+
+// ReplicaRules are the rules the replica manager follows: those of the protocol era and the
+// settings it reads.
+type ReplicaRules struct {
+	// BrokerEpochs: a LeaderAndIsr for an older broker epoch is refused (KIP-380, 2.2).
+	BrokerEpochs bool
+	// AssignEpochOnElection: a new leader writes (its epoch, its LEO) into its epoch cache
+	// (Partition.makeLeader from 2.1, KAFKA-7415).
+	AssignEpochOnElection bool
+	// FollowerRestartsOnNewEpoch: a follower's fetcher restarts on every new leader epoch
+	// (KAFKA-7395, 2.1); before only when the leader changed.
+	FollowerRestartsOnNewEpoch bool
+	// TruncateToHW: a new follower truncates to its own HW at once (before KIP-101, 0.11).
+	TruncateToHW bool
+	// TruncateOnFetch: a new follower starts Fetching with its latest epoch (KIP-595's
+	// mechanism, 2.7); otherwise Truncating at its HW.
+	TruncateOnFetch bool
+	// NumReplicaFetchers is num.replica.fetchers; CheckpointIntervalMs is
+	// replica.high.watermark.checkpoint.interval.ms.
+	NumReplicaFetchers, CheckpointIntervalMs int64
+}

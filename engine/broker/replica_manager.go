@@ -1,0 +1,251 @@
+package broker
+
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// ReplicaManager is a broker's ReplicaManager, the part of it this package holds so far: the
+// controller epoch it has seen, its fetcher manager, whether its HW checkpoint task runs, and
+// its handling of the controller's requests: LeaderAndIsr (becomeLeaderOrFollower, with
+// makeLeaders and makeFollowers, and Partition.makeLeader and makeFollower) and StopReplica. Its
+// replicas are the engine's while their leader's side is (Host).
+type ReplicaManager struct {
+	broker          int32
+	controllerEpoch int32 // the highest seen
+	checkpointing   bool  // the HW checkpoint task has started
+	fetchers        *FetcherManager
+}
+
+// NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
+func NewReplicaManager(broker int32, fetchers *FetcherManager) ReplicaManager {
+	return ReplicaManager{broker: broker, fetchers: fetchers}
+}
+
+// ControllerEpoch is the highest controller epoch the broker has seen.
+func (rm *ReplicaManager) ControllerEpoch() int32 { return rm.controllerEpoch }
+
+// Started is the replica manager of a broker process that just started: no controller epoch
+// seen, no checkpoint task.
+func (rm *ReplicaManager) Started() { rm.controllerEpoch, rm.checkpointing = 0, false }
+
+// BecomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of Kafka's code.
+func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAndIsrRequest) *protocol.LeaderAndIsrResponse {
+	resp := &protocol.LeaderAndIsrResponse{}
+	rules := h.ReplicaRules()
+	if rules.BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() { // KIP-380 (2.2): no broker epochs before
+		resp.Error = protocol.ErrStaleBrokerEpoch
+		h.LeaderAndIsrRejected(resp.Error, req.BrokerEpoch, h.BrokerEpoch())
+		return resp
+	}
+	if req.ControllerEpoch < rm.controllerEpoch {
+		resp.Error = protocol.ErrStaleControllerEpoch
+		h.LeaderAndIsrRejected(resp.Error, int64(req.ControllerEpoch), int64(rm.controllerEpoch))
+		return resp
+	}
+	rm.controllerEpoch = req.ControllerEpoch
+	leaders := make([]protocol.LeaderAndIsrState, 0, len(req.Partitions))
+	followers := make([]protocol.LeaderAndIsrState, 0, len(req.Partitions))
+	for _, ps := range req.Partitions {
+		_, r := h.ReplicaNamed(ps.TP)
+		errName := protocol.ErrNone
+		switch {
+		case r == nil || !slices.Contains(ps.Replicas, rm.broker):
+			errName = protocol.ErrUnknownTopicOrPartition
+		case r.Offline():
+			errName = protocol.ErrKafkaStorage
+		case ps.LeaderEpoch > r.LeaderEpoch():
+			if ps.Leader == rm.broker {
+				leaders = append(leaders, ps)
+			} else {
+				followers = append(followers, ps)
+			}
+		default:
+			// Equal or older leader epoch: ignored.
+			errName = protocol.ErrStaleControllerEpoch
+		}
+		resp.Partitions = append(resp.Partitions, protocol.PartitionError{TP: ps.TP, Error: errName})
+	}
+	rm.makeLeaders(h, leaders)
+	rm.makeFollowers(h, &rules, followers, req.LiveLeaders)
+	rm.StartCheckpoints(h, &rules)
+	rm.fetchers.ShutdownIdleFetchers(h)
+	return resp
+}
+
+// SetControllerEpoch records the controller epoch of a LeaderAndIsr applied whole (the cluster's
+// start takes its bulk path: the engine's start.go).
+func (rm *ReplicaManager) SetControllerEpoch(epoch int32) { rm.controllerEpoch = epoch }
+
+// StartCheckpoints starts the HW checkpoint task after the first LeaderAndIsr's role changes
+// (ReplicaManager.startHighWaterMarksCheckPointThread): scheduled with delay 0 (0.10.2.2 and
+// 2.1.1: KafkaScheduler.schedule's default delay; 3.7.0: `schedule("highwatermark-checkpoint",
+// ..., 0L, interval)`), so the first checkpoint is written at once, then every
+// replica.high.watermark.checkpoint.interval.ms.
+func (rm *ReplicaManager) StartCheckpoints(h Host, rules *ReplicaRules) {
+	if rm.checkpointing {
+		return
+	}
+	rm.checkpointing = true
+	rm.CheckpointHighWatermarks(h)
+	h.ScheduleCheckpoint(h.Now() + rules.CheckpointIntervalMs)
+}
+
+// CheckpointHighWatermarks writes every known, online replica's HW to its checkpoint
+// (replication-offset-checkpoint).
+func (rm *ReplicaManager) CheckpointHighWatermarks(h Host) {
+	for _, pid := range h.Hosted() {
+		r := h.Replica(pid)
+		if r.Known() && !r.Offline() {
+			r.CheckpointHW(r.Log().HighWatermark())
+		}
+	}
+}
+
+// CheckpointTask is one run of the checkpoint task, which then runs again an interval later.
+func (rm *ReplicaManager) CheckpointTask(h Host) {
+	rm.CheckpointHighWatermarks(h)
+	h.ScheduleCheckpoint(h.Now() + h.ReplicaRules().CheckpointIntervalMs)
+}
+
+func (rm *ReplicaManager) makeLeaders(h Host, states []protocol.LeaderAndIsrState) {
+	if len(states) == 0 {
+		return
+	}
+	pids := make([]int32, len(states))
+	for i, ps := range states {
+		pids[i] = h.PidOf(ps.TP)
+	}
+	rm.fetchers.RemoveFetcherForPartitions(pids)
+	for i, ps := range states {
+		rm.MakeLeader(h, pids[i], h.Replica(pids[i]), ps, nil)
+	}
+}
+
+// MakeLeader is Partition.makeLeader of r, the broker's replica of pid: it keeps the ISR, the
+// followers' state and a new epoch cache entry in arrays cut from arena (the cluster's start), or
+// in arrays of their own with arena nil.
+func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protocol.LeaderAndIsrState, arena *StartArena) {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
+		return
+	}
+	h.SessionsChanged(pid) // before the followers' state is reset
+	wasLeader := r.IsLeader()
+	r.Create()
+	r.State().Commit(arena.clone(ps.ISR))
+	if ps.LeaderEpoch > r.LeaderEpoch() {
+		start := r.Log().LogEndOffset()
+		if h.ReplicaRules().AssignEpochOnElection {
+			r.Log().Cache().AssignIn(arena.entry(), ps.LeaderEpoch, start)
+		}
+		// The followers keep the original assignment's order (an operator's chosen-leader
+		// election reorders the request's Replicas).
+		hosts := h.Assignment(pid)
+		r.ResetRemotesIn(arena.remotes(len(hosts)-1), h.Now(), hosts, ps.ISR, wasLeader, start)
+		r.SetLeaderEpoch(ps.LeaderEpoch)
+		r.SetEpochStartOffset(start)
+	}
+	r.SetPartitionEpoch(ps.PartitionEpoch)
+	r.SetLeader(rm.broker)
+	if r.ConfirmHW() {
+		h.HWConfirmed(pid)
+	}
+	h.BecameLeader(pid)
+	if h.MaybeIncrementHW(pid) {
+		h.CompleteDelayedProduces(pid)
+	}
+	h.TryCompleteWatchers(pid)
+}
+
+func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []protocol.LeaderAndIsrState, liveLeaders []int32) {
+	var restart []int32 // indexes into states
+	pids := make([]int32, 0, len(states))
+	for i := range states {
+		ps := &states[i]
+		pid, r := h.ReplicaNamed(ps.TP)
+		if !slices.Contains(liveLeaders, ps.Leader) {
+			// The new leader is not alive (or there is none): Kafka only creates the log and
+			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
+			h.SessionsChanged(pid)
+			r.Create()
+			continue
+		}
+		if rm.MakeFollower(h, rules, pid, r, *ps) {
+			restart = append(restart, int32(i))
+			pids = append(pids, pid)
+		}
+	}
+	if len(restart) == 0 {
+		return
+	}
+	rm.fetchers.RemoveFetcherForPartitions(pids)
+	for k, i := range restart {
+		if st, ok := rm.FollowerRestarts(h, rules, pids[k], &states[i]); ok {
+			rm.fetchers.AddFetcher(h, states[i].Leader, st, rules.NumReplicaFetchers)
+		}
+	}
+}
+
+// FollowerRestarts is makeFollowers' work for one follower whose fetcher restarts, up to its
+// fetcher: it returns the fetch state to hand it (FetcherManager.AddFetcher; the cluster's start
+// sizes the threads first), unless the broker is shutting down. Before KIP-101 a new follower
+// truncates to its own high watermark at once, before its parked requests complete and whether
+// or not it is shutting down: 0.10.2.2's ReplicaManager.makeFollowers calls
+// logManager.truncateTo(... highWatermark) and then tryCompleteDelayedProduce, and only the
+// adding of fetchers waits on isShuttingDown.
+func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
+	log := h.Replica(pid).Log()
+	if rules.TruncateToHW {
+		h.Truncate(pid, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+	}
+	h.CompleteDelayedProduces(pid)
+	h.TryCompleteWatchers(pid)
+	if h.ShuttingDown() {
+		return PartitionFetchState{}, false
+	}
+	return InitialFetchState(log, pid, ps.LeaderEpoch, rules.TruncateOnFetch), true
+}
+
+// MakeFollower is Partition.makeFollower of r, the broker's replica of pid; it reports whether
+// the fetcher restarts (and so the follower truncates): from 2.1 on every new leader epoch
+// (KAFKA-7395; 2.0.1's KAFKA-7164 on a jump of two or more), before only when the leader changed.
+// Before 2.1 a new epoch with the same leader (the controller removed a dead replica from the
+// ISR, say) updates the epoch and clears the ISR, and the fetcher goes on as it was.
+func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r *Partition, ps protocol.LeaderAndIsrState) bool {
+	if ps.PartitionEpoch < r.PartitionEpoch() {
+		return false
+	}
+	h.SessionsChanged(pid) // before its follower state goes
+	newEpoch := ps.LeaderEpoch > r.LeaderEpoch()
+	restart := newEpoch
+	if !rules.FollowerRestartsOnNewEpoch {
+		restart = r.Leader() != ps.Leader
+	}
+	r.Create()
+	if newEpoch || r.IsLeader() {
+		r.UnconfirmHW()
+	}
+	r.SetLeader(ps.Leader)
+	r.SetLeaderEpoch(ps.LeaderEpoch)
+	r.SetEpochStartOffset(-1)
+	r.SetPartitionEpoch(ps.PartitionEpoch)
+	r.State().Commit(nil)
+	r.ClearRemotes()
+	h.BecameFollower(pid, ps.Leader, ps.LeaderEpoch)
+	return restart
+}
+
+// HandleStopReplica stops fetching the partitions a StopReplica names (a controlled shutdown
+// moves a follower out), unless it comes from an older controller.
+func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaRequest) {
+	if req.ControllerEpoch < rm.controllerEpoch {
+		return
+	}
+	pids := make([]int32, len(req.Partitions))
+	for i, tp := range req.Partitions {
+		pids[i] = h.PidOf(tp)
+	}
+	rm.fetchers.RemoveFetcherForPartitions(pids)
+	rm.fetchers.ShutdownIdleFetchers(h)
+}

@@ -1,0 +1,127 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// fakeHost is a fake broker for the replica manager: the fake follower's replicas and record,
+// with the leader's side reduced to a record of the calls.
+type fakeHost struct {
+	*fakeFollower
+	replicaRules ReplicaRules
+	shuttingDown bool
+	checkpoints  []int64
+}
+
+func (h *fakeHost) ReplicaRules() ReplicaRules { return h.replicaRules }
+func (h *fakeHost) ShuttingDown() bool         { return h.shuttingDown }
+func (h *fakeHost) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
+	return tp.Partition, h.replicas[tp.Partition]
+}
+func (h *fakeHost) Assignment(int32) []int32 { return []int32{0, 1, 2} }
+func (h *fakeHost) Hosted() []int32 {
+	var pids []int32
+	for pid := range h.replicas {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	return pids
+}
+func (h *fakeHost) note(format string, args ...any) {
+	h.calls = append(h.calls, fmt.Sprintf(format, args...))
+}
+func (h *fakeHost) SessionsChanged(pid int32)         { h.note("sessions %d", pid) }
+func (h *fakeHost) CompleteDelayedProduces(pid int32) { h.note("produces %d", pid) }
+func (h *fakeHost) TryCompleteWatchers(pid int32)     { h.note("fetches %d", pid) }
+func (h *fakeHost) MaybeIncrementHW(pid int32) bool   { h.note("hw %d", pid); return false }
+func (h *fakeHost) HWConfirmed(pid int32)             { h.note("confirmed %d", pid) }
+func (h *fakeHost) LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64) {
+	h.note("rejected %s: %d < %d", err, requested, current)
+}
+func (h *fakeHost) BecameLeader(pid int32) { h.note("leader %d", pid) }
+func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
+	h.note("follower %d of %d at %d", pid, leader, epoch)
+}
+func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
+
+// TestReplicaManagerWithFakeBroker drives broker 1's replica manager through a fake broker: a
+// LeaderAndIsr making it leader of t-0 and follower of t-1 (each role change with its calls into
+// the leader's side, in Kafka's order), its fetcher, the checkpoint task started at once; an older
+// leader epoch ignored; stale controller and broker epochs refused; StopReplica stopping the
+// fetcher; and before KIP-101 a new follower truncating to its HW first.
+func TestReplicaManagerWithFakeBroker(t *testing.T) {
+	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), replicaRules: ReplicaRules{BrokerEpochs: true,
+		AssignEpochOnElection: true, FollowerRestartsOnNewEpoch: true, TruncateOnFetch: true, NumReplicaFetchers: 1,
+		CheckpointIntervalMs: 5000}}
+	h.replicas[1].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}})
+	h.replicas[1].Log().SetHighWatermark(1)
+	var fetchers FetcherManager
+	rm := NewReplicaManager(1, &fetchers)
+	h.now = 7
+	state := func(pid, leader, epoch int32) protocol.LeaderAndIsrState {
+		return protocol.LeaderAndIsrState{TP: h.TP(pid), Leader: leader, LeaderEpoch: epoch, ISR: []int32{0, 1, 2}, Replicas: []int32{0, 1, 2}}
+	}
+	resp := rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
+		Partitions: []protocol.LeaderAndIsrState{state(0, 1, 1), state(1, 0, 1)}, LiveLeaders: []int32{0, 1}})
+	want := []string{"sessions 0", "confirmed 0", "leader 0", "hw 0", "fetches 0", "sessions 1", "follower 1 of 0 at 1", "produces 1", "fetches 1",
+		"started fetcher 0 for 0"}
+	if resp.Error != protocol.ErrNone || len(resp.Partitions) != 2 || !slices.Equal(h.calls, want) {
+		t.Fatalf("LeaderAndIsr: %+v, calls %q; want %q", resp, h.calls, want)
+	}
+	leader := h.replicas[0]
+	if !leader.IsLeader() || leader.LeaderEpoch() != 1 || leader.EpochStartOffset() != 0 || len(leader.Remotes()) != 2 ||
+		leader.Log().Cache().Latest() != 1 || !slices.Equal(leader.State().ISR(), []int32{0, 1, 2}) {
+		t.Errorf("t-0 after becoming leader: leader %v, epoch %d, start %d, %d followers, cache latest %d",
+			leader.IsLeader(), leader.LeaderEpoch(), leader.EpochStartOffset(), len(leader.Remotes()), leader.Log().Cache().Latest())
+	}
+	f := fetchers.For(0, 0)
+	if f == nil || f.State(1) == nil || f.State(1).FetchOffset() != 2 || f.State(1).Truncating() {
+		t.Fatalf("t-1's fetch state: %+v; want Fetching at its LEO, 2 (truncate on fetch)", f)
+	}
+	if !slices.Equal(h.checkpoints, []int64{5007}) || h.replicas[1].HWCheckpoint() != 1 || rm.ControllerEpoch() != 3 {
+		t.Errorf("checkpoints %v, t-1's checkpoint %d, controller epoch %d; want the task at 5007 after writing one at once, 1, 3",
+			h.checkpoints, h.replicas[1].HWCheckpoint(), rm.ControllerEpoch())
+	}
+
+	h.calls = nil
+	resp = rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
+		Partitions: []protocol.LeaderAndIsrState{state(0, 1, 1)}, LiveLeaders: []int32{0, 1}})
+	if resp.Partitions[0].Error != protocol.ErrStaleControllerEpoch || len(h.calls) != 0 {
+		t.Errorf("the same leader epoch again: %+v, calls %q; want it ignored", resp.Partitions, h.calls)
+	}
+	for _, c := range []struct {
+		req  protocol.LeaderAndIsrRequest
+		want string
+	}{
+		{protocol.LeaderAndIsrRequest{ControllerEpoch: 2, BrokerEpoch: 42}, "rejected STALE_CONTROLLER_EPOCH: 2 < 3"},
+		{protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 41}, "rejected STALE_BROKER_EPOCH: 41 < 42"},
+	} {
+		h.calls = nil
+		if resp := rm.BecomeLeaderOrFollower(h, &c.req); resp.Error == protocol.ErrNone || !slices.Equal(h.calls, []string{c.want}) {
+			t.Errorf("%+v: %+v, calls %q; want %q", c.req, resp, h.calls, c.want)
+		}
+	}
+
+	h.calls = nil
+	rm.HandleStopReplica(h, &protocol.StopReplicaRequest{ControllerEpoch: 3, Partitions: []protocol.TP{h.TP(1)}})
+	if len(fetchers) != 0 || !slices.Equal(h.calls, []string{"stopped fetcher 0 for 0"}) {
+		t.Errorf("StopReplica: %d threads, calls %q; want the thread stopped", len(fetchers), h.calls)
+	}
+
+	// Before KIP-101 the new follower truncates to its HW before its parked requests complete.
+	h.replicaRules.TruncateToHW, h.replicaRules.TruncateOnFetch = true, false
+	h.calls = nil
+	rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
+		Partitions: []protocol.LeaderAndIsrState{state(1, 0, 2)}, LiveLeaders: []int32{0, 1}})
+	want = []string{"sessions 1", "follower 1 of 0 at 2",
+		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "produces 1", "fetches 1",
+		"started fetcher 0 for 0"}
+	if !slices.Equal(h.calls, want) {
+		t.Errorf("before KIP-101: calls %q, want %q", h.calls, want)
+	}
+}

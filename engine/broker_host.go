@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"fmt"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+)
+
+// host is broker b's brk.Host (and so its brk.Follower): what its fetcher threads and replica
+// manager ask of the rest of the broker (its replicas, the replica manager's changes to them with
+// their events, the leader's side: fetch sessions, parked fetches and produces, the HW) and of
+// the cluster (time, the era's rules, the network, timers). Each broker has one, made with it, so
+// a thread's turn allocates none.
+type host struct {
+	e *Engine
+	b *broker
+}
+
+func (h *host) Now() int64         { return h.e.now }
+func (h *host) Dead() bool         { return h.b.state == brokerDead }
+func (h *host) BrokerID() int32    { return h.b.id }
+func (h *host) BrokerEpoch() int64 { return h.b.brokerEpoch }
+func (h *host) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
+func (h *host) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
+func (h *host) Send(m *Message)    { h.e.send(m) }
+
+func (h *host) Replica(pid int32) *brk.Partition { return &h.b.replicaOf(pid).Partition }
+
+// Rules reads the era and the config at each turn: a config action can change the settings.
+func (h *host) Rules() brk.FetcherRules {
+	e := h.e
+	return brk.FetcherRules{EpochRequests: e.era.epochRequests, EmptyCacheAsks: e.era.emptyCacheAsks,
+		Fencing: e.era.fencing, TruncateOnFetch: e.era.truncateOnFetch, Sessions: e.era.fetchSessions,
+		BackoffMs: max(1, e.cfg.ReplicaFetchBackoffMs), MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
+		MinBytes: e.cfg.ReplicaFetchMinBytes, OutOfRangeFatal: !e.era.outOfRangeNeverFatal,
+		UncleanElection: e.cfg.UncleanLeaderElectionEnable, WalkAll: e.followerWalkAll, Check: e.followerCheck}
+}
+
+func (h *host) ScheduleWake(t *brk.FetcherThread, at int64) {
+	h.e.schedule(fetcherWake{h.e.timer(h.b), fetcherKey(t.Leader(), t.ID())}.due(at))
+}
+
+func (h *host) Truncate(pid int32, offset int64, why string) {
+	h.e.truncate(h.b.replicaOf(pid), offset, why)
+}
+
+// TruncateFullyAndStartAt empties the log and starts it at offset (UnifiedLog
+// .truncateFullyAndStartAt, which moves the high watermark to the new start).
+func (h *host) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
+	e, r := h.e, h.b.replicaOf(pid)
+	dropped := r.Log().Records()
+	oldLEO, oldHW := r.Log().LogEndOffset(), r.Log().HighWatermark()
+	r.Log().TruncateFullyAndStartAt(offset)
+	e.sessionsChanged(r)
+	e.logStartMoved(r)
+	e.emitTruncate(r, oldLEO, dropped, why)
+	if hw := r.Log().HighWatermark(); hw != oldHW {
+		e.hwChanged(r, oldHW, "follower")
+	}
+}
+
+func (h *host) Appended(pid int32, n int) { h.e.afterAppend(h.b.replicaOf(pid), n) }
+
+// LogStartMoved tells the leader's sessions caching the partition (a Fetch answer carries the
+// log start) and the broker's threads fetching it (a Fetch carries it too).
+func (h *host) LogStartMoved(pid int32) {
+	r := h.b.replicaOf(pid)
+	h.e.sessionsChanged(r)
+	h.e.logStartMoved(r)
+}
+
+func (h *host) SetHighWatermark(pid int32, hw int64) {
+	h.e.setFollowerHW(h.b.replicaOf(pid), hw)
+}
+
+func (h *host) Failed(pid int32, why string) {
+	p := h.e.partitions[pid]
+	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
+		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", h.b.id, p.name(), why)})
+}
+
+func (h *host) FetcherStarted(id, leader int32) {
+	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "started",
+		Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", h.b.id, id, leader)})
+}
+
+func (h *host) FetcherStopped(id, leader int32) {
+	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "stopped",
+		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
+}
+
+// Exit is the broker process exiting on a thread's fatal error. Kafka's exit runs the shutdown
+// hook, KafkaServer.shutdown, whose first step is the controlled shutdown; the engine's
+// beginShutdown is that, then the stop. Simplification: in 0.10.2 the exit is System.exit called
+// from the fetcher thread, which the hook's fetcher shutdown then waits for, so the broker could
+// hang after its controlled shutdown with its ZooKeeper session alive (KAFKA-4039, fixed in 0.11
+// by FatalExitError); the engine stops it as 0.11 does.
+func (h *host) Exit(pid int32, why string) {
+	p := h.e.partitions[pid]
+	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "fatal",
+		Text: fmt.Sprintf("broker %d exits: %s: %s", h.b.id, p.name(), why)})
+	if h.b.state == brokerRunning {
+		h.e.beginShutdown(h.b)
+	}
+}
+
+func (h *host) ReplicaRules() brk.ReplicaRules {
+	e := h.e
+	return brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
+		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
+		TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
+		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs}
+}
+
+func (h *host) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }
+func (h *host) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
+func (h *host) Hosted() []int32              { return h.b.hosted }
+
+func (h *host) ReplicaNamed(tp TP) (int32, *brk.Partition) {
+	pid := h.e.pidOf(tp)
+	if r := h.b.replicaOf(pid); r != nil {
+		return pid, &r.Partition
+	}
+	return pid, nil
+}
+
+func (h *host) SessionsChanged(pid int32)         { h.e.sessionsChanged(h.b.replicaOf(pid)) }
+func (h *host) CompleteDelayedProduces(pid int32) { h.e.completeDelayedProduces(h.b.replicaOf(pid)) }
+func (h *host) TryCompleteWatchers(pid int32)     { h.e.tryCompleteWatchers(h.b, h.b.replicaOf(pid)) }
+func (h *host) MaybeIncrementHW(pid int32) bool   { return h.e.maybeIncrementHW(h.b.replicaOf(pid)) }
+func (h *host) HWConfirmed(pid int32)             { h.e.noteHWConfirmed(h.b.replicaOf(pid)) }
+
+func (h *host) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
+
+func (h *host) LeaderAndIsrRejected(err KafkaError, requested, current int64) {
+	b := h.b
+	text := fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, requested, current, err)
+	if err == ErrStaleBrokerEpoch {
+		text = fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, requested, current, err)
+	}
+	h.e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: err.String(), Text: text})
+}
+
+// BecameLeader and BecameFollower write a role change, only into a recorded trace: nobody else
+// hears it, and a large cluster's start has one per replica.
+func (h *host) BecameLeader(pid int32) {
+	if e := h.e; e.tracing() {
+		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
+			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
+	}
+}
+
+func (h *host) BecameFollower(pid int32, leader, leaderEpoch int32) {
+	if e := h.e; e.tracing() {
+		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
+			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(leader), int64(leaderEpoch)}})
+	}
+}
