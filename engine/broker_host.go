@@ -24,6 +24,19 @@ func (h *host) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
 func (h *host) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
 func (h *host) Send(m *Message)    { h.e.send(m) }
 
+// NewFetch hands out the engine's spare Fetch storage, a new one if there is none; KeepFetch
+// takes one built but not sent back as the spare (one for the whole cluster: a thread that builds
+// a Fetch sends it at once).
+func (h *host) NewFetch() *brk.FetchMessage {
+	if x := h.e.spareFetch; x != nil {
+		h.e.spareFetch = nil
+		return x
+	}
+	return &brk.FetchMessage{}
+}
+
+func (h *host) KeepFetch(x *brk.FetchMessage) { h.e.spareFetch = x }
+
 func (h *host) Replica(pid int32) *brk.Partition { return &h.b.replicaOf(pid).Partition }
 
 // Rules reads the era and the config at each turn: a config action can change the settings.

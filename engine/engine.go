@@ -67,6 +67,8 @@ type Engine struct {
 	dirtySpare  []int32
 	sessionData []FetchPartitionData
 	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
+	// spareFetch is Fetch storage built into but not sent (broker_host.go: NewFetch, KeepFetch).
+	spareFetch *brk.FetchMessage
 	// delayedProduces hands out the parked produces (produce.go).
 	delayedProduces brk.DelayedProduces
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole

@@ -37,10 +37,8 @@ type FetcherThread struct {
 	changes, changesSpare []int32
 	truncatingCount       int
 	inSession, sentCount  int
-	// spareFetch is a Fetch built but not sent, for the next build (fetcher_work.go); sentNames
-	// hands an answer's session handler what the Fetch carried (fetcher_answers.go).
-	spareFetch *fetchMessage
-	sentNames  sentByName
+	// sentNames hands an answer's session handler what the Fetch carried (fetcher_answers.go).
+	sentNames sentByName
 	// exited: the thread stopped on a fatal error (Follower.Exit); it does no more work, and
 	// what its manager gives it is never fetched, as with Kafka's dead thread.
 	exited bool

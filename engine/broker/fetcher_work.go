@@ -7,15 +7,19 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // session (FetchSessionHandler, Build). What a turn costs follows what changed, not the
 // thread's size (the engine's fetcher_changes.go says how).
 
-// fetchMessage is a Fetch: the message, its body and room for the partition a steady
+// FetchMessage is a Fetch's storage: the message, its body and room for the partition a steady
 // incremental Fetch carries (usually one: the one that changed since the last round), in one
-// allocation per fetch round. Messages are shared once sent (events and the view hold them), so
-// none sent is reused; one built but not sent is the thread's spare for its next build.
-type fetchMessage struct {
+// allocation per fetch round. Messages are shared once sent (events and the view hold them): the
+// engine hands out this storage (Follower.NewFetch) and reuses it only when nothing can refer to
+// the message any more; one built but not sent goes back (KeepFetch).
+type FetchMessage struct {
 	m     protocol.Message
 	body  protocol.FetchRequest
 	parts [1]protocol.FetchPartition
 }
+
+// Message is the Fetch message the storage holds.
+func (x *FetchMessage) Message() *protocol.Message { return &x.m }
 
 // DoWork is one turn of the thread's loop.
 func (t *FetcherThread) DoWork(h Follower) {
@@ -84,19 +88,15 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 // maybeFetch sends one Fetch (every ready partition in the session; full or incremental), or
 // waits.
 func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
-	x := t.spareFetch
-	if x == nil {
-		x = &fetchMessage{}
-	}
+	x := h.NewFetch()
 	req, ok, next := t.buildFetch(h, rules, x.parts[:0])
 	if !ok {
-		t.spareFetch = x
+		h.KeepFetch(x)
 		if len(t.parts) > 0 {
 			t.WakeUp(h, next)
 		}
 		return
 	}
-	t.spareFetch = nil
 	x.body = req
 	x.m = protocol.Message{Type: protocol.MsgFetch, From: t.owner, To: t.leader, Fetch: &x.body}
 	h.Send(&x.m)

@@ -45,6 +45,8 @@ func (h *fakeFollower) Send(m *protocol.Message) {
 	m.ID = h.nextID
 	h.sent = append(h.sent, m)
 }
+func (h *fakeFollower) NewFetch() *FetchMessage                 { return &FetchMessage{} }
+func (h *fakeFollower) KeepFetch(*FetchMessage)                 {}
 func (h *fakeFollower) ScheduleWake(_ *FetcherThread, at int64) { h.wakes = append(h.wakes, at) }
 func (h *fakeFollower) Truncate(pid int32, offset int64, why string) {
 	h.replicas[pid].Log().TruncateTo(offset)

@@ -23,8 +23,11 @@ type Follower interface {
 	TP(pid int32) protocol.TP
 	// Replica is the broker's replica of pid.
 	Replica(pid int32) *Partition
-	// Send sends m, giving it its id.
+	// Send sends m, giving it its id. NewFetch is the storage for a thread's next Fetch, and
+	// KeepFetch takes back one built but not sent.
 	Send(m *protocol.Message)
+	NewFetch() *FetchMessage
+	KeepFetch(x *FetchMessage)
 	// ScheduleWake has thread t work again at time at (its wake-up is recorded: t.Wake).
 	ScheduleWake(t *FetcherThread, at int64)
 
