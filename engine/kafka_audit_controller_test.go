@@ -137,3 +137,53 @@ func TestAuditShutdownTruncatesBefore011(t *testing.T) {
 		t.Fatalf("broker 1 stopped with LEO %d, want 1 (truncated to its HW on becoming follower)", got)
 	}
 }
+
+// leaderAndIsrRequests lists the LeaderAndIsr requests sent to broker to, each as its partitions'
+// "t-0:leader/epoch" states.
+func leaderAndIsrRequests(evs []Event, to int32) [][]string {
+	var out [][]string
+	for _, ev := range eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == to }) {
+		var req []string
+		for _, ps := range ev.Message.LeaderAndIsr.Partitions {
+			req = append(req, fmt.Sprintf("%s-%d:%d/%d", ps.TP.Topic, ps.TP.Partition, ps.Leader, ps.LeaderEpoch))
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+// TestAuditStateMachineBatches: each state machine's handleStateChanges ends in its own
+// sendRequestsToBrokers. KafkaController.onBrokerStartup (0.10.2.2, 3.7.0) moves the new broker's
+// replicas to OnlineReplica (its first LeaderAndIsr: every partition it hosts, as it stands) and
+// then runs triggerOnlinePartitionStateChange (a second request with the elections);
+// onBrokerFailure runs the elections and then the OfflineReplica transitions, two requests to a
+// broker concerned by both.
+func TestAuditStateMachineBatches(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era+"/startup", func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 20000) // the session expired: t-0 has no leader
+			e.Drain()
+			apply(t, e, `{"do":"restart","broker":1}`)
+			runFor(t, e, 100)
+			got := leaderAndIsrRequests(e.Drain(), 1)
+			want := [][]string{{"t-0:-1/1"}, {"t-0:1/2"}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("LeaderAndIsr requests to the restarted broker: %v, want %v", got, want)
+			}
+		})
+		t.Run(era+"/failure", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 0}, {0, 1}}, eraCfg(era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 20000)
+			got := leaderAndIsrRequests(e.Drain(), 0)
+			want := [][]string{{"t-0:0/1"}, {"t-1:0/1"}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("LeaderAndIsr requests to broker 0: %v, want %v (the election, then the ISR shrink)", got, want)
+			}
+		})
+	}
+}

@@ -73,33 +73,32 @@ func TestAuditIdleFollowerShrinkBefore21(t *testing.T) {
 
 // TestAuditFirstHWCheckpointAtOnce: ReplicaManager.startHighWaterMarksCheckPointThread schedules
 // the checkpoint task with delay 0 after the first LeaderAndIsr's role changes (0.10.2.2, 2.1.1:
-// KafkaScheduler.schedule's default delay; 3.7.0: `0L`), so the HW a restarted leader reaches on
-// election is in replication-offset-checkpoint at once, not one interval later. Broker 1, the only
-// replica, dies with three records above its checkpointed HW and comes back: its election makes
-// the HW 3, and a second crash right after still recovers HW 3.
+// KafkaScheduler.schedule's default delay; 3.7.0: `0L`), so a restarted broker rewrites
+// replication-offset-checkpoint at once, not one interval later. Broker 1, the only replica,
+// checkpointed HW 3, then lost its unflushed records to a power loss: it recovers HW
+// min(checkpoint, LEO) = 0, and its first LeaderAndIsr writes that at once.
 func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era, func(t *testing.T) {
 			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
 			r := e.partitionOf(ktTopic, 0).replicaOn(1)
-			runFor(t, e, 5100) // past the checkpoint at 5000
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
 			runFor(t, e, 100)
-			if r.Log().HighWatermark() != 3 || r.HWCheckpoint() != 0 {
-				t.Fatalf("HW %d checkpoint %d, want 3, 0", r.Log().HighWatermark(), r.HWCheckpoint())
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
+			runFor(t, e, 5000) // the checkpoint at 5000 ms
+			if r.Log().HighWatermark() != 3 || r.HWCheckpoint() != 3 {
+				t.Fatalf("HW %d checkpoint %d, want 3, 3", r.Log().HighWatermark(), r.HWCheckpoint())
 			}
-			epoch := r.LeaderEpoch()
-			apply(t, e, `{"do":"kill","broker":1}`)
+			apply(t, e, `{"do":"kill","broker":1,"loseUnflushed":true}`)
 			runFor(t, e, 100)
 			apply(t, e, `{"do":"restart","broker":1}`)
-			runUntilTrue(t, e, 20000, "broker 1 leads t-0 again", func() bool {
-				return e.brokers[1].state == brokerRunning && r.IsLeader() && r.LeaderEpoch() > epoch
+			runUntilTrue(t, e, 20000, "broker 1 got its first LeaderAndIsr", func() bool {
+				return e.brokers[1].state == brokerRunning && e.brokers[1].checkpointing
 			})
-			if hw := r.Log().HighWatermark(); hw != 3 {
-				t.Fatalf("HW %d after the election, want 3", hw)
+			if r.Log().LogEndOffset() != 0 || r.Log().HighWatermark() != 0 {
+				t.Fatalf("LEO %d HW %d after the power loss, want 0, 0", r.Log().LogEndOffset(), r.Log().HighWatermark())
 			}
-			if got := r.HWCheckpoint(); got != 3 {
-				t.Fatalf("checkpoint %d right after the election, want 3", got)
+			if got := r.HWCheckpoint(); got != 0 {
+				t.Fatalf("checkpoint %d right after the first LeaderAndIsr, want 0 (rewritten at once)", got)
 			}
 		})
 	}

@@ -20,6 +20,10 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 		}
 	}
 	k.triggerOnlinePartitionStateChange()
+	// The elections and the OfflineReplica transitions are separate batches (onBrokerFailure and
+	// onReplicasBecomeOffline call PartitionStateMachine and then ReplicaStateMachine
+	// handleStateChanges, each ending in sendRequestsToBrokers; 0.10.2.2, 2.1.1, 3.7.0).
+	k.flushLeaderAndIsr()
 	k.removeReplicasFromIsr(lost)
 }
 
