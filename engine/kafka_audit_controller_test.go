@@ -194,3 +194,36 @@ func TestAuditStateMachineBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditRebalanceBatchPerBroker: checkAndTriggerAutoLeaderRebalance calls onReplicaElection
+// once per imbalanced preferred broker (3.7.0; onPreferredReplicaElection in 2.1.1), each a batch
+// of its own. Brokers 1 and 2 came back after controlled shutdowns that moved their leaderships
+// to broker 3; the first check (5 s after the controller started) gives both back, and broker 3
+// gets two LeaderAndIsr requests.
+func TestAuditRebalanceBatchPerBroker(t *testing.T) {
+	e := newKafkaEngine(t, 4, [][]int32{{1, 3}, {2, 3}}, nil)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"shutdown","broker":1}`)
+	apply(t, e, `{"do":"shutdown","broker":2}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"restart","broker":1}`)
+	apply(t, e, `{"do":"restart","broker":2}`)
+	runFor(t, e, 2900) // t = 4900
+	for i := int32(0); i < 2; i++ {
+		if l := e.ctrl.Leader(e.partitionOf(ktTopic, i).pid); l != 3 {
+			t.Fatalf("t-%d leader %d before the check, want 3", i, l)
+		}
+	}
+	e.Drain()
+	runFor(t, e, 200)
+	var got []string
+	for _, req := range leaderAndIsrRequests(e.Drain(), 3) {
+		got = append(got, fmt.Sprintf("%d %s", len(req), req[0][:3]))
+	}
+	if fmt.Sprint(got) != "[1 t-0 1 t-1]" {
+		t.Fatalf("LeaderAndIsr requests to broker 3 (partitions, first): %v, want one for t-0, then one for t-1", got)
+	}
+	if e.ctrl.Leader(e.partitionOf(ktTopic, 0).pid) != 1 || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {
+		t.Fatal("the preferred leaders did not get their partitions back")
+	}
+}
