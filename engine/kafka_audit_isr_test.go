@@ -103,3 +103,29 @@ func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditNotLeaderErrorName: error code 6 is NOT_LEADER_FOR_PARTITION in 0.10.2.2 and 2.1.1's
+// Errors.java and NOT_LEADER_OR_FOLLOWER from 2.6.0 (3.7.0). A consumer reads from broker 2, which
+// the controller has just elected, before the LeaderAndIsr (on a slow link) makes it leader: its
+// Fetch is refused with code 6, and the consumer reports the era's name.
+func TestAuditNotLeaderErrorName(t *testing.T) {
+	for _, tc := range []struct{ era, name string }{{"2.1", "NOT_LEADER_FOR_PARTITION"}, {"3.7", "NOT_LEADER_OR_FOLLOWER"}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":500}`)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6100) // the session expired at 7000: broker 2 is elected, its LeaderAndIsr is on the way
+			if l := e.ctrl.Leader(e.partitionOf(ktTopic, 0).pid); l != 2 {
+				t.Fatalf("leader %d, want 2", l)
+			}
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			if ops := e.Consumes(1); len(ops) != 1 || ops[0].Result != tc.name {
+				t.Fatalf("consume results %+v, want %s", ops, tc.name)
+			}
+		})
+	}
+}
