@@ -129,3 +129,29 @@ func TestAuditNotLeaderErrorName(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditAcks0ErrorNoAnswer: KafkaApis.handleProduceRequest answers an acks=0 produce never, not
+// even with an error: it closes the connection (0.10.2.2 and 3.7.0: `if (produceRequest.acks ==
+// 0) { if (errorInResponse) ... closeConnection`). Broker 2 gets an acks=0 produce before the
+// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer.
+func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
+	for _, acks := range []string{"0", "1"} {
+		t.Run("acks="+acks, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{"zookeeper.session.timeout.ms": "6000"})
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":500}`)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6100)
+			e.Drain()
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":`+acks+`}`)
+			runFor(t, e, 50)
+			answers := eventsOf(e.Drain(), MsgProduceResponse, nil)
+			if want := map[string]int{"0": 0, "1": 1}[acks]; len(answers) != want {
+				t.Fatalf("%d Produce answers, want %d", len(answers), want)
+			}
+			if acks == "1" && answers[0].Message.ProduceResponse.Error != ErrNotLeaderOrFollower {
+				t.Fatalf("answer %s, want NOT_LEADER_OR_FOLLOWER", answers[0].Message.ProduceResponse.Error)
+			}
+		})
+	}
+}
