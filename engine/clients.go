@@ -9,8 +9,9 @@ import (
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
 // leader from metadata, which here is the controller's state at once (simplification: no
-// metadata staleness). The producer retries NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE and
-// connection failures after retry.backoff.ms until delivery.timeout.ms; every other outcome is
+// metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
+// LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
+// after retry.backoff.ms until delivery.timeout.ms; every other outcome is
 // final, so each error shows. A retried batch keeps its record ids: like a producer without
 // idempotence, a retry after a lost answer may append the batch twice.
 
@@ -119,7 +120,9 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		if op.Acks == -1 {
 			e.noteAckedAll(p, resp.BaseOffset)
 		}
-	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage:
+	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
+		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
+		// (UnknownTopicOrPartitionException, 0.10.2.2 and 3.7.0), which the producer retries.
 		e.retryProduce(op, resp.Error)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)

@@ -155,3 +155,29 @@ func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditProducerRetriesUnknownPartition: UnknownTopicOrPartitionException is an
+// InvalidMetadataException (0.10.2.2, 3.7.0), which the producer retries after refreshing its
+// metadata, as it does NOT_LEADER: an UNKNOWN_TOPIC_OR_PARTITION answer is not the produce's
+// outcome; the retry is acknowledged.
+func TestAuditProducerRetriesUnknownPartition(t *testing.T) {
+	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+	runFor(t, e, 100)
+	op := e.clients.ProduceOps()[0]
+	if !op.Done || op.BaseOffset != 0 {
+		t.Fatalf("first answer: done %v base %d, want acked at 0", op.Done, op.BaseOffset)
+	}
+	// As if the broker had answered UNKNOWN_TOPIC_OR_PARTITION instead.
+	op.Done, op.Result, op.BaseOffset = false, "", -1
+	e.Drain()
+	e.produceAnswered(&ProduceResponse{Op: op.ID, Error: ErrUnknownTopicOrPartition, BaseOffset: -1})
+	if op.Done {
+		t.Fatalf("the produce ended with %s, want a retry", op.Result)
+	}
+	runFor(t, e, 1000)
+	if n := len(eventsOf(e.Drain(), MsgProduce, nil)); n != 1 || !op.Done || op.Result != ResultAcked || op.BaseOffset != 1 {
+		t.Fatalf("after the answer: %d Produce sent, done %v result %q base %d; want 1 retry acked at 1", n, op.Done, op.Result, op.BaseOffset)
+	}
+}
