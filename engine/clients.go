@@ -9,8 +9,9 @@ import (
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
 // leader from metadata, which here is the controller's state at once (simplification: no
-// metadata staleness). The producer retries NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE and
-// connection failures after retry.backoff.ms until delivery.timeout.ms; every other outcome is
+// metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
+// LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
+// after retry.backoff.ms until delivery.timeout.ms; every other outcome is
 // final, so each error shows. A retried batch keeps its record ids: like a producer without
 // idempotence, a retry after a lost answer may append the batch twice.
 
@@ -119,10 +120,12 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		if op.Acks == -1 {
 			e.noteAckedAll(p, resp.BaseOffset)
 		}
-	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage:
+	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
+		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
+		// (UnknownTopicOrPartitionException, 0.10.2.2 and 3.7.0), which the producer retries.
 		e.retryProduce(op, resp.Error)
 	default:
-		e.finishProduce(op, resp.Error.String(), -1)
+		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
 	}
 }
 
@@ -144,11 +147,22 @@ func (e *Engine) consumeAnswered(m, req *Message) {
 	op := e.clients.Consume(int64(req.Fetch.FetcherID))
 	d := m.FetchResponse.Partitions[0]
 	if d.Error != ErrNone {
-		e.finishConsume(op, d.Error.String())
+		e.finishConsume(op, e.clientErrorName(d.Error))
 		return
 	}
 	e.clients.Consumed(op, d.Records)
 	e.finishConsume(op, ResultOK)
+}
+
+// clientErrorName is the name a client of the era reports for err: error code 6 was
+// NOT_LEADER_FOR_PARTITION until 2.6 renamed it NOT_LEADER_OR_FOLLOWER (Errors.java: 0.10.2.2 and
+// 2.1.1 `NOT_LEADER_FOR_PARTITION(6, ...)`, 2.6.0 and 3.7.0 `NOT_LEADER_OR_FOLLOWER(6, ...)`). Of
+// the modelled eras only 3.7 is past 2.6, as is every rule alterPartition marks (IBP 2.7).
+func (e *Engine) clientErrorName(err KafkaError) string {
+	if err == ErrNotLeaderOrFollower && !e.era.alterPartition {
+		return "NOT_LEADER_FOR_PARTITION"
+	}
+	return err.String()
 }
 
 func (e *Engine) finishConsume(op *ConsumeOp, result string) {

@@ -76,14 +76,21 @@ func TestAuditOfflineReplicaRecipients(t *testing.T) {
 			if got := leaderAndIsrTPs(evs, 1); !slices.Equal(got, []string{"t-1"}) {
 				t.Errorf("LeaderAndIsr to broker 1 (shutting down) named %v, want [t-1] (the election of its led partition only)", got)
 			}
+			// Three batches (2.1.1/3.7.0 doControlledShutdown): the election of t-1, StopReplica for
+			// t-0, then t-0's OfflineReplica (the ISR shrink to the others, StopReplica again).
 			for _, b := range []int32{0, 2} {
-				if got := leaderAndIsrTPs(evs, b); !slices.Equal(got, []string{"t-0", "t-1"}) {
-					t.Errorf("LeaderAndIsr to broker %d named %v, want [t-0 t-1]", b, got)
+				if got := leaderAndIsrRequests(evs, b); fmt.Sprint(got) != "[[t-1:2/1] [t-0:0/1]]" {
+					t.Errorf("LeaderAndIsr requests to broker %d: %v, want [[t-1:2/1] [t-0:0/1]]", b, got)
 				}
 			}
 			stops := eventsOf(evs, MsgStopReplica, func(ev Event) bool { return ev.Message.To == 1 })
-			if len(stops) != 1 || len(stops[0].Message.StopReplica.Partitions) != 1 || stops[0].Message.StopReplica.Partitions[0].Partition != 0 {
-				t.Errorf("StopReplica to broker 1: %d requests, want one for t-0", len(stops))
+			for _, s := range stops {
+				if ps := s.Message.StopReplica.Partitions; len(ps) != 1 || ps[0].Partition != 0 {
+					t.Errorf("StopReplica to broker 1 for %v, want t-0", ps)
+				}
+			}
+			if len(stops) != 2 {
+				t.Errorf("StopReplica to broker 1: %d requests, want 2 (the batch, and OfflineReplica's)", len(stops))
 			}
 			p0 := e.partitionOf(ktTopic, 0)
 			if !slices.Equal(e.ctrl.ISR(p0.pid), []int32{0, 2}) || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {
@@ -135,5 +142,117 @@ func TestAuditShutdownTruncatesBefore011(t *testing.T) {
 	}
 	if got := r.Log().LogEndOffset(); got != 1 {
 		t.Fatalf("broker 1 stopped with LEO %d, want 1 (truncated to its HW on becoming follower)", got)
+	}
+}
+
+// leaderAndIsrRequests lists the LeaderAndIsr requests sent to broker to, each as its partitions'
+// "t-0:leader/epoch" states.
+func leaderAndIsrRequests(evs []Event, to int32) [][]string {
+	var out [][]string
+	for _, ev := range eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == to }) {
+		var req []string
+		for _, ps := range ev.Message.LeaderAndIsr.Partitions {
+			req = append(req, fmt.Sprintf("%s-%d:%d/%d", ps.TP.Topic, ps.TP.Partition, ps.Leader, ps.LeaderEpoch))
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+// TestAuditStateMachineBatches: each state machine's handleStateChanges ends in its own
+// sendRequestsToBrokers. KafkaController.onBrokerStartup (0.10.2.2, 3.7.0) moves the new broker's
+// replicas to OnlineReplica (its first LeaderAndIsr: every partition it hosts, as it stands) and
+// then runs triggerOnlinePartitionStateChange (a second request with the elections);
+// onBrokerFailure runs the elections and then the OfflineReplica transitions, two requests to a
+// broker concerned by both.
+func TestAuditStateMachineBatches(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era+"/startup", func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 20000) // the session expired: t-0 has no leader
+			e.Drain()
+			apply(t, e, `{"do":"restart","broker":1}`)
+			runFor(t, e, 100)
+			got := leaderAndIsrRequests(e.Drain(), 1)
+			want := [][]string{{"t-0:-1/1"}, {"t-0:1/2"}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("LeaderAndIsr requests to the restarted broker: %v, want %v", got, want)
+			}
+		})
+		t.Run(era+"/failure", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 0}, {0, 1}}, eraCfg(era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 20000)
+			got := leaderAndIsrRequests(e.Drain(), 0)
+			want := [][]string{{"t-0:0/1"}, {"t-1:0/1"}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("LeaderAndIsr requests to broker 0: %v, want %v (the election, then the ISR shrink)", got, want)
+			}
+		})
+	}
+}
+
+// TestAuditRebalanceBatchPerBroker: checkAndTriggerAutoLeaderRebalance calls onReplicaElection
+// once per imbalanced preferred broker (3.7.0; onPreferredReplicaElection in 2.1.1), each a batch
+// of its own. Brokers 1 and 2 came back after controlled shutdowns that moved their leaderships
+// to broker 3; the first check (5 s after the controller started) gives both back, and broker 3
+// gets two LeaderAndIsr requests.
+func TestAuditRebalanceBatchPerBroker(t *testing.T) {
+	e := newKafkaEngine(t, 4, [][]int32{{1, 3}, {2, 3}}, nil)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"shutdown","broker":1}`)
+	apply(t, e, `{"do":"shutdown","broker":2}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"restart","broker":1}`)
+	apply(t, e, `{"do":"restart","broker":2}`)
+	runFor(t, e, 2900) // t = 4900
+	for i := int32(0); i < 2; i++ {
+		if l := e.ctrl.Leader(e.partitionOf(ktTopic, i).pid); l != 3 {
+			t.Fatalf("t-%d leader %d before the check, want 3", i, l)
+		}
+	}
+	e.Drain()
+	runFor(t, e, 200)
+	var got []string
+	for _, req := range leaderAndIsrRequests(e.Drain(), 3) {
+		got = append(got, fmt.Sprintf("%d %s", len(req), req[0][:3]))
+	}
+	if fmt.Sprint(got) != "[1 t-0 1 t-1]" {
+		t.Fatalf("LeaderAndIsr requests to broker 3 (partitions, first): %v, want one for t-0, then one for t-1", got)
+	}
+	if e.ctrl.Leader(e.partitionOf(ktTopic, 0).pid) != 1 || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {
+		t.Fatal("the preferred leaders did not get their partitions back")
+	}
+}
+
+// TestAuditUncleanEnabledAtRuntime: from 2.1.0 (KAFKA-6835) turning unclean.leader.election.enable
+// on at runtime raises the controller's UncleanLeaderElectionEnable event, which runs
+// triggerOnlinePartitionStateChange at once (processUncleanLeaderElectionEnable, 3.7.0). Leader 0
+// dies while follower 1 is out of the ISR: the partition is offline until unclean election is
+// enabled, and then broker 1 is elected without waiting for a broker change.
+// (The config step's side of it is a patch to actions.go's setConfig; see the audit report.)
+func TestAuditUncleanEnabledAtRuntime(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1}}, map[string]string{"unclean.leader.election.enable": "false"})
+	p := e.partitionOf(ktTopic, 0)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+	runFor(t, e, 50000) // follower 1 leaves the ISR (replica.lag.time.max.ms 30 s, checked every 15 s)
+	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
+		t.Fatalf("ISR %v, want [0]", e.ctrl.ISR(p.pid))
+	}
+	apply(t, e, `{"do":"kill","broker":0}`)
+	runFor(t, e, 20000) // broker 0's session expired: no live ISR member
+	if l := e.ctrl.Leader(p.pid); l != -1 {
+		t.Fatalf("leader %d with unclean election off, want none", l)
+	}
+	e.cfg.UncleanLeaderElectionEnable = true
+	e.ctrl.UncleanLeaderElectionEnabled()
+	runFor(t, e, 100)
+	if l, isr := e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid); l != 1 || !slices.Equal(isr, []int32{1}) {
+		t.Fatalf("leader %d ISR %v after enabling unclean election, want 1, [1]", l, isr)
 	}
 }

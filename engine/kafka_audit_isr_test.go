@@ -73,34 +73,111 @@ func TestAuditIdleFollowerShrinkBefore21(t *testing.T) {
 
 // TestAuditFirstHWCheckpointAtOnce: ReplicaManager.startHighWaterMarksCheckPointThread schedules
 // the checkpoint task with delay 0 after the first LeaderAndIsr's role changes (0.10.2.2, 2.1.1:
-// KafkaScheduler.schedule's default delay; 3.7.0: `0L`), so the HW a restarted leader reaches on
-// election is in replication-offset-checkpoint at once, not one interval later. Broker 1, the only
-// replica, dies with three records above its checkpointed HW and comes back: its election makes
-// the HW 3, and a second crash right after still recovers HW 3.
+// KafkaScheduler.schedule's default delay; 3.7.0: `0L`), so a restarted broker rewrites
+// replication-offset-checkpoint at once, not one interval later. Broker 1, the only replica,
+// checkpointed HW 3, then lost its unflushed records to a power loss: it recovers HW
+// min(checkpoint, LEO) = 0, and its first LeaderAndIsr writes that at once.
 func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era, func(t *testing.T) {
 			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
 			r := e.partitionOf(ktTopic, 0).replicaOn(1)
-			runFor(t, e, 5100) // past the checkpoint at 5000
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
 			runFor(t, e, 100)
-			if r.Log().HighWatermark() != 3 || r.HWCheckpoint() != 0 {
-				t.Fatalf("HW %d checkpoint %d, want 3, 0", r.Log().HighWatermark(), r.HWCheckpoint())
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
+			runFor(t, e, 5000) // the checkpoint at 5000 ms
+			if r.Log().HighWatermark() != 3 || r.HWCheckpoint() != 3 {
+				t.Fatalf("HW %d checkpoint %d, want 3, 3", r.Log().HighWatermark(), r.HWCheckpoint())
 			}
-			epoch := r.LeaderEpoch()
-			apply(t, e, `{"do":"kill","broker":1}`)
+			apply(t, e, `{"do":"kill","broker":1,"loseUnflushed":true}`)
 			runFor(t, e, 100)
 			apply(t, e, `{"do":"restart","broker":1}`)
-			runUntilTrue(t, e, 20000, "broker 1 leads t-0 again", func() bool {
-				return e.brokers[1].state == brokerRunning && r.IsLeader() && r.LeaderEpoch() > epoch
+			runUntilTrue(t, e, 20000, "broker 1 got its first LeaderAndIsr", func() bool {
+				return e.brokers[1].state == brokerRunning && e.brokers[1].checkpointing
 			})
-			if hw := r.Log().HighWatermark(); hw != 3 {
-				t.Fatalf("HW %d after the election, want 3", hw)
+			if r.Log().LogEndOffset() != 0 || r.Log().HighWatermark() != 0 {
+				t.Fatalf("LEO %d HW %d after the power loss, want 0, 0", r.Log().LogEndOffset(), r.Log().HighWatermark())
 			}
-			if got := r.HWCheckpoint(); got != 3 {
-				t.Fatalf("checkpoint %d right after the election, want 3", got)
+			if got := r.HWCheckpoint(); got != 0 {
+				t.Fatalf("checkpoint %d right after the first LeaderAndIsr, want 0 (rewritten at once)", got)
 			}
 		})
+	}
+}
+
+// TestAuditNotLeaderErrorName: error code 6 is NOT_LEADER_FOR_PARTITION in 0.10.2.2 and 2.1.1's
+// Errors.java and NOT_LEADER_OR_FOLLOWER from 2.6.0 (3.7.0). A consumer reads from broker 2, which
+// the controller has just elected, before the LeaderAndIsr (on a slow link) makes it leader: its
+// Fetch is refused with code 6, and the consumer reports the era's name.
+func TestAuditNotLeaderErrorName(t *testing.T) {
+	for _, tc := range []struct{ era, name string }{{"2.1", "NOT_LEADER_FOR_PARTITION"}, {"3.7", "NOT_LEADER_OR_FOLLOWER"}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":500}`)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6100) // the session expired at 7000: broker 2 is elected, its LeaderAndIsr is on the way
+			if l := e.ctrl.Leader(e.partitionOf(ktTopic, 0).pid); l != 2 {
+				t.Fatalf("leader %d, want 2", l)
+			}
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			if ops := e.Consumes(1); len(ops) != 1 || ops[0].Result != tc.name {
+				t.Fatalf("consume results %+v, want %s", ops, tc.name)
+			}
+		})
+	}
+}
+
+// TestAuditAcks0ErrorNoAnswer: KafkaApis.handleProduceRequest answers an acks=0 produce never, not
+// even with an error: it closes the connection (0.10.2.2 and 3.7.0: `if (produceRequest.acks ==
+// 0) { if (errorInResponse) ... closeConnection`). Broker 2 gets an acks=0 produce before the
+// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer.
+func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
+	for _, acks := range []string{"0", "1"} {
+		t.Run("acks="+acks, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{"zookeeper.session.timeout.ms": "6000"})
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":500}`)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6100)
+			e.Drain()
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":`+acks+`}`)
+			runFor(t, e, 50)
+			answers := eventsOf(e.Drain(), MsgProduceResponse, nil)
+			if want := map[string]int{"0": 0, "1": 1}[acks]; len(answers) != want {
+				t.Fatalf("%d Produce answers, want %d", len(answers), want)
+			}
+			if acks == "1" && answers[0].Message.ProduceResponse.Error != ErrNotLeaderOrFollower {
+				t.Fatalf("answer %s, want NOT_LEADER_OR_FOLLOWER", answers[0].Message.ProduceResponse.Error)
+			}
+		})
+	}
+}
+
+// TestAuditProducerRetriesUnknownPartition: UnknownTopicOrPartitionException is an
+// InvalidMetadataException (0.10.2.2, 3.7.0), which the producer retries after refreshing its
+// metadata, as it does NOT_LEADER: an UNKNOWN_TOPIC_OR_PARTITION answer is not the produce's
+// outcome; the retry is acknowledged.
+func TestAuditProducerRetriesUnknownPartition(t *testing.T) {
+	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+	runFor(t, e, 100)
+	op := e.clients.ProduceOps()[0]
+	if !op.Done || op.BaseOffset != 0 {
+		t.Fatalf("first answer: done %v base %d, want acked at 0", op.Done, op.BaseOffset)
+	}
+	// As if the broker had answered UNKNOWN_TOPIC_OR_PARTITION instead.
+	op.Done, op.Result, op.BaseOffset = false, "", -1
+	e.Drain()
+	e.produceAnswered(&ProduceResponse{Op: op.ID, Error: ErrUnknownTopicOrPartition, BaseOffset: -1})
+	if op.Done {
+		t.Fatalf("the produce ended with %s, want a retry", op.Result)
+	}
+	runFor(t, e, 1000)
+	if n := len(eventsOf(e.Drain(), MsgProduce, nil)); n != 1 || !op.Done || op.Result != ResultAcked || op.BaseOffset != 1 {
+		t.Fatalf("after the answer: %d Produce sent, done %v result %q base %d; want 1 retry acked at 1", n, op.Done, op.Result, op.BaseOffset)
 	}
 }

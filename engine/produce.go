@@ -19,7 +19,13 @@ func (e *Engine) handleProduce(b *broker, m *Message) {
 		errName = ErrNotEnoughReplicas
 	}
 	if errName != ErrNone {
-		e.respondProduce(b, m, errName, -1)
+		if req.Acks != 0 {
+			e.respondProduce(b, m, errName, -1)
+		}
+		// acks=0 gets no answer, an error neither: Kafka closes the connection instead
+		// (KafkaApis.handleProduceRequest: `if (produceRequest.acks == 0) { if (errorInResponse)
+		// closeConnection ... }`, 0.10.2.2 and 3.7.0), and the producer, which awaits nothing,
+		// learns of it only by reconnecting.
 		return
 	}
 	base := r.Log().AppendAsLeader(r.LeaderEpoch(), req.RecordIDs)

@@ -63,9 +63,14 @@ func (k *Controller) onBrokerFailure(dead []int32) {
 }
 
 // onBrokerStartup sends the new brokers their partitions, then elects leaders for partitions that
-// have none (triggerOnlinePartitionStateChange).
+// have none (triggerOnlinePartitionStateChange). Each state machine sends its own batch
+// (ControllerBrokerRequestBatch.sendRequestsToBrokers at the end of each handleStateChanges in
+// 0.10.2.2 and 3.7.0's onBrokerStartup): a new broker's first LeaderAndIsr carries every partition
+// it hosts as it stood before the elections, and an election it takes part in follows as a second
+// request, queued behind the first on its channel.
 func (k *Controller) onBrokerStartup(ids []int32) {
 	k.onlineReplicas(ids)
+	k.flushLeaderAndIsr()
 	k.triggerOnlinePartitionStateChange()
 }
 
@@ -103,7 +108,7 @@ func (k *Controller) onControllerFailover(c int32) {
 	k.onlineReplicas(live)
 	k.flushLeaderAndIsr()
 	if k.era.FailoverOfflinesDeadReplicas {
-		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 })
+		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 }, "")
 		k.flushLeaderAndIsr()
 	}
 	k.initializePartitionState()

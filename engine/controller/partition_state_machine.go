@@ -125,3 +125,17 @@ func (k *Controller) preferredElection(pid int32, why string) protocol.KafkaErro
 	k.queueLeaderAndIsr(pid)
 	return protocol.ErrNone
 }
+
+// UncleanLeaderElectionEnabled is the controller's UncleanLeaderElectionEnable event: once
+// unclean.leader.election.enable is turned on at runtime, the offline partitions get the offline
+// election at once (processUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange, from
+// 2.1.0, KAFKA-6835, raised by DynamicBrokerConfig and TopicConfigHandler). Before 2.1 nothing
+// happens until the next election (a broker change). The caller raises it only in eras that have
+// it, and only when the setting went from false to true.
+func (k *Controller) UncleanLeaderElectionEnabled() {
+	if !k.usable() {
+		return
+	}
+	k.triggerOnlinePartitionStateChange()
+	k.flushLeaderAndIsr()
+}

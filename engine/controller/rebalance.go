@@ -44,8 +44,10 @@ func (k *Controller) AutoRebalance(epoch int32) {
 					k.preferredElection(pid, "auto leader rebalance: preferred replica election")
 				}
 			}
+			// One onReplicaElection, so one LeaderAndIsr batch, per imbalanced broker (3.7.0,
+			// 2.1.1 onPreferredReplicaElection); 0.10.2.2 elects, and sends, one partition at a time.
+			k.flushLeaderAndIsr()
 		}
-		k.flushLeaderAndIsr()
 	}
 	k.scheduleAutoRebalance(cfg.LeaderImbalanceCheckIntervalS * 1000)
 }

@@ -20,7 +20,11 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 		}
 	}
 	k.triggerOnlinePartitionStateChange()
-	k.removeReplicasFromIsr(lost)
+	// The elections and the OfflineReplica transitions are separate batches (onBrokerFailure and
+	// onReplicasBecomeOffline call PartitionStateMachine and then ReplicaStateMachine
+	// handleStateChanges, each ending in sendRequestsToBrokers; 0.10.2.2, 2.1.1, 3.7.0).
+	k.flushLeaderAndIsr()
+	k.removeReplicasFromIsr(lost, "")
 }
 
 // removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in broker order
@@ -29,7 +33,7 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 // leader becomes none if it led; the last ISR member stays (from 1.1, KAFKA-5642; before that only
 // with unclean election off, Era.KeepLastIsrMember); each write bumps the leader epoch
 // (LeaderAndIsr.newLeaderAndIsr).
-func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool) {
+func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string) {
 	for b := range int32(k.brokers) {
 		for _, pid := range k.c.Hosted(b) {
 			p := &k.zk.partitions[pid]
@@ -44,7 +48,11 @@ func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool) {
 			if len(isr) == 0 && (k.era.KeepLastIsrMember || !k.c.Settings().UncleanLeaderElectionEnable) {
 				isr = p.isr // the last ISR member stays ("last replica standing")
 			}
-			k.writePartition(pid, leader, isr, true, fmt.Sprintf("replica %d offline", b))
+			reason := why
+			if reason == "" {
+				reason = fmt.Sprintf("replica %d offline", b)
+			}
+			k.writePartition(pid, leader, isr, true, reason)
 			// To the other replicas only: OfflineReplica sends the shrunk ISR to
 			// `partitionReplicaAssignment(partition).filterNot(_ == replicaId)` (3.7.0
 			// ZkReplicaStateMachine; 0.10.2.2's `currentAssignedReplicas.filterNot(_ == replicaId)`).

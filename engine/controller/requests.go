@@ -93,53 +93,65 @@ func (k *Controller) ShutdownInProcess(b int32) ([]protocol.TP, bool) {
 	return k.DoControlledShutdown(b), true
 }
 
-// DoControlledShutdown is KafkaController.doControlledShutdown: for partitions the broker leads,
-// the controlled-shutdown election (first live ISR member not shutting down); for the others,
-// drop the broker from the ISR and stop its replica. It returns the partitions still led.
+// DoControlledShutdown is KafkaController.doControlledShutdown (2.1.1, 3.7.0): the
+// controlled-shutdown election for the partitions the broker leads (first live ISR member not
+// shutting down), sent as one batch; then StopReplica to the broker for the partitions it
+// follows; then their OfflineReplica transition, a third batch: out of the ISR, the shrunk ISR to
+// the other replicas, and StopReplica to the broker again (ZkReplicaStateMachine's OfflineReplica
+// adds one for every replica it moves). It returns the partitions still led. (0.10.2.2 and
+// 0.11.0.2 walk the partitions one at a time, a batch each; the engine groups them as 2.1 does.)
 func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	k.shuttingDown[id] = true
 	var remaining []protocol.TP
+	var followed []int32
 	var stop []protocol.TP
 	for _, pid := range k.c.Hosted(id) {
 		p := &k.zk.partitions[pid]
 		if len(p.assignment) == 1 {
 			continue
 		}
-		if p.leader == id {
-			var newLeader int32 = -1
-			for _, c := range p.assignment {
-				if c != id && slices.Contains(p.isr, c) && k.replicaUsable(pid, c) {
-					newLeader = c
-					break
-				}
-			}
-			if newLeader < 0 {
-				remaining = append(remaining, k.tp(pid))
-				continue
-			}
-			// The new ISR leaves out every broker shutting down, not only this one
-			// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
-			k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
-			// To the live or shutting-down replicas whose log directory works
-			// (Election.leaderForControlledShutdown's liveOrShuttingDownReplicas, 3.7.0).
-			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return !k.offline[[2]int32{pid, h}] })
+		if p.leader != id {
+			followed = append(followed, pid)
+			stop = append(stop, k.tp(pid))
 			continue
 		}
-		if slices.Contains(p.isr, id) {
-			// The OfflineReplica transition of a follower (KafkaController.doControlledShutdown):
-			// the shrunk ISR goes to the other replicas, not to the broker shutting down, which
-			// gets StopReplica (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine, 0.10.2.2).
-			k.writePartition(pid, p.leader, protocol.SortedMinus(p.isr, []int32{id}), true, fmt.Sprintf("controlled shutdown of broker %d", id))
-			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != id })
+		var newLeader int32 = -1
+		for _, c := range p.assignment {
+			if c != id && slices.Contains(p.isr, c) && k.replicaUsable(pid, c) {
+				newLeader = c
+				break
+			}
 		}
-		stop = append(stop, k.tp(pid))
+		if newLeader < 0 {
+			remaining = append(remaining, k.tp(pid))
+			continue
+		}
+		// The new ISR leaves out every broker shutting down, not only this one
+		// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
+		k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+		// To the live or shutting-down replicas whose log directory works
+		// (Election.leaderForControlledShutdown's liveOrShuttingDownReplicas, 3.7.0).
+		k.queueLeaderAndIsrTo(pid, func(h int32) bool { return !k.offline[[2]int32{pid, h}] })
 	}
 	k.flushLeaderAndIsr()
-	if len(stop) > 0 {
-		k.c.Send(&protocol.Message{Type: protocol.MsgStopReplica, From: k.broker, To: id, StopReplica: &protocol.StopReplicaRequest{
-			ControllerID: k.broker, ControllerEpoch: k.epoch, BrokerEpoch: k.live[id], Partitions: stop}})
+	if len(stop) == 0 {
+		return remaining
 	}
+	k.sendStopReplica(id, stop)
+	// The OfflineReplica transition of each followed partition: the shrunk ISR goes to the other
+	// replicas, not to the broker shutting down (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
+	// 0.10.2.2), with doRemoveReplicasFromIsr's rules (removeReplicasFromIsr).
+	k.removeReplicasFromIsr(func(pid, b int32) bool { return b == id && slices.Contains(followed, pid) },
+		fmt.Sprintf("controlled shutdown of broker %d", id))
+	k.flushLeaderAndIsr()
+	k.sendStopReplica(id, stop)
 	return remaining
+}
+
+// sendStopReplica asks broker id to stop its replicas of tps (deletePartition false).
+func (k *Controller) sendStopReplica(id int32, tps []protocol.TP) {
+	k.c.Send(&protocol.Message{Type: protocol.MsgStopReplica, From: k.broker, To: id, StopReplica: &protocol.StopReplicaRequest{
+		ControllerID: k.broker, ControllerEpoch: k.epoch, BrokerEpoch: k.live[id], Partitions: tps}})
 }
 
 // ProcessLogDirEvent takes a broker's replicas offline at the controller (the log-dir event
