@@ -26,6 +26,10 @@ func NewReplicaManager(broker int32, fetchers *FetcherManager) ReplicaManager {
 // ControllerEpoch is the highest controller epoch the broker has seen.
 func (rm *ReplicaManager) ControllerEpoch() int32 { return rm.controllerEpoch }
 
+// Checkpointing reports whether the HW checkpoint task runs (it starts with the first
+// LeaderAndIsr).
+func (rm *ReplicaManager) Checkpointing() bool { return rm.checkpointing }
+
 // Started is the replica manager of a broker process that just started: no controller epoch
 // seen, no checkpoint task.
 func (rm *ReplicaManager) Started() { rm.controllerEpoch, rm.checkpointing = 0, false }
