@@ -122,8 +122,12 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	if next.InterBrokerProtocolVersion != e.cfg.InterBrokerProtocolVersion {
 		return errors.New("set.inter.broker.protocol.version: the protocol era is fixed for a run; start a new cluster")
 	}
+	old := e.cfg
 	e.cfg = next
 	e.emit(Event{Type: EvConfig, Text: fmt.Sprintf("config changed: %s", describeSet(set))})
+	if next.UncleanLeaderElectionEnable && !old.UncleanLeaderElectionEnable && e.era.uncleanEnableElects {
+		e.ctrl.UncleanLeaderElectionEnabled() // the controller reads the new setting at once
+	}
 	return nil
 }
 

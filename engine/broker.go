@@ -188,9 +188,10 @@ func (e *Engine) stopAfterAttempts(b *broker, led int) {
 // (`if (!shutdownSucceeded) { Thread.sleep(config.controlledShutdownRetryBackoffMs) ... }` in
 // 0.10.2.2, 0.11.0.2 and 2.1.1), so a broker whose attempts all fail stops one backoff after its
 // last attempt. From 3.1.0 (#11246) it sleeps only while retries remain (`if (!shutdownSucceeded &&
-// remainingRetries > 0)`, 3.7.0). Of the modelled eras only 3.7 is past 3.1, as is every rule
-// alterPartition marks (IBP 2.7).
-func (e *Engine) sleepsAfterLastShutdownAttempt() bool { return !e.era.alterPartition }
+// remainingRetries > 0)`, 3.7.0).
+func (e *Engine) sleepsAfterLastShutdownAttempt() bool {
+	return !e.era.noBackoffAfterLastShutdownAttempt
+}
 
 // finishShutdown stops the broker cleanly: fetchers stop, logs are flushed, HWs checkpointed,
 // and the ZooKeeper session is closed.

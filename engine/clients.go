@@ -156,10 +156,9 @@ func (e *Engine) consumeAnswered(m, req *Message) {
 
 // clientErrorName is the name a client of the era reports for err: error code 6 was
 // NOT_LEADER_FOR_PARTITION until 2.6 renamed it NOT_LEADER_OR_FOLLOWER (Errors.java: 0.10.2.2 and
-// 2.1.1 `NOT_LEADER_FOR_PARTITION(6, ...)`, 2.6.0 and 3.7.0 `NOT_LEADER_OR_FOLLOWER(6, ...)`). Of
-// the modelled eras only 3.7 is past 2.6, as is every rule alterPartition marks (IBP 2.7).
+// 2.1.1 `NOT_LEADER_FOR_PARTITION(6, ...)`, 2.6.0 and 3.7.0 `NOT_LEADER_OR_FOLLOWER(6, ...)`).
 func (e *Engine) clientErrorName(err KafkaError) string {
-	if err == ErrNotLeaderOrFollower && !e.era.alterPartition {
+	if err == ErrNotLeaderOrFollower && !e.era.notLeaderOrFollowerName {
 		return "NOT_LEADER_FOR_PARTITION"
 	}
 	return err.String()

@@ -84,6 +84,25 @@ type era struct {
 	// halts when inter.broker.protocol.version is below 1.0 (haltBrokerOnFailure), as 0.10.2's and
 	// 0.11.0's ReplicaManager halts on the storage error of an append or HW checkpoint.
 	logDirFailureHandling bool
+	// minIsrCappedAtReplicas: min.insync.replicas counts at most the replication factor
+	// (Partition.effectiveMinIsr, KAFKA-15583, 3.7); before, a larger value refuses every acks=all
+	// produce.
+	minIsrCappedAtReplicas bool
+	// levelFollowerStaysInIsr: a follower at the leader's LEO never leaves the ISR (KAFKA-7152,
+	// 2.1); before, one that stops fetching leaves after replica.lag.time.max.ms even when
+	// nothing was produced.
+	levelFollowerStaysInIsr bool
+	// noBackoffAfterLastShutdownAttempt: a broker whose controlled-shutdown attempts all failed
+	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
+	// sleeps controlled.shutdown.retry.backoff.ms once more.
+	noBackoffAfterLastShutdownAttempt bool
+	// notLeaderOrFollowerName: clients name error code 6 NOT_LEADER_OR_FOLLOWER (Errors.java from
+	// 2.6); before, NOT_LEADER_FOR_PARTITION.
+	notLeaderOrFollowerName bool
+	// uncleanEnableElects: turning unclean.leader.election.enable on at runtime elects the
+	// offline partitions at once (the controller's UncleanLeaderElectionEnable event, KAFKA-6835,
+	// 2.1); before, they wait for the next election.
+	uncleanEnableElects bool
 }
 
 func eraFor(version string) era {
@@ -95,13 +114,16 @@ func eraFor(version string) era {
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
-			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true}
+			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
+			levelFollowerStaysInIsr: true, uncleanEnableElects: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
 			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
-			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true}
+			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
+			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
+			notLeaderOrFollowerName: true, uncleanEnableElects: true}
 	}
 }
 

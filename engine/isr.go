@@ -19,9 +19,8 @@ import (
 // 3.7.0); before, Partition.appendRecordsToLeader and checkEnoughReplicasReachOffset read
 // `log.config.minInSyncReplicas` as it is (0.10.2.2, 0.11.0.2, 2.1.1), so a min.insync.replicas
 // above the replication factor refuses every acks=all produce with NOT_ENOUGH_REPLICAS.
-// KAFKA-15583 is the same change as the HW gate, so minIsrGatesHW marks the era.
 func (e *Engine) effectiveMinIsr(p *partition) int {
-	if !e.era.minIsrGatesHW {
+	if !e.era.minIsrCappedAtReplicas {
 		return int(min(e.cfg.MinInsyncReplicas, math.MaxInt32))
 	}
 	return int(min(e.cfg.MinInsyncReplicas, int64(len(p.hosts))))
@@ -32,10 +31,9 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 // leaderReplica.logEndOffset.messageOffset && (time.milliseconds - r.lastCaughtUpTimeMs) >
 // maxLagMs` in 2.1.1; Replica.isCaughtUp in 3.7.0). Before (0.10.2.2, 0.11.0.2) only the time
 // counts: `(time.milliseconds - r.lastCaughtUpTimeMs) > maxLagMs`, so a follower that stops
-// fetching leaves the ISR after replica.lag.time.max.ms even when nothing was produced. KAFKA-7152
-// and KAFKA-7128 both arrived in 2.1.0, so expandNeedsEpochStart marks the era.
+// fetching leaves the ISR after replica.lag.time.max.ms even when nothing was produced.
 func (e *Engine) outOfSync(r *replica, rr *brk.Replica) bool {
-	if !e.era.expandNeedsEpochStart {
+	if !e.era.levelFollowerStaysInIsr {
 		return e.now-rr.LastCaughtUpTime() > e.cfg.ReplicaLagTimeMaxMs
 	}
 	return !e.caughtUp(r, rr)

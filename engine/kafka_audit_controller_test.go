@@ -229,30 +229,38 @@ func TestAuditRebalanceBatchPerBroker(t *testing.T) {
 }
 
 // TestAuditUncleanEnabledAtRuntime: from 2.1.0 (KAFKA-6835) turning unclean.leader.election.enable
-// on at runtime raises the controller's UncleanLeaderElectionEnable event, which runs
-// triggerOnlinePartitionStateChange at once (processUncleanLeaderElectionEnable, 3.7.0). Leader 0
-// dies while follower 1 is out of the ISR: the partition is offline until unclean election is
-// enabled, and then broker 1 is elected without waiting for a broker change.
-// (The config step's side of it is a patch to actions.go's setConfig; see the audit report.)
+// on at runtime (a config step) raises the controller's UncleanLeaderElectionEnable event, which
+// runs triggerOnlinePartitionStateChange at once (processUncleanLeaderElectionEnable, 3.7.0).
+// Leader 0 dies while follower 1 is out of the ISR: the partition is offline until unclean
+// election is enabled, and then broker 1 is elected without waiting for a broker change. Before
+// 2.1 the setting is read at the next election only: the partition stays offline.
 func TestAuditUncleanEnabledAtRuntime(t *testing.T) {
-	e := newKafkaEngine(t, 3, [][]int32{{0, 1}}, map[string]string{"unclean.leader.election.enable": "false"})
-	p := e.partitionOf(ktTopic, 0)
-	runFor(t, e, 1000)
-	apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
-	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
-	runFor(t, e, 50000) // follower 1 leaves the ISR (replica.lag.time.max.ms 30 s, checked every 15 s)
-	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
-		t.Fatalf("ISR %v, want [0]", e.ctrl.ISR(p.pid))
-	}
-	apply(t, e, `{"do":"kill","broker":0}`)
-	runFor(t, e, 20000) // broker 0's session expired: no live ISR member
-	if l := e.ctrl.Leader(p.pid); l != -1 {
-		t.Fatalf("leader %d with unclean election off, want none", l)
-	}
-	e.cfg.UncleanLeaderElectionEnable = true
-	e.ctrl.UncleanLeaderElectionEnabled()
-	runFor(t, e, 100)
-	if l, isr := e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid); l != 1 || !slices.Equal(isr, []int32{1}) {
-		t.Fatalf("leader %d ISR %v after enabling unclean election, want 1, [1]", l, isr)
+	for _, c := range []struct {
+		era   string
+		elect bool
+	}{{"0.11.0", false}, {"2.1", true}, {"3.7", true}} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1}}, map[string]string{"unclean.leader.election.enable": "false",
+				"inter.broker.protocol.version": `"` + c.era + `"`})
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 50000) // follower 1 leaves the ISR (replica.lag.time.max.ms, checked every half of it)
+			if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
+				t.Fatalf("ISR %v, want [0]", e.ctrl.ISR(p.pid))
+			}
+			apply(t, e, `{"do":"kill","broker":0}`)
+			runFor(t, e, 20000) // broker 0's session expired: no live ISR member
+			if l := e.ctrl.Leader(p.pid); l != -1 && l != 0 {
+				t.Fatalf("leader %d with unclean election off, want none (or dead broker 0 still recorded, before 2.3)", l)
+			}
+			apply(t, e, `{"do":"config","set":{"unclean.leader.election.enable":true}}`)
+			runFor(t, e, 100)
+			l, isr := e.ctrl.Leader(p.pid), e.ctrl.ISR(p.pid)
+			if elected := l == 1 && slices.Equal(isr, []int32{1}); elected != c.elect {
+				t.Fatalf("leader %d ISR %v after enabling unclean election; want broker 1 elected: %v", l, isr, c.elect)
+			}
+		})
 	}
 }
