@@ -126,7 +126,7 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	e.cfg = next
 	e.emit(Event{Type: EvConfig, Text: fmt.Sprintf("config changed: %s", describeSet(set))})
 	if next.UncleanLeaderElectionEnable && !old.UncleanLeaderElectionEnable && e.era.uncleanEnableElects {
-		e.ctrl.UncleanLeaderElectionEnabled() // the controller reads the new setting at once
+		e.uncleanElectionEnabled()
 	}
 	return nil
 }

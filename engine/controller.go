@@ -109,6 +109,11 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 	e.ctrl.ElectLeaders(p.pid, target, unclean)
 }
 
+// uncleanElectionEnabled raises the controller's UncleanLeaderElectionEnable event: a config
+// step turned unclean.leader.election.enable on (from 2.1; the controller reads the new setting
+// at once).
+func (e *Engine) uncleanElectionEnabled() { e.ctrl.UncleanLeaderElectionEnabled() }
+
 // shutdownInProcess is a controlled shutdown broker b asks of the controller in its own process
 // (over loopback in Kafka; at once here): the partitions still led, and whether b runs the usable
 // controller.
