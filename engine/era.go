@@ -103,6 +103,12 @@ type era struct {
 	// offline partitions at once (the controller's UncleanLeaderElectionEnable event, KAFKA-6835,
 	// 2.1); before, they wait for the next election.
 	uncleanEnableElects bool
+	// notLeaderForUnknownLocal: a request for a partition the broker has no Partition object for
+	// (before its first LeaderAndIsr since it started) is answered NOT_LEADER_FOR_PARTITION, which
+	// sends clients back to their metadata (ReplicaManager.getPartitionAndLeaderReplicaIfLocal
+	// from 2.0: `case None if metadataCache.contains(topicPartition)`); before,
+	// UNKNOWN_TOPIC_OR_PARTITION (getLeaderReplicaIfLocal, 0.10.2 and 0.11.0).
+	notLeaderForUnknownLocal bool
 }
 
 func eraFor(version string) era {
@@ -115,7 +121,7 @@ func eraFor(version string) era {
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
-			levelFollowerStaysInIsr: true, uncleanEnableElects: true}
+			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -123,7 +129,7 @@ func eraFor(version string) era {
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
-			notLeaderOrFollowerName: true, uncleanEnableElects: true}
+			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
 	}
 }
 

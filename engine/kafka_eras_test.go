@@ -220,3 +220,26 @@ func TestEraRestartBeforeSessionExpiry(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaUnknownLocalPartition: a broker that has not had its first LeaderAndIsr since it
+// started has no Partition object for its replicas. From 2.0 a request for one is answered
+// NOT_LEADER_OR_FOLLOWER (ReplicaManager.getPartitionAndLeaderReplicaIfLocal: the metadata cache
+// knows the topic), which sends clients back to their metadata; before, UNKNOWN_TOPIC_OR_PARTITION
+// (getLeaderReplicaIfLocal in 0.10.2 and 0.11.0).
+func TestKafkaUnknownLocalPartition(t *testing.T) {
+	for _, c := range []struct {
+		era  string
+		want KafkaError
+	}{{"0.10.2", ErrUnknownTopicOrPartition}, {"0.11.0", ErrUnknownTopicOrPartition},
+		{"2.1", ErrNotLeaderOrFollower}, {"3.7", ErrNotLeaderOrFollower}} {
+		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{"inter.broker.protocol.version": `"` + c.era + `"`})
+		r := e.partitionOf(ktTopic, 0).replicaOn(0)
+		if got := e.checkLeaderRequest(r, -1, 1); got != ErrNone {
+			t.Fatalf("%s: the leader answers %s before the reset", c.era, got)
+		}
+		r.resetMemory() // as a restart leaves it until its first LeaderAndIsr
+		if got := e.checkLeaderRequest(r, -1, 1); got != c.want {
+			t.Errorf("%s: a request for a partition without its Partition object is answered %s, want %s", c.era, got, c.want)
+		}
+	}
+}

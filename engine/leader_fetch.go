@@ -281,6 +281,8 @@ func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID in
 		return ErrUnknownTopicOrPartition
 	case r.Offline():
 		return ErrKafkaStorage
+	case !r.Known() && !e.era.notLeaderForUnknownLocal:
+		return ErrUnknownTopicOrPartition // no Partition object yet: getPartition finds none (before 2.0)
 	case !r.Known():
 		return ErrNotLeaderOrFollower
 	case currentEpoch >= 0 && currentEpoch < r.LeaderEpoch():
