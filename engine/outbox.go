@@ -39,6 +39,9 @@ type outbox struct {
 	effs    []effect
 	events  []Event
 	resends []netsim.Held
+	// recycle is the storage of the fetch rounds' messages, reused once done (recycle.go): the
+	// outbox sends them.
+	recycle recycler
 }
 
 // schedule sets a timer: on the agenda now, or when the running item's outbox is drained.
