@@ -414,8 +414,7 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 	var bytes int64
 	for _, pid := range pids {
 		cp := s.find(pid)
-		fp := cp.fetchPartition(e)
-		now, n := e.fetchPartReady(cp.r, &fp)
+		now, n := e.partReady(cp.r, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch)
 		if now {
 			return true
 		}
@@ -429,23 +428,29 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 // fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
 func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
+	return e.partReady(r, fp.CurrentLeaderEpoch, fp.FetchOffset, fp.LastFetchedEpoch)
+}
+
+// partReady is fetchPartReady over the fetch data itself: a session's cached partition is checked
+// without building its FetchPartition (its name is not needed).
+func (e *Engine) partReady(r *replica, currentLeaderEpoch int32, fetchOffset int64, lastFetchedEpoch int32) (bool, int64) {
 	if r == nil || !r.IsLeader() || r.Offline() {
 		return true, 0
 	}
-	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.LeaderEpoch() {
+	if currentLeaderEpoch >= 0 && currentLeaderEpoch < r.LeaderEpoch() {
 		return true, 0
 	}
 	leo := r.Log().LogEndOffset()
-	if fp.FetchOffset > leo {
+	if fetchOffset > leo {
 		return true, 0
 	}
-	if fp.LastFetchedEpoch >= 0 {
-		ep, off := r.Log().Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
-		if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
+	if lastFetchedEpoch >= 0 {
+		ep, off := r.Log().Cache().EndOffsetFor(lastFetchedEpoch, leo)
+		if ep < lastFetchedEpoch || off < fetchOffset {
 			return true, 0
 		}
 	}
-	return false, (leo - fp.FetchOffset) * e.cfg.RecordSizeBytes
+	return false, (leo - fetchOffset) * e.cfg.RecordSizeBytes
 }
 
 // completeFetch answers a parked fetch, re-reading without updating follower state again; the HW

@@ -66,7 +66,8 @@ func (e *Engine) send(m *Message) {
 	}
 	up := e.linkUp(m.From, m.To)
 	if e.out.active {
-		e.out.effs = append(e.out.effs, effect{kind: effSend, msg: m, gen: gen, up: up})
+		e.out.sends = append(e.out.sends, m)
+		e.out.effs = append(e.out.effs, effect{kind: effSend, ev: int32(len(e.out.sends) - 1), gen: gen, up: up})
 		return
 	}
 	e.transmit(m, gen, up)

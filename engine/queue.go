@@ -287,12 +287,14 @@ func before(a, b *entry) bool {
 
 func (q *agenda) less(i, j int) bool { return before(&q.heap[i], &q.heap[j]) }
 
-func (q *agenda) push(it item) {
+func (q *agenda) push(it item) { q.pushEntry(q.enter(&it)) }
+
+// pushEntry queues en (entered: its pointers in refs), numbered now.
+func (q *agenda) pushEntry(en entry) {
 	q.known = false
 	q.seq++
-	it.seq = q.seq
+	en.seq = q.seq
 	q.n++
-	en := q.enter(&it)
 	if l := &q.lanes[en.kind]; l.empty() || en.at >= l.items[len(l.items)-1].at {
 		l.items = append(l.items, en)
 		q.live |= 1 << en.kind
