@@ -119,7 +119,7 @@ func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data 
 	}
 	for i := range s.parts {
 		if s.parts[i].dirty {
-			s.dirty = append(s.dirty, s.parts[i].pid)
+			s.dirty = append(s.dirty, int32(i))
 		}
 	}
 }
@@ -141,16 +141,16 @@ func (e *Engine) incrementalFetch(b *broker, m *Message) {
 	if req.BrokerEpoch != s.brokerEpoch || e.sessionReadAll {
 		// Every read updates the follower's broker epoch: none is clean until read again.
 		for i := range s.parts {
-			e.markDirty(s, &s.parts[i])
+			e.markDirty(s, i)
 		}
 		s.brokerEpoch = req.BrokerEpoch
 	}
 	for i := range req.Partitions { // FetchSession.update
 		fp := &req.Partitions[i]
 		pid := e.pidOf(fp.TP)
-		if cp := s.find(pid); cp != nil {
-			e.markDirty(s, cp)
-			cp.updateRequestParams(fp)
+		if i := s.index(pid); i >= 0 {
+			e.markDirty(s, i)
+			s.parts[i].updateRequestParams(fp)
 		} else {
 			e.addCachedPartition(b, s, pid, fp)
 		}
@@ -187,8 +187,8 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	data := e.sessionData[:0]
 	var bytes int64
 	now := req.MaxWaitMs <= 0
-	for _, pid := range work {
-		cp := s.find(pid)
+	for _, i := range work {
+		cp := &s.parts[i]
 		fp := cp.fetchPartition(e)
 		d, n := e.readPartition(cp.r, req, &fp, true)
 		bytes += n
@@ -200,12 +200,12 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	if now || bytes >= req.MinBytes {
 		// The partitions with news are moved to the front of the reads, then copied out.
 		kept := 0
-		for i, pid := range work {
-			cp := s.find(pid)
+		for i, j := range work {
+			cp := &s.parts[j]
 			cp.dirty = false
 			must := cp.maybeUpdateResponseData(&data[i], true)
 			if !e.clean(s, cp, &data[i]) {
-				s.redirty(cp)
+				s.redirty(j)
 			}
 			if must {
 				data[kept] = data[i]
@@ -375,11 +375,11 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	if s := df.sess; s != nil {
 		ok := e.sessionReady(s, s.dirty, req.MinBytes)
 		if e.sessionCheck != nil {
-			pids := make([]int32, len(s.parts))
-			for i := range s.parts {
-				pids[i] = s.parts[i].pid
+			all := make([]int32, len(s.parts))
+			for i := range all {
+				all[i] = int32(i)
 			}
-			if whole := e.sessionReady(s, pids, req.MinBytes); whole != ok {
+			if whole := e.sessionReady(s, all, req.MinBytes); whole != ok {
 				e.sessionCheck(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.ID(), b.id, ok, whole))
 			}
 		}
@@ -409,11 +409,11 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	return bytes >= req.MinBytes
 }
 
-// sessionReady is canCompleteFetch over the session partitions pids.
-func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) bool {
+// sessionReady is canCompleteFetch over the session's partitions at indices idx.
+func (e *Engine) sessionReady(s *fetchSession, idx []int32, minBytes int64) bool {
 	var bytes int64
-	for _, pid := range pids {
-		cp := s.find(pid)
+	for _, i := range idx {
+		cp := &s.parts[i]
 		now, n := e.partReady(cp.r, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch)
 		if now {
 			return true
@@ -497,8 +497,8 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 	// out at their size.
 	news := e.answerData[:0]
 	e.answerData = nil
-	for _, pid := range work {
-		cp := s.find(pid)
+	for _, i := range work {
+		cp := &s.parts[i]
 		cp.dirty = false
 		fp := cp.fetchPartition(e)
 		d, _ := e.readPartition(cp.r, req, &fp, false)
@@ -506,7 +506,7 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 			news = append(news, d)
 		}
 		if !e.clean(s, cp, &d) {
-			s.redirty(cp)
+			s.redirty(i)
 		}
 	}
 	e.doneWithDirty(work)
