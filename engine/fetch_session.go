@@ -27,14 +27,15 @@ import (
 // cachedPartition is Kafka's CachedPartition.
 type cachedPartition struct {
 	pid int32
-	r   *replica // the broker's replica of the partition; nil if it has none (every read fails)
+	// dirty: on the session's dirty list (see above). Beside pid, in its padding: 56 bytes a
+	// partition, not 64 (a large cluster's sessions are memory its fetches wait on).
+	dirty bool
+	r     *replica // the broker's replica of the partition; nil if it has none (every read fails)
 	// The request data: what the follower last sent for it (updateRequestParams).
 	fetchOffset, fetcherLogStartOffset int64
 	leaderEpoch, lastFetchedEpoch      int32
 	// The response data: what the session last answered (maybeUpdateResponseData); -1 none.
 	highWatermark, localLogStartOffset int64
-	// dirty: on the session's dirty list (see above).
-	dirty bool
 }
 
 // fetchPartition is the partition's fetch data, as the follower last sent it.
