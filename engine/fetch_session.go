@@ -337,7 +337,9 @@ func (e *Engine) clean(s *fetchSession, cp *cachedPartition, d *FetchPartitionDa
 func (e *Engine) takeDirty(s *fetchSession) []int32 {
 	work := s.dirty
 	s.dirty, e.dirtySpare = e.dirtySpare[:0], nil
-	slices.Sort(work)
+	if len(work) > 1 { // a steady round's one dirty partition needs no sort call
+		slices.Sort(work)
+	}
 	return work
 }
 
