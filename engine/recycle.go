@@ -27,8 +27,8 @@ package engine
 // (a session does).
 //
 // What this file knows of a message is registered by its id in a table (slots): a pointer into a
-// wrapper cannot be turned back into the wrapper without unsafe. A slot is overwritten when a
-// later message lands on it; the earlier message is then simply never reused.
+// wrapper cannot be turned back into the wrapper without unsafe. A full table's slot is
+// overwritten when a later message lands on it; the earlier message is then simply never reused.
 
 // recycler is the engine's store of reusable fetch round messages (kept in the outbox, which
 // owns the running item's sends).
@@ -58,18 +58,35 @@ type recycleSlot struct {
 // recycling reports whether the messages sent now may be reused once done.
 func (e *Engine) recycling() bool { return !e.trace || e.out.recycle.force }
 
-// slot is message id's slot, the table made at first use: a few slots per fetcher thread, so
-// that a message is overwritten only when tens of thousands were sent after it.
+// slot is message id's slot.
 func (e *Engine) slot(id uint64) *recycleSlot {
 	rc := &e.out.recycle
 	if rc.slots == nil {
-		n := 1 << 10
-		for n < 64*len(e.brokers)*len(e.brokers) && n < 1<<16 {
-			n <<= 1
-		}
-		rc.slots, rc.mask = make([]recycleSlot, n), uint64(n-1)
+		rc.slots, rc.mask = make([]recycleSlot, minSlots), minSlots-1
 	}
 	return &rc.slots[id&rc.mask]
+}
+
+// The slot table starts small and doubles, up to maxSlots, when a message would overwrite one
+// still registered: it holds about the messages of the last half second (a parked Fetch waits up
+// to replica.fetch.wait.max.ms), a few thousand in a steady 10-broker cluster.
+const minSlots, maxSlots = 1 << 10, 1 << 16
+
+// registerMsg records message id's wrapper (in s).
+func (e *Engine) registerMsg(s recycleSlot) {
+	rc := &e.out.recycle
+	at := e.slot(s.id)
+	for (at.req != nil || at.resp != nil) && len(rc.slots) < maxSlots {
+		old := rc.slots
+		rc.slots, rc.mask = make([]recycleSlot, 2*len(old)), uint64(2*len(old)-1)
+		for _, o := range old { // distinct old slots land on distinct new ones
+			if o.req != nil || o.resp != nil {
+				rc.slots[o.id&rc.mask] = o
+			}
+		}
+		at = e.slot(s.id)
+	}
+	*at = s
 }
 
 // sentFetch registers Fetch m if it is the lent one, and lends the next free Fetch.
@@ -79,7 +96,7 @@ func (e *Engine) sentFetch(m *Message) {
 		return
 	}
 	if e.recycling() {
-		*e.slot(m.ID) = recycleSlot{id: m.ID, req: rc.lent}
+		e.registerMsg(recycleSlot{id: m.ID, req: rc.lent})
 	}
 	rc.lent = nil
 	e.lendFetch()
@@ -118,7 +135,7 @@ func (e *Engine) answerWrapper() *fetchResponseWithParts {
 // sentAnswer registers answer x, just sent, when messages are reused.
 func (e *Engine) sentAnswer(x *fetchResponseWithParts) {
 	if e.recycling() {
-		*e.slot(x.m.ID) = recycleSlot{id: x.m.ID, resp: x}
+		e.registerMsg(recycleSlot{id: x.m.ID, resp: x})
 	}
 }
 

@@ -81,3 +81,30 @@ func copyMessage(m *Message) *Message {
 	}
 	return &c
 }
+
+// TestRecycleSlotsGrow: a message landing on a slot still registered doubles the table, every
+// registered message still found by its id; at maxSlots the later one overwrites.
+func TestRecycleSlotsGrow(t *testing.T) {
+	e := &Engine{}
+	ids := []uint64{1, 1 + minSlots, 1 + 2*minSlots, 1 + 3*minSlots, 5}
+	wrappers := map[uint64]*fetchResponseWithParts{}
+	for _, id := range ids {
+		x := &fetchResponseWithParts{}
+		wrappers[id] = x
+		e.registerMsg(recycleSlot{id: id, resp: x})
+	}
+	if got := len(e.out.recycle.slots); got != 4*minSlots {
+		t.Errorf("%d slots, want %d", got, 4*minSlots)
+	}
+	for _, id := range ids {
+		if s := e.slot(id); s.id != id || s.resp != wrappers[id] {
+			t.Errorf("message %d: slot holds %d", id, s.id)
+		}
+	}
+	for i := uint64(1); i <= maxSlots/minSlots; i++ { // one more than maxSlots can hold apart
+		e.registerMsg(recycleSlot{id: 7 + i*minSlots*(maxSlots/minSlots), resp: &fetchResponseWithParts{}})
+	}
+	if got := len(e.out.recycle.slots); got != maxSlots {
+		t.Errorf("%d slots, want at most %d", got, maxSlots)
+	}
+}
