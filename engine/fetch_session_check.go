@@ -59,6 +59,13 @@ func (e *Engine) compareSessionAnswers(s *fetchSession, whole *FetchResponse, go
 	if listed != len(s.dirty) {
 		e.sessionCheck(fmt.Sprintf("%s: %d dirty partitions, %d on the dirty list", where, listed, len(s.dirty)))
 	}
+	seen := make(map[int32]bool, len(s.dirty))
+	for _, i := range s.dirty {
+		if i < 0 || int(i) >= len(s.parts) || !s.parts[i].dirty || seen[i] {
+			e.sessionCheck(fmt.Sprintf("%s: the dirty list holds %d, not a dirty partition's index listed once", where, i))
+		}
+		seen[i] = true
+	}
 }
 
 func describePartitions(ds []FetchPartitionData) string {

@@ -23,7 +23,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 	if req == nil {
 		return
 	}
-	e.schedule(requestFailed{req, true}.due(max(e.now, req.Sent+e.timeoutFor(req))))
+	e.scheduleFailure(req, true, max(e.now, req.Sent+e.timeoutFor(req)))
 }
 
 // releaseHeld sends on what links that are up again held, link by link in broker order.

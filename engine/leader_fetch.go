@@ -119,7 +119,7 @@ func (e *Engine) fillSession(b *broker, s *fetchSession, df *delayedFetch, data 
 	}
 	for i := range s.parts {
 		if s.parts[i].dirty {
-			s.dirty = append(s.dirty, s.parts[i].pid)
+			s.dirty = append(s.dirty, int32(i))
 		}
 	}
 }
@@ -141,16 +141,16 @@ func (e *Engine) incrementalFetch(b *broker, m *Message) {
 	if req.BrokerEpoch != s.brokerEpoch || e.sessionReadAll {
 		// Every read updates the follower's broker epoch: none is clean until read again.
 		for i := range s.parts {
-			e.markDirty(s, &s.parts[i])
+			e.markDirty(s, i)
 		}
 		s.brokerEpoch = req.BrokerEpoch
 	}
 	for i := range req.Partitions { // FetchSession.update
 		fp := &req.Partitions[i]
 		pid := e.pidOf(fp.TP)
-		if cp := s.find(pid); cp != nil {
-			e.markDirty(s, cp)
-			cp.updateRequestParams(fp)
+		if i := s.index(pid); i >= 0 {
+			e.markDirty(s, i)
+			s.parts[i].updateRequestParams(fp)
 		} else {
 			e.addCachedPartition(b, s, pid, fp)
 		}
@@ -187,8 +187,8 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	data := e.sessionData[:0]
 	var bytes int64
 	now := req.MaxWaitMs <= 0
-	for _, pid := range work {
-		cp := s.find(pid)
+	for _, i := range work {
+		cp := &s.parts[i]
 		fp := cp.fetchPartition(e)
 		d, n := e.readPartition(cp.r, req, &fp, true)
 		bytes += n
@@ -200,12 +200,12 @@ func (e *Engine) readSession(b *broker, m *Message, s *fetchSession) {
 	if now || bytes >= req.MinBytes {
 		// The partitions with news are moved to the front of the reads, then copied out.
 		kept := 0
-		for i, pid := range work {
-			cp := s.find(pid)
+		for i, j := range work {
+			cp := &s.parts[j]
 			cp.dirty = false
 			must := cp.maybeUpdateResponseData(&data[i], true)
 			if !e.clean(s, cp, &data[i]) {
-				s.redirty(cp)
+				s.redirty(j)
 			}
 			if must {
 				data[kept] = data[i]
@@ -377,11 +377,11 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	if s := df.sess; s != nil {
 		ok := e.sessionReady(s, s.dirty, req.MinBytes)
 		if e.sessionCheck != nil {
-			pids := make([]int32, len(s.parts))
-			for i := range s.parts {
-				pids[i] = s.parts[i].pid
+			all := make([]int32, len(s.parts))
+			for i := range all {
+				all[i] = int32(i)
 			}
-			if whole := e.sessionReady(s, pids, req.MinBytes); whole != ok {
+			if whole := e.sessionReady(s, all, req.MinBytes); whole != ok {
 				e.sessionCheck(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.ID(), b.id, ok, whole))
 			}
 		}
@@ -411,13 +411,12 @@ func (e *Engine) canCompleteFetch(b *broker, df *delayedFetch, r *replica) bool 
 	return bytes >= req.MinBytes
 }
 
-// sessionReady is canCompleteFetch over the session partitions pids.
-func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) bool {
+// sessionReady is canCompleteFetch over the session's partitions at indices idx.
+func (e *Engine) sessionReady(s *fetchSession, idx []int32, minBytes int64) bool {
 	var bytes int64
-	for _, pid := range pids {
-		cp := s.find(pid)
-		fp := cp.fetchPartition(e)
-		now, n := e.fetchPartReady(cp.r, &fp)
+	for _, i := range idx {
+		cp := &s.parts[i]
+		now, n := e.partReady(cp.r, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch)
 		if now {
 			return true
 		}
@@ -431,23 +430,29 @@ func (e *Engine) sessionReady(s *fetchSession, pids []int32, minBytes int64) boo
 // fetchPartReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
 func (e *Engine) fetchPartReady(r *replica, fp *FetchPartition) (bool, int64) {
+	return e.partReady(r, fp.CurrentLeaderEpoch, fp.FetchOffset, fp.LastFetchedEpoch)
+}
+
+// partReady is fetchPartReady over the fetch data itself: a session's cached partition is checked
+// without building its FetchPartition (its name is not needed).
+func (e *Engine) partReady(r *replica, currentLeaderEpoch int32, fetchOffset int64, lastFetchedEpoch int32) (bool, int64) {
 	if r == nil || !r.IsLeader() || r.Offline() {
 		return true, 0
 	}
-	if fp.CurrentLeaderEpoch >= 0 && fp.CurrentLeaderEpoch < r.LeaderEpoch() {
+	if currentLeaderEpoch >= 0 && currentLeaderEpoch < r.LeaderEpoch() {
 		return true, 0
 	}
 	leo := r.Log().LogEndOffset()
-	if fp.FetchOffset > leo {
+	if fetchOffset > leo {
 		return true, 0
 	}
-	if fp.LastFetchedEpoch >= 0 {
-		ep, off := r.Log().Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
-		if ep < fp.LastFetchedEpoch || off < fp.FetchOffset {
+	if lastFetchedEpoch >= 0 {
+		ep, off := r.Log().Cache().EndOffsetFor(lastFetchedEpoch, leo)
+		if ep < lastFetchedEpoch || off < fetchOffset {
 			return true, 0
 		}
 	}
-	return false, (leo - fp.FetchOffset) * e.cfg.RecordSizeBytes
+	return false, (leo - fetchOffset) * e.cfg.RecordSizeBytes
 }
 
 // completeFetch answers a parked fetch, re-reading without updating follower state again; the HW
@@ -494,8 +499,8 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 	// out at their size.
 	news := e.answerData[:0]
 	e.answerData = nil
-	for _, pid := range work {
-		cp := s.find(pid)
+	for _, i := range work {
+		cp := &s.parts[i]
 		cp.dirty = false
 		fp := cp.fetchPartition(e)
 		d, _ := e.readPartition(cp.r, req, &fp, false)
@@ -503,7 +508,7 @@ func (e *Engine) completeSessionFetch(b *broker, df *delayedFetch) {
 			news = append(news, d)
 		}
 		if !e.clean(s, cp, &d) {
-			s.redirty(cp)
+			s.redirty(i)
 		}
 	}
 	e.doneWithDirty(work)

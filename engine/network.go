@@ -57,13 +57,17 @@ func (e *Engine) send(m *Message) {
 	if isRequest(m.Type) {
 		e.pending[m.ID] = m
 	}
+	if e.out.recycle.lent != nil {
+		e.sentFetch(m) // a reused Fetch is registered (recycle.go)
+	}
 	var gen uint64
 	if m.To != ClientNode {
 		gen = e.brokers[m.To].incarnation
 	}
 	up := e.linkUp(m.From, m.To)
 	if e.out.active {
-		e.out.effs = append(e.out.effs, effect{kind: effSend, msg: m, gen: gen, up: up})
+		e.out.sends = append(e.out.sends, m)
+		e.out.effs = append(e.out.effs, effect{kind: effSend, ev: int32(len(e.out.sends) - 1), gen: gen, up: up})
 		return
 	}
 	e.transmit(m, gen, up)
@@ -91,7 +95,14 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
 func (e *Engine) reset(req *Message) {
-	e.schedule(requestFailed{req, false}.due(e.now + e.cfg.NetworkLatencyMs))
+	e.scheduleFailure(req, false, e.now+e.cfg.NetworkLatencyMs)
+}
+
+// scheduleFailure fails pending request req at at (timedOut: its timeout, else a reset). While
+// it waits, no answered request is reused: it may be req (recycle.go).
+func (e *Engine) scheduleFailure(req *Message, timedOut bool, at int64) {
+	e.out.recycle.failing++
+	e.schedule(requestFailed{req, timedOut}.due(at))
 }
 
 // deliver hands an arriving message to its receiver.
@@ -137,6 +148,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		e.handleFetch(b, m)
 	case MsgFetchResponse:
 		e.handleFetchResponse(b, m)
+		e.fetchRoundDone(m, req)
 	case MsgOffsetsForEpoch:
 		e.handleOffsetsForEpoch(b, m)
 	case MsgOffsetsForEpochResponse:
@@ -166,6 +178,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 
 // requestFailed tells the requester that its request got no answer.
 func (e *Engine) requestFailed(req *Message, timedOut bool) {
+	e.out.recycle.failing--
 	if _, ok := e.pending[req.ID]; !ok {
 		return // answered meanwhile
 	}

@@ -25,26 +25,33 @@ const (
 	effResend                   // resend resends[ev], a held message its healed link lets through
 )
 
+// effect is one effect, in order; what it carries is in its kind's list, at ev. Pointer-free, as
+// are the timers' agenda entries: the effects of every agenda item are appended and dropped
+// without the write barrier's bulk copies (issue 12: costly under WebAssembly).
 type effect struct {
 	kind effectKind
-	up   bool // effSend: the link was up when the handler sent
-	ev   int32
+	up   bool   // effSend: the link was up when the handler sent
+	ev   int32  // the effect's place in its kind's list: sends, timers, events or resends
 	gen  uint64 // effSend: the receiver's incarnation when the handler sent
-	msg  *Message
-	it   item
 }
 
 type outbox struct {
 	active  bool // an agenda item is running: effects wait here
 	effs    []effect
+	sends   []*Message
+	timers  []entry // agenda entries, their pointers already in the agenda's refs
 	events  []Event
 	resends []netsim.Held
+	// recycle is the storage of the fetch rounds' messages, reused once done (recycle.go): the
+	// outbox sends them.
+	recycle recycler
 }
 
 // schedule sets a timer: on the agenda now, or when the running item's outbox is drained.
 func (e *Engine) schedule(it item) {
 	if e.out.active {
-		e.out.effs = append(e.out.effs, effect{kind: effTimer, it: it})
+		e.out.timers = append(e.out.timers, e.agenda.enter(&it))
+		e.out.effs = append(e.out.effs, effect{kind: effTimer, ev: int32(len(e.out.timers) - 1)})
 		return
 	}
 	e.agenda.push(it)
@@ -57,19 +64,26 @@ func (e *Engine) drainOutbox() {
 		f := &e.out.effs[i]
 		switch f.kind {
 		case effSend:
-			e.transmit(f.msg, f.gen, f.up)
+			e.transmit(e.out.sends[f.ev], f.gen, f.up)
 		case effTimer:
-			e.agenda.push(f.it)
+			e.agenda.pushEntry(e.out.timers[f.ev])
 		case effEvent:
 			e.events = append(e.events, e.out.events[f.ev])
 		case effResend:
 			e.resend(e.out.resends[f.ev])
 		}
 	}
-	clear(e.out.resends)
-	e.out.resends = e.out.resends[:0]
-	clear(e.out.effs)
+	// The sends are not cleared: the next item's overwrite them, and until then they keep alive
+	// only messages just sent (clearing costs a bulk write barrier per item).
+	e.out.sends = e.out.sends[:0]
+	e.out.timers = e.out.timers[:0]
 	e.out.effs = e.out.effs[:0]
-	clear(e.out.events)
-	e.out.events = e.out.events[:0]
+	if len(e.out.resends) > 0 {
+		clear(e.out.resends)
+		e.out.resends = e.out.resends[:0]
+	}
+	if len(e.out.events) > 0 {
+		clear(e.out.events)
+		e.out.events = e.out.events[:0]
+	}
 }

@@ -179,8 +179,14 @@ const numKinds = int(itShutdownRetry) + 1
 // heap. pop takes the least (at, seq) of the heap's top and the lanes' heads, which is the item
 // the heap alone would have given: the order is the same, without a log n sift over tens of
 // thousands of items (a steady 1,000 produces a second keep 30 s of timeouts waiting).
+//
+// The heap and the lanes hold entries, items without pointers: an item's pointer (a message, a
+// parked fetch or produce) waits in refs while the item is queued. Tens of thousands of queued
+// items are then memory the collector never scans, and moving one (a push, a take, a heap swap)
+// is a plain copy, not one through the write barrier (issue 12: both cost far more under
+// WebAssembly).
 type agenda struct {
-	heap  []item
+	heap  []entry
 	lanes [numKinds]lane
 	// live has bit k set when lane k holds items.
 	live uint32
@@ -190,33 +196,89 @@ type agenda struct {
 	// then pops).
 	least int
 	known bool
+	// refs holds the pointers of queued items, by entry.ref-1; free the unused slots.
+	refs []itemRef
+	free []int32
+}
+
+// entry is a queued item: its fields but the pointers, which are in refs[ref-1] (ref 0: none).
+type entry struct {
+	at     int64
+	seq    uint64
+	u      uint64
+	n      int64
+	broker int32
+	ref    int32
+	kind   itemKind
+}
+
+// itemRef is a queued item's pointers.
+type itemRef struct {
+	msg     *Message
+	fetch   *delayedFetch
+	produce *brk.DelayedProduce
+}
+
+// enter is it as queued, its pointers put in refs.
+func (q *agenda) enter(it *item) entry {
+	en := entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
+	if it.msg == nil && it.fetch == nil && it.produce == nil {
+		return en
+	}
+	if k := len(q.free) - 1; k >= 0 {
+		en.ref = q.free[k]
+		q.free = q.free[:k]
+	} else {
+		q.refs = append(q.refs, itemRef{})
+		en.ref = int32(len(q.refs))
+	}
+	q.refs[en.ref-1] = itemRef{it.msg, it.fetch, it.produce}
+	return en
+}
+
+// itemOf is the item en stands for, its pointers read from refs.
+func (q *agenda) itemOf(en *entry) item {
+	it := item{at: en.at, seq: en.seq, kind: en.kind, broker: en.broker, u: en.u, n: en.n}
+	if en.ref != 0 {
+		r := &q.refs[en.ref-1]
+		it.msg, it.fetch, it.produce = r.msg, r.fetch, r.produce
+	}
+	return it
+}
+
+// leave is the item en stands for, leaving the agenda: its refs slot is freed.
+func (q *agenda) leave(en entry) item {
+	it := q.itemOf(&en)
+	if en.ref != 0 {
+		q.refs[en.ref-1] = itemRef{}
+		q.free = append(q.free, en.ref)
+	}
+	return it
 }
 
 // lane is a FIFO of one kind's items, (at, seq) ascending from head.
 type lane struct {
-	items []item
+	items []entry
 	head  int
 }
 
 func (l *lane) empty() bool { return l.head == len(l.items) }
 
 // take removes the head; the space before head is reclaimed once it is half the lane.
-func (l *lane) take() item {
-	it := l.items[l.head]
-	l.items[l.head] = item{} // drop its pointers
+func (l *lane) take() entry {
+	en := l.items[l.head]
 	l.head++
 	switch {
 	case l.head == len(l.items):
 		l.items, l.head = l.items[:0], 0
 	case l.head >= 256 && 2*l.head >= len(l.items):
 		n := copy(l.items, l.items[l.head:])
-		clear(l.items[n:])
 		l.items, l.head = l.items[:n], 0
 	}
-	return it
+	return en
 }
 
-func before(a, b *item) bool {
+func before(a, b *entry) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -225,17 +287,20 @@ func before(a, b *item) bool {
 
 func (q *agenda) less(i, j int) bool { return before(&q.heap[i], &q.heap[j]) }
 
-func (q *agenda) push(it item) {
+func (q *agenda) push(it item) { q.pushEntry(q.enter(&it)) }
+
+// pushEntry queues en (entered: its pointers in refs), numbered now.
+func (q *agenda) pushEntry(en entry) {
 	q.known = false
 	q.seq++
-	it.seq = q.seq
+	en.seq = q.seq
 	q.n++
-	if l := &q.lanes[it.kind]; l.empty() || it.at >= l.items[len(l.items)-1].at {
-		l.items = append(l.items, it)
-		q.live |= 1 << it.kind
+	if l := &q.lanes[en.kind]; l.empty() || en.at >= l.items[len(l.items)-1].at {
+		l.items = append(l.items, en)
+		q.live |= 1 << en.kind
 		return
 	}
-	q.heap = append(q.heap, it)
+	q.heap = append(q.heap, en)
 	i := len(q.heap) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -261,7 +326,7 @@ func (q *agenda) next() int {
 // scan is next, found by looking at the heap's top and every lane's head.
 func (q *agenda) scan() int {
 	src := -1
-	var least *item
+	var least *entry
 	if len(q.heap) > 0 {
 		least = &q.heap[0]
 	}
@@ -289,20 +354,19 @@ func (q *agenda) pop() item {
 	q.known = false
 	if k >= 0 {
 		l := &q.lanes[k]
-		it := l.take()
+		en := l.take()
 		if l.empty() {
 			q.live &^= 1 << k
 		}
-		return it
+		return q.leave(en)
 	}
-	return q.popHeap()
+	return q.leave(q.popHeap())
 }
 
-func (q *agenda) popHeap() item {
+func (q *agenda) popHeap() entry {
 	top := q.heap[0]
 	n := len(q.heap) - 1
 	q.heap[0] = q.heap[n]
-	q.heap[n] = item{}
 	q.heap = q.heap[:n]
 	i := 0
 	for {
@@ -323,18 +387,22 @@ func (q *agenda) popHeap() item {
 	return top
 }
 
-// all yields every item, the heap's then each lane's in kind order: not in (at, seq) order.
+// all yields every item, the heap's then each lane's in kind order: not in (at, seq) order. Each
+// is a copy (the agenda holds entries) in one variable, overwritten by the next.
 func (q *agenda) all() iter.Seq[*item] {
 	return func(yield func(*item) bool) {
+		var it item
 		for i := range q.heap {
-			if !yield(&q.heap[i]) {
+			it = q.itemOf(&q.heap[i])
+			if !yield(&it) {
 				return
 			}
 		}
 		for k := range q.lanes {
 			l := &q.lanes[k]
 			for i := l.head; i < len(l.items); i++ {
-				if !yield(&l.items[i]) {
+				it = q.itemOf(&l.items[i])
+				if !yield(&it) {
 					return
 				}
 			}

@@ -7,7 +7,8 @@ import "slices"
 // or controller epoch, or whose work is done) are left out: they do nothing when they come due.
 
 // InFlight returns the messages in flight, in agenda order (not sorted). They are shared: a
-// reader must not change them.
+// reader must not change them. Without a trace, a fetch round's messages are reused once the
+// round is over (recycle.go): a reader keeps them only until the engine moves on.
 func (e *Engine) InFlight() []*Message {
 	var out []*Message
 	for it := range e.agenda.all() {
