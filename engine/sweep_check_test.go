@@ -13,14 +13,16 @@ import (
 
 // The sweep's convergence and end-of-seed checks, its report and its scenario file.
 
-// awaitConvergence runs until the cluster has converged, at most sweepLivenessMs after from.
-func (s *sweepRun) awaitConvergence(from int64, when string) bool {
+// awaitConvergence runs until the cluster has converged, at most sweepLivenessMs after from. With
+// staleHW a follower's HW may still wait for the HW's next move (sessionSentHW); the check after
+// the final produce, which moves every HW, allows none.
+func (s *sweepRun) awaitConvergence(from int64, when string, staleHW bool) bool {
 	var why string
 	for {
 		if s.violated() {
 			return false
 		}
-		if why = s.converged(); why == "" {
+		if why = s.converged(staleHW); why == "" {
 			return true
 		}
 		if s.e.Now() >= from+sweepLivenessMs {
@@ -35,8 +37,9 @@ func (s *sweepRun) awaitConvergence(from int64, when string) bool {
 
 // converged checks, through the engine's read API, that every broker is up and every partition
 // has a leader, a full ISR (the controller's and the leader's own, nothing pending) and replicas
-// whose LEO and HW equal the leader's, with HW = LEO. It returns what is missing, or "".
-func (s *sweepRun) converged() string {
+// whose LEO and HW equal the leader's, with HW = LEO (with staleHW, or a HW the leader's fetch
+// session believes it sent: sessionSentHW). It returns what is missing, or "".
+func (s *sweepRun) converged(staleHW bool) string {
 	for id := range int32(s.e.BrokerCount()) {
 		b := s.e.Broker(id)
 		if b.State != "running" || b.Isolated || !b.Registered {
@@ -64,12 +67,37 @@ func (s *sweepRun) converged() string {
 		}
 		for _, r := range p.Replicas() {
 			if r.LogEndOffset() != lead.LogEndOffset() || r.HighWatermark() != lead.HighWatermark() {
+				if staleHW && r.LogEndOffset() == lead.LogEndOffset() && s.sessionSentHW(pid, p.Leader(), r.Broker(), lead.HighWatermark()) {
+					continue
+				}
 				return fmt.Sprintf("%s: replica %d LEO %d HW %d, leader LEO %d HW %d", name, r.Broker(),
 					r.LogEndOffset(), r.HighWatermark(), lead.LogEndOffset(), lead.HighWatermark())
 			}
 		}
 	}
 	return ""
+}
+
+// sessionSentHW reports whether the fetch session of follower f on leader broker leader caches hw
+// as the HW it last answered for pid. Kafka's leader then leaves the partition out of its
+// incremental answers until the HW moves again (CachedPartition.maybeUpdateResponseData; a
+// request's changed fetch data does not reset it: updateRequestParams, 2.1.1 and 3.7.0), even
+// when the follower did not apply that answer's HW: a diverging answer (truncate on fetch), or
+// one that arrived after a new leader epoch restarted its fetch state. Its HW then waits for the
+// next produce, as Kafka's does; the sweep's last check, after the final produce, requires it.
+func (s *sweepRun) sessionSentHW(pid, leader, f int32, hw int64) bool {
+	lr := s.e.brokers[leader].replicaOf(pid)
+	if lr == nil {
+		return false
+	}
+	for _, ref := range lr.fetchSessions {
+		if ref.s.ReplicaID() == f {
+			if cp := ref.s.find(pid); cp != nil && cp.highWatermark == hw {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // finalProduce sends one acks=all record to every partition of the converged cluster and

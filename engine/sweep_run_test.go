@@ -18,7 +18,7 @@ func (s *sweepRun) run() {
 	}
 	healAt := s.e.Now()
 	s.healAll()
-	if !s.awaitConvergence(healAt, "after the heal") {
+	if !s.awaitConvergence(healAt, "after the heal", true) {
 		return
 	}
 	s.convergedMs = s.e.Now() - healAt
@@ -28,13 +28,13 @@ func (s *sweepRun) run() {
 	if s.e.Now() < quiet && !s.runTo(quiet) {
 		return
 	}
-	if !s.awaitConvergence(s.e.Now(), "after the request timeouts") {
+	if !s.awaitConvergence(s.e.Now(), "after the request timeouts", true) {
 		return
 	}
 	if !s.finalProduce() {
 		return
 	}
-	if !s.awaitConvergence(s.e.Now(), "after the final produce") {
+	if !s.awaitConvergence(s.e.Now(), "after the final produce", false) {
 		return
 	}
 	s.checkLogs()
