@@ -72,6 +72,8 @@ const (
 	ErrFencedLeaderEpoch            = protocol.ErrFencedLeaderEpoch
 	ErrUnknownLeaderEpoch           = protocol.ErrUnknownLeaderEpoch
 	ErrStaleBrokerEpoch             = protocol.ErrStaleBrokerEpoch
+	ErrBrokerNotAvailable           = protocol.ErrBrokerNotAvailable
+	ErrUnknownServerError           = protocol.ErrUnknownServerError
 	ErrInvalidUpdateVersion         = protocol.ErrInvalidUpdateVersion
 	ErrIneligibleReplica            = protocol.ErrIneligibleReplica
 	ErrInvalidReplicaAssignment     = protocol.ErrInvalidReplicaAssignment

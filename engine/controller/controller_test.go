@@ -159,3 +159,41 @@ func TestLeaderIsrWriteNeedsCachedVersion(t *testing.T) {
 		t.Fatalf("disconnected: %+v; want not connected, not written", w)
 	}
 }
+
+// TestControlledShutdownRefusals: a ControlledShutdown from an older registration of a live
+// broker is refused STALE_BROKER_EPOCH (KIP-380, 2.2); from a broker that is not live, BROKER_NOT_AVAILABLE
+// before 2.2 ("Broker id %d does not exist"), and from 2.2 UNKNOWN_SERVER_ERROR, since the epoch
+// check's lookup among the live brokers fails first (doControlledShutdown, 2.2.0 and 3.7.0).
+func TestControlledShutdownRefusals(t *testing.T) {
+	ask := func(t *testing.T, k *Controller, f *fake, b int32, epoch int64) protocol.KafkaError {
+		t.Helper()
+		n := len(f.sent)
+		k.ProcessControlledShutdown(0, &protocol.Message{ID: 77, Type: protocol.MsgControlledShutdown, From: b, To: 0,
+			ControlledShutdown: &protocol.ControlledShutdownRequest{BrokerID: b, BrokerEpoch: epoch}})
+		last := f.sent[len(f.sent)-1]
+		if len(f.sent) == n || last.ReplyTo != 77 || last.ControlledShutdownResp == nil {
+			t.Fatalf("no answer to broker %d's ControlledShutdown: %v", b, f.sent[n:])
+		}
+		return last.ControlledShutdownResp.Error
+	}
+	k, f := started(t)
+	if err := ask(t, k, f, 1, k.Session(1).Epoch-1); err != protocol.ErrStaleBrokerEpoch {
+		t.Errorf("an older registration of broker 1: %s, want STALE_BROKER_EPOCH", err)
+	}
+	k.CloseSession(2)
+	if err := ask(t, k, f, 2, 5); err != protocol.ErrUnknownServerError {
+		t.Errorf("broker 2, not live, from 2.2: %s, want UNKNOWN_SERVER_ERROR", err)
+	}
+
+	f = &fake{settings: Settings{ZookeeperSessionTimeoutMs: 6000}, dead: map[int32]bool{}}
+	k = New(f, Era{}, 3, []Topic{{Name: "t", Assignment: [][]int32{{1, 0, 2}}}})
+	for b := range int32(3) {
+		k.RegisterBroker(b)
+		k.NotifyRegistered(b)
+	}
+	k.Start(func(int32, *protocol.LeaderAndIsrRequest) {})
+	k.CloseSession(2)
+	if err := ask(t, k, f, 2, -1); err != protocol.ErrBrokerNotAvailable {
+		t.Errorf("broker 2, not live, before 2.2: %s, want BROKER_NOT_AVAILABLE", err)
+	}
+}

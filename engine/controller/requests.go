@@ -73,10 +73,18 @@ func (k *Controller) ProcessControlledShutdown(at int32, m *protocol.Message) {
 	resp := &protocol.ControlledShutdownResponse{}
 	if !k.usable() || k.broker != at {
 		resp.Error = protocol.ErrNotController
-	} else if k.live[req.BrokerID] == 0 || (k.era.BrokerEpochs && k.live[req.BrokerID] != req.BrokerEpoch) {
-		// A broker the controller does not count as live (BROKER_NOT_AVAILABLE before KIP-380),
-		// or an older registration of it (STALE_BROKER_EPOCH, 2.2+).
-		resp.Error = protocol.ErrStaleBrokerEpoch
+	} else if k.era.BrokerEpochs && k.live[req.BrokerID] == 0 {
+		// From 2.2 the epoch check comes first and looks the broker up among the live ones
+		// (`controllerContext.liveBrokerIdAndEpochs(id)` in doControlledShutdown, 2.2.0 and
+		// 3.7.0): for one not live the map lookup throws NoSuchElementException, which the
+		// answer carries as UNKNOWN_SERVER_ERROR.
+		resp.Error = protocol.ErrUnknownServerError
+	} else if k.era.BrokerEpochs && req.BrokerEpoch < k.live[req.BrokerID] {
+		resp.Error = protocol.ErrStaleBrokerEpoch // an older registration of it (KIP-380)
+	} else if k.live[req.BrokerID] == 0 {
+		// Before 2.2: "Broker id %d does not exist" (BrokerNotAvailableException, shutdownBroker
+		// in 0.10.2.0, doControlledShutdown in 2.1).
+		resp.Error = protocol.ErrBrokerNotAvailable
 	} else {
 		resp.Remaining = k.DoControlledShutdown(req.BrokerID)
 	}

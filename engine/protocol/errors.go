@@ -11,12 +11,14 @@ type KafkaError int16
 // delivery.timeout.ms ran out) and ErrNoController an operator's election with no controller
 // to run it; neither is on the wire, so they have codes outside Kafka's range.
 const (
+	ErrUnknownServerError           KafkaError = -1
 	ErrNone                         KafkaError = 0
 	ErrOffsetOutOfRange             KafkaError = 1
 	ErrUnknownTopicOrPartition      KafkaError = 3
 	ErrLeaderNotAvailable           KafkaError = 5
 	ErrNotLeaderOrFollower          KafkaError = 6
 	ErrRequestTimedOut              KafkaError = 7
+	ErrBrokerNotAvailable           KafkaError = 8
 	ErrStaleControllerEpoch         KafkaError = 11
 	ErrNetwork                      KafkaError = 13
 	ErrNotEnoughReplicas            KafkaError = 19
@@ -41,12 +43,14 @@ const (
 
 // kafkaErrorNames is the one table of error names.
 var kafkaErrorNames = map[KafkaError]string{
+	ErrUnknownServerError:           "UNKNOWN_SERVER_ERROR",
 	ErrNone:                         "",
 	ErrOffsetOutOfRange:             "OFFSET_OUT_OF_RANGE",
 	ErrUnknownTopicOrPartition:      "UNKNOWN_TOPIC_OR_PARTITION",
 	ErrLeaderNotAvailable:           "LEADER_NOT_AVAILABLE",
 	ErrNotLeaderOrFollower:          "NOT_LEADER_OR_FOLLOWER",
 	ErrRequestTimedOut:              "REQUEST_TIMED_OUT",
+	ErrBrokerNotAvailable:           "BROKER_NOT_AVAILABLE",
 	ErrStaleControllerEpoch:         "STALE_CONTROLLER_EPOCH",
 	ErrNetwork:                      "NETWORK_EXCEPTION",
 	ErrNotEnoughReplicas:            "NOT_ENOUGH_REPLICAS",
