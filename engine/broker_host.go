@@ -171,3 +171,30 @@ func (h *host) BecameFollower(pid int32, leader, leaderEpoch int32) {
 			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(leader), int64(leaderEpoch)}})
 	}
 }
+
+func (h *host) IsrRules() brk.IsrRules {
+	e := h.e
+	return brk.IsrRules{AlterPartition: e.era.alterPartition, ExpandNeedsEpochStart: e.era.expandNeedsEpochStart,
+		LevelFollowerStaysInIsr: e.era.levelFollowerStaysInIsr, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
+		RetryBackoffMs: e.retryBackoff(), NoEpochStartRule: e.unsafe.noEpochStartRule}
+}
+
+func (h *host) IsrEligible(b int32) bool   { return h.e.isrEligible(b) }
+func (h *host) ActiveController() int32    { return h.e.metadata.activeController() }
+func (h *host) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
+
+func (h *host) ScheduleAlterPartitionResend(pid int32, at int64) {
+	h.e.schedule(alterPartitionResend{h.e.timer(h.b), pid}.due(at))
+}
+
+// WriteIsr is the pre-2.7 leader's own ZooKeeper write (isr_zk.go).
+func (h *host) WriteIsr(pid int32, verb string, newISR []int32) {
+	h.e.writeIsrToZk(h.b.replicaOf(pid), verb, newISR)
+}
+
+func (h *host) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
+	p := h.e.partitions[pid]
+	h.e.emit(Event{Type: EvISRPending, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
+		OldISR: isr, ISR: newISR, Reason: verb,
+		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", h.b.id, verb, p.name(), isr, newISR)})
+}

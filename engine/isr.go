@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"github.com/highwater-sim/highwater/engine/protocol"
 	"math"
 	"strconv"
 
@@ -24,19 +22,6 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 		return int(min(e.cfg.MinInsyncReplicas, math.MaxInt32))
 	}
 	return int(min(e.cfg.MinInsyncReplicas, int64(len(p.hosts))))
-}
-
-// outOfSync is Partition.getOutOfSyncReplicas's test of one ISR follower. From 2.1 (KAFKA-7152,
-// 2.1.0) a follower at the leader's LEO is never out of sync (`r.logEndOffset.messageOffset !=
-// leaderReplica.logEndOffset.messageOffset && (time.milliseconds - r.lastCaughtUpTimeMs) >
-// maxLagMs` in 2.1.1; Replica.isCaughtUp in 3.7.0). Before (0.10.2.2, 0.11.0.2) only the time
-// counts: `(time.milliseconds - r.lastCaughtUpTimeMs) > maxLagMs`, so a follower that stops
-// fetching leaves the ISR after replica.lag.time.max.ms even when nothing was produced.
-func (e *Engine) outOfSync(r *replica, rr *brk.Replica) bool {
-	if !e.era.levelFollowerStaysInIsr {
-		return e.now-rr.LastCaughtUpTime() > e.cfg.ReplicaLagTimeMaxMs
-	}
-	return !e.caughtUp(r, rr)
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
@@ -117,115 +102,25 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 	e.noteHWMoved(r, old)
 }
 
-// maybeExpandIsr is Partition.maybeExpandIsr after an accepted follower fetch.
+// The ISR's changes are package broker's (brk.ReplicaManager: maybeExpandIsr, the shrink task,
+// the AlterPartition round trip; isr_change.go); the engine hands them their fetches, timers and
+// answers.
+
 func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
-	if r.State().IsInflight() || r.State().InISR(rr.Broker()) || !e.isrEligible(rr.Broker()) {
-		return
-	}
-	if rr.LogEndOffset() < r.Log().HighWatermark() || (rr.LogEndOffset() < r.EpochStartOffset() && e.era.expandNeedsEpochStart && !e.unsafe.noEpochStartRule) {
-		return // KAFKA-7128: the follower must reach the current leader epoch
-	}
-	e.submitAlterPartition(r, true, []int32{rr.Broker()}, protocol.SortedUnion(r.State().ISR(), []int32{rr.Broker()}))
-}
-
-// isrShrinkTask runs every replica.lag.time.max.ms / 2 on each broker.
-func (e *Engine) isrShrinkTask(b *broker) {
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		if !r.IsLeader() || r.Offline() || r.State().IsInflight() {
-			continue
-		}
-		var out []int32
-		for _, id := range r.State().ISR() {
-			if rr := r.Remote(id); rr != nil && e.outOfSync(r, rr) {
-				out = append(out, id)
-			}
-		}
-		if len(out) > 0 {
-			e.submitAlterPartition(r, false, out, protocol.SortedMinus(r.State().ISR(), out))
-		}
-	}
-	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
-}
-
-// submitAlterPartition moves r to PendingExpand or PendingShrink and asks the controller (before
-// IBP 2.7 the leader writes ZooKeeper itself: writeIsrToZk).
-func (e *Engine) submitAlterPartition(r *replica, expand bool, ids, newISR []int32) {
-	verb := "shrink"
-	if expand {
-		verb = "expand"
-	}
-	if !e.era.alterPartition {
-		e.writeIsrToZk(r, verb, newISR)
-		return
-	}
-	r.State().Prepare(expand, ids, newISR)
-	p := r.p
-	e.emit(Event{Type: EvISRPending, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
-		OldISR: r.State().ISR(), ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", r.Broker(), verb, p.name(), r.State().ISR(), newISR)})
-	e.sendAlterPartition(r)
-}
-
-func (e *Engine) sendAlterPartition(r *replica) {
 	b := e.brokers[r.Broker()]
-	to := e.metadata.activeController()
-	if to < 0 {
-		// No controller: try again later.
-		e.schedule(alterPartitionResend{e.timer(e.brokers[r.Broker()]), r.p.pid}.due(e.now + e.retryBackoff()))
-		return
-	}
-	m := &Message{Type: MsgAlterPartition, From: r.Broker(), To: to, AlterPartition: &AlterPartitionRequest{
-		BrokerID: r.Broker(), BrokerEpoch: b.brokerEpoch, TP: r.p.tp(), LeaderEpoch: r.LeaderEpoch(),
-		PartitionEpoch: r.PartitionEpoch(), NewISR: r.State().PendingISR()}}
-	e.send(m)
-	r.State().Sent(m.ID)
+	b.rm.MaybeExpandIsr(b.host, r.p.pid, &r.Partition, rr)
 }
 
-func (e *Engine) resendAlterPartition(b *broker, pid int32) {
-	r := b.replicaOf(pid)
-	if r == nil || !r.IsLeader() || !r.State().IsInflight() || r.State().Stuck() || r.State().InFlight() != 0 {
-		return
-	}
-	e.sendAlterPartition(r)
-}
+func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.host) }
+
+func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.host, pid) }
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	r := e.localReplica(b.id, req.AlterPartition.TP)
-	if r == nil || !r.State().IsInflight() || r.State().InFlight() != req.ID {
-		return
-	}
-	r.State().SendFailed()
-	e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
+	b.rm.AlterPartitionFailed(b.host, req)
 }
 
-// handleAlterPartitionResponse is Partition.submitAlterPartition's callback.
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
-	resp := m.AlterPartitionResponse
-	r := e.localReplica(b.id, resp.TP)
-	if r == nil || !r.State().IsInflight() || r.State().InFlight() != m.ReplyTo {
-		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
-	}
-	switch resp.Error {
-	case ErrNone:
-		if resp.LeaderEpoch != r.LeaderEpoch() || resp.PartitionEpoch < r.PartitionEpoch() {
-			r.State().WaitForMetadata()
-			return
-		}
-		e.sessionsChanged(r)
-		r.State().Commit(resp.ISR)
-		r.SetPartitionEpoch(resp.PartitionEpoch)
-		if e.maybeIncrementHW(r) {
-			e.completeDelayedProduces(r)
-		}
-	case ErrIneligibleReplica:
-		r.State().Revert() // back to the last committed state
-	case ErrFencedLeaderEpoch, ErrInvalidUpdateVersion, ErrInvalidRequest, ErrUnknownTopicOrPartition:
-		r.State().WaitForMetadata() // wait for new metadata
-	default:
-		r.State().SendFailed()
-		e.schedule(alterPartitionResend{e.timer(b), r.p.pid}.due(e.now + e.retryBackoff()))
-	}
+	b.rm.HandleAlterPartitionResponse(b.host, m)
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).

@@ -15,7 +15,9 @@
 //   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
 //     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
-//     seen. It reaches the leader's side of the broker (fetch sessions, parked fetches and
+//     seen, and the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
+//     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
+//     own ZooKeeper write through Host). It reaches the leader's side of the broker (fetch sessions, parked fetches and
 //     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
 //     with more.
 //   - the leader's pieces that read only their own state: Replica (what a leader knows of one
@@ -29,5 +31,6 @@
 //     produces), which the engine's replica embeds.
 //
 // The rest is still package engine's: broker.go (the process), leader_fetch.go,
-// fetch_session*.go, isr*.go, produce.go, and replica_manager.go's truncation with its events.
+// fetch_session*.go, isr.go (the HW's advance), isr_zk.go (the pre-2.7 ZooKeeper write),
+// produce.go, and replica_manager.go's truncation with its events.
 package broker

@@ -37,6 +37,18 @@ type Host interface {
 	BecameFollower(pid int32, leader, leaderEpoch int32)
 	// ScheduleCheckpoint has the HW checkpoint task run at time at.
 	ScheduleCheckpoint(at int64)
+
+	// The ISR's changes (isr_change.go): the rules; whether a broker may be in the ISR (alive and
+	// registered, 3.3+: the metadata the broker holds, at once); the active controller (-1:
+	// none); the change asked for (an event); the pre-2.7 ZooKeeper write, which ZooKeeper's
+	// model answers at once (Partition.updateIsr); and the change's and the shrink task's timers.
+	IsrRules() IsrRules
+	IsrEligible(broker int32) bool
+	ActiveController() int32
+	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
+	WriteIsr(pid int32, verb string, newISR []int32)
+	ScheduleAlterPartitionResend(pid int32, at int64)
+	ScheduleIsrShrink(at int64)
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the

@@ -16,6 +16,8 @@ type fakeHost struct {
 	replicaRules ReplicaRules
 	shuttingDown bool
 	checkpoints  []int64
+	isrRules     IsrRules
+	controller   int32
 }
 
 func (h *fakeHost) ReplicaRules() ReplicaRules { return h.replicaRules }
@@ -48,6 +50,17 @@ func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
 	h.note("follower %d of %d at %d", pid, leader, epoch)
 }
 func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
+func (h *fakeHost) IsrRules() IsrRules             { return h.isrRules }
+func (h *fakeHost) IsrEligible(int32) bool         { return true }
+func (h *fakeHost) ActiveController() int32        { return h.controller }
+func (h *fakeHost) ScheduleIsrShrink(at int64)     { h.note("shrink task at %d", at) }
+func (h *fakeHost) WriteIsr(pid int32, verb string, isr []int32) {
+	h.note("zookeeper %s %d to %v", verb, pid, isr)
+}
+func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) { h.note("resend %d at %d", pid, at) }
+func (h *fakeHost) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
+	h.note("ask %s %d %v → %v", verb, pid, isr, newISR)
+}
 
 // TestReplicaManagerWithFakeBroker drives broker 1's replica manager through a fake broker: a
 // LeaderAndIsr making it leader of t-0 and follower of t-1 (each role change with its calls into

@@ -1,0 +1,155 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// The leader's ISR changes: Partition.maybeExpandIsr after a follower's fetch, the periodic
+// shrink check (ReplicaManager.maybeShrinkIsr, every replica.lag.time.max.ms / 2), and the
+// AlterPartition round trip that commits a change (Partition.submitAlterPartition with its
+// callback, KIP-497, IBP 2.7). Before 2.7 the leader writes the ISR to ZooKeeper itself
+// (Partition.updateIsr), which the engine answers through Host.WriteIsr. The HW that a change
+// may move is the engine's still (Host.MaybeIncrementHW).
+
+// IsrRules are the era's and the config's rules for the leader's ISR.
+type IsrRules struct {
+	// AlterPartition: the leader asks the controller (KIP-497, 2.7); before, it writes
+	// ZooKeeper itself.
+	AlterPartition bool
+	// ExpandNeedsEpochStart: a follower joins only once it reached the leader's epoch start
+	// offset (KAFKA-7128, 2.1).
+	ExpandNeedsEpochStart bool
+	// LevelFollowerStaysInIsr: a follower at the leader's LEO is never out of sync (KAFKA-7152,
+	// 2.1).
+	LevelFollowerStaysInIsr bool
+	// LagTimeMaxMs is replica.lag.time.max.ms; RetryBackoffMs is retry.backoff.ms (at least 1).
+	LagTimeMaxMs, RetryBackoffMs int64
+	// NoEpochStartRule (tests only) turns KAFKA-7128 off, to show what it prevents.
+	NoEpochStartRule bool
+}
+
+// OutOfSync is Partition.getOutOfSyncReplicas's test of one ISR follower rr of leader replica
+// p. From 2.1 (KAFKA-7152) a follower at the leader's LEO is never out of sync (Replica.isCaughtUp
+// in 3.7.0); before (0.10.2.2, 0.11.0.2) only the time since it last caught up counts, so a
+// follower that stops fetching leaves the ISR after replica.lag.time.max.ms even when nothing was
+// produced.
+func (p *Partition) OutOfSync(rr *Replica, now int64, rules *IsrRules) bool {
+	if !rules.LevelFollowerStaysInIsr {
+		return now-rr.LastCaughtUpTime() > rules.LagTimeMaxMs
+	}
+	return !rr.IsCaughtUp(p.log.LogEndOffset(), now, rules.LagTimeMaxMs)
+}
+
+// MaybeExpandIsr is Partition.maybeExpandIsr of leader replica p of pid after an accepted fetch
+// by follower rr.
+func (rm *ReplicaManager) MaybeExpandIsr(h Host, pid int32, p *Partition, rr *Replica) {
+	if p.state.IsInflight() || p.state.InISR(rr.Broker()) || !h.IsrEligible(rr.Broker()) {
+		return
+	}
+	rules := h.IsrRules()
+	if rr.LogEndOffset() < p.log.HighWatermark() ||
+		(rr.LogEndOffset() < p.epochStartOffset && rules.ExpandNeedsEpochStart && !rules.NoEpochStartRule) {
+		return // KAFKA-7128: the follower must reach the current leader epoch
+	}
+	rm.submitAlterPartition(h, &rules, pid, p, true, []int32{rr.Broker()}, protocol.SortedUnion(p.state.ISR(), []int32{rr.Broker()}))
+}
+
+// IsrShrinkTask is the periodic shrink check over the broker's leaders: each ISR follower out of
+// sync leaves the ISR; then the task runs again half a replica.lag.time.max.ms later.
+func (rm *ReplicaManager) IsrShrinkTask(h Host) {
+	rules := h.IsrRules()
+	now := h.Now()
+	for _, pid := range h.Hosted() {
+		p := h.Replica(pid)
+		if !p.IsLeader() || p.offline || p.state.IsInflight() {
+			continue
+		}
+		var out []int32
+		for _, id := range p.state.ISR() {
+			if rr := p.Remote(id); rr != nil && p.OutOfSync(rr, now, &rules) {
+				out = append(out, id)
+			}
+		}
+		if len(out) > 0 {
+			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(p.state.ISR(), out))
+		}
+	}
+	h.ScheduleIsrShrink(now + max(1, rules.LagTimeMaxMs/2))
+}
+
+// submitAlterPartition moves p to PendingExpand or PendingShrink and asks the controller; before
+// IBP 2.7 the leader writes ZooKeeper itself (Host.WriteIsr).
+func (rm *ReplicaManager) submitAlterPartition(h Host, rules *IsrRules, pid int32, p *Partition, expand bool, ids, newISR []int32) {
+	verb := "shrink"
+	if expand {
+		verb = "expand"
+	}
+	if !rules.AlterPartition {
+		h.WriteIsr(pid, verb, newISR)
+		return
+	}
+	p.state.Prepare(expand, ids, newISR)
+	h.IsrChangeAsked(pid, verb, p.state.ISR(), newISR)
+	rm.sendAlterPartition(h, pid, p)
+}
+
+// sendAlterPartition sends p's pending change to the active controller, or tries again a
+// retry.backoff.ms later when there is none.
+func (rm *ReplicaManager) sendAlterPartition(h Host, pid int32, p *Partition) {
+	to := h.ActiveController()
+	if to < 0 {
+		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+		return
+	}
+	m := &protocol.Message{Type: protocol.MsgAlterPartition, From: rm.broker, To: to, AlterPartition: &protocol.AlterPartitionRequest{
+		BrokerID: rm.broker, BrokerEpoch: h.BrokerEpoch(), TP: h.TP(pid), LeaderEpoch: p.leaderEpoch,
+		PartitionEpoch: p.partitionEpoch, NewISR: p.state.PendingISR()}}
+	h.Send(m)
+	p.state.Sent(m.ID)
+}
+
+// ResendAlterPartition is the retry timer of pid's pending change.
+func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
+	p := h.Replica(pid)
+	if p == nil || !p.IsLeader() || !p.state.IsInflight() || p.state.Stuck() || p.state.InFlight() != 0 {
+		return
+	}
+	rm.sendAlterPartition(h, pid, p)
+}
+
+// AlterPartitionFailed handles a failed send or timeout of request req: try again later.
+func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
+	pid, p := h.ReplicaNamed(req.AlterPartition.TP)
+	if p == nil || !p.state.IsInflight() || p.state.InFlight() != req.ID {
+		return
+	}
+	p.state.SendFailed()
+	h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+}
+
+// HandleAlterPartitionResponse is Partition.submitAlterPartition's callback.
+func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Message) {
+	resp := m.AlterPartitionResponse
+	pid, p := h.ReplicaNamed(resp.TP)
+	if p == nil || !p.state.IsInflight() || p.state.InFlight() != m.ReplyTo {
+		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
+	}
+	switch resp.Error {
+	case protocol.ErrNone:
+		if resp.LeaderEpoch != p.leaderEpoch || resp.PartitionEpoch < p.partitionEpoch {
+			p.state.WaitForMetadata()
+			return
+		}
+		h.SessionsChanged(pid)
+		p.state.Commit(resp.ISR)
+		p.partitionEpoch = resp.PartitionEpoch
+		if h.MaybeIncrementHW(pid) {
+			h.CompleteDelayedProduces(pid)
+		}
+	case protocol.ErrIneligibleReplica:
+		p.state.Revert() // back to the last committed state
+	case protocol.ErrFencedLeaderEpoch, protocol.ErrInvalidUpdateVersion, protocol.ErrInvalidRequest, protocol.ErrUnknownTopicOrPartition:
+		p.state.WaitForMetadata() // wait for new metadata
+	default:
+		p.state.SendFailed()
+		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+	}
+}
