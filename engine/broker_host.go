@@ -198,3 +198,9 @@ func (h *host) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
 		OldISR: isr, ISR: newISR, Reason: verb,
 		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", h.b.id, verb, p.name(), isr, newISR)})
 }
+
+func (h *host) HWRules() brk.HWRules { return h.e.hwRules() }
+
+func (h *host) HWChanged(pid int32, old int64, role string, follower int32) {
+	h.e.hwChangedBy(h.b.replicaOf(pid), old, role, follower)
+}

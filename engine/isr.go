@@ -1,27 +1,25 @@
 package engine
 
 import (
-	"math"
 	"strconv"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
-// The leader's ISR and high-watermark rules (Partition.scala): HW advance over the maximal ISR,
-// ISR shrink by replica.lag.time.max.ms, ISR expand with the KAFKA-7128 rule, and the
-// AlterPartition round trip (KIP-497) with at most one change in flight per partition.
+// The leader's ISR and high-watermark rules (Partition.scala) are package broker's: the HW's
+// advance over the maximal ISR (high_watermark.go) and the ISR's changes (isr_change.go). Here:
+// handing them their fetches, timers and answers, a follower's HW, and a HW move's events.
 
-// effectiveMinIsr is the min.insync.replicas a leader applies to acks=all produces (and, in 3.7,
-// to the HW). 3.7's Partition.effectiveMinIsr caps it at the replication factor
-// (`leaderLog.config.minInSyncReplicas.min(remoteReplicasMap.size + 1)`, added with KAFKA-15583 in
-// 3.7.0); before, Partition.appendRecordsToLeader and checkEnoughReplicasReachOffset read
-// `log.config.minInSyncReplicas` as it is (0.10.2.2, 0.11.0.2, 2.1.1), so a min.insync.replicas
-// above the replication factor refuses every acks=all produce with NOT_ENOUGH_REPLICAS.
+// effectiveMinIsr is the min.insync.replicas a leader of p applies (brk.HWRules.EffectiveMinIsr).
 func (e *Engine) effectiveMinIsr(p *partition) int {
-	if !e.era.minIsrCappedAtReplicas {
-		return int(min(e.cfg.MinInsyncReplicas, math.MaxInt32))
-	}
-	return int(min(e.cfg.MinInsyncReplicas, int64(len(p.hosts))))
+	rules := e.hwRules()
+	return rules.EffectiveMinIsr(len(p.hosts))
+}
+
+func (e *Engine) hwRules() brk.HWRules {
+	return brk.HWRules{MinIsrGatesHW: e.era.minIsrGatesHW, MinIsrCappedAtReplicas: e.era.minIsrCappedAtReplicas,
+		MinInsyncReplicas: e.cfg.MinInsyncReplicas, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
+		CommittedISROnly: e.unsafe.committedISROnly}
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
@@ -37,38 +35,11 @@ func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
 // the leader and the replicas it must wait for, and only ever rises. It reports a rise.
 func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
 
-// advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause), which the
-// narration names: the fetch that moved the HW is the moment a record becomes committed.
+// advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause):
+// brk.ReplicaManager.MaybeIncrementLeaderHW.
 func (e *Engine) advanceHW(r *replica, follower int32) bool {
-	if !r.IsLeader() || r.Offline() {
-		return false
-	}
-	if e.era.minIsrGatesHW && len(r.State().ISR()) < e.effectiveMinIsr(r.p) {
-		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
-	}
-	cand := r.Log().LogEndOffset()
-	for i := range r.Remotes() {
-		rr := &r.Remotes()[i]
-		if rr.LogEndOffset() >= cand {
-			continue
-		}
-		if e.unsafe.committedISROnly {
-			if r.State().InISR(rr.Broker()) {
-				cand = rr.LogEndOffset()
-			}
-			continue
-		}
-		if r.State().InMaximalISR(rr.Broker()) || (e.caughtUp(r, rr) && e.isrEligible(rr.Broker())) {
-			cand = rr.LogEndOffset()
-		}
-	}
-	old := r.Log().HighWatermark()
-	if cand <= old {
-		return false
-	}
-	r.Log().SetHighWatermark(cand)
-	e.hwChangedBy(r, old, "leader", follower)
-	return true
+	b := e.brokers[r.Broker()]
+	return b.rm.MaybeIncrementLeaderHW(b.host, r.p.pid, &r.Partition, follower)
 }
 
 // setFollowerHW applies the HW of a fetch response: min(leader HW, own LEO); it may go down.

@@ -15,7 +15,8 @@
 //   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
 //     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
-//     seen, and the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
+//     seen, the leader's HW (high_watermark.go: maybeIncrementLeaderHW, effectiveMinIsr), and
+//     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
 //     own ZooKeeper write through Host). It reaches the leader's side of the broker (fetch sessions, parked fetches and
 //     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
@@ -31,6 +32,7 @@
 //     produces), which the engine's replica embeds.
 //
 // The rest is still package engine's: broker.go (the process), leader_fetch.go,
-// fetch_session*.go, isr.go (the HW's advance), isr_zk.go (the pre-2.7 ZooKeeper write),
+// fetch_session*.go, isr.go (a follower's HW, a HW move's events), isr_zk.go (the pre-2.7
+// ZooKeeper write),
 // produce.go, and replica_manager.go's truncation with its events.
 package broker

@@ -44,6 +44,11 @@ type Host interface {
 	// model answers at once (Partition.updateIsr); and the change's and the shrink task's timers.
 	IsrRules() IsrRules
 	IsrEligible(broker int32) bool
+	// The leader's HW (high_watermark.go): the rules, and a HW move, with its events and facts
+	// (the fetch sessions caching the partition, the trace, the checker), naming the follower
+	// whose fetch moved it (-1: none).
+	HWRules() HWRules
+	HWChanged(pid int32, old int64, role string, follower int32)
 	ActiveController() int32
 	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
 	WriteIsr(pid int32, verb string, newISR []int32)

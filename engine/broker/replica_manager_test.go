@@ -17,6 +17,7 @@ type fakeHost struct {
 	shuttingDown bool
 	checkpoints  []int64
 	isrRules     IsrRules
+	hwRules      HWRules
 	controller   int32
 }
 
@@ -50,14 +51,20 @@ func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
 	h.note("follower %d of %d at %d", pid, leader, epoch)
 }
 func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
-func (h *fakeHost) IsrRules() IsrRules             { return h.isrRules }
-func (h *fakeHost) IsrEligible(int32) bool         { return true }
-func (h *fakeHost) ActiveController() int32        { return h.controller }
-func (h *fakeHost) ScheduleIsrShrink(at int64)     { h.note("shrink task at %d", at) }
+func (h *fakeHost) IsrRules() IsrRules          { return h.isrRules }
+func (h *fakeHost) HWRules() HWRules            { return h.hwRules }
+func (h *fakeHost) HWChanged(pid int32, old int64, role string, follower int32) {
+	h.note("hw %d: %d → %d (%s, follower %d)", pid, old, h.replicas[pid].Log().HighWatermark(), role, follower)
+}
+func (h *fakeHost) IsrEligible(int32) bool     { return true }
+func (h *fakeHost) ActiveController() int32    { return h.controller }
+func (h *fakeHost) ScheduleIsrShrink(at int64) { h.note("shrink task at %d", at) }
 func (h *fakeHost) WriteIsr(pid int32, verb string, isr []int32) {
 	h.note("zookeeper %s %d to %v", verb, pid, isr)
 }
-func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) { h.note("resend %d at %d", pid, at) }
+func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) {
+	h.note("resend %d at %d", pid, at)
+}
 func (h *fakeHost) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
 	h.note("ask %s %d %v → %v", verb, pid, isr, newISR)
 }

@@ -1,0 +1,73 @@
+package broker
+
+import "math"
+
+// The leader's high watermark (Partition.maybeIncrementLeaderHW): the smallest LEO among the
+// leader and the replicas it must wait for, only ever rising. Which replicas it waits for is the
+// era's: the ISR (the maximal ISR from 2.7, KIP-497), and any caught-up follower the leader may
+// take into the ISR (ISR-eligible from 3.3, KIP-841; 3.6, KAFKA-15021).
+
+// HWRules are the era's and the config's rules for the leader's HW.
+type HWRules struct {
+	// MinIsrGatesHW: the HW does not advance while the committed ISR is below
+	// min.insync.replicas (KAFKA-15583, 3.7); MinIsrCappedAtReplicas: that setting counts at most
+	// the replication factor (Partition.effectiveMinIsr, 3.7).
+	MinIsrGatesHW, MinIsrCappedAtReplicas bool
+	// MinInsyncReplicas is min.insync.replicas; LagTimeMaxMs is replica.lag.time.max.ms.
+	MinInsyncReplicas, LagTimeMaxMs int64
+	// CommittedISROnly (tests only): the HW waits only on the committed ISR, as before KIP-497's
+	// maximal ISR, to show what that prevents.
+	CommittedISROnly bool
+}
+
+// EffectiveMinIsr is the min.insync.replicas a leader of a partition of replicas replicas applies
+// to acks=all produces (and, in 3.7, to the HW). 3.7's Partition.effectiveMinIsr caps it at the
+// replication factor (`leaderLog.config.minInSyncReplicas.min(remoteReplicasMap.size + 1)`,
+// KAFKA-15583, 3.7.0); before, Partition.appendRecordsToLeader and
+// checkEnoughReplicasReachOffset read `log.config.minInSyncReplicas` as it is (0.10.2.2, 0.11.0.2,
+// 2.1.1), so a min.insync.replicas above the replication factor refuses every acks=all produce
+// with NOT_ENOUGH_REPLICAS.
+func (r *HWRules) EffectiveMinIsr(replicas int) int {
+	if !r.MinIsrCappedAtReplicas {
+		return int(min(r.MinInsyncReplicas, math.MaxInt32))
+	}
+	return int(min(r.MinInsyncReplicas, int64(replicas)))
+}
+
+// MaybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW of p, the broker's replica of pid,
+// after a fetch by follower (-1: another cause), which the narration names: the fetch that moved
+// the HW is the moment a record becomes committed. It reports a rise.
+func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition, follower int32) bool {
+	if !p.IsLeader() || p.offline {
+		return false
+	}
+	rules := h.HWRules()
+	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
+		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
+	}
+	now := h.Now()
+	cand := p.log.LogEndOffset()
+	for i := range p.remotes {
+		rr := &p.remotes[i]
+		if rr.LogEndOffset() >= cand {
+			continue
+		}
+		if rules.CommittedISROnly {
+			if p.state.InISR(rr.Broker()) {
+				cand = rr.LogEndOffset()
+			}
+			continue
+		}
+		if p.state.InMaximalISR(rr.Broker()) ||
+			(rr.IsCaughtUp(p.log.LogEndOffset(), now, rules.LagTimeMaxMs) && h.IsrEligible(rr.Broker())) {
+			cand = rr.LogEndOffset()
+		}
+	}
+	old := p.log.HighWatermark()
+	if cand <= old {
+		return false
+	}
+	p.log.SetHighWatermark(cand)
+	h.HWChanged(pid, old, "leader", follower)
+	return true
+}

@@ -1,0 +1,53 @@
+package broker
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestLeaderHWWithFakeBroker: the leader's HW is the smallest LEO of the replicas it waits for,
+// and moves only up, with its event naming the follower whose fetch moved it; a caught-up
+// follower outside the ISR holds it back too (it may join); 3.7's gate keeps it while the ISR is
+// below min.insync.replicas, a setting capped at the replication factor.
+func TestLeaderHWWithFakeBroker(t *testing.T) {
+	rules := HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 1}
+	h, rm, p := leaderWithFollowers(t, []int32{0, 1, 2}, IsrRules{})
+	h.hwRules = rules
+	h.now = 10
+	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
+	p.Remote(2).UpdateFetchState(h.now, 1, 0, 2, 42)
+	if !rm.MaybeIncrementLeaderHW(h, 0, p, 2) || p.Log().HighWatermark() != 1 ||
+		!slices.Equal(h.calls, []string{"hw 0: 0 → 1 (leader, follower 2)"}) {
+		t.Fatalf("HW %d, calls %q; want 1, moved by follower 2's fetch", p.Log().HighWatermark(), h.calls)
+	}
+	if rm.MaybeIncrementLeaderHW(h, 0, p, -1) {
+		t.Error("the HW moved again with nothing new")
+	}
+
+	// Follower 2 out of the ISR but caught up within replica.lag.time.max.ms: it still holds the
+	// HW back; past that, it no longer does.
+	h, rm, p = leaderWithFollowers(t, []int32{0, 1}, IsrRules{})
+	h.hwRules = rules
+	h.now = 10
+	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
+	p.Remote(2).UpdateFetchState(h.now, 1, 0, 1, 42) // caught up with the LEO it saw: 1
+	if rm.MaybeIncrementLeaderHW(h, 0, p, 0); p.Log().HighWatermark() != 1 {
+		t.Errorf("a caught-up follower outside the ISR at 1: HW %d, want 1", p.Log().HighWatermark())
+	}
+	h.now = 20000
+	if rm.MaybeIncrementLeaderHW(h, 0, p, 0); p.Log().HighWatermark() != 2 {
+		t.Errorf("that follower lagging for 20 s: HW %d, want 2", p.Log().HighWatermark())
+	}
+
+	// 3.7's gate: min.insync.replicas 5, capped at the 3 replicas, and an ISR of 2.
+	h, rm, p = leaderWithFollowers(t, []int32{0, 1}, IsrRules{})
+	h.hwRules = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 5, MinIsrGatesHW: true, MinIsrCappedAtReplicas: true}
+	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
+	p.Remote(2).UpdateFetchState(h.now, 2, 0, 2, 42)
+	if rm.MaybeIncrementLeaderHW(h, 0, p, 0) || p.Log().HighWatermark() != 0 {
+		t.Errorf("ISR of 2 under an effective min.insync.replicas of 3: HW %d, want 0", p.Log().HighWatermark())
+	}
+	if got := h.hwRules.EffectiveMinIsr(3); got != 3 {
+		t.Errorf("min.insync.replicas 5 over 3 replicas counts %d, want 3", got)
+	}
+}
