@@ -122,7 +122,8 @@ func (h *host) ReplicaRules() brk.ReplicaRules {
 	return brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
 		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
 		TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
-		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs}
+		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
+		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal}
 }
 
 func (h *host) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }
@@ -203,4 +204,23 @@ func (h *host) HWRules() brk.HWRules { return h.e.hwRules() }
 
 func (h *host) HWChanged(pid int32, old int64, role string, follower int32) {
 	h.e.hwChangedBy(h.b.replicaOf(pid), old, role, follower)
+}
+
+// LeaderAppended writes a leader's append, only into a recorded trace (a large run appends by
+// the hundred thousand).
+func (h *host) LeaderAppended(pid int32, base int64) {
+	if e := h.e; e.tracing() {
+		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		e.emit(Event{Type: EvAppend, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
+			From: Some(base), To: Some(r.Log().LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
+			render: describeAppend})
+	}
+}
+
+func (h *host) NewDelayedProduce(m *Message, base int64, n int) *brk.DelayedProduce {
+	return h.e.delayedProduces.New(m, base, n)
+}
+
+func (h *host) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
+	h.e.schedule(delayedProduceDone{h.e.timer(h.b), dp}.due(at))
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
 // The leader's side of Fetch (Partition.fetchRecords, ReplicaManager.fetchMessages) and the fetch
@@ -274,30 +276,14 @@ func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition
 	return d, int64(len(d.Records)) * e.cfg.RecordSizeBytes
 }
 
-// checkLeaderRequest is the epoch and leadership check every leader-bound request passes first.
+// checkLeaderRequest is the epoch and leadership check every leader-bound request passes first
+// (brk.Partition.CheckLeaderRequest) on r (nil: the broker has no replica).
 func (e *Engine) checkLeaderRequest(r *replica, currentEpoch int32, replicaID int32) KafkaError {
-	switch {
-	case r == nil:
-		return ErrUnknownTopicOrPartition
-	case r.Offline():
-		return ErrKafkaStorage
-	case !r.Known() && !e.era.notLeaderForUnknownLocal:
-		return ErrUnknownTopicOrPartition // no Partition object yet: getPartition finds none (before 2.0)
-	case !r.Known():
-		return ErrNotLeaderOrFollower
-	case currentEpoch >= 0 && currentEpoch < r.LeaderEpoch():
-		return ErrFencedLeaderEpoch
-	case currentEpoch >= 0 && currentEpoch > r.LeaderEpoch():
-		return ErrUnknownLeaderEpoch
-	case !r.IsLeader():
-		return ErrNotLeaderOrFollower
-	case replicaID != ClientNode && r.Remote(replicaID) == nil: // getReplicaOrException
-		if currentEpoch >= 0 {
-			return ErrUnknownLeaderEpoch
-		}
-		return ErrNotLeaderOrFollower
+	var p *brk.Partition
+	if r != nil {
+		p = &r.Partition
 	}
-	return ErrNone
+	return p.CheckLeaderRequest(currentEpoch, replicaID, e.era.notLeaderForUnknownLocal)
 }
 
 // updateFollowerFetchState is Replica.updateFetchState: a fetch at offset f

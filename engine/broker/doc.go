@@ -15,7 +15,9 @@
 //   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
 //     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
-//     seen, the leader's HW (high_watermark.go: maybeIncrementLeaderHW, effectiveMinIsr), and
+//     seen, the leader's HW (high_watermark.go: maybeIncrementLeaderHW, effectiveMinIsr), the
+//     produce path (produce.go: appendRecords with acks and min.insync.replicas, the leader
+//     check every leader-bound request passes, the purgatory's completions and timeouts), and
 //     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
 //     own ZooKeeper write through Host). It reaches the leader's side of the broker (fetch sessions, parked fetches and
@@ -33,6 +35,5 @@
 //
 // The rest is still package engine's: broker.go (the process), leader_fetch.go,
 // fetch_session*.go, isr.go (a follower's HW, a HW move's events), isr_zk.go (the pre-2.7
-// ZooKeeper write),
-// produce.go, and replica_manager.go's truncation with its events.
+// ZooKeeper write), and replica_manager.go's truncation with its events.
 package broker

@@ -49,6 +49,11 @@ type Host interface {
 	// whose fetch moved it (-1: none).
 	HWRules() HWRules
 	HWChanged(pid int32, old int64, role string, follower int32)
+	// The produce path (produce.go): a leader's append (an event), a parked produce's storage
+	// and its timeout.
+	LeaderAppended(pid int32, base int64)
+	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
+	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
 	ActiveController() int32
 	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
 	WriteIsr(pid int32, verb string, newISR []int32)
@@ -75,4 +80,7 @@ type ReplicaRules struct {
 	// NumReplicaFetchers is num.replica.fetchers; CheckpointIntervalMs is
 	// replica.high.watermark.checkpoint.interval.ms.
 	NumReplicaFetchers, CheckpointIntervalMs int64
+	// NotLeaderForUnknownLocal: a request for a partition without its Partition object yet is
+	// answered NOT_LEADER (2.0); before, UNKNOWN_TOPIC_OR_PARTITION.
+	NotLeaderForUnknownLocal bool
 }

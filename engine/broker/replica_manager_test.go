@@ -18,6 +18,7 @@ type fakeHost struct {
 	checkpoints  []int64
 	isrRules     IsrRules
 	hwRules      HWRules
+	lastProduce  *DelayedProduce
 	controller   int32
 }
 
@@ -50,9 +51,17 @@ func (h *fakeHost) BecameLeader(pid int32) { h.note("leader %d", pid) }
 func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
 	h.note("follower %d of %d at %d", pid, leader, epoch)
 }
-func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
-func (h *fakeHost) IsrRules() IsrRules          { return h.isrRules }
-func (h *fakeHost) HWRules() HWRules            { return h.hwRules }
+func (h *fakeHost) ScheduleCheckpoint(at int64)          { h.checkpoints = append(h.checkpoints, at) }
+func (h *fakeHost) IsrRules() IsrRules                   { return h.isrRules }
+func (h *fakeHost) HWRules() HWRules                     { return h.hwRules }
+func (h *fakeHost) LeaderAppended(pid int32, base int64) { h.note("appended to %d at %d", pid, base) }
+func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce {
+	h.lastProduce = NewDelayedProduce(m, base, n)
+	return h.lastProduce
+}
+func (h *fakeHost) ScheduleProduceTimeout(_ *DelayedProduce, at int64) {
+	h.note("produce timeout at %d", at)
+}
 func (h *fakeHost) HWChanged(pid int32, old int64, role string, follower int32) {
 	h.note("hw %d: %d → %d (%s, follower %d)", pid, old, h.replicas[pid].Log().HighWatermark(), role, follower)
 }

@@ -1,0 +1,108 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// The leader's side of Produce (ReplicaManager.appendRecords, Partition.appendRecordsToLeader)
+// and the produce purgatory's completions (DelayedProduce). acks=0 gets no answer, acks=1 an
+// answer after the local append, acks=all an answer once the HW passes the batch (or an error).
+
+// CheckLeaderRequest is the check every leader-bound request passes first
+// (ReplicaManager.getPartitionOrError, Partition's leader and epoch checks) on p, the broker's
+// replica of the partition (nil: it has none). replicaID is a follower's id, or
+// protocol.ClientNode; currentEpoch -1 is none (before KIP-320). unknownIsNotLeader is 2.0's rule
+// for a partition without its Partition object yet (rules: notLeaderForUnknownLocal).
+func (p *Partition) CheckLeaderRequest(currentEpoch, replicaID int32, unknownIsNotLeader bool) protocol.KafkaError {
+	switch {
+	case p == nil:
+		return protocol.ErrUnknownTopicOrPartition
+	case p.offline:
+		return protocol.ErrKafkaStorage
+	case !p.known && !unknownIsNotLeader:
+		return protocol.ErrUnknownTopicOrPartition // no Partition object yet: getPartition finds none (before 2.0)
+	case !p.known:
+		return protocol.ErrNotLeaderOrFollower
+	case currentEpoch >= 0 && currentEpoch < p.leaderEpoch:
+		return protocol.ErrFencedLeaderEpoch
+	case currentEpoch >= 0 && currentEpoch > p.leaderEpoch:
+		return protocol.ErrUnknownLeaderEpoch
+	case !p.IsLeader():
+		return protocol.ErrNotLeaderOrFollower
+	case replicaID != protocol.ClientNode && p.Remote(replicaID) == nil: // getReplicaOrException
+		if currentEpoch >= 0 {
+			return protocol.ErrUnknownLeaderEpoch
+		}
+		return protocol.ErrNotLeaderOrFollower
+	}
+	return protocol.ErrNone
+}
+
+// HandleProduce appends a producer's batch m to the leader's log and answers it, now or once
+// the HW passes it.
+func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
+	req := m.Produce
+	pid, p := h.ReplicaNamed(req.TP)
+	hw := h.HWRules()
+	errName := p.CheckLeaderRequest(-1, protocol.ClientNode, h.ReplicaRules().NotLeaderForUnknownLocal)
+	if errName == protocol.ErrNone && req.Acks == -1 && len(p.state.ISR()) < hw.EffectiveMinIsr(len(h.Assignment(pid))) {
+		errName = protocol.ErrNotEnoughReplicas
+	}
+	if errName != protocol.ErrNone {
+		if req.Acks != 0 {
+			rm.respondProduce(h, m, errName, -1)
+		}
+		// acks=0 gets no answer, an error neither: Kafka closes the connection instead
+		// (KafkaApis.handleProduceRequest: `if (produceRequest.acks == 0) { if (errorInResponse)
+		// closeConnection ... }`, 0.10.2.2 and 3.7.0), and the producer, which awaits nothing,
+		// learns of it only by reconnecting.
+		return
+	}
+	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
+	h.LeaderAppended(pid, base)
+	h.Appended(pid, len(req.RecordIDs))
+	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
+	h.TryCompleteWatchers(pid)
+	if hwMoved {
+		rm.CompleteDelayedProduces(h, pid, p)
+	}
+	switch req.Acks {
+	case 0:
+	case 1:
+		rm.respondProduce(h, m, protocol.ErrNone, base)
+	default:
+		dp := h.NewDelayedProduce(m, base, len(req.RecordIDs))
+		p.produces.Add(dp)
+		rm.CompleteDelayedProduces(h, pid, p)
+		if !dp.Done() {
+			h.ScheduleProduceTimeout(dp, h.Now()+req.TimeoutMs)
+		}
+	}
+}
+
+// respondProduce answers produce m.
+func (rm *ReplicaManager) respondProduce(h Host, m *protocol.Message, errName protocol.KafkaError, base int64) {
+	// The message and its body in one allocation (one per batch answered).
+	x := &struct {
+		m    protocol.Message
+		body protocol.ProduceResponse
+	}{body: protocol.ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}}
+	x.m = protocol.Message{Type: protocol.MsgProduceResponse, From: rm.broker, To: m.From, ReplyTo: m.ID, ProduceResponse: &x.body}
+	h.Send(&x.m)
+}
+
+// CompleteDelayedProduces is DelayedProduce.tryComplete for every produce parked on p, the
+// broker's replica of pid.
+func (rm *ReplicaManager) CompleteDelayedProduces(h Host, pid int32, p *Partition) {
+	if p.produces.Len() == 0 {
+		return
+	}
+	hw := h.HWRules()
+	p.produces.TryComplete(p.offline, p.IsLeader(), p.log.HighWatermark(), &p.state, hw.EffectiveMinIsr(len(h.Assignment(pid))),
+		func(dp *DelayedProduce, err protocol.KafkaError, base int64) { rm.respondProduce(h, dp.Request(), err, base) })
+}
+
+// DelayedProduceExpired answers a parked produce at its timeout, unless it was answered.
+func (rm *ReplicaManager) DelayedProduceExpired(h Host, dp *DelayedProduce) {
+	if dp.Expire() {
+		rm.respondProduce(h, dp.Request(), protocol.ErrRequestTimedOut, -1)
+	}
+}
