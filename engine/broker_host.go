@@ -54,22 +54,11 @@ func (h *host) ScheduleWake(t *brk.FetcherThread, at int64) {
 }
 
 func (h *host) Truncate(pid int32, offset int64, why string) {
-	h.e.truncate(h.b.replicaOf(pid), offset, why)
+	h.b.rm.Truncate(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
 }
 
-// TruncateFullyAndStartAt empties the log and starts it at offset (UnifiedLog
-// .truncateFullyAndStartAt, which moves the high watermark to the new start).
 func (h *host) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	e, r := h.e, h.b.replicaOf(pid)
-	dropped := r.Log().Records()
-	oldLEO, oldHW := r.Log().LogEndOffset(), r.Log().HighWatermark()
-	r.Log().TruncateFullyAndStartAt(offset)
-	e.sessionsChanged(r)
-	e.logStartMoved(r)
-	e.emitTruncate(r, oldLEO, dropped, why)
-	if hw := r.Log().HighWatermark(); hw != oldHW {
-		e.hwChanged(r, oldHW, "follower")
-	}
+	h.b.rm.TruncateFullyAndStartAt(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
 }
 
 func (h *host) Appended(pid int32, n int) { h.e.afterAppend(h.b.replicaOf(pid), n) }
@@ -83,8 +72,14 @@ func (h *host) LogStartMoved(pid int32) {
 }
 
 func (h *host) SetHighWatermark(pid int32, hw int64) {
-	h.e.setFollowerHW(h.b.replicaOf(pid), hw)
+	h.b.rm.SetFollowerHW(h, pid, &h.b.replicaOf(pid).Partition, hw)
 }
+
+func (h *host) Truncated(pid int32, oldLEO int64, cut []commitlogRecord, why string) {
+	h.e.emitTruncate(h.b.replicaOf(pid), oldLEO, cut, why)
+}
+
+func (h *host) LogCut(pid int32, to int64) { h.e.noteLogCut(h.b.replicaOf(pid), to) }
 
 func (h *host) Failed(pid int32, why string) {
 	p := h.e.partitions[pid]

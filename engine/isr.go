@@ -42,21 +42,8 @@ func (e *Engine) advanceHW(r *replica, follower int32) bool {
 	return b.rm.MaybeIncrementLeaderHW(b.host, r.p.pid, &r.Partition, follower)
 }
 
-// setFollowerHW applies the HW of a fetch response: min(leader HW, own LEO); it may go down.
-func (e *Engine) setFollowerHW(r *replica, leaderHW int64) {
-	old := r.Log().HighWatermark()
-	if r.Log().SetHighWatermark(leaderHW) != old {
-		e.hwChanged(r, old, "follower")
-	}
-	if r.ConfirmHW() {
-		e.noteHWConfirmed(r)
-	}
-}
-
-// hwChanged records a HW move.
-func (e *Engine) hwChanged(r *replica, old int64, role string) { e.hwChangedBy(r, old, role, -1) }
-
-// hwChangedBy is hwChanged naming the follower whose fetch moved a leader's HW (-1: none).
+// hwChangedBy records a HW move (its events and facts), naming the follower whose fetch moved a
+// leader's HW (-1: none).
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
 	e.sessionsChanged(r)
 	now := r.Log().HighWatermark()

@@ -44,25 +44,10 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 	b.rm.HandleStopReplica(b.host, m.StopReplica)
 }
 
-// truncate cuts a replica's log at t and records what was cut.
+// truncate cuts a replica's log at t and records what was cut (brk.ReplicaManager.Truncate).
 func (e *Engine) truncate(r *replica, t int64, reason string) {
-	oldHW := r.Log().HighWatermark()
-	oldLEO, oldStart := r.Log().LogEndOffset(), r.Log().LogStartOffset()
-	cut := r.Log().TruncateTo(t)
-	if r.Log().LogStartOffset() != oldStart {
-		e.logStartMoved(r) // below the log start: the log starts anew at t, with or without records cut
-	}
-	if len(cut) == 0 && r.Log().LogEndOffset() == oldLEO {
-		return
-	}
-	// Records cut, or an empty log started anew below its old start (Kafka's truncateTo calls
-	// truncateFullyAndStartAt when the target is below the first segment): its end moved.
-	e.sessionsChanged(r)
-	e.emitTruncate(r, oldLEO, cut, reason)
-	if hw := r.Log().HighWatermark(); hw != oldHW {
-		e.hwChanged(r, oldHW, "truncation")
-	}
-	e.noteLogCut(r, t)
+	b := e.brokers[r.Broker()]
+	b.rm.Truncate(b.host, r.p.pid, &r.Partition, t, reason)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {

@@ -23,6 +23,9 @@
 //     own ZooKeeper write through Host). It reaches the leader's side of the broker (fetch sessions, parked fetches and
 //     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
 //     with more.
+//   - a replica's truncations and a follower's HW (truncation.go: Log.truncateTo,
+//     truncateFullyAndStartAt, the HW a fetch answer carries), telling the rest of the broker
+//     through Host.
 //   - the leader's pieces that read only their own state: Replica (what a leader knows of one
 //     follower), PartitionState (the committed ISR and the change in flight, KIP-497), the
 //     FetchSessionCache over the sessions' FetchSession metadata, the produce purgatory
@@ -34,6 +37,6 @@
 //     produces), which the engine's replica embeds.
 //
 // The rest is still package engine's: broker.go (the process), leader_fetch.go,
-// fetch_session*.go, isr.go (a follower's HW, a HW move's events), isr_zk.go (the pre-2.7
-// ZooKeeper write), and replica_manager.go's truncation with its events.
+// fetch_session*.go, isr.go (a HW move's events), isr_zk.go (the pre-2.7 ZooKeeper write),
+// and replica_manager.go (what a crash forgets, a truncation's event).
 package broker

@@ -3,6 +3,8 @@ package broker
 import (
 	"slices"
 	"testing"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // TestLeaderHWWithFakeBroker: the leader's HW is the smallest LEO of the replicas it waits for,
@@ -49,5 +51,45 @@ func TestLeaderHWWithFakeBroker(t *testing.T) {
 	}
 	if got := h.hwRules.EffectiveMinIsr(3); got != 3 {
 		t.Errorf("min.insync.replicas 5 over 3 replicas counts %d, want 3", got)
+	}
+}
+
+// TestTruncationWithFakeBroker: a truncation tells the fetch sessions, the trace, a HW it moved
+// and the checker, in that order; one below the log start puts the partition back on its
+// fetcher thread's change list; a follower's HW takes the leader's, capped at its LEO, and is
+// confirmed once.
+func TestTruncationWithFakeBroker(t *testing.T) {
+	h, rm, p := leaderWithFollowers(t, []int32{1}, IsrRules{})
+	p.Log().SetHighWatermark(2)
+	rm.Truncate(h, 0, p, 1, "test")
+	want := []string{"sessions 0", "truncated 0 from 2 (1 cut): test", "hw 0: 2 → 1 (truncation, follower -1)", "log cut 0 at 1"}
+	if !slices.Equal(h.calls, want) || p.Log().LogEndOffset() != 1 {
+		t.Errorf("truncate to 1: calls %q, LEO %d; want %q, 1", h.calls, p.Log().LogEndOffset(), want)
+	}
+	h.calls = nil
+	rm.Truncate(h, 0, p, 1, "again")
+	if len(h.calls) != 0 {
+		t.Errorf("a truncation that cuts nothing told %q", h.calls)
+	}
+
+	f := newFakeFollower(0)
+	h = &fakeHost{fakeFollower: f}
+	var fetchers FetcherManager
+	rm2 := NewReplicaManager(1, &fetchers)
+	fp := h.replicas[0]
+	fetchers.AddFetcher(h, 0, NewPartitionFetchState(0, 1, 0, -1, false), 1)
+	th := fetchers.For(0, 0)
+	th.Build(true, false, true, true, 0, 1, h, nil) // takes the change list
+	h.calls = nil
+	rm2.TruncateFullyAndStartAt(h, 0, fp, 5, "the leader's log starts past ours")
+	if !slices.Equal(th.Changes(), []int32{0}) || fp.Log().LogStartOffset() != 5 {
+		t.Errorf("starting the log at 5: change list %v, log start %d", th.Changes(), fp.Log().LogStartOffset())
+	}
+	h.calls = nil
+	fp.Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}})
+	rm2.SetFollowerHW(h, 0, fp, 9)
+	rm2.SetFollowerHW(h, 0, fp, 9)
+	if want := []string{"hw 0: 5 → 6 (follower, follower -1)", "confirmed 0"}; !slices.Equal(h.calls, want) {
+		t.Errorf("the leader's HW 9 over a LEO of 6: calls %q, want %q", h.calls, want)
 	}
 }

@@ -1,6 +1,9 @@
 package broker
 
-import "github.com/highwater-sim/highwater/engine/protocol"
+import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
 
 // Host is what a broker's replica manager (replica_manager.go) asks of the rest of its broker and
 // of the cluster: what its fetcher threads ask (Follower), and, while the leader's side of the
@@ -49,6 +52,9 @@ type Host interface {
 	// whose fetch moved it (-1: none).
 	HWRules() HWRules
 	HWChanged(pid int32, old int64, role string, follower int32)
+	// A truncation (truncation.go): its event (the records cut), and the checker's fact.
+	Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string)
+	LogCut(pid int32, to int64)
 	// The produce path (produce.go): a leader's append (an event), a parked produce's storage
 	// and its timeout.
 	LeaderAppended(pid int32, base int64)

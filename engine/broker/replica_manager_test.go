@@ -51,9 +51,13 @@ func (h *fakeHost) BecameLeader(pid int32) { h.note("leader %d", pid) }
 func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
 	h.note("follower %d of %d at %d", pid, leader, epoch)
 }
-func (h *fakeHost) ScheduleCheckpoint(at int64)          { h.checkpoints = append(h.checkpoints, at) }
-func (h *fakeHost) IsrRules() IsrRules                   { return h.isrRules }
-func (h *fakeHost) HWRules() HWRules                     { return h.hwRules }
+func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
+func (h *fakeHost) IsrRules() IsrRules          { return h.isrRules }
+func (h *fakeHost) HWRules() HWRules            { return h.hwRules }
+func (h *fakeHost) Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string) {
+	h.note("truncated %d from %d (%d cut): %s", pid, oldLEO, len(cut), why)
+}
+func (h *fakeHost) LogCut(pid int32, to int64)           { h.note("log cut %d at %d", pid, to) }
 func (h *fakeHost) LeaderAppended(pid int32, base int64) { h.note("appended to %d at %d", pid, base) }
 func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce {
 	h.lastProduce = NewDelayedProduce(m, base, n)

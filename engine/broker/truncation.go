@@ -53,3 +53,52 @@ func TruncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, 
 		return min(o, leaderOffset, leo), true
 	}
 }
+
+// Truncate is Log.truncateTo on p, the broker's replica of pid, with what it tells the rest of
+// the broker: the fetch sessions caching it, the trace, a HW it moved, and the checker (Host); a
+// log start moved below puts it back on its fetcher thread's change list.
+func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, why string) {
+	oldHW := p.log.HighWatermark()
+	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
+	cut := p.log.TruncateTo(to)
+	if p.log.LogStartOffset() != oldStart {
+		rm.fetchers.LogStartMoved(pid) // below the log start: the log starts anew at to, with or without records cut
+	}
+	if len(cut) == 0 && p.log.LogEndOffset() == oldLEO {
+		return
+	}
+	// Records cut, or an empty log started anew below its old start (Kafka's truncateTo calls
+	// truncateFullyAndStartAt when the target is below the first segment): its end moved.
+	h.SessionsChanged(pid)
+	h.Truncated(pid, oldLEO, cut, why)
+	if hw := p.log.HighWatermark(); hw != oldHW {
+		h.HWChanged(pid, oldHW, "truncation", -1)
+	}
+	h.LogCut(pid, to)
+}
+
+// TruncateFullyAndStartAt empties p's log and starts it at offset (UnifiedLog
+// .truncateFullyAndStartAt, which moves the high watermark to the new start).
+func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partition, offset int64, why string) {
+	dropped := p.log.Records()
+	oldLEO, oldHW := p.log.LogEndOffset(), p.log.HighWatermark()
+	p.log.TruncateFullyAndStartAt(offset)
+	h.SessionsChanged(pid)
+	rm.fetchers.LogStartMoved(pid)
+	h.Truncated(pid, oldLEO, dropped, why)
+	if hw := p.log.HighWatermark(); hw != oldHW {
+		h.HWChanged(pid, oldHW, "follower", -1)
+	}
+}
+
+// SetFollowerHW applies the HW of a fetch answer to p, a follower: min(leader HW, own LEO); it
+// may go down. The HW is confirmed once it comes from the current leadership.
+func (rm *ReplicaManager) SetFollowerHW(h Host, pid int32, p *Partition, leaderHW int64) {
+	old := p.log.HighWatermark()
+	if p.log.SetHighWatermark(leaderHW) != old {
+		h.HWChanged(pid, old, "follower", -1)
+	}
+	if p.ConfirmHW() {
+		h.HWConfirmed(pid)
+	}
+}
