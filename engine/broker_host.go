@@ -183,9 +183,31 @@ func (h *host) ScheduleAlterPartitionResend(pid int32, at int64) {
 	h.e.schedule(alterPartitionResend{h.e.timer(h.b), pid}.due(at))
 }
 
-// WriteIsr is the pre-2.7 leader's own ZooKeeper write (isr_zk.go).
-func (h *host) WriteIsr(pid int32, verb string, newISR []int32) {
-	h.e.writeIsrToZk(h.b.replicaOf(pid), verb, newISR)
+// UpdateIsr is the pre-2.7 leader's own ISR write, which ZooKeeper (the controller package's
+// model) answers at once through the zookeeperAtOnce shortcut.
+func (h *host) UpdateIsr(pid int32, newISR []int32, zkVersion int32) brk.IsrWrite {
+	w := h.e.zk.updateIsr(h.b.id, pid, newISR, zkVersion)
+	return brk.IsrWrite{Connected: w.Connected, Written: w.Written, Version: w.Version, LeaderEpoch: w.LeaderEpoch,
+		Old: w.Old, ISR: w.ISR}
+}
+
+func (h *host) IsrWriteSkipped(pid int32, verb string, newISR []int32, cached int32, w brk.IsrWrite) {
+	p, r := h.e.partitions[pid], h.b.replicaOf(pid)
+	why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", cached, w.Version)
+	if !w.Connected {
+		why = "no ZooKeeper connection"
+	}
+	h.e.emit(Event{Type: EvISRPending, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
+		OldISR: r.State().ISR(), ISR: newISR, Reason: verb, Name: "skipped",
+		Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", h.b.id, verb, p.name(), newISR, why)})
+}
+
+func (h *host) IsrWritten(pid int32, verb string, w brk.IsrWrite) {
+	p := h.e.partitions[pid]
+	h.e.noteISRChanged(p, w.Old, w.ISR)
+	h.e.emit(Event{Type: EvISRChange, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
+		ISR: w.ISR, Epoch: Some(int64(w.LeaderEpoch)), Reason: "leader " + verb,
+		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", h.b.id, p.name(), w.Old, w.ISR, w.Version)})
 }
 
 func (h *host) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {

@@ -20,7 +20,7 @@
 //     check every leader-bound request passes, the purgatory's completions and timeouts), and
 //     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
-//     own ZooKeeper write through Host). It reaches the leader's side of the broker (fetch sessions, parked fetches and
+//     own ZooKeeper write, which Host.UpdateIsr answers). It reaches the leader's side of the broker (fetch sessions, parked fetches and
 //     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
 //     with more.
 //   - a replica's truncations and a follower's HW (truncation.go: Log.truncateTo,
@@ -37,6 +37,6 @@
 //     produces), which the engine's replica embeds.
 //
 // The rest is still package engine's: broker.go (the process), leader_fetch.go,
-// fetch_session*.go, isr.go (a HW move's events), isr_zk.go (the pre-2.7 ZooKeeper write),
-// and replica_manager.go (what a crash forgets, a truncation's event).
+// fetch_session*.go, isr.go (a HW move's events), and replica_manager.go (what a crash
+// forgets, a truncation's event).
 package broker

@@ -44,7 +44,8 @@ type Host interface {
 	// The ISR's changes (isr_change.go): the rules; whether a broker may be in the ISR (alive and
 	// registered, 3.3+: the metadata the broker holds, at once); the active controller (-1:
 	// none); the change asked for (an event); the pre-2.7 ZooKeeper write, which ZooKeeper's
-	// model answers at once (Partition.updateIsr); and the change's and the shrink task's timers.
+	// model answers at once (the engine's zookeeperAtOnce shortcut), with its events and fact;
+	// and the change's and the shrink task's timers.
 	IsrRules() IsrRules
 	IsrEligible(broker int32) bool
 	// The leader's HW (high_watermark.go): the rules, and a HW move, with its events and facts
@@ -62,7 +63,9 @@ type Host interface {
 	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
 	ActiveController() int32
 	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
-	WriteIsr(pid int32, verb string, newISR []int32)
+	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
+	IsrWriteSkipped(pid int32, verb string, newISR []int32, cachedVersion int32, w IsrWrite)
+	IsrWritten(pid int32, verb string, w IsrWrite)
 	ScheduleAlterPartitionResend(pid int32, at int64)
 	ScheduleIsrShrink(at int64)
 }

@@ -1,13 +1,16 @@
 package broker
 
-import "github.com/highwater-sim/highwater/engine/protocol"
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
 
 // The leader's ISR changes: Partition.maybeExpandIsr after a follower's fetch, the periodic
 // shrink check (ReplicaManager.maybeShrinkIsr, every replica.lag.time.max.ms / 2), and the
 // AlterPartition round trip that commits a change (Partition.submitAlterPartition with its
 // callback, KIP-497, IBP 2.7). Before 2.7 the leader writes the ISR to ZooKeeper itself
-// (Partition.updateIsr), which the engine answers through Host.WriteIsr. The HW that a change
-// may move is the engine's still (Host.MaybeIncrementHW).
+// (Partition.updateIsr: writeIsr), which ZooKeeper's model answers at once (Host.UpdateIsr).
 
 // IsrRules are the era's and the config's rules for the leader's ISR.
 type IsrRules struct {
@@ -83,7 +86,7 @@ func (rm *ReplicaManager) submitAlterPartition(h Host, rules *IsrRules, pid int3
 		verb = "expand"
 	}
 	if !rules.AlterPartition {
-		h.WriteIsr(pid, verb, newISR)
+		rm.writeIsr(h, pid, p, verb, newISR)
 		return
 	}
 	p.state.Prepare(expand, ids, newISR)
@@ -151,5 +154,40 @@ func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Messa
 	default:
 		p.state.SendFailed()
 		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+	}
+}
+
+// IsrWrite is ZooKeeper's answer to a leader's own ISR write before 2.7 (Host.UpdateIsr):
+// whether the leader's session is connected, whether the write succeeded (the cached zkVersion
+// matched), the znode's version (the new one, or ZooKeeper's current one on a mismatch), its
+// leader epoch, and the ISR before and after (shared: not to be changed).
+type IsrWrite struct {
+	Connected, Written   bool
+	Version, LeaderEpoch int32
+	Old, ISR             []int32
+}
+
+// writeIsr is Partition.updateIsr before AlterIsr (KIP-497, IBP 2.7): the leader writes the
+// partition's znode with its own leader and leader epoch (no bump), conditional on the zkVersion
+// it cached (ReplicationUtils.updateLeaderAndIsr). On success it takes the new ISR at once, so
+// there is no pending state and no maximal ISR; on a version mismatch it skips the change
+// ("Cached zkVersion [..] not equal to that in zookeeper") and tries again at its next ISR check,
+// which fails again until a LeaderAndIsr brings the new version. The controller hears of the
+// change through isr_change_notification and only sends UpdateMetadata, which the engine does not
+// model. Simplification: ZooKeeper answers at once (Host.UpdateIsr), and a leader cut off from
+// ZooKeeper fails the write at once (Kafka's client blocks until it reconnects, by when the
+// version has moved on).
+func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {
+	w := h.UpdateIsr(pid, newISR, p.partitionEpoch)
+	if !w.Written {
+		h.IsrWriteSkipped(pid, verb, newISR, p.partitionEpoch, w)
+		return
+	}
+	h.SessionsChanged(pid)
+	p.state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
+	p.partitionEpoch = w.Version
+	h.IsrWritten(pid, verb, w)
+	if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
+		rm.CompleteDelayedProduces(h, pid, p)
 	}
 }

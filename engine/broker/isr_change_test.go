@@ -49,14 +49,24 @@ func TestIsrChangesWithFakeBroker(t *testing.T) {
 		t.Fatalf("the answer: calls %q, ISR %v, partition epoch %d", h.calls, p.State().ISR(), p.PartitionEpoch())
 	}
 
-	// Before 2.7 the leader writes ZooKeeper itself.
+	// Before 2.7 the leader writes ZooKeeper itself, conditional on its cached zkVersion: a stale
+	// version skips the change; a write commits it at once, with the znode's new version.
 	rules.AlterPartition = false
 	h, rm, p = leaderWithFollowers(t, []int32{1}, rules)
 	rr = p.Remote(0)
 	rr.UpdateFetchState(h.now, 2, 0, 2, 42)
+	h.zk = IsrWrite{Connected: true, Version: 3}
 	rm.MaybeExpandIsr(h, 0, p, rr)
-	if want := []string{"zookeeper expand 0 to [0 1]"}; !slices.Equal(h.calls, want) || len(h.sent) != 0 {
-		t.Errorf("before 2.7: calls %q, %d sent", h.calls, len(h.sent))
+	if want := []string{"zookeeper 0 to [0 1] at version 0", "skipped expand 0"}; !slices.Equal(h.calls, want) ||
+		len(h.sent) != 0 || !slices.Equal(p.State().ISR(), []int32{1}) {
+		t.Errorf("before 2.7, a stale version: calls %q, %d sent, ISR %v", h.calls, len(h.sent), p.State().ISR())
+	}
+	h.calls = nil
+	h.zk = IsrWrite{Connected: true, Written: true, Version: 1, LeaderEpoch: 1, Old: []int32{1}, ISR: []int32{0, 1}}
+	rm.MaybeExpandIsr(h, 0, p, rr)
+	if want := []string{"zookeeper 0 to [0 1] at version 0", "sessions 0", "written expand 0", "hw 0: 0 → 2 (leader, follower -1)"}; !slices.Equal(h.calls, want) ||
+		!slices.Equal(p.State().ISR(), []int32{0, 1}) || p.PartitionEpoch() != 1 || p.State().IsInflight() {
+		t.Errorf("before 2.7, written: calls %q, ISR %v, version %d", h.calls, p.State().ISR(), p.PartitionEpoch())
 	}
 
 	// No controller: a retry after retry.backoff.ms.

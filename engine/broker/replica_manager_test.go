@@ -19,6 +19,7 @@ type fakeHost struct {
 	isrRules     IsrRules
 	hwRules      HWRules
 	lastProduce  *DelayedProduce
+	zk           IsrWrite
 	controller   int32
 }
 
@@ -72,9 +73,14 @@ func (h *fakeHost) HWChanged(pid int32, old int64, role string, follower int32) 
 func (h *fakeHost) IsrEligible(int32) bool     { return true }
 func (h *fakeHost) ActiveController() int32    { return h.controller }
 func (h *fakeHost) ScheduleIsrShrink(at int64) { h.note("shrink task at %d", at) }
-func (h *fakeHost) WriteIsr(pid int32, verb string, isr []int32) {
-	h.note("zookeeper %s %d to %v", verb, pid, isr)
+func (h *fakeHost) UpdateIsr(pid int32, isr []int32, zkVersion int32) IsrWrite {
+	h.note("zookeeper %d to %v at version %d", pid, isr, zkVersion)
+	return h.zk
 }
+func (h *fakeHost) IsrWriteSkipped(pid int32, verb string, isr []int32, cached int32, w IsrWrite) {
+	h.note("skipped %s %d", verb, pid)
+}
+func (h *fakeHost) IsrWritten(pid int32, verb string, w IsrWrite) { h.note("written %s %d", verb, pid) }
 func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) {
 	h.note("resend %d at %d", pid, at)
 }
