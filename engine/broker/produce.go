@@ -97,7 +97,9 @@ func (rm *ReplicaManager) CompleteDelayedProduces(h Host, pid int32, p *Partitio
 	}
 	hw := h.HWRules()
 	p.produces.TryComplete(p.offline, p.IsLeader(), p.log.HighWatermark(), &p.state, hw.EffectiveMinIsr(len(h.Assignment(pid))),
-		func(dp *DelayedProduce, err protocol.KafkaError, base int64) { rm.respondProduce(h, dp.Request(), err, base) })
+		func(dp *DelayedProduce, err protocol.KafkaError, base int64) {
+			rm.respondProduce(h, dp.Request(), err, base)
+		})
 }
 
 // DelayedProduceExpired answers a parked produce at its timeout, unless it was answered.
