@@ -9,7 +9,7 @@ import (
 // Kafka does, so partitions spread over num.replica.fetchers threads per leader. A thread's loop
 // and its answers' handling are package broker's (brk.FetcherThread.DoWork and its Handle*
 // methods), asking what they need of the broker and the cluster through the broker's
-// brk.Follower (follower.go); so is its fetcher manager (brk.FetcherManager: adding,
+// brk.Follower (broker_host.go); so is its fetcher manager (brk.FetcherManager: adding,
 // removing and stopping threads). Here: waking threads and handing them their answers. What a turn costs follows what changed,
 // not the thread's size (fetcher_changes.go).
 

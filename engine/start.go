@@ -21,7 +21,7 @@ import (
 //     order), where the general path looks each up by name, three times;
 //   - nothing is removed from fetchers (b has none), and no answer is built;
 //   - the leaders' ISRs, followers' state and first epoch cache entries are cut from three arrays
-//     (startArena), and the fetchers are sized once for their partitions, instead of an
+//     (brk.StartArena), and the fetchers are sized once for their partitions, instead of an
 //     allocation or a growth each.
 func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	if e.generalStart || !e.bulkStartApplies(b, req) {
