@@ -269,26 +269,3 @@ func TestKafkaControllerLastIsrMemberBefore11(t *testing.T) {
 		})
 	}
 }
-
-// TestKafkaControlledShutdownRetries: KafkaServer.controlledShutdown sends up to
-// controlled.shutdown.max.retries (3) requests, sleeping controlled.shutdown.retry.backoff.ms
-// (5000) after each that leaves partitions to move, and then stops anyway. Broker 1 is the last
-// ISR member of t-0, so no controlled-shutdown election can move its leadership.
-func TestKafkaControlledShutdownRetries(t *testing.T) {
-	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{"zookeeper.session.timeout.ms": "6000"})
-	p := e.partitionOf(ktTopic, 0)
-	apply(t, e, `{"do":"kill","broker":2}`)
-	runFor(t, e, 7000)
-	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) {
-		t.Fatalf("ISR %v, want [1]", e.ctrl.ISR(p.pid))
-	}
-	start := e.now
-	apply(t, e, `{"do":"shutdown","broker":1}`)
-	runUntilTrue(t, e, 20000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
-	if took := e.now - start; took < 10000 || took > 10100 {
-		t.Fatalf("broker 1 stopped %d ms after it began, want about 10000 (3 attempts, 5 s apart)", took)
-	}
-	if e.brokers[1].shutdownAttempts != 3 {
-		t.Fatalf("%d attempts, want 3", e.brokers[1].shutdownAttempts)
-	}
-}
