@@ -118,7 +118,7 @@ func (h *host) ReplicaRules() brk.ReplicaRules {
 		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
 		TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
 		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
-		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal}
+		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch}
 }
 
 func (h *host) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }

@@ -516,31 +516,11 @@ func (e *Engine) delayedFetchExpired(b *broker, df *delayedFetch, seq uint64) {
 	e.completeFetch(b, df)
 }
 
-// handleOffsetsForEpoch answers the truncation phase's question on the leader.
-func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) {
-	req := m.OffsetsForEpoch
-	resp := &OffsetsForEpochResponse{}
-	for _, q := range req.Partitions {
-		r := e.localReplica(b.id, q.TP)
-		res := OffsetsForEpochResult{TP: q.TP, LeaderEpoch: -1, EndOffset: -1}
-		if res.Error = e.checkLeaderRequest(r, q.CurrentLeaderEpoch, req.ReplicaID); res.Error == ErrNone {
-			res.LeaderEpoch, res.EndOffset = e.era.answerOffsetsForEpoch(r.Log(), q.LeaderEpoch)
-		}
-		resp.Partitions = append(resp.Partitions, res)
-	}
-	e.send(&Message{Type: MsgOffsetsForEpochResponse, From: b.id, To: m.From, ReplyTo: m.ID, OffsetsForEpochResp: resp})
-}
+// The answers to OffsetsForLeaderEpoch and ListOffsets are package broker's (leader_answers.go).
 
-// handleListOffsets answers a follower's OFFSET_OUT_OF_RANGE recovery.
-func (e *Engine) handleListOffsets(b *broker, m *Message) {
-	req := m.ListOffsets
-	r := e.localReplica(b.id, req.TP)
-	resp := &ListOffsetsResponse{TP: req.TP, LogEndOffset: -1, LogStartOffset: -1}
-	if resp.Error = e.checkLeaderRequest(r, req.CurrentLeaderEpoch, req.ReplicaID); resp.Error == ErrNone {
-		resp.LogEndOffset, resp.LogStartOffset = r.Log().LogEndOffset(), r.Log().LogStartOffset()
-	}
-	e.send(&Message{Type: MsgListOffsetsResponse, From: b.id, To: m.From, ReplyTo: m.ID, ListOffsetsResponse: resp})
-}
+func (e *Engine) handleOffsetsForEpoch(b *broker, m *Message) { b.rm.HandleOffsetsForEpoch(b.host, m) }
+
+func (e *Engine) handleListOffsets(b *broker, m *Message) { b.rm.HandleListOffsets(b.host, m) }
 
 func describeFetchPart(d FetchPartitionData) string {
 	switch {

@@ -17,7 +17,8 @@
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
 //     seen, the leader's HW (high_watermark.go: maybeIncrementLeaderHW, effectiveMinIsr), the
 //     produce path (produce.go: appendRecords with acks and min.insync.replicas, the leader
-//     check every leader-bound request passes, the purgatory's completions and timeouts), and
+//     check every leader-bound request passes, the purgatory's completions and timeouts), the
+//     answers to a follower's OffsetsForLeaderEpoch and ListOffsets (leader_answers.go), and
 //     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
 //     own ZooKeeper write, which Host.UpdateIsr answers). It reaches the leader's side of the broker (fetch sessions, parked fetches and

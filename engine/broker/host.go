@@ -92,4 +92,7 @@ type ReplicaRules struct {
 	// NotLeaderForUnknownLocal: a request for a partition without its Partition object yet is
 	// answered NOT_LEADER (2.0); before, UNKNOWN_TOPIC_OR_PARTITION.
 	NotLeaderForUnknownLocal bool
+	// EpochAnswerNamesEpoch: an OffsetsForLeaderEpoch answer names (epoch, end offset) (KIP-279,
+	// 2.0); before, an offset only.
+	EpochAnswerNamesEpoch bool
 }
