@@ -1,10 +1,5 @@
 package engine
 
-import (
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
-	"github.com/highwater-sim/highwater/engine/commitlog"
-)
-
 // era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
 // Kafka's replication changed after real clusters lost or diverged data. Every difference between
 // eras is a field here; nothing else in the engine asks which version is in force. The
@@ -131,16 +126,4 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
 	}
-}
-
-// initialFetchState is where a new follower starts fetching (brk.InitialFetchState under the
-// era's truncate-on-fetch rule).
-func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fetchState {
-	return brk.InitialFetchState(log, pid, currentEpoch, er.truncateOnFetch)
-}
-
-// answerOffsetsForEpoch is the leader's answer to OffsetsForLeaderEpoch(asked), as the era
-// words it (broker.LastOffsetForLeaderEpoch).
-func (er era) answerOffsetsForEpoch(log *commitlog.Log, asked int32) (int32, int64) {
-	return brk.LastOffsetForLeaderEpoch(log, asked, er.epochAnswerNamesEpoch)
 }

@@ -22,12 +22,6 @@ type fetcher = brk.FetcherThread
 
 func fetcherKey(leader, id int32) int64 { return int64(leader)<<32 | int64(uint32(id)) }
 
-// addFetcher gives partition st to b's fetcher for (leader, its fetcher id), starting the thread
-// if needed (brk.FetcherManager.AddFetcher).
-func (e *Engine) addFetcher(b *broker, leader int32, st fetchState) {
-	b.fetchers.AddFetcher(b.host, leader, st, e.cfg.NumReplicaFetchers)
-}
-
 // removeFetcherForPartitions takes partitions off every fetcher of b.
 func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 	b.fetchers.RemoveFetcherForPartitions(pids)
@@ -43,9 +37,6 @@ func (e *Engine) fetcherWake(b *broker, key int64) {
 	}
 	f.DoWork(b.host)
 }
-
-// doWork is one turn of f's loop (tests call it).
-func (e *Engine) doWork(b *broker, f *fetcher) { f.DoWork(b.host) }
 
 // The answers to a fetcher's requests go to the fetcher of b that sent the request, if any
 // (package broker's fetcher_answers.go).

@@ -240,8 +240,9 @@ func TestAuditUncleanEnabledAtRuntime(t *testing.T) {
 		elect bool
 	}{{"0.11.0", false}, {"2.1", true}, {"3.7", true}} {
 		t.Run(c.era, func(t *testing.T) {
-			e := newKafkaEngine(t, 3, [][]int32{{0, 1}}, map[string]string{"unclean.leader.election.enable": "false",
-				"inter.broker.protocol.version": `"` + c.era + `"`})
+			cfg := eraCfg(c.era)
+			cfg["unclean.leader.election.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1}}, cfg)
 			p := e.partitionOf(ktTopic, 0)
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)

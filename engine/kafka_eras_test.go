@@ -232,7 +232,7 @@ func TestKafkaUnknownLocalPartition(t *testing.T) {
 		want KafkaError
 	}{{"0.10.2", ErrUnknownTopicOrPartition}, {"0.11.0", ErrUnknownTopicOrPartition},
 		{"2.1", ErrNotLeaderOrFollower}, {"3.7", ErrNotLeaderOrFollower}} {
-		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{"inter.broker.protocol.version": `"` + c.era + `"`})
+		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(c.era))
 		r := e.partitionOf(ktTopic, 0).replicaOn(0)
 		if got := e.checkLeaderRequest(r, -1, 1); got != ErrNone {
 			t.Fatalf("%s: the leader answers %s before the reset", c.era, got)

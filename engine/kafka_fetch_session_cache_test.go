@@ -95,8 +95,9 @@ func sendSessionFetch(t *testing.T, e *Engine, from, replicaID, id, epoch int32,
 func TestKafkaFetchSessionExpiration(t *testing.T) {
 	for _, c := range []struct{ era, evicted string }{{"3.7", "session 2"}, {"2.1", "session 1"}} {
 		t.Run(c.era, func(t *testing.T) {
-			e := newKafkaEngine(t, 2, [][]int32{{0, 1}, {0, 1}}, map[string]string{"inter.broker.protocol.version": `"` + c.era + `"`,
-				"max.incremental.fetch.session.cache.slots": "2"})
+			cfg := eraCfg(c.era)
+			cfg["max.incremental.fetch.session.cache.slots"] = "2"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}, {0, 1}}, cfg)
 			quiesce(t, e)
 			cache := &e.brokers[0].fetchSessions
 			e.loseFetchSessions(e.brokers[0])

@@ -47,8 +47,7 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 	if c.pin >= 0 {
 		replicas = []int32{0, 1, 2}
 	}
-	e := newKafkaEngine(t, len(replicas), [][]int32{replicas}, map[string]string{
-		"inter.broker.protocol.version": `"` + c.era + `"`})
+	e := newKafkaEngine(t, len(replicas), [][]int32{replicas}, eraCfg(c.era))
 	quiesce(t, e)
 	p := e.partitionOf(ktTopic, 0)
 	s := &fetchSetup{e: e, p: p, leader: p.replicaOn(0), follower: p.replicaOn(1), b: e.brokers[1]}

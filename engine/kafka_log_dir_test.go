@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // TestKafkaLogDirFailureBeforeKIP112: from inter.broker.protocol.version 1.0 (KIP-112) a failed
 // log directory takes its replicas offline and the broker runs on: the controller elects
@@ -17,27 +14,13 @@ func TestKafkaLogDirFailureBeforeKIP112(t *testing.T) {
 		halt bool
 	}{{"0.10.2", true}, {"0.11.0", true}, {"2.1", false}, {"3.7", false}} {
 		t.Run(c.era, func(t *testing.T) {
-			sc, err := ParseScenario([]byte(fmt.Sprintf(`{"name":"log dir","seed":1,"brokers":3,
-				"config":{"inter.broker.protocol.version":%q,"auto.leader.rebalance.enable":false},
-				"topics":[{"name":"t","partitions":1,"replicationFactor":3}],
-				"steps":[
-					{"at":100,"do":"produce","topic":"t","partition":0,"count":1},
-					{"at":1000,"do":"failDisk","broker":0}]}`, c.era)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := New(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, st := range sc.Steps {
-				if err := e.RunUntil(st.At); err != nil {
-					t.Fatal(err)
-				}
-				if err := e.Apply(st.Action); err != nil {
-					t.Fatal(err)
-				}
-			}
+			cfg := eraCfg(c.era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, cfg)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"failDisk","broker":0}`)
 			b0 := e.Broker(0)
 			if b0.Dead != c.halt || !b0.DiskFailed {
 				t.Fatalf("right after the failure: broker 0 down %v, disk failed %v; want down %v, disk failed", b0.Dead, b0.DiskFailed, c.halt)
@@ -46,16 +29,12 @@ func TestKafkaLogDirFailureBeforeKIP112(t *testing.T) {
 			if (len(halts) == 1) != c.halt {
 				t.Errorf("%d halt events, want them only before KIP-112", len(halts))
 			}
-			if err := e.RunUntil(3000); err != nil {
-				t.Fatal(err)
-			}
+			runFor(t, e, 2000)
 			p := e.Partition(0)
 			if moved := p.Leader() != 0; moved == c.halt {
 				t.Errorf("at 3 s the leader is %d: before KIP-112 it moves only when broker 0's session expires (6 s), after it moves at once", p.Leader())
 			}
-			if err := e.RunUntil(10000); err != nil {
-				t.Fatal(err)
-			}
+			runFor(t, e, 7000)
 			if p.Leader() == 0 || p.Leader() < 0 {
 				t.Errorf("at 10 s the leader is %d, want broker 1 or 2", p.Leader())
 			}

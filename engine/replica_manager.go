@@ -28,26 +28,9 @@ func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *Le
 	return b.rm.BecomeLeaderOrFollower(b.host, req)
 }
 
-// makeLeader and makeFollower are Partition.makeLeader and makeFollower of r on b (tests call
-// them; brk.ReplicaManager.MakeLeader, MakeFollower).
-func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
-	b.rm.MakeLeader(b.host, r.p.pid, &r.Partition, ps, nil)
-}
-
-func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
-	rules := b.host.ReplicaRules()
-	return b.rm.MakeFollower(b.host, &rules, r.p.pid, &r.Partition, ps)
-}
-
 // handleStopReplica stops fetching (controlled shutdown moves a follower out).
 func (e *Engine) handleStopReplica(b *broker, m *Message) {
 	b.rm.HandleStopReplica(b.host, m.StopReplica)
-}
-
-// truncate cuts a replica's log at t and records what was cut (brk.ReplicaManager.Truncate).
-func (e *Engine) truncate(r *replica, t int64, reason string) {
-	b := e.brokers[r.Broker()]
-	b.rm.Truncate(b.host, r.p.pid, &r.Partition, t, reason)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
