@@ -78,8 +78,7 @@ func (st *PartitionFetchState) SetTruncating(truncating bool) bool {
 	return true
 }
 
-// List puts it on the change list and reports whether it was off it; SetListed sets the mark as
-// a walk of the list leaves it.
+// List puts it on the change list and reports whether it was off it.
 func (st *PartitionFetchState) List() bool {
 	if st.listed {
 		return false
@@ -87,8 +86,6 @@ func (st *PartitionFetchState) List() bool {
 	st.listed = true
 	return true
 }
-
-func (st *PartitionFetchState) SetListed(listed bool) { st.listed = listed }
 
 // LeaveSession takes it out of the session (not ready to fetch) and reports whether it was in.
 func (st *PartitionFetchState) LeaveSession() bool {
