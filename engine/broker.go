@@ -22,10 +22,10 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	if restart || e.generalStart {
 		// At the cluster's start there is nothing to forget or recover: the replicas are as
 		// buildTopics made them, with empty logs (start.go's bulk path skips this walk).
-		e.loseFetchSessions(b)
+		b.rm.LoseFetchSessions(b.host)
 		for _, pid := range b.hosted {
 			r := b.replicaOf(pid)
-			r.resetMemory()
+			r.ResetMemory()
 			r.Log().Recover(r.HWCheckpoint())
 			r.SetUnflushed(r.Log().UnflushedCount())
 		}
@@ -56,7 +56,7 @@ func (e *Engine) sessionExpire(b int32, gen uint64) {
 func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	b.state = brokerDead
 	b.fetchers = nil
-	e.loseFetchSessions(b)
+	b.rm.LoseFetchSessions(b.host)
 	cause := "process killed"
 	if loseUnflushed {
 		cause = "power loss: unflushed records dropped"
@@ -65,8 +65,7 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) {
 		Text: fmt.Sprintf("broker %d is down (%s)", b.id, cause)})
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		r.watchers = nil
-		r.Produces().Clear()
+		r.DropParked()
 		if loseUnflushed {
 			oldLEO := r.Log().LogEndOffset()
 			if lost := r.Log().LosePageCache(); len(lost) > 0 {
@@ -207,11 +206,9 @@ func (e *Engine) finishShutdown(b *broker) {
 	e.checkpointHighWatermarks(b)
 	b.state = brokerDead
 	b.fetchers = nil
-	e.loseFetchSessions(b)
+	b.rm.LoseFetchSessions(b.host)
 	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		r.watchers = nil
-		r.Produces().Clear()
+		b.replicaOf(pid).DropParked()
 	}
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "controlled shutdown",
 		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", b.id)})
@@ -275,11 +272,11 @@ func (e *Engine) failDisk(b *broker) {
 	var pids []int32
 	for _, pid := range b.hosted {
 		r := b.replicaOf(pid)
-		e.sessionsChanged(r)
+		r.SessionsChanged()
 		r.SetOffline()
 		pids = append(pids, pid)
-		e.completeDelayedProduces(r)
-		e.tryCompleteWatchers(b, r)
+		b.rm.CompleteDelayedProduces(b.host, pid, r)
+		b.rm.TryCompleteWatchers(b.host, r)
 	}
 	e.removeFetcherForPartitions(b, pids)
 	e.shutdownIdleFetchers(b)

@@ -37,7 +37,7 @@ func (h *host) NewFetch() *brk.FetchMessage {
 
 func (h *host) KeepFetch(x *brk.FetchMessage) { h.e.spareFetch = x }
 
-func (h *host) Replica(pid int32) *brk.Partition { return &h.b.replicaOf(pid).Partition }
+func (h *host) Replica(pid int32) *brk.Partition { return h.b.replicaOf(pid) }
 
 // Rules reads the era and the config at each turn: a config action can change the settings.
 func (h *host) Rules() brk.FetcherRules {
@@ -54,11 +54,11 @@ func (h *host) ScheduleWake(t *brk.FetcherThread, at int64) {
 }
 
 func (h *host) Truncate(pid int32, offset int64, why string) {
-	h.b.rm.Truncate(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
+	h.b.rm.Truncate(h, pid, h.b.replicaOf(pid), offset, why)
 }
 
 func (h *host) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	h.b.rm.TruncateFullyAndStartAt(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
+	h.b.rm.TruncateFullyAndStartAt(h, pid, h.b.replicaOf(pid), offset, why)
 }
 
 func (h *host) Appended(pid int32, n int) { h.e.afterAppend(h.b.replicaOf(pid), n) }
@@ -67,12 +67,12 @@ func (h *host) Appended(pid int32, n int) { h.e.afterAppend(h.b.replicaOf(pid), 
 // log start) and the broker's threads fetching it (a Fetch carries it too).
 func (h *host) LogStartMoved(pid int32) {
 	r := h.b.replicaOf(pid)
-	h.e.sessionsChanged(r)
+	r.SessionsChanged()
 	h.e.logStartMoved(r)
 }
 
 func (h *host) SetHighWatermark(pid int32, hw int64) {
-	h.b.rm.SetFollowerHW(h, pid, &h.b.replicaOf(pid).Partition, hw)
+	h.b.rm.SetFollowerHW(h, pid, h.b.replicaOf(pid), hw)
 }
 
 func (h *host) Truncated(pid int32, oldLEO int64, cut []commitlogRecord, why string) {
@@ -127,17 +127,27 @@ func (h *host) Hosted() []int32              { return h.b.hosted }
 
 func (h *host) ReplicaNamed(tp TP) (int32, *brk.Partition) {
 	pid := h.e.pidOf(tp)
-	if r := h.b.replicaOf(pid); r != nil {
-		return pid, &r.Partition
-	}
-	return pid, nil
+	return pid, h.b.replicaOf(pid)
 }
 
-func (h *host) SessionsChanged(pid int32)         { h.e.sessionsChanged(h.b.replicaOf(pid)) }
-func (h *host) CompleteDelayedProduces(pid int32) { h.e.completeDelayedProduces(h.b.replicaOf(pid)) }
-func (h *host) TryCompleteWatchers(pid int32)     { h.e.tryCompleteWatchers(h.b, h.b.replicaOf(pid)) }
-func (h *host) MaybeIncrementHW(pid int32) bool   { return h.e.maybeIncrementHW(h.b.replicaOf(pid)) }
-func (h *host) HWConfirmed(pid int32)             { h.e.noteHWConfirmed(h.b.replicaOf(pid)) }
+func (h *host) HWConfirmed(pid int32) { h.e.noteHWConfirmed(h.b.replicaOf(pid)) }
+
+// LeaderFetchRules reads the era and the config at each fetch: a config action can change the
+// settings.
+func (h *host) LeaderFetchRules() brk.LeaderFetchRules {
+	e := h.e
+	return brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
+		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
+		RecordSizeBytes: e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,
+		ReadAll: e.sessionReadAll, Check: e.sessionCheck}
+}
+
+func (h *host) SendFetchResponse(m *Message, resp FetchResponse) { h.e.sendFetchResponse(h.b, m, resp) }
+func (h *host) SendSessionAnswer(m *Message, resp FetchResponse) { h.e.sendSessionAnswer(h.b, m, resp) }
+
+func (h *host) ScheduleFetchTimeout(df *brk.DelayedFetch, at int64) {
+	h.e.schedule(delayedFetchDone{h.e.timer(h.b), df, df.Seq()}.due(at))
+}
 
 func (h *host) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
 

@@ -12,18 +12,18 @@ import (
 // makeLeader and makeFollower are Partition.makeLeader and makeFollower of r on b (tests call
 // them; brk.ReplicaManager.MakeLeader, MakeFollower).
 func (e *Engine) makeLeader(b *broker, r *replica, ps LeaderAndIsrState) {
-	b.rm.MakeLeader(b.host, r.p.pid, &r.Partition, ps, nil)
+	b.rm.MakeLeader(b.host, r.Pid(), r, ps, nil)
 }
 
 func (e *Engine) makeFollower(b *broker, r *replica, ps LeaderAndIsrState) bool {
 	rules := b.host.ReplicaRules()
-	return b.rm.MakeFollower(b.host, &rules, r.p.pid, &r.Partition, ps)
+	return b.rm.MakeFollower(b.host, &rules, r.Pid(), r, ps)
 }
 
 // truncate cuts a replica's log at t and records what was cut (brk.ReplicaManager.Truncate).
 func (e *Engine) truncate(r *replica, t int64, reason string) {
 	b := e.brokers[r.Broker()]
-	b.rm.Truncate(b.host, r.p.pid, &r.Partition, t, reason)
+	b.rm.Truncate(b.host, r.Pid(), r, t, reason)
 }
 
 // doWork is one turn of f's loop (tests call it).

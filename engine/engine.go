@@ -61,19 +61,13 @@ type Engine struct {
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
 	metadata metadataAtOnce
 	zk       zookeeperAtOnce
-	// parkSeq numbers parked fetches in the order they were parked.
-	parkSeq uint64
-	// Buffers the fetch sessions' reads reuse (fetch_session.go).
-	dirtySpare  []int32
-	sessionData []FetchPartitionData
-	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
 	// spareFetch is Fetch storage built into but not sent (broker_host.go: NewFetch, KeepFetch).
 	spareFetch *brk.FetchMessage
 	// delayedProduces hands out the parked produces (produce.go).
 	delayedProduces brk.DelayedProduces
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
-	// (fetch_session_check.go).
+	// (package broker's fetch_session_check.go: brk.LeaderFetchRules.Check).
 	sessionCheck func(problem string)
 	// sessionReadAll (tests only) reads every session partition at every incremental fetch, as
 	// Kafka's leader does: the reference the dirty reads must match event for event.
@@ -225,11 +219,10 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			for i, b := range reps {
 				br := e.brokers[b]
 				slot := int32(len(br.hosted))
-				// A fresh replica, set up in its zeroed slot: Init is NewPartition, and the
-				// watchers and fetch sessions are nil (resetMemory would change nothing).
+				// A fresh replica, set up in its zeroed slot: Init is NewPartition (ResetMemory
+				// would change nothing).
 				r := &br.replicas[slot]
-				r.Init(b)
-				r.p = p
+				r.Init(b, pid)
 				p.replicas[i] = r
 				br.hosted = append(br.hosted, pid)
 				x.at[int(lo)+i] = hostSlot{b, slot}
@@ -462,11 +455,6 @@ func (e *Engine) pidOf(tp TP) int32 {
 		}
 	}
 	return -1
-}
-
-// localReplica is broker b's replica of the partition tp names, or nil.
-func (e *Engine) localReplica(b int32, tp TP) *replica {
-	return e.brokers[b].replicaOf(e.pidOf(tp))
 }
 
 // replicaOf is the broker's replica of partition pid, or nil.

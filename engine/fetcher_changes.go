@@ -33,4 +33,4 @@ package engine
 
 // logStartMoved notes that r's log start moved: the broker's threads fetching it look at it again
 // (brk.FetcherManager.LogStartMoved).
-func (e *Engine) logStartMoved(r *replica) { e.brokers[r.Broker()].fetchers.LogStartMoved(r.p.pid) }
+func (e *Engine) logStartMoved(r *replica) { e.brokers[r.Broker()].fetchers.LogStartMoved(r.Pid()) }

@@ -160,7 +160,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid, s.parts[2].pid})
 	restart(1, follower(1).LeaderEpoch())
 	leader(3).Log().SetLogStartOffset(2)
-	s.e.sessionsChanged(leader(3))
+	leader(3).SessionsChanged()
 	leader(4).SetLeaderEpoch(leader(4).LeaderEpoch() + 1) // quietly: the session's partition stays clean
 	restart(4, leader(4).LeaderEpoch())
 	for range 4 {

@@ -234,11 +234,11 @@ func TestKafkaUnknownLocalPartition(t *testing.T) {
 		{"2.1", ErrNotLeaderOrFollower}, {"3.7", ErrNotLeaderOrFollower}} {
 		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(c.era))
 		r := e.partitionOf(ktTopic, 0).replicaOn(0)
-		if got := e.checkLeaderRequest(r, -1, 1); got != ErrNone {
+		if got := r.CheckLeaderRequest(-1, 1, e.era.notLeaderForUnknownLocal); got != ErrNone {
 			t.Fatalf("%s: the leader answers %s before the reset", c.era, got)
 		}
-		r.resetMemory() // as a restart leaves it until its first LeaderAndIsr
-		if got := e.checkLeaderRequest(r, -1, 1); got != c.want {
+		r.ResetMemory() // as a restart leaves it until its first LeaderAndIsr
+		if got := r.CheckLeaderRequest(-1, 1, e.era.notLeaderForUnknownLocal); got != c.want {
 			t.Errorf("%s: a request for a partition without its Partition object is answered %s, want %s", c.era, got, c.want)
 		}
 	}

@@ -261,7 +261,7 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 			// The leader's log is emptied without an epoch change (set directly: the leader's fetch
 			// session is told, as a truncation would tell it).
 			*s.leader.Log() = logOf(t, "")
-			s.e.sessionsChanged(s.leader)
+			s.leader.SessionsChanged()
 			s.doWork(t)
 			if n := len(eventsOf(s.e.events, MsgFetchResponse, func(ev Event) bool {
 				ps := ev.Message.FetchResponse.Partitions

@@ -158,9 +158,9 @@ func appendLeader(e *Engine, r *replica, n int) {
 		ids[i] = e.clients.NextRecordID()
 	}
 	r.Log().AppendAsLeader(r.LeaderEpoch(), ids)
-	e.sessionsChanged(r)
-	if e.maybeIncrementHW(r) {
-		e.completeDelayedProduces(r)
+	r.SessionsChanged()
+	if b := e.brokers[r.Broker()]; b.rm.MaybeIncrementLeaderHW(b.host, r.Pid(), r, -1) {
+		b.rm.CompleteDelayedProduces(b.host, r.Pid(), r)
 	}
 }
 
@@ -269,4 +269,11 @@ func truncations(evs []Event, b int32, p *partition) []int64 {
 		}
 	}
 	return out
+}
+
+// readPartition is Partition.fetchRecords on replica r, through its broker's replica manager
+// (brk.ReplicaManager.ReadPartition), as Kafka's PartitionTest reads a leader's partition.
+func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition, update bool) (FetchPartitionData, int64) {
+	b := e.brokers[r.Broker()]
+	return b.rm.ReadPartition(b.host, r.Pid(), r, req, fp, update)
 }

@@ -12,23 +12,12 @@ import (
 
 func (e *Engine) handleProduce(b *broker, m *Message) { b.rm.HandleProduce(b.host, m) }
 
-// afterAppend counts records toward log.flush.interval.messages, and tells the fetch sessions
-// caching r.
+// afterAppend counts records toward log.flush.interval.messages (the fetch sessions caching r
+// are told by package broker).
 func (e *Engine) afterAppend(r *replica, n int) {
-	e.sessionsChanged(r)
 	if r.Appended(int64(n), e.cfg.LogFlushIntervalMessages) {
 		r.Log().Flush()
 	}
-}
-
-// completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r
-// (brk.ReplicaManager.CompleteDelayedProduces).
-func (e *Engine) completeDelayedProduces(r *replica) {
-	if r.Produces().Len() == 0 {
-		return
-	}
-	b := e.brokers[r.Broker()]
-	b.rm.CompleteDelayedProduces(b.host, r.p.pid, &r.Partition)
 }
 
 func (e *Engine) delayedProduceExpired(b *broker, dp *brk.DelayedProduce) {

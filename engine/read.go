@@ -273,7 +273,7 @@ func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
 }
 
 func (r ReplicaInfo) follower(rr *brk.Replica) FollowerInfo {
-	lastFetch, lastCaughtUp := r.e.followerTimes(r.r, rr)
+	lastFetch, lastCaughtUp := r.r.FollowerTimes(rr)
 	return FollowerInfo{Broker: rr.Broker(), LogEndOffset: rr.LogEndOffset(), LastCaughtUpTime: lastCaughtUp,
 		LastFetchTime: lastFetch, CaughtUp: r.e.caughtUp(r.r, rr)}
 }

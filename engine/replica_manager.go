@@ -8,15 +8,7 @@ import (
 // The broker's replica manager: its LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower,
 // Partition.makeLeader and makeFollower), StopReplica and HW checkpoints are package broker's
 // (brk.ReplicaManager, through the broker's host: broker_host.go). Here: handing it its requests,
-// what a crash forgets, and truncation with its events.
-
-// resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
-// disk and stay.
-func (r *replica) resetMemory() {
-	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, ISR, produces
-	r.watchers = nil
-	r.fetchSessions = nil
-}
+// and a truncation's event (what a crash forgets is brk.Partition.ResetMemory).
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
 	resp := b.rm.BecomeLeaderOrFollower(b.host, m.LeaderAndIsr)
@@ -34,7 +26,7 @@ func (e *Engine) handleStopReplica(b *broker, m *Message) {
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
-	p := r.p
+	p := e.partitions[r.Pid()]
 	to := r.Log().LogEndOffset()
 	e.emit(Event{Type: EvTruncate, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,

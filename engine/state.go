@@ -20,27 +20,14 @@ type partition struct {
 // offsetID is a record known to be at an offset.
 type offsetID = clients.OffsetID
 
-// replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog.
-type replica struct {
-	// Fields are ordered for the leader's per-partition fetch path: what it reads first shares
-	// the first cache lines.
-	//
-	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
-	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the log, the
-	// followers' state, the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
-	// is only a claim until confirmed; committed-divergence is checked over the whole committed
-	// range when the HW becomes confirmed.
-	brk.Partition
-
-	p *partition
-
-	// In memory: lost on a crash.
-	// parked full fetches on this leader replica (an incremental fetch waits through its
-	// session); the parked produces are Partition's
-	watchers []*delayedFetch
-	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
-	fetchSessions []sessionRef
-}
+// replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog,
+// package broker's Partition (the broker, leader and leader epoch, known, offline, HW confirmed,
+// partition epoch, its pid, epoch start offset, HW checkpoint, unflushed count, the log, the
+// followers' state, the ISR state, the parked produces and fetches, and the fetch sessions
+// caching it). A HW recovered from the checkpoint after a restart is only a claim until
+// confirmed; committed-divergence is checked over the whole committed range when the HW becomes
+// confirmed.
+type replica = brk.Partition
 
 type brokerState uint8
 
@@ -70,11 +57,10 @@ type broker struct {
 	replicas []replica
 	index    *hostIndex
 	fetchers brk.FetcherManager
-	// rm is its replica manager (package broker's so far: LeaderAndIsr, StopReplica, the HW
-	// checkpoint task), over fetchers.
+	// rm is its replica manager (package broker's: LeaderAndIsr, StopReplica, the HW checkpoint
+	// task, Fetch with the FetchSessionCache of the followers fetching from this broker, Produce,
+	// the ISR's changes), over fetchers.
 	rm brk.ReplicaManager
-	// fetchSessions is the FetchSessionCache of the followers fetching from this broker.
-	fetchSessions fetchSessionCache
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool

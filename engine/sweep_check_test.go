@@ -90,14 +90,7 @@ func (s *sweepRun) sessionSentHW(pid, leader, f int32, hw int64) bool {
 	if lr == nil {
 		return false
 	}
-	for _, ref := range lr.fetchSessions {
-		if ref.s.ReplicaID() == f {
-			if cp := ref.s.find(pid); cp != nil && cp.highWatermark == hw {
-				return true
-			}
-		}
-	}
-	return false
+	return lr.SessionSentHW(f, hw)
 }
 
 // finalProduce sends one acks=all record to every partition of the converged cluster and

@@ -97,7 +97,7 @@ func TestEpochStartRule(t *testing.T) {
 			r.State().Commit([]int32{0, 2})
 			rr := r.Remote(1)
 			rr.SetLogEndOffsetForTest(-1)
-			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
+			followerFetch(e, p, 1, 1, -1) // Replica.updateFetchState at offset 1, then maybeExpandIsr
 			joined := r.State().Expanding() && slices.Contains(r.State().PendingISR(), 1)
 			if joined != unsafe {
 				t.Fatalf("follower at offset 1 asked into the ISR: %v, want %v", joined, unsafe)

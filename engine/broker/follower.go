@@ -33,7 +33,8 @@ type Follower interface {
 
 	// The replica manager's changes to the replica of pid, each with its events:
 	// Truncate cuts its log to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
-	// starts it at offset; Appended follows an append of n records (flush, sessions, HW);
+	// starts it at offset; Appended follows an append of n records (the flush count: the fetch
+	// sessions are told by the caller);
 	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW;
 	// Failed says the thread stopped fetching it.
 	Truncate(pid int32, offset int64, why string)

@@ -6,10 +6,11 @@ import (
 )
 
 // Host is what a broker's replica manager (replica_manager.go) asks of the rest of its broker and
-// of the cluster: what its fetcher threads ask (Follower), and, while the leader's side of the
-// broker (its fetch sessions, the parked fetches and produces, the high watermark's advance) is
-// still the engine's, the calls into it. When that side is this package's too, what is left of
-// Host is the broker's Cluster (docs/engine.md).
+// of the cluster: what its fetcher threads ask (Follower), the broker's replicas by name, the
+// era's and the config's rules, events and the observers' facts, timers, and the storage its
+// answers to Fetch take. The engine implements it per broker; when the broker's replicas and
+// process are this package's too (a Broker), what is left of Host is the broker's Cluster
+// (docs/engine.md).
 type Host interface {
 	Follower
 	// ReplicaRules are the era's and the config's rules for the replica manager.
@@ -23,13 +24,15 @@ type Host interface {
 	Assignment(pid int32) []int32
 	Hosted() []int32
 
-	// The leader's side, still the engine's: the fetch sessions caching pid are told its state
-	// changed; the parked produces and fetches on it are checked; the HW may advance
-	// (Partition.maybeIncrementLeaderHW, reporting whether it moved).
-	SessionsChanged(pid int32)
-	CompleteDelayedProduces(pid int32)
-	TryCompleteWatchers(pid int32)
-	MaybeIncrementHW(pid int32) bool
+	// The leader's side of Fetch (leader_fetch.go, delayed_fetch.go): the rules; the answers'
+	// sending, whose storage is the engine's (it reuses a fetch round's messages once done):
+	// SendFetchResponse sends a full answer, SendSessionAnswer an incremental one whose
+	// partitions are in a buffer the replica manager reuses (copied out at their size); and a
+	// parked fetch's timeout.
+	LeaderFetchRules() LeaderFetchRules
+	SendFetchResponse(req *protocol.Message, resp protocol.FetchResponse)
+	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
+	ScheduleFetchTimeout(df *DelayedFetch, at int64)
 	// HWConfirmed is the observers' fact that pid's HW now comes from the current leadership.
 	HWConfirmed(pid int32)
 	// LeaderAndIsrRejected says a LeaderAndIsr was refused whole: err with the request's epoch
