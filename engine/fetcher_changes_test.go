@@ -78,7 +78,7 @@ func runFollowers(t *testing.T, sc *Scenario, prepare func(*Engine)) ([]byte, st
 func dumpFetchers(w *strings.Builder, e *Engine) {
 	fmt.Fprintf(w, "at %d\n", e.now)
 	for _, b := range e.brokers {
-		for _, f := range b.fetchers {
+		for _, f := range *b.fetchers {
 			fmt.Fprintf(w, "%d→%d/%d inflight %d wake %d last %d session %+v parts", f.Owner(), f.Leader(), f.ID(),
 				f.InFlight(), f.WakeAt(), f.LastSent(), *f.Session())
 			for i := range f.Len() {

@@ -32,9 +32,8 @@ func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
 }
 
 // hwChangedBy records a HW move (its events and facts), naming the follower whose fetch moved a
-// leader's HW (-1: none).
+// leader's HW (-1: none). The sessions caching r were told by its brk.Broker.
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
-	r.SessionsChanged()
 	now := r.Log().HighWatermark()
 	p := e.partitions[r.Pid()]
 	if e.tracing() {
@@ -52,16 +51,16 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 // The ISR's changes are package broker's (brk.ReplicaManager: maybeExpandIsr, the shrink task,
 // the AlterPartition round trip; isr_change.go); the engine hands them their timers and answers.
 
-func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.host) }
+func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.Broker) }
 
-func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.host, pid) }
+func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.Broker, pid) }
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	b.rm.AlterPartitionFailed(b.host, req)
+	b.rm.AlterPartitionFailed(b.Broker, req)
 }
 
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
-	b.rm.HandleAlterPartitionResponse(b.host, m)
+	b.rm.HandleAlterPartitionResponse(b.Broker, m)
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).

@@ -46,7 +46,7 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 			e := newKafkaEngine(t, 2, [][]int32{{0, 1}, {0, 1}}, cfg)
 			quiesce(t, e)
 			cache := e.brokers[0].rm.FetchSessions()
-			e.brokers[0].rm.LoseFetchSessions(e.brokers[0].host)
+			e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 			t0 := e.now
 			s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0, 1).SessionID
 			runFor(t, e, t0+60_000-e.now)
@@ -81,7 +81,7 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 func TestKafkaFetchSessionPrivileged(t *testing.T) {
 	e, _ := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"max.incremental.fetch.session.cache.slots": "2"})
 	cache := e.brokers[0].rm.FetchSessions()
-	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].host)
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 	t0 := e.now
 	s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0).SessionID
 	runFor(t, e, t0+60_000-e.now)

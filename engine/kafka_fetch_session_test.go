@@ -35,7 +35,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 	}
 	e := newKafkaEngine(t, 2, assignment, all)
 	quiesce(t, e)
-	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].host) // the start-up's sessions: begin from an empty cache
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker) // the start-up's sessions: begin from an empty cache
 	s := &sessionSetup{e: e, b: e.brokers[1]}
 	for i := range n {
 		p := e.partitionOf(ktTopic, int32(i))
@@ -138,7 +138,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			// New records on t-1: the next Fetch lists nothing (no fetch data changed), and is
 			// answered at once with t-1 only.
 			appendLeader(s.e, s.parts[1].replicaOn(0), 2)
-			s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].host, s.parts[1].replicaOn(0))
+			s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, s.parts[1].replicaOn(0))
 			s.doWork(t)
 			req, resp = s.lastExchange(t)
 			if req.SessionID != id || req.SessionEpoch != 1 {
@@ -193,13 +193,13 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
-	req, _, _ := s.f.BuildFetch(s.b.host, nil)
+	req, _, _ := s.f.BuildFetch(s.b.Broker, nil)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
 		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
-	req, _, _ = s.f.BuildFetch(s.b.host, nil)
+	req, _, _ = s.f.BuildFetch(s.b.Broker, nil)
 	wantNames(t, "the same Fetch built again", reqNames(req.Partitions))
 }
 
@@ -314,7 +314,7 @@ func TestKafkaFetchSessionLeaderLosesCache(t *testing.T) {
 	_, resp := s.lastExchange(t)
 	id := resp.SessionID
 	// The restart's effect on the cache (startBroker); the rest of a restart is not this test's.
-	s.e.brokers[0].rm.LoseFetchSessions(s.e.brokers[0].host)
+	s.e.brokers[0].rm.LoseFetchSessions(s.e.brokers[0].Broker)
 	s.doWork(t)
 	req, resp := s.lastExchange(t)
 	if req.SessionID != id || req.SessionEpoch != 1 || resp.Error != ErrFetchSessionIDNotFound || len(resp.Partitions) != 0 {
@@ -422,7 +422,7 @@ func TestKafkaFetchSessionParkedIncremental(t *testing.T) {
 	}
 	r := s.parts[2].replicaOn(0)
 	appendLeader(s.e, r, 1)
-	s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].host, r)
+	s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, r)
 	sent := s.e.now
 	runFor(t, s.e, 5)
 	_, resp := s.lastExchange(t)
@@ -571,7 +571,7 @@ func TestKafkaFetchSessionBefore11(t *testing.T) {
 // (session 0, epoch -1: FetchMetadata.LEGACY/FINAL), and the leader creates no session for it.
 func TestKafkaFetchSessionConsumerSessionless(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].host)
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 	e.consume(p, 10)
 	runFor(t, e, 5)
 	m := lastMessage(t, e, MsgFetch, ClientNode)

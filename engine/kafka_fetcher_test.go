@@ -334,8 +334,8 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			st := e.era.initialFetchState(r.Log(), p.pid, 6)
 			e.addFetcher(e.brokers[1], 0, st)
 		}
-		if len(e.brokers[1].fetchers) != 1 {
-			t.Fatalf("want one fetcher thread for both partitions, got %d", len(e.brokers[1].fetchers))
+		if len(*e.brokers[1].fetchers) != 1 {
+			t.Fatalf("want one fetcher thread for both partitions, got %d", len(*e.brokers[1].fetchers))
 		}
 		return e, ps
 	}
@@ -385,7 +385,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			"0-139/e4 140-169/e6", "0-139/e4 140-169/e6",
 		}, "0-139/e4 140-149/e5", 100)
 		b := e.brokers[1]
-		f := b.fetchers[0]
+		f := (*b.fetchers)[0]
 		f.RemovePartition(ps[1].pid)
 		doWorkOnce(t, e, b, f)
 		r := ps[0].replicaOn(1)

@@ -46,7 +46,7 @@ func quiesce(t testing.TB, e *Engine) {
 	t.Helper()
 	e.agenda = agenda{}
 	for _, b := range e.brokers {
-		b.fetchers = nil
+		*b.fetchers = nil
 	}
 	if err := e.RunUntil(kafkaT0); err != nil {
 		t.Fatal(err)
@@ -159,8 +159,8 @@ func appendLeader(e *Engine, r *replica, n int) {
 	}
 	r.Log().AppendAsLeader(r.LeaderEpoch(), ids)
 	r.SessionsChanged()
-	if b := e.brokers[r.Broker()]; b.rm.MaybeIncrementLeaderHW(b.host, r.Pid(), r, -1) {
-		b.rm.CompleteDelayedProduces(b.host, r.Pid(), r)
+	if b := e.brokers[r.Broker()]; b.rm.MaybeIncrementLeaderHW(b.Broker, r.Pid(), r, -1) {
+		b.rm.CompleteDelayedProduces(b.Broker, r.Pid(), r)
 	}
 }
 
@@ -194,7 +194,7 @@ func runFor(t testing.TB, e *Engine, ms int64) {
 
 // fetcherOfPartition returns broker b's fetcher holding p, or nil.
 func fetcherOfPartition(b *broker, p *partition) *fetcher {
-	for _, f := range b.fetchers {
+	for _, f := range *b.fetchers {
 		if f.State(p.pid) != nil {
 			return f
 		}
@@ -275,5 +275,5 @@ func truncations(evs []Event, b int32, p *partition) []int64 {
 // (brk.ReplicaManager.ReadPartition), as Kafka's PartitionTest reads a leader's partition.
 func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition, update bool) (FetchPartitionData, int64) {
 	b := e.brokers[r.Broker()]
-	return b.rm.ReadPartition(b.host, r.Pid(), r, req, fp, update)
+	return b.rm.ReadPartition(b.Broker, r.Pid(), r, req, fp, update)
 }

@@ -313,6 +313,20 @@ func exportedFields(d *ast.GenDecl, check func(*ast.TypeSpec) bool) (names []str
 					names = append(names, ts.Name.Name+"."+n.Name)
 				}
 			}
+			// An embedded field is named for its type: exported, anyone holding the struct can
+			// replace it (a value of an unexported type is the package's own to hand out).
+			if len(field.Names) == 0 && ts.Name.IsExported() {
+				typ := field.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if sel, ok := typ.(*ast.SelectorExpr); ok {
+					typ = sel.Sel
+				}
+				if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
+					names = append(names, ts.Name.Name+"."+id.Name+" (embedded)")
+				}
+			}
 		}
 	}
 	return names, structs

@@ -64,7 +64,7 @@ type FetcherInfo struct {
 
 // Fetchers returns a broker's replica fetcher threads.
 func (e *Engine) Fetchers(broker int32) []FetcherInfo {
-	fs := e.brokers[broker].fetchers
+	fs := *e.brokers[broker].fetchers
 	out := make([]FetcherInfo, len(fs))
 	for i, f := range fs {
 		out[i] = FetcherInfo{f}

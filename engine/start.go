@@ -29,13 +29,13 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		return
 	}
 	e.bulkStarts++
-	h, rm := b.host, &b.rm
+	h, rm := b.Broker, b.rm
 	rules := h.ReplicaRules()
 	rm.SetControllerEpoch(req.ControllerEpoch)
 	arena := e.newStartArena(b, req)
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			r := &b.replicas[i]
+			r := b.ReplicaAt(i)
 			rm.MakeLeader(h, r.Pid(), r, *ps, arena)
 		}
 	}
@@ -47,7 +47,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if ps.Leader == b.id {
 			continue
 		}
-		r := &b.replicas[i]
+		r := b.ReplicaAt(i)
 		if !slices.Contains(req.LiveLeaders, ps.Leader) {
 			r.SessionsChanged()
 			r.Create()
@@ -62,7 +62,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	}
 	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
-		ps, r := &req.Partitions[i], &b.replicas[i]
+		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
 		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), ps)
 		if !ok {
 			continue
@@ -85,12 +85,12 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 // each of its partitions (so neither path answers with an error, which the bulk path does not
 // build).
 func (e *Engine) bulkStartApplies(b *broker, req *LeaderAndIsrRequest) bool {
-	if len(b.fetchers) != 0 || len(req.Partitions) != len(b.hosted) ||
+	if len(*b.fetchers) != 0 || len(req.Partitions) != len(b.Hosted()) ||
 		(e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch) || req.ControllerEpoch < b.rm.ControllerEpoch() {
 		return false
 	}
 	for i := range req.Partitions {
-		ps, r := &req.Partitions[i], &b.replicas[i]
+		ps, r := &req.Partitions[i], b.ReplicaAt(i)
 		if p := e.partitions[r.Pid()]; ps.TP.Partition != p.index || ps.TP.Topic != p.topic ||
 			!slices.Contains(ps.Replicas, b.id) || r.Offline() || ps.LeaderEpoch <= r.LeaderEpoch() {
 			return false
@@ -111,7 +111,7 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 		counts = make([]int32, n)
 	}
 	for k, i := range restart {
-		p := e.partitions[b.replicas[i].Pid()]
+		p := e.partitions[b.ReplicaAt(int(i)).Pid()]
 		ids[k] = brk.FetcherID(p.topic, p.index, nf)
 		if counts != nil {
 			counts[int64(req.Partitions[i].Leader)*nf+int64(ids[k])]++
@@ -126,7 +126,7 @@ func (e *Engine) newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartAr
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
 			ids += len(ps.ISR)
-			reps += max(0, len(e.partitions[b.replicas[i].Pid()].hosts)-1)
+			reps += max(0, len(e.partitions[b.ReplicaAt(i).Pid()].hosts)-1)
 			leaders++
 		}
 	}

@@ -43,6 +43,10 @@ func (s brokerState) String() string {
 
 // broker is one Kafka broker process and its machine.
 type broker struct {
+	// Broker is its replication state (package broker's: its replicas, replica manager and
+	// fetchers), the Host its handlers are handed; cluster (broker_cluster.go) is what it asks of
+	// the engine.
+	*brk.Broker
 	id    int32
 	state brokerState
 	// incarnation rises at every start; timers and requests of an older one are ignored.
@@ -51,22 +55,14 @@ type broker struct {
 	diskFailed  bool
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
 	brokerEpoch int64
-	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
-	// replicas, in the same order; index finds a partition's place in both (replicaOf).
-	hosted   []int32
-	replicas []replica
-	index    *hostIndex
-	fetchers brk.FetcherManager
-	// rm is its replica manager (package broker's: LeaderAndIsr, StopReplica, the HW checkpoint
-	// task, Fetch with the FetchSessionCache of the followers fetching from this broker, Produce,
-	// the ISR's changes), over fetchers.
-	rm brk.ReplicaManager
+	// rm and fetchers are Broker's replica manager (LeaderAndIsr, StopReplica, the HW
+	// checkpoint task, Fetch with the FetchSessionCache of the followers fetching from this
+	// broker, Produce, the ISR's changes) and fetcher manager.
+	rm       *brk.ReplicaManager
+	fetchers *brk.FetcherManager
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool
 	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
 	shutdownAttempts int
-	// host is what its fetcher threads and replica manager ask of it and of the cluster
-	// (broker_host.go).
-	host *host
 }

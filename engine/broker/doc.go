@@ -39,9 +39,13 @@
 //     partition epoch, its pid, epoch start offset, HW checkpoint, unflushed count, the log, the
 //     followers' Replicas, the ISR's PartitionState, the parked produces and full fetches, the
 //     fetch sessions caching it), which the engine's replica is (an alias).
+//   - the Broker (broker.go): its replicas by pid (HostIndex, the static assignment), its
+//     ReplicaManager and FetcherManager, the Host it hands them, the process's effects on them
+//     (Started, Stopped, LosePageCache, ShutDown, FailLogDir), over a Cluster (host.go): what
+//     it asks of the cluster, which the engine implements per broker (broker_cluster.go).
 //
-// The rest is still package engine's: broker.go (the process), the broker's replicas (arrays
-// the engine builds), broker_host.go (Host, per broker), fetch_messages.go (the Fetch answers'
-// storage, which the engine reuses), isr.go (a HW move's events), and replica_manager.go (a
-// truncation's event).
+// The rest is still package engine's: broker.go (the process: its state, incarnation, isolation,
+// ZooKeeper registration and controlled shutdown), fetch_messages.go (the Fetch answers'
+// storage, which the engine reuses), isr.go (a HW move's events), replica_manager.go (a
+// truncation's event), and the handlers' dispatch (network.go, engine.go's timers).
 package broker

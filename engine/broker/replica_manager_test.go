@@ -52,6 +52,7 @@ func (h *fakeHost) note(format string, args ...any) {
 func (h *fakeHost) HWConfirmed(pid int32) { h.note("confirmed %d", pid) }
 
 func (h *fakeHost) LeaderFetchRules() LeaderFetchRules { return h.fetchRules }
+func (h *fakeHost) FlushIntervalMessages() int64       { return 1 << 62 }
 
 // SendFetchResponse and SendSessionAnswer send the answer as the engine does, from the leader
 // (broker 1) to the fetch's sender; a session answer's partitions are copied out of the replica
