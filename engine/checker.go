@@ -73,7 +73,7 @@ func (c checkCluster) Hosts(pid int32) []int32 { return c.e.partitions[pid].host
 func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].state == brokerDead }
 
 func (c checkCluster) Replica(pid, b int32) check.Replica {
-	r := c.e.partitions[pid].replicaOn(b)
+	r := c.e.replicaOn(pid, b)
 	return check.Replica{Log: r.Log(), HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
 }
 

@@ -143,7 +143,7 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 
 // buildTopics builds the partitions and every broker's replicas. A million-partition cluster has
 // three million replicas, so the state is cut from a few slabs sized from the known counts (the
-// replica lists, the partitions, their replica pointers, each broker's replicas) rather than
+// replica lists, the partitions, each broker's replicas) rather than
 // allocated piece by piece: setup is a large part of a short run.
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
@@ -200,7 +200,6 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	}
 	parts := make([]partition, len(start)-1)
 	e.partitions = make([]*partition, len(parts))
-	ptrs := make([]*replica, total)
 	first := int32(0)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
@@ -208,13 +207,9 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		for idx, reps := range assign {
 			pid := first + int32(idx)
 			p := &parts[pid]
-			lo, hi := start[pid], start[pid+1]
-			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps, replicas: ptrs[lo:hi:hi]}
+			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps}
 			for i, b := range reps {
-				br := e.brokers[b]
-				slot := br.AddReplica(pid)
-				p.replicas[i] = br.ReplicaAt(int(slot))
-				x.Place(pid, i, b, slot)
+				x.Place(pid, i, b, e.brokers[b].AddReplica(pid))
 			}
 			e.partitions[pid] = p
 		}
@@ -446,14 +441,15 @@ func (e *Engine) pidOf(tp TP) int32 {
 	return -1
 }
 
-// replicaOn returns broker b's replica of p, or nil if b hosts none.
-func (p *partition) replicaOn(b int32) *replica {
-	for i, h := range p.hosts {
-		if h == b {
-			return p.replicas[i]
-		}
+// replicaOn is broker b's replica of partition pid, or nil (no such broker, or b holds none),
+// read through its broker (brk.Broker.Replica). The read API, the checker's adapter and
+// CheckExpect read replicas so; a broker's handlers reach only their own broker's
+// (TestBrokerReachesOnlyItself).
+func (e *Engine) replicaOn(pid, b int32) *replica {
+	if b < 0 || int(b) >= len(e.brokers) {
+		return nil
 	}
-	return nil
+	return e.brokers[b].Replica(pid)
 }
 
 func (p *partition) tp() TP { return TP{Topic: p.topic, Partition: p.index} }

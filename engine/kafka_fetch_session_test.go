@@ -40,7 +40,7 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 	for i := range n {
 		p := e.partitionOf(ktTopic, int32(i))
 		s.parts = append(s.parts, p)
-		r := p.replicaOn(1)
+		r := e.replicaOn(p.pid, 1)
 		st := e.era.initialFetchState(r.Log(), p.pid, r.LeaderEpoch())
 		e.addFetcher(s.b, 0, st)
 	}
@@ -137,8 +137,8 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 
 			// New records on t-1: the next Fetch lists nothing (no fetch data changed), and is
 			// answered at once with t-1 only.
-			appendLeader(s.e, s.parts[1].replicaOn(0), 2)
-			s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, s.parts[1].replicaOn(0))
+			appendLeader(s.e, s.e.replicaOn(s.parts[1].pid, 0), 2)
+			s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, s.e.replicaOn(s.parts[1].pid, 0))
 			s.doWork(t)
 			req, resp = s.lastExchange(t)
 			if req.SessionID != id || req.SessionEpoch != 1 {
@@ -163,7 +163,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			if len(resp.Partitions) == 1 && (resp.Partitions[0].HighWatermark != 2 || len(resp.Partitions[0].Records) != 0) {
 				t.Errorf("the answer for t-1: %s, want HW 2 and no records", describeFetchPart(resp.Partitions[0]))
 			}
-			if hw := s.parts[1].replicaOn(1).Log().HighWatermark(); hw != 2 {
+			if hw := s.e.replicaOn(s.parts[1].pid, 1).Log().HighWatermark(); hw != 2 {
 				t.Errorf("follower HW of t-1 %d, want 2", hw)
 			}
 
@@ -189,7 +189,7 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	// change of its fetch data.
 	st := func(i int) *fetchState { s.f.NoteChange(s.f.State(s.parts[i].pid)); return s.f.State(s.parts[i].pid) }
 	st(0).SetFetchOffset(7)
-	s.parts[1].replicaOn(1).Log().SetLogStartOffset(0) // unchanged: not sent
+	s.e.replicaOn(s.parts[1].pid, 1).Log().SetLogStartOffset(0) // unchanged: not sent
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
@@ -219,7 +219,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	// t-1 leaves and comes back (makeFollowers restarting it) before the next Fetch is built:
 	// still in the session, with the same fetch data, so neither sent nor forgotten.
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid})
-	r1 := s.parts[1].replicaOn(1)
+	r1 := s.e.replicaOn(s.parts[1].pid, 1)
 	st := s.e.era.initialFetchState(r1.Log(), s.parts[1].pid, r1.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t) // the Fetch built before the changes
@@ -231,7 +231,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	if sess == nil || sess.Size() != 2 || sess.Caches(s.parts[0].pid) {
 		t.Fatalf("the leader's session after the forget: %+v, want t-1 and t-2", sess)
 	}
-	if s.parts[0].replicaOn(0).FetchSessionCount() != 0 {
+	if s.e.replicaOn(s.parts[0].pid, 0).FetchSessionCount() != 0 {
 		t.Error("t-0's leader replica still lists the session")
 	}
 
@@ -247,7 +247,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.InFlight())
 	}
 
-	r0 := s.parts[0].replicaOn(1)
+	r0 := s.e.replicaOn(s.parts[0].pid, 1)
 	st = s.e.era.initialFetchState(r0.Log(), s.parts[0].pid, r0.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t)
@@ -420,7 +420,7 @@ func TestKafkaFetchSessionParkedIncremental(t *testing.T) {
 	if len(fetches) != 1 || fetches[0].SessionPartitions != 3 || len(fetches[0].Request.Fetch.Partitions) != 0 {
 		t.Fatalf("purgatory: %+v; want the empty incremental Fetch waiting on its 3 partitions", fetches)
 	}
-	r := s.parts[2].replicaOn(0)
+	r := s.e.replicaOn(s.parts[2].pid, 0)
 	appendLeader(s.e, r, 1)
 	s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, r)
 	sent := s.e.now
@@ -443,7 +443,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[0].pid})
 	s.e.shutdownIdleFetchers(s.b)
 	runFor(t, s.e, 600) // the old thread's last Fetch is answered
-	r := s.parts[0].replicaOn(1)
+	r := s.e.replicaOn(s.parts[0].pid, 1)
 	st := s.e.era.initialFetchState(r.Log(), s.parts[0].pid, r.LeaderEpoch())
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)

@@ -137,12 +137,12 @@ func cacheString(c *commitlog.EpochCache) string {
 // the same state to the controller so that AlterPartition round trips succeed.
 func ktLead(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) {
 	e.ctrl.SetStateForTest(p.pid, leader, leaderEpoch, isr, partitionEpoch)
-	e.makeLeader(e.brokers[leader], p.replicaOn(leader), ktState(e, p, leader, leaderEpoch, isr, partitionEpoch))
+	e.makeLeader(e.brokers[leader], e.replicaOn(p.pid, leader), ktState(e, p, leader, leaderEpoch, isr, partitionEpoch))
 }
 
 // ktFollow makes broker a follower of leader (Partition.makeFollower only: no fetcher change).
 func ktFollow(e *Engine, p *partition, broker, leader, leaderEpoch int32, partitionEpoch int32) bool {
-	return e.makeFollower(e.brokers[broker], p.replicaOn(broker), ktState(e, p, leader, leaderEpoch, nil, partitionEpoch))
+	return e.makeFollower(e.brokers[broker], e.replicaOn(p.pid, broker), ktState(e, p, leader, leaderEpoch, nil, partitionEpoch))
 }
 
 func ktState(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) LeaderAndIsrState {
@@ -176,7 +176,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with
 // lastFetchedEpoch (-1 for none), in the leader's current epoch, at the current time.
 func followerFetch(e *Engine, p *partition, follower int32, offset int64, lastFetchedEpoch int32) FetchPartitionData {
-	r := p.replicaOn(e.ctrl.Leader(p.pid))
+	r := e.replicaOn(p.pid, e.ctrl.Leader(p.pid))
 	req := &FetchRequest{ReplicaID: follower, BrokerEpoch: e.brokers[follower].brokerEpoch, MinBytes: 1}
 	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.LeaderEpoch(),
 		LastFetchedEpoch: lastFetchedEpoch}

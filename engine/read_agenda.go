@@ -128,7 +128,7 @@ func (e *Engine) Timers() []Timer {
 			t.Kind = TimerControllerRetry
 		case itResend:
 			pid := it.alterPartitionResend().pid
-			r := e.partitions[pid].replicaOn(it.broker)
+			r := e.replicaOn(pid, it.broker)
 			if !live() || r == nil || !r.State().IsInflight() {
 				continue
 			}

@@ -11,10 +11,9 @@ type partition struct {
 	pid   int32
 	topic string
 	index int32
-	// hosts are the brokers holding a replica, in the original assignment order; replicas[i] is
-	// hosts[i]'s replica.
-	hosts    []int32
-	replicas []*replica
+	// hosts are the brokers holding a replica, in the original assignment order. The replicas
+	// are theirs (brk.Broker.Replica; e.replicaOn for the readers).
+	hosts []int32
 }
 
 // offsetID is a record known to be at an offset.
