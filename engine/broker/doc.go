@@ -10,8 +10,8 @@
 //     requests carried, Build gathering a Fetch's partitions), its loop (DoWork: maybeTruncate,
 //     maybeFetch) and its answers' handling with every error path (Handle*, RequestFailed), and
 //     the broker's FetcherManager (AbstractFetcherManager, with getFetcherId's hash). They see
-//     the thread, the message and a Follower: what they ask of the rest of the broker and of the
-//     cluster, which the engine implements per broker while the replica manager is its.
+//     the thread, the message and a Follower: what they ask of the rest of the broker (the
+//     Broker answers) and of the cluster (which it asks of its Cluster).
 //   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
 //     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch

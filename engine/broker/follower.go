@@ -4,10 +4,9 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 
 // Follower is what a broker's fetcher threads ask of the rest of their broker and of the cluster
 // as they work (AbstractFetcherThread.doWork: fetcher_work.go) and handle their answers
-// (fetcher_answers.go), and what its fetcher manager does (fetcher_manager.go). The engine implements it, once per broker, while the replica manager
-// (the log's truncation and appends with their events, the high watermark, the fetch sessions a
-// leader keeps) is still the engine's: when the broker's handlers are all this package's, what is
-// left of it is the broker's Cluster (docs/engine.md).
+// (fetcher_answers.go), and what its fetcher manager does (fetcher_manager.go). A Broker is one:
+// it answers what is the broker's (its replicas, the replica manager's changes to them) and asks
+// the rest of its Cluster; the package's tests fake it whole.
 type Follower interface {
 	// Now is the simulated time; Rules the era's and the config's rules for fetching.
 	Now() int64
