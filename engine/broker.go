@@ -17,19 +17,9 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 	b.incarnation++
 	b.state = brokerRunning
 	b.diskFailed = false
-	b.rm.Started()
-	b.fetchers = nil
-	if restart || e.generalStart {
-		// At the cluster's start there is nothing to forget or recover: the replicas are as
-		// buildTopics made them, with empty logs (start.go's bulk path skips this walk).
-		e.loseFetchSessions(b)
-		for _, pid := range b.hosted {
-			r := b.replicaOf(pid)
-			r.resetMemory()
-			r.Log().Recover(r.HWCheckpoint())
-			r.SetUnflushed(r.Log().UnflushedCount())
-		}
-	}
+	// At the cluster's start there is nothing to forget or recover: the replicas are as
+	// buildTopics made them, with empty logs (start.go's bulk path skips this walk).
+	b.Started(restart || e.generalStart)
 	e.schedule(isrShrinkTask{e.timer(b)}.due(e.now + max(1, e.cfg.ReplicaLagTimeMaxMs/2)))
 	if restart {
 		e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id),
@@ -55,26 +45,15 @@ func (e *Engine) sessionExpire(b int32, gen uint64) {
 // kill crashes a broker; with loseUnflushed its machine loses power too.
 func (e *Engine) kill(b *broker, loseUnflushed bool) {
 	b.state = brokerDead
-	b.fetchers = nil
-	e.loseFetchSessions(b)
+	b.Stopped()
 	cause := "process killed"
 	if loseUnflushed {
 		cause = "power loss: unflushed records dropped"
 	}
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: cause,
 		Text: fmt.Sprintf("broker %d is down (%s)", b.id, cause)})
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		r.watchers = nil
-		r.Produces().Clear()
-		if loseUnflushed {
-			oldLEO := r.Log().LogEndOffset()
-			if lost := r.Log().LosePageCache(); len(lost) > 0 {
-				e.emitTruncate(r, oldLEO, lost, "power loss: the page cache is gone")
-				e.noteLogCut(r, r.Log().LogEndOffset())
-			}
-			r.SetUnflushed(0)
-		}
+	if loseUnflushed {
+		b.LosePageCache()
 	}
 	e.forgetRequestsOf(b.id)
 	e.resetRequestsTo(b.id)
@@ -199,20 +178,8 @@ func (e *Engine) finishShutdown(b *broker) {
 	if b.state != brokerShuttingDown {
 		return
 	}
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		r.Log().Flush()
-		r.SetUnflushed(0)
-	}
-	e.checkpointHighWatermarks(b)
+	b.ShutDown() // logs flushed, HWs checkpointed, fetchers and sessions gone
 	b.state = brokerDead
-	b.fetchers = nil
-	e.loseFetchSessions(b)
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		r.watchers = nil
-		r.Produces().Clear()
-	}
 	e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "controlled shutdown",
 		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", b.id)})
 	e.forgetRequestsOf(b.id)
@@ -272,18 +239,8 @@ func (e *Engine) failDisk(b *broker) {
 		e.kill(b, false)
 		return
 	}
-	var pids []int32
-	for _, pid := range b.hosted {
-		r := b.replicaOf(pid)
-		e.sessionsChanged(r)
-		r.SetOffline()
-		pids = append(pids, pid)
-		e.completeDelayedProduces(r)
-		e.tryCompleteWatchers(b, r)
-	}
-	e.removeFetcherForPartitions(b, pids)
-	e.shutdownIdleFetchers(b)
+	n := b.FailLogDir()
 	e.emit(Event{Type: EvLogDirFailure, Broker: Some(b.id),
-		Text: fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", b.id, len(pids))})
+		Text: fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", b.id, n)})
 	e.handleLogDirFailure(b.id)
 }

@@ -30,9 +30,9 @@ type checkObserver struct {
 	k *check.Checker
 }
 
-func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.p.pid, r.Broker(), old) }
-func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.p.pid, r.Broker()) }
-func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.p.pid, r.Broker(), from) }
+func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.Pid(), r.Broker(), old) }
+func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), r.Broker()) }
+func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.Pid(), r.Broker(), from) }
 func (o checkObserver) ackedAll(p *partition, base int64)        { o.k.AckedAll(p.pid, base) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }
 func (o checkObserver) elected(p *partition)                     { o.k.Elected(p.pid) }
@@ -73,7 +73,7 @@ func (c checkCluster) Hosts(pid int32) []int32 { return c.e.partitions[pid].host
 func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].state == brokerDead }
 
 func (c checkCluster) Replica(pid, b int32) check.Replica {
-	r := c.e.partitions[pid].replicaOn(b)
+	r := c.e.replicaOn(pid, b)
 	return check.Replica{Log: r.Log(), HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
 }
 

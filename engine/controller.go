@@ -70,7 +70,7 @@ func (c ctrlCluster) ISRChanged(pid int32, old, isr []int32) {
 
 func (c ctrlCluster) Elected(pid int32) { c.e.noteElected(c.e.partitions[pid]) }
 
-func (c ctrlCluster) Hosted(b int32) []int32 { return c.e.brokers[b].hosted }
+func (c ctrlCluster) Hosted(b int32) []int32 { return c.e.brokers[b].Hosted() }
 
 func (c ctrlCluster) Process(b int32) (uint64, bool) {
 	br := c.e.brokers[b]

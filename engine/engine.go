@@ -37,7 +37,6 @@ type Engine struct {
 
 	topics     []topicInfo
 	partitions []*partition
-	hostIndex  hostIndex
 	brokers    []*broker
 	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
 	ctrl    *controller.Controller
@@ -61,19 +60,13 @@ type Engine struct {
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
 	metadata metadataAtOnce
 	zk       zookeeperAtOnce
-	// parkSeq numbers parked fetches in the order they were parked.
-	parkSeq uint64
-	// Buffers the fetch sessions' reads reuse (fetch_session.go).
-	dirtySpare  []int32
-	sessionData []FetchPartitionData
-	answerData  []FetchPartitionData // completeSessionFetch's answer (leader_fetch.go)
-	// spareFetch is Fetch storage built into but not sent (broker_host.go: NewFetch, KeepFetch).
+	// spareFetch is Fetch storage built into but not sent (broker_cluster.go: NewFetch, KeepFetch).
 	spareFetch *brk.FetchMessage
 	// delayedProduces hands out the parked produces (produce.go).
 	delayedProduces brk.DelayedProduces
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
-	// (fetch_session_check.go).
+	// (package broker's fetch_session_check.go: brk.LeaderFetchRules.Check).
 	sessionCheck func(problem string)
 	// sessionReadAll (tests only) reads every session partition at every incremental fetch, as
 	// Kafka's leader does: the reference the dirty reads must match event for event.
@@ -150,14 +143,11 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 
 // buildTopics builds the partitions and every broker's replicas. A million-partition cluster has
 // three million replicas, so the state is cut from a few slabs sized from the known counts (the
-// replica lists, the partitions, their replica pointers, each broker's replicas) rather than
+// replica lists, the partitions, each broker's replicas) rather than
 // allocated piece by piece: setup is a large part of a short run.
 func (e *Engine) buildTopics(sc *Scenario) {
 	for i := range sc.Brokers {
-		b := &broker{id: int32(i)}
-		b.host = &host{e: e, b: b}
-		b.rm = brk.NewReplicaManager(b.id, &b.fetchers)
-		e.brokers = append(e.brokers, b)
+		e.brokers = append(e.brokers, &broker{id: int32(i)})
 	}
 	total := 0
 	for _, t := range sc.Topics {
@@ -172,8 +162,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	// hosts holds every partition's replica list, in pid order: each partition's hosts and each
 	// topic's assignment are windows of it (capped, so an append copies). The controller copies
 	// what it keeps.
-	x := &e.hostIndex
-	x.start = make([]int32, 1, sc.PartitionCount()+1)
+	start := make([]int32, 1, sc.PartitionCount()+1)
 	hosts := make([]int32, 0, total)
 	assigns := make([][][]int32, len(sc.Topics))
 	names := make([]string, len(sc.Topics))
@@ -197,22 +186,20 @@ func (e *Engine) buildTopics(sc *Scenario) {
 			for _, b := range assign[p] {
 				hosted[b]++
 			}
-			x.start = append(x.start, int32(len(hosts)))
+			start = append(start, int32(len(hosts)))
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
-	x.at = make([]hostSlot, total)
-	x.rf = uniformRF(x.start)
+	x := brk.NewHostIndex(start)
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
-	for b, n := range hosted {
-		e.brokers[b].replicas = make([]replica, n)
-		e.brokers[b].hosted = make([]int32, 0, n)
-		e.brokers[b].index = x
+	for i, n := range hosted {
+		b := e.brokers[i]
+		b.Broker = brk.NewBroker(b.id, &cluster{e: e, b: b}, x, int(n))
+		b.rm, b.fetchers = b.ReplicaManager(), b.Fetchers()
 	}
-	parts := make([]partition, len(x.start)-1)
+	parts := make([]partition, len(start)-1)
 	e.partitions = make([]*partition, len(parts))
-	ptrs := make([]*replica, total)
 	first := int32(0)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
@@ -220,19 +207,9 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		for idx, reps := range assign {
 			pid := first + int32(idx)
 			p := &parts[pid]
-			lo, hi := x.start[pid], x.start[pid+1]
-			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps, replicas: ptrs[lo:hi:hi]}
+			*p = partition{pid: pid, topic: t.Name, index: int32(idx), hosts: reps}
 			for i, b := range reps {
-				br := e.brokers[b]
-				slot := int32(len(br.hosted))
-				// A fresh replica, set up in its zeroed slot: Init is NewPartition, and the
-				// watchers and fetch sessions are nil (resetMemory would change nothing).
-				r := &br.replicas[slot]
-				r.Init(b)
-				r.p = p
-				p.replicas[i] = r
-				br.hosted = append(br.hosted, pid)
-				x.at[int(lo)+i] = hostSlot{b, slot}
+				x.Place(pid, i, b, e.brokers[b].AddReplica(pid))
 			}
 			e.partitions[pid] = p
 		}
@@ -464,70 +441,15 @@ func (e *Engine) pidOf(tp TP) int32 {
 	return -1
 }
 
-// localReplica is broker b's replica of the partition tp names, or nil.
-func (e *Engine) localReplica(b int32, tp TP) *replica {
-	return e.brokers[b].replicaOf(e.pidOf(tp))
-}
-
-// replicaOf is the broker's replica of partition pid, or nil.
-func (b *broker) replicaOf(pid int32) *replica {
-	if pid < 0 {
+// replicaOn is broker b's replica of partition pid, or nil (no such broker, or b holds none),
+// read through its broker (brk.Broker.Replica). The read API, the checker's adapter and
+// CheckExpect read replicas so; a broker's handlers reach only their own broker's
+// (TestBrokerReachesOnlyItself).
+func (e *Engine) replicaOn(pid, b int32) *replica {
+	if b < 0 || int(b) >= len(e.brokers) {
 		return nil
 	}
-	x := b.index
-	lo, hi := x.start[pid], x.start[pid+1]
-	if x.rf > 0 {
-		lo, hi = pid*x.rf, pid*x.rf+x.rf
-	}
-	for _, h := range x.at[lo:hi] {
-		if h.broker == b.id {
-			return &b.replicas[h.slot]
-		}
-	}
-	return nil
-}
-
-// hostIndex finds a broker's replica of a partition: partition pid's hosts are
-// at[start[pid]:start[pid+1]], each a broker and the index of its replica among that broker's
-// replicas. It is the static assignment every broker knows (the engine models no reassignment);
-// about 28 bytes per partition at RF 3, where an index per broker would cost 4 bytes per
-// partition per broker (4 GB for 1,000 brokers × 1,000,000 partitions). A lookup is on the
-// fetch and produce paths: a broker and its slot share a cache line, and when every partition
-// has the same replication factor rf (else 0) a partition's hosts start at pid·rf, so a lookup
-// reads one line where start, broker and slot arrays cost three misses.
-type hostIndex struct {
-	start []int32
-	rf    int32
-	at    []hostSlot
-}
-
-// uniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
-// if they differ.
-func uniformRF(start []int32) int32 {
-	n := int32(len(start) - 1)
-	if n <= 0 || start[n]%n != 0 {
-		return 0
-	}
-	rf := start[n] / n
-	for pid := range n {
-		if start[pid+1]-start[pid] != rf {
-			return 0
-		}
-	}
-	return rf
-}
-
-// hostSlot is a host of a partition: the broker and the index of its replica among the broker's.
-type hostSlot struct{ broker, slot int32 }
-
-// replicaOn returns broker b's replica of p, or nil if b hosts none.
-func (p *partition) replicaOn(b int32) *replica {
-	for i, h := range p.hosts {
-		if h == b {
-			return p.replicas[i]
-		}
-	}
-	return nil
+	return e.brokers[b].Replica(pid)
 }
 
 func (p *partition) tp() TP { return TP{Topic: p.topic, Partition: p.index} }

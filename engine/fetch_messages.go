@@ -8,7 +8,7 @@ import "slices"
 // one or two partitions with news it usually carries. Messages are shared once sent (events and
 // the view hold them), so a message sent is reused only without a trace, once its round is over
 // (recycle.go; a Fetch's storage is package broker's FetchMessage, which the engine lends the
-// fetcher threads: broker_host.go's NewFetch and KeepFetch).
+// fetcher threads: broker_cluster.go's NewFetch and KeepFetch).
 
 // fetchResponseMessage is an answer to a Fetch and its body in one allocation (one per fetch
 // round; the body is the message's, as if allocated apart).

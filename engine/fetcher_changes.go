@@ -5,8 +5,8 @@ package engine
 // (with FetchSessionHandler.Builder) looks at each for readiness and compares its fetch data with
 // what the session last sent. The engine keeps the result and looks at fewer partitions. The
 // state for it is package broker's (brk.FetcherThread and its PartitionFetchStates; the walks,
-// Build, walking all or the change list); what the engine keeps here is logStartMoved
-// and asking what a Fetch carried by partition name (sentByTP):
+// Build, walking all or the change list; a log start's move: brk.Broker.LogStartMoved); what
+// the engine keeps here is asking what a Fetch carried by partition name (sentByTP):
 //
 //   - the thread counts the Truncating partitions (SetTruncating, Add, Remove); maybeTruncate
 //     walks only while there is one.
@@ -30,7 +30,3 @@ package engine
 // TestFollowerChangesMatchWalkingAll requires the same trace, event for event, and the same fetcher
 // state. followerCheck (tests) checks, before each incremental build, that every partition off
 // the list is as the last build left it (package broker's fetcher_check.go).
-
-// logStartMoved notes that r's log start moved: the broker's threads fetching it look at it again
-// (brk.FetcherManager.LogStartMoved).
-func (e *Engine) logStartMoved(r *replica) { e.brokers[r.Broker()].fetchers.LogStartMoved(r.p.pid) }

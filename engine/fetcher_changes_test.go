@@ -78,7 +78,7 @@ func runFollowers(t *testing.T, sc *Scenario, prepare func(*Engine)) ([]byte, st
 func dumpFetchers(w *strings.Builder, e *Engine) {
 	fmt.Fprintf(w, "at %d\n", e.now)
 	for _, b := range e.brokers {
-		for _, f := range b.fetchers {
+		for _, f := range *b.fetchers {
 			fmt.Fprintf(w, "%d→%d/%d inflight %d wake %d last %d session %+v parts", f.Owner(), f.Leader(), f.ID(),
 				f.InFlight(), f.WakeAt(), f.LastSent(), *f.Session())
 			for i := range f.Len() {
@@ -138,8 +138,8 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	t.Helper()
 	s := newSessionSetup(t, "3.7", 5, nil)
 	prepare(s.e)
-	leader := func(i int) *replica { return s.parts[i].replicaOn(0) }
-	follower := func(i int) *replica { return s.parts[i].replicaOn(1) }
+	leader := func(i int) *replica { return s.e.replicaOn(s.parts[i].pid, 0) }
+	follower := func(i int) *replica { return s.e.replicaOn(s.parts[i].pid, 1) }
 	restart := func(i int, epoch int32) {
 		st := s.e.era.initialFetchState(follower(i).Log(), s.parts[i].pid, epoch)
 		s.e.addFetcher(s.b, 0, st)
@@ -160,7 +160,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid, s.parts[2].pid})
 	restart(1, follower(1).LeaderEpoch())
 	leader(3).Log().SetLogStartOffset(2)
-	s.e.sessionsChanged(leader(3))
+	leader(3).SessionsChanged()
 	leader(4).SetLeaderEpoch(leader(4).LeaderEpoch() + 1) // quietly: the session's partition stays clean
 	restart(4, leader(4).LeaderEpoch())
 	for range 4 {
@@ -190,10 +190,10 @@ func TestFollowerChangesInFlight(t *testing.T) {
 	}
 	// The script did what it says: the answer was applied to the replaced and the rejoined
 	// partitions, and later Fetches sent t-3's new log start and t-4's new epoch.
-	if leo0, leo1 := s.parts[0].replicaOn(1).Log().LogEndOffset(), s.parts[1].replicaOn(1).Log().LogEndOffset(); leo0 != 5 || leo1 != 5 {
+	if leo0, leo1 := s.e.replicaOn(s.parts[0].pid, 1).Log().LogEndOffset(), s.e.replicaOn(s.parts[1].pid, 1).Log().LogEndOffset(); leo0 != 5 || leo1 != 5 {
 		t.Errorf("the follower's LEOs of t-0 and t-1: %d and %d, want 5 (the in-flight answer applied)", leo0, leo1)
 	}
-	if start := s.parts[3].replicaOn(1).Log().LogStartOffset(); start != 2 {
+	if start := s.e.replicaOn(s.parts[3].pid, 1).Log().LogStartOffset(); start != 2 {
 		t.Errorf("the follower's log start of t-3: %d, want 2", start)
 	}
 	sentStart, sentEpoch := false, false
@@ -201,7 +201,7 @@ func TestFollowerChangesInFlight(t *testing.T) {
 		if m := ev.Message; m != nil && m.Fetch != nil && m.From == 1 {
 			for _, fp := range m.Fetch.Partitions {
 				sentStart = sentStart || (fp.Partition == 3 && fp.LogStartOffset == 2)
-				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.parts[4].replicaOn(0).LeaderEpoch())
+				sentEpoch = sentEpoch || (fp.Partition == 4 && fp.CurrentLeaderEpoch == s.e.replicaOn(s.parts[4].pid, 0).LeaderEpoch())
 			}
 		}
 	}

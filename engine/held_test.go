@@ -32,14 +32,14 @@ func TestShortCutKeepsFollowerInISR(t *testing.T) {
 	cutLink(t, e, 0, 2, false)
 	runFor(t, e, 2_500) // 13.5 s: before the retransmission
 	p := e.partitions[0]
-	if leo := p.replicaOn(2).Log().LogEndOffset(); leo != 0 {
+	if leo := e.replicaOn(p.pid, 2).Log().LogEndOffset(); leo != 0 {
 		t.Fatalf("broker 2 LEO %d at 13.5 s; want 0 until TCP's retransmission at 13.601 s", leo)
 	}
 	runFor(t, e, 1_000)
 	if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1, 2}) || e.tally.isrShrinks != 0 {
 		t.Fatalf("ISR %v after %d shrinks; want [0 1 2] and none", e.ctrl.ISR(p.pid), e.tally.isrShrinks)
 	}
-	if leo := p.replicaOn(2).Log().LogEndOffset(); leo != 2 || e.client(p).Acked() != 2 {
+	if leo := e.replicaOn(p.pid, 2).Log().LogEndOffset(); leo != 2 || e.client(p).Acked() != 2 {
 		t.Fatalf("broker 2 LEO %d, acked %d; want 2 and 2", leo, e.client(p).Acked())
 	}
 	held, released := 0, 0
@@ -121,7 +121,7 @@ func TestControllerKeepsQueueWhileDisconnected(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("broker 1 never followed the new leader: %v", res.Failures)
 	}
-	if r := e.partitions[0].replicaOn(1); r.LeaderEpoch() != 1 || r.IsLeader() {
+	if r := e.replicaOn(0, 1); r.LeaderEpoch() != 1 || r.IsLeader() {
 		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 1", r.LeaderEpoch(), r.IsLeader())
 	}
 }

@@ -31,23 +31,11 @@ func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {
 	return rr.IsCaughtUp(r.Log().LogEndOffset(), e.now, e.cfg.ReplicaLagTimeMaxMs)
 }
 
-// maybeIncrementHW is Partition.maybeIncrementLeaderHW: the HW becomes the smallest LEO among
-// the leader and the replicas it must wait for, and only ever rises. It reports a rise.
-func (e *Engine) maybeIncrementHW(r *replica) bool { return e.advanceHW(r, -1) }
-
-// advanceHW is maybeIncrementHW after a fetch by follower (-1: another cause):
-// brk.ReplicaManager.MaybeIncrementLeaderHW.
-func (e *Engine) advanceHW(r *replica, follower int32) bool {
-	b := e.brokers[r.Broker()]
-	return b.rm.MaybeIncrementLeaderHW(b.host, r.p.pid, &r.Partition, follower)
-}
-
 // hwChangedBy records a HW move (its events and facts), naming the follower whose fetch moved a
-// leader's HW (-1: none).
+// leader's HW (-1: none). The sessions caching r were told by its brk.Broker.
 func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32) {
-	e.sessionsChanged(r)
 	now := r.Log().HighWatermark()
-	p := r.p
+	p := e.partitions[r.Pid()]
 	if e.tracing() {
 		ev := Event{Type: EvHighWatermark, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 			From: Some(old), To: Some(now), Reason: role, render: describeHighWatermark}
@@ -61,24 +49,18 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 }
 
 // The ISR's changes are package broker's (brk.ReplicaManager: maybeExpandIsr, the shrink task,
-// the AlterPartition round trip; isr_change.go); the engine hands them their fetches, timers and
-// answers.
+// the AlterPartition round trip; isr_change.go); the engine hands them their timers and answers.
 
-func (e *Engine) maybeExpandIsr(r *replica, rr *brk.Replica) {
-	b := e.brokers[r.Broker()]
-	b.rm.MaybeExpandIsr(b.host, r.p.pid, &r.Partition, rr)
-}
+func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.Broker) }
 
-func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.host) }
-
-func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.host, pid) }
+func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.Broker, pid) }
 
 func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	b.rm.AlterPartitionFailed(b.host, req)
+	b.rm.AlterPartitionFailed(b.Broker, req)
 }
 
 func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
-	b.rm.HandleAlterPartitionResponse(b.host, m)
+	b.rm.HandleAlterPartitionResponse(b.Broker, m)
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).

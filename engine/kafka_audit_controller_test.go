@@ -125,7 +125,7 @@ func TestAuditOfflineReplicaRecipients(t *testing.T) {
 func TestAuditShutdownTruncatesBefore011(t *testing.T) {
 	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg("0.10.2"))
 	p := e.partitionOf(ktTopic, 0)
-	r := p.replicaOn(1)
+	r := e.replicaOn(p.pid, 1)
 	runFor(t, e, 1000)
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
 	runFor(t, e, 1000)

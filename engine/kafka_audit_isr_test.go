@@ -55,7 +55,7 @@ func TestAuditIdleFollowerShrinkBefore21(t *testing.T) {
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":-1}`)
 			runFor(t, e, 1000)
-			if got := p.replicaOn(1).Log().LogEndOffset(); got != 2 {
+			if got := e.replicaOn(p.pid, 1).Log().LogEndOffset(); got != 2 {
 				t.Fatalf("follower LEO %d, want 2", got)
 			}
 			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
@@ -81,7 +81,7 @@ func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era, func(t *testing.T) {
 			e := newKafkaEngine(t, 2, [][]int32{{1}}, eraCfg(era))
-			r := e.partitionOf(ktTopic, 0).replicaOn(1)
+			r := e.replicaOn(e.partitionOf(ktTopic, 0).pid, 1)
 			runFor(t, e, 100)
 			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
 			runFor(t, e, 5000) // the checkpoint at 5000 ms

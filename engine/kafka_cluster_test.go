@@ -60,7 +60,7 @@ func produceOp(e *Engine, n int) *ProduceOp { return e.clients.Produce(int64(n))
 func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
 	p := e.partitionOf(ktTopic, 0)
-	r0, r1 := p.replicaOn(0), p.replicaOn(1)
+	r0, r1 := e.replicaOn(p.pid, 0), e.replicaOn(p.pid, 1)
 	write := func(n int) {
 		t.Helper()
 		apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
@@ -160,7 +160,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			}
 			runFor(t, e, 100)
 			first := produce(1, "acked")
-			runUntilTrue(t, e, 5000, "first replicated", func() bool { return p.replicaOn(1).Log().HighWatermark() == 1 })
+			runUntilTrue(t, e, 5000, "first replicated", func() bool { return e.replicaOn(p.pid, 1).Log().HighWatermark() == 1 })
 			stop(1)
 			if !slices.Equal(e.ctrl.ISR(p.pid), []int32{0}) {
 				t.Fatalf("ISR %v after the follower stopped, want [0]", e.ctrl.ISR(p.pid))
@@ -187,7 +187,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 					t.Errorf("consumed %v, want [first third] = %v", got, want)
 				}
 				apply(t, e, `{"do":"restart","broker":0}`)
-				r0, r1 := p.replicaOn(0), p.replicaOn(1)
+				r0, r1 := e.replicaOn(p.pid, 0), e.replicaOn(p.pid, 1)
 				runUntilTrue(t, e, 30000, "broker 0 reconciled with leader 1", func() bool { return logString(r0.Log()) == logString(r1.Log()) })
 				for _, rec := range r0.Log().Records() {
 					if rec.ID == second.RecordIDs[0] {
@@ -212,7 +212,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			apply(t, e, `{"do":"restart","broker":0}`)
 			runUntilTrue(t, e, 10000, "broker 0 leader again", func() bool { return e.ctrl.Leader(p.pid) == 0 })
 			third := produce(4, "acked")
-			runUntilTrue(t, e, 10000, "third committed", func() bool { return p.replicaOn(0).Log().HighWatermark() == 3 })
+			runUntilTrue(t, e, 10000, "third committed", func() bool { return e.replicaOn(p.pid, 0).Log().HighWatermark() == 3 })
 			want := []int64{first.RecordIDs[0], second.RecordIDs[0], third.RecordIDs[0]}
 			if got := consumeAll(t, e, p); !slices.Equal(got, want) {
 				t.Errorf("consumed %v, want [first second third] = %v", got, want)
@@ -232,7 +232,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{
 		"replica.lag.time.max.ms": "5000", "replica.fetch.wait.max.ms": "1000", "replica.fetch.min.bytes": "20"})
 	p := e.partitionOf(ktTopic, 0)
-	r0, r1 := p.replicaOn(0), p.replicaOn(1)
+	r0, r1 := e.replicaOn(p.pid, 0), e.replicaOn(p.pid, 1)
 	ops := 0
 	send := func(n int) {
 		t.Helper()
@@ -365,7 +365,7 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 			})
 			for _, p := range e.partitions {
 				waitFor(60000, fmt.Sprintf("%s consumed up to its HW", p.name()), func() bool {
-					return e.ctrl.Leader(p.pid) >= 0 && e.client(p).NextRead() >= p.replicaOn(e.ctrl.Leader(p.pid)).Log().HighWatermark()
+					return e.ctrl.Leader(p.pid) >= 0 && e.client(p).NextRead() >= e.replicaOn(p.pid, e.ctrl.Leader(p.pid)).Log().HighWatermark()
 				})
 				consumed := map[int64]bool{}
 				for _, r := range e.client(p).Consumed() {

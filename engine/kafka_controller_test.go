@@ -52,7 +52,7 @@ func TestKafkaControllerFailoverOfflinesDeadReplicasFirst(t *testing.T) {
 	}
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
 	runFor(t, e, 1000)
-	if got := lastBatchEpoch(p.replicaOn(1)); got != 2 {
+	if got := lastBatchEpoch(e.replicaOn(p.pid, 1)); got != 2 {
 		t.Fatalf("the new leader wrote in epoch %d, want 2", got)
 	}
 }

@@ -69,7 +69,7 @@ func TestEraSameLeaderLeaderAndIsr(t *testing.T) {
 			p := e.partitionOf(ktTopic, 0)
 			runFor(t, e, 100)
 			b1 := e.brokers[1]
-			r1 := p.replicaOn(1)
+			r1 := e.replicaOn(p.pid, 1)
 			seedLog(e, r1, 3, 0) // above its HW 0
 			req := e.ctrl.LeaderAndIsrFor(1, []int32{p.pid})
 			req.Partitions[0].LeaderEpoch = e.ctrl.LeaderEpoch(p.pid) + 1
@@ -100,7 +100,7 @@ func TestEraEpochCacheBeforeKafka7415(t *testing.T) {
 		{"2.1", "(0,0) (5,2)", "(0,0) (5,2)"},
 	} {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, eraCfg(tc.era))
-		r := p.replicaOn(0)
+		r := e.replicaOn(p.pid, 0)
 		*r.Log() = logOf(t, "0-1/e0")
 		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
 		if got := cacheString(r.Log().Cache()); got != tc.afterElection {
@@ -154,7 +154,7 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 		join bool
 	}{{"0.11.0", []int32{0, 1, 2}, true}, {"2.1", []int32{0, 2}, false}} {
 		e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg(tc.era))
-		r := p.replicaOn(0)
+		r := e.replicaOn(p.pid, 0)
 		*r.Log() = logOf(t, "0-4/e8")
 		ktLead(e, p, 0, 10, []int32{0, 2}, 3)
 		followerFetch(e, p, 2, 1, -1)
@@ -173,7 +173,7 @@ func TestEraIsrExpandBeforeKafka7128(t *testing.T) {
 // equal to that in zookeeper, skip updating ISR").
 func TestEraLeaderWritesIsrToZooKeeper(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg("2.1"))
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
@@ -233,12 +233,12 @@ func TestKafkaUnknownLocalPartition(t *testing.T) {
 	}{{"0.10.2", ErrUnknownTopicOrPartition}, {"0.11.0", ErrUnknownTopicOrPartition},
 		{"2.1", ErrNotLeaderOrFollower}, {"3.7", ErrNotLeaderOrFollower}} {
 		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(c.era))
-		r := e.partitionOf(ktTopic, 0).replicaOn(0)
-		if got := e.checkLeaderRequest(r, -1, 1); got != ErrNone {
+		r := e.replicaOn(e.partitionOf(ktTopic, 0).pid, 0)
+		if got := r.CheckLeaderRequest(-1, 1, e.era.notLeaderForUnknownLocal); got != ErrNone {
 			t.Fatalf("%s: the leader answers %s before the reset", c.era, got)
 		}
-		r.resetMemory() // as a restart leaves it until its first LeaderAndIsr
-		if got := e.checkLeaderRequest(r, -1, 1); got != c.want {
+		r.ResetMemory() // as a restart leaves it until its first LeaderAndIsr
+		if got := r.CheckLeaderRequest(-1, 1, e.era.notLeaderForUnknownLocal); got != c.want {
 			t.Errorf("%s: a request for a partition without its Partition object is answered %s, want %s", c.era, got, c.want)
 		}
 	}

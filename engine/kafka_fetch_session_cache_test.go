@@ -12,60 +12,6 @@ import (
 // eviction), and a session evicted while its Fetch waits in purgatory. The eviction time is
 // Kafka's constant 120,000 ms; Kafka's tests use 100 or 1,000 ms, so their times are scaled.
 
-// TestKafkaFetchSessionCache ports FetchSessionTest.testSessionCache (times × 1,200): with 3
-// slots, no new session while none is stale or evictable; a session unused for longer than the
-// eviction time is evicted first; then the first evictable one (older than the eviction time,
-// smallest) if the newcomer is not smaller; a privileged newcomer evicts an unprivileged one.
-func TestKafkaFetchSessionCache(t *testing.T) {
-	e, _ := newUnitEngine(t, 1, []int32{0}, map[string]string{"max.incremental.fetch.session.cache.slots": "3"})
-	b := e.brokers[0]
-	b.fetchSessions = fetchSessionCache{}
-	t0 := e.now
-	at := func(ms int64) int64 { return t0 + ms*1200 }
-	create := func(ms int64, privileged bool, size int) int32 {
-		t.Helper()
-		runFor(t, e, at(ms)-e.now)
-		s := e.maybeCreateSession(b, privileged, size, func(s *fetchSession) {
-			for i := range size {
-				s.parts = append(s.parts, cachedPartition{pid: int32(i), highWatermark: -1, localLogStartOffset: -1})
-			}
-		})
-		if s == nil {
-			return InvalidSessionID
-		}
-		return s.ID()
-	}
-	contains := func(ids ...int32) {
-		t.Helper()
-		var got []int32
-		for _, s := range b.fetchSessions.Sessions() {
-			got = append(got, s.ID())
-		}
-		if !slices.Equal(got, ids) {
-			t.Errorf("cache holds sessions %v, want %v", got, ids)
-		}
-	}
-	touch := func(id int32, ms int64) { b.fetchSessions.Touch(b.fetchSessions.Get(id), at(ms)) }
-	id1, id2, id3 := create(0, false, 10), create(10, false, 20), create(20, false, 30)
-	if create(30, false, 40) != InvalidSessionID || create(40, false, 5) != InvalidSessionID {
-		t.Error("a session was created with the cache full and nothing evictable")
-	}
-	contains(id1, id2, id3)
-	touch(id1, 200)
-	id4 := create(210, false, 11) // id2 is stale (last used at 10)
-	contains(id1, id3, id4)
-	touch(id1, 400)
-	touch(id3, 390)
-	touch(id4, 400)
-	id5 := create(410, false, 50) // evicts the smallest evictable: id1 (10 partitions)
-	contains(id3, id4, id5)
-	if create(410, false, 5) != InvalidSessionID {
-		t.Error("a smaller unprivileged session evicted a larger one")
-	}
-	id6 := create(410, true, 5) // privileged: evicts the first unprivileged, id4 (11)
-	contains(id3, id5, id6)
-}
-
 // sendSessionFetch sends a Fetch by hand from broker from (replica id replicaID) to broker 0,
 // with session metadata (id, epoch) and the given partitions of t at offset 0, and returns the
 // leader's answer: maxWaitMs 0, so it is answered at once.
@@ -99,8 +45,8 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 			cfg["max.incremental.fetch.session.cache.slots"] = "2"
 			e := newKafkaEngine(t, 2, [][]int32{{0, 1}, {0, 1}}, cfg)
 			quiesce(t, e)
-			cache := &e.brokers[0].fetchSessions
-			e.loseFetchSessions(e.brokers[0])
+			cache := e.brokers[0].rm.FetchSessions()
+			e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 			t0 := e.now
 			s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0, 1).SessionID
 			runFor(t, e, t0+60_000-e.now)
@@ -134,8 +80,8 @@ func TestKafkaFetchSessionExpiration(t *testing.T) {
 // fetch sessionless; the unprivileged session is a consumer's Fetch sent by hand at epoch 0.
 func TestKafkaFetchSessionPrivileged(t *testing.T) {
 	e, _ := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"max.incremental.fetch.session.cache.slots": "2"})
-	cache := &e.brokers[0].fetchSessions
-	e.loseFetchSessions(e.brokers[0])
+	cache := e.brokers[0].rm.FetchSessions()
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 	t0 := e.now
 	s1 := sendSessionFetch(t, e, 1, 1, 0, InitialEpoch, 0).SessionID
 	runFor(t, e, t0+60_000-e.now)
@@ -186,8 +132,8 @@ func TestKafkaFetchSessionEvictedWhileParked(t *testing.T) {
 		t.Fatal(err)
 	}
 	evictable := func() bool {
-		for _, s := range e.brokers[0].fetchSessions.Sessions() {
-			if s.ReplicaID() == 1 && s.EvictableByAll() && s.parked != nil && !s.parked.done {
+		for _, s := range e.brokers[0].rm.FetchSessions().Sessions() {
+			if s.ReplicaID() == 1 && s.EvictableByAll() && s.Parked() != nil {
 				return true
 			}
 		}

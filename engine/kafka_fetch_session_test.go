@@ -35,12 +35,12 @@ func newSessionSetup(t *testing.T, era string, n int, cfg map[string]string) *se
 	}
 	e := newKafkaEngine(t, 2, assignment, all)
 	quiesce(t, e)
-	e.loseFetchSessions(e.brokers[0]) // the start-up's sessions: begin from an empty cache
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker) // the start-up's sessions: begin from an empty cache
 	s := &sessionSetup{e: e, b: e.brokers[1]}
 	for i := range n {
 		p := e.partitionOf(ktTopic, int32(i))
 		s.parts = append(s.parts, p)
-		r := p.replicaOn(1)
+		r := e.replicaOn(p.pid, 1)
 		st := e.era.initialFetchState(r.Log(), p.pid, r.LeaderEpoch())
 		e.addFetcher(s.b, 0, st)
 	}
@@ -131,14 +131,14 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			wantNames(t, "first Fetch", reqNames(req.Partitions), "t-0@0", "t-1@0", "t-2@0")
 			wantNames(t, "its answer", respNames(resp.Partitions), "t-0", "t-1", "t-2")
 			id := resp.SessionID
-			if id == InvalidSessionID || s.e.brokers[0].fetchSessions.Get(id) == nil {
+			if id == InvalidSessionID || s.e.brokers[0].rm.FetchSessions().Get(id) == nil {
 				t.Fatalf("the full answer names session %d; the leader's cache must hold it", id)
 			}
 
 			// New records on t-1: the next Fetch lists nothing (no fetch data changed), and is
 			// answered at once with t-1 only.
-			appendLeader(s.e, s.parts[1].replicaOn(0), 2)
-			s.e.tryCompleteWatchers(s.e.brokers[0], s.parts[1].replicaOn(0))
+			appendLeader(s.e, s.e.replicaOn(s.parts[1].pid, 0), 2)
+			s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, s.e.replicaOn(s.parts[1].pid, 0))
 			s.doWork(t)
 			req, resp = s.lastExchange(t)
 			if req.SessionID != id || req.SessionEpoch != 1 {
@@ -163,7 +163,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			if len(resp.Partitions) == 1 && (resp.Partitions[0].HighWatermark != 2 || len(resp.Partitions[0].Records) != 0) {
 				t.Errorf("the answer for t-1: %s, want HW 2 and no records", describeFetchPart(resp.Partitions[0]))
 			}
-			if hw := s.parts[1].replicaOn(1).Log().HighWatermark(); hw != 2 {
+			if hw := s.e.replicaOn(s.parts[1].pid, 1).Log().HighWatermark(); hw != 2 {
 				t.Errorf("follower HW of t-1 %d, want 2", hw)
 			}
 
@@ -189,17 +189,17 @@ func TestKafkaFetchSessionIncrementalBuilder(t *testing.T) {
 	// change of its fetch data.
 	st := func(i int) *fetchState { s.f.NoteChange(s.f.State(s.parts[i].pid)); return s.f.State(s.parts[i].pid) }
 	st(0).SetFetchOffset(7)
-	s.parts[1].replicaOn(1).Log().SetLogStartOffset(0) // unchanged: not sent
+	s.e.replicaOn(s.parts[1].pid, 1).Log().SetLogStartOffset(0) // unchanged: not sent
 	st(1)
 	st(2).SetEpochForTest(st(2).Epoch() + 1)
 	st(3).SetLastFetchedEpoch(9)
-	req, _, _ := s.f.BuildFetch(s.b.host, nil)
+	req, _, _ := s.f.BuildFetch(s.b.Broker, nil)
 	wantNames(t, "incremental Fetch", reqNames(req.Partitions), "t-0@7", "t-2@0", "t-3@0")
 	if req.SessionEpoch != 1 || s.f.SentCount() != 5 {
 		t.Errorf("epoch %d and %d session partitions, want 1 and 5", req.SessionEpoch, s.f.SentCount())
 	}
 	// Built again with nothing changed (testDoubleBuild): nothing to send.
-	req, _, _ = s.f.BuildFetch(s.b.host, nil)
+	req, _, _ = s.f.BuildFetch(s.b.Broker, nil)
 	wantNames(t, "the same Fetch built again", reqNames(req.Partitions))
 }
 
@@ -219,7 +219,7 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	// t-1 leaves and comes back (makeFollowers restarting it) before the next Fetch is built:
 	// still in the session, with the same fetch data, so neither sent nor forgotten.
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[1].pid})
-	r1 := s.parts[1].replicaOn(1)
+	r1 := s.e.replicaOn(s.parts[1].pid, 1)
 	st := s.e.era.initialFetchState(r1.Log(), s.parts[1].pid, r1.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t) // the Fetch built before the changes
@@ -227,11 +227,11 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	req, _ := s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-0")
 	wantNames(t, "listed", reqNames(req.Partitions))
-	sess := leader.fetchSessions.Get(id)
-	if sess == nil || len(sess.parts) != 2 || sess.find(s.parts[0].pid) != nil {
+	sess := leader.rm.FetchSessions().Get(id)
+	if sess == nil || sess.Size() != 2 || sess.Caches(s.parts[0].pid) {
 		t.Fatalf("the leader's session after the forget: %+v, want t-1 and t-2", sess)
 	}
-	if len(s.parts[0].replicaOn(0).fetchSessions) != 0 {
+	if s.e.replicaOn(s.parts[0].pid, 0).FetchSessionCount() != 0 {
 		t.Error("t-0's leader replica still lists the session")
 	}
 
@@ -240,14 +240,14 @@ func TestKafkaFetchSessionForgottenPartitions(t *testing.T) {
 	s.doWork(t)
 	req, resp = s.lastExchange(t)
 	wantNames(t, "forgotten", tpNames(req.ForgottenTopicsData), "t-1", "t-2")
-	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.fetchSessions.Get(id) != nil {
+	if resp.SessionID != InvalidSessionID || len(resp.Partitions) != 0 || leader.rm.FetchSessions().Get(id) != nil {
 		t.Fatalf("answer to forgetting the last partitions: session %d, %d partitions; want the session closed", resp.SessionID, len(resp.Partitions))
 	}
 	if s.f.Session().SessionID() != InvalidSessionID || !s.f.Session().Full() || s.f.InFlight() != 0 {
 		t.Errorf("the handler after the session closed: %+v (request in flight %d), want INITIAL and no Fetch", *s.f.Session(), s.f.InFlight())
 	}
 
-	r0 := s.parts[0].replicaOn(1)
+	r0 := s.e.replicaOn(s.parts[0].pid, 1)
 	st = s.e.era.initialFetchState(r0.Log(), s.parts[0].pid, r0.LeaderEpoch())
 	s.e.addFetcher(s.b, 0, st)
 	s.doWork(t)
@@ -270,14 +270,14 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	id := resp.SessionID
 	leader := s.e.brokers[0]
 	runFor(t, s.e, 2) // the thread's next Fetch waits in the leader's purgatory
-	expected := leader.fetchSessions.Get(id).Epoch()
+	expected := leader.rm.FetchSessions().Get(id).Epoch()
 
 	// A duplicate of an older Fetch, by hand, reaches the leader.
 	bad := sendSessionFetch(t, s.e, 1, 1, id, expected-1)
 	if bad.Error != ErrInvalidFetchSessionEpoch || bad.SessionID != InvalidSessionID || len(bad.Partitions) != 0 {
 		t.Fatalf("answer to epoch %d (session expects %d): %+v", expected-1, expected, bad)
 	}
-	if sess := leader.fetchSessions.Get(id); sess == nil || sess.Epoch() != expected {
+	if sess := leader.rm.FetchSessions().Get(id); sess == nil || sess.Epoch() != expected {
 		t.Fatalf("the session after the bad epoch: %+v, want it at epoch %d", sess, expected)
 	}
 
@@ -299,8 +299,8 @@ func TestKafkaFetchSessionEpochMismatch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Errorf("the Fetch after the error: (%d, %d) with %d partitions, want a full Fetch naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if leader.fetchSessions.Get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
-		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.fetchSessions.Get(id) != nil, resp.SessionID)
+	if leader.rm.FetchSessions().Get(id) != nil || resp.SessionID == id || resp.SessionID == InvalidSessionID {
+		t.Errorf("after the full Fetch: old session cached %v, new session %d; want the old one closed and a new one", leader.rm.FetchSessions().Get(id) != nil, resp.SessionID)
 	}
 }
 
@@ -314,7 +314,7 @@ func TestKafkaFetchSessionLeaderLosesCache(t *testing.T) {
 	_, resp := s.lastExchange(t)
 	id := resp.SessionID
 	// The restart's effect on the cache (startBroker); the rest of a restart is not this test's.
-	s.e.loseFetchSessions(s.e.brokers[0])
+	s.e.brokers[0].rm.LoseFetchSessions(s.e.brokers[0].Broker)
 	s.doWork(t)
 	req, resp := s.lastExchange(t)
 	if req.SessionID != id || req.SessionEpoch != 1 || resp.Error != ErrFetchSessionIDNotFound || len(resp.Partitions) != 0 {
@@ -337,16 +337,16 @@ func TestKafkaFetchSessionLeaderRestart(t *testing.T) {
 	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}, {1, 2, 0}}, nil)
 	runFor(t, e, 2000)
 	old := map[int32]bool{}
-	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+	for _, s := range e.brokers[0].rm.FetchSessions().Sessions() {
 		old[s.ID()] = true
 	}
 	apply(t, e, `{"do":"kill","broker":0}`)
 	runFor(t, e, 100)
 	apply(t, e, `{"do":"restart","broker":0}`)
 	runUntilTrue(t, e, 60_000, "a follower session on the restarted broker", func() bool {
-		return len(e.brokers[0].fetchSessions.Sessions()) > 0
+		return len(e.brokers[0].rm.FetchSessions().Sessions()) > 0
 	})
-	for _, s := range e.brokers[0].fetchSessions.Sessions() {
+	for _, s := range e.brokers[0].rm.FetchSessions().Sessions() {
 		if old[s.ID()] {
 			t.Errorf("session id %d given again after the restart", s.ID())
 		}
@@ -376,7 +376,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	if req.SessionID != id || req.SessionEpoch != InitialEpoch || len(req.Partitions) != 2 {
 		t.Fatalf("the Fetch after the failure: (%d, %d) with %d partitions; want full, naming session %d", req.SessionID, req.SessionEpoch, len(req.Partitions), id)
 	}
-	if s.e.brokers[0].fetchSessions.Get(id) != nil {
+	if s.e.brokers[0].rm.FetchSessions().Get(id) != nil {
 		t.Error("the leader kept the session the full Fetch closed")
 	}
 }
@@ -420,9 +420,9 @@ func TestKafkaFetchSessionParkedIncremental(t *testing.T) {
 	if len(fetches) != 1 || fetches[0].SessionPartitions != 3 || len(fetches[0].Request.Fetch.Partitions) != 0 {
 		t.Fatalf("purgatory: %+v; want the empty incremental Fetch waiting on its 3 partitions", fetches)
 	}
-	r := s.parts[2].replicaOn(0)
+	r := s.e.replicaOn(s.parts[2].pid, 0)
 	appendLeader(s.e, r, 1)
-	s.e.tryCompleteWatchers(s.e.brokers[0], r)
+	s.e.brokers[0].rm.TryCompleteWatchers(s.e.brokers[0].Broker, r)
 	sent := s.e.now
 	runFor(t, s.e, 5)
 	_, resp := s.lastExchange(t)
@@ -443,7 +443,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	s.e.removeFetcherForPartitions(s.b, []int32{s.parts[0].pid})
 	s.e.shutdownIdleFetchers(s.b)
 	runFor(t, s.e, 600) // the old thread's last Fetch is answered
-	r := s.parts[0].replicaOn(1)
+	r := s.e.replicaOn(s.parts[0].pid, 1)
 	st := s.e.era.initialFetchState(r.Log(), s.parts[0].pid, r.LeaderEpoch())
 	mark := len(s.e.events)
 	s.e.addFetcher(s.b, 0, st)
@@ -461,7 +461,7 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 	if first == nil || first.SessionID != InvalidSessionID || first.SessionEpoch != InitialEpoch {
 		t.Fatalf("the new thread's first Fetch: %+v; want full with no session id", first)
 	}
-	if s.e.brokers[0].fetchSessions.Get(id) == nil {
+	if s.e.brokers[0].rm.FetchSessions().Get(id) == nil {
 		t.Error("the old thread's session left the leader's cache; Kafka keeps it until evicted")
 	}
 }
@@ -560,8 +560,8 @@ func TestKafkaFetchSessionBefore11(t *testing.T) {
 					}
 				}
 			}
-			if n < 4 || len(s.e.brokers[0].fetchSessions.Sessions()) != 0 {
-				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].fetchSessions.Sessions()))
+			if n < 4 || len(s.e.brokers[0].rm.FetchSessions().Sessions()) != 0 {
+				t.Errorf("%d Fetches, %d sessions cached; want 4 or more and none", n, len(s.e.brokers[0].rm.FetchSessions().Sessions()))
 			}
 		})
 	}
@@ -571,14 +571,14 @@ func TestKafkaFetchSessionBefore11(t *testing.T) {
 // (session 0, epoch -1: FetchMetadata.LEGACY/FINAL), and the leader creates no session for it.
 func TestKafkaFetchSessionConsumerSessionless(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	e.loseFetchSessions(e.brokers[0])
+	e.brokers[0].rm.LoseFetchSessions(e.brokers[0].Broker)
 	e.consume(p, 10)
 	runFor(t, e, 5)
 	m := lastMessage(t, e, MsgFetch, ClientNode)
 	if m.Fetch.SessionID != InvalidSessionID || m.Fetch.SessionEpoch != FinalEpoch {
 		t.Errorf("consumer Fetch (%d, %d), want (0, -1)", m.Fetch.SessionID, m.Fetch.SessionEpoch)
 	}
-	if n := len(e.brokers[0].fetchSessions.Sessions()); n != 0 {
+	if n := len(e.brokers[0].rm.FetchSessions().Sessions()); n != 0 {
 		t.Errorf("%d sessions after a consumer's Fetch, want none", n)
 	}
 }

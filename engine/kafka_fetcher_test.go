@@ -50,7 +50,7 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 	e := newKafkaEngine(t, len(replicas), [][]int32{replicas}, eraCfg(c.era))
 	quiesce(t, e)
 	p := e.partitionOf(ktTopic, 0)
-	s := &fetchSetup{e: e, p: p, leader: p.replicaOn(0), follower: p.replicaOn(1), b: e.brokers[1]}
+	s := &fetchSetup{e: e, p: p, leader: e.replicaOn(p.pid, 0), follower: e.replicaOn(p.pid, 1), b: e.brokers[1]}
 	*s.leader.Log() = logOf(t, c.leaderLog)
 	ktLead(e, p, 0, c.leaderEpoch, replicas, 1)
 	s.leader.Log().SetHighWatermark(c.leaderHW)
@@ -261,7 +261,7 @@ func TestKafkaT9FollowerFetchOutOfRangeHigh(t *testing.T) {
 			// The leader's log is emptied without an epoch change (set directly: the leader's fetch
 			// session is told, as a truncation would tell it).
 			*s.leader.Log() = logOf(t, "")
-			s.e.sessionsChanged(s.leader)
+			s.leader.SessionsChanged()
 			s.doWork(t)
 			if n := len(eventsOf(s.e.events, MsgFetchResponse, func(ev Event) bool {
 				ps := ev.Message.FetchResponse.Partitions
@@ -324,18 +324,18 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 		for i := range ps {
 			p := e.partitionOf(ktTopic, int32(i))
 			ps[i] = p
-			*p.replicaOn(0).Log() = logOf(t, leaderLogs[i])
+			*e.replicaOn(p.pid, 0).Log() = logOf(t, leaderLogs[i])
 			ktLead(e, p, 0, 6, []int32{0, 1}, 1)
-			p.replicaOn(0).Log().SetHighWatermark(160)
-			r := p.replicaOn(1)
+			e.replicaOn(p.pid, 0).Log().SetHighWatermark(160)
+			r := e.replicaOn(p.pid, 1)
 			*r.Log() = logOf(t, followerLog)
 			r.Log().SetHighWatermark(followerHW)
 			ktFollow(e, p, 1, 0, 6, 1)
 			st := e.era.initialFetchState(r.Log(), p.pid, 6)
 			e.addFetcher(e.brokers[1], 0, st)
 		}
-		if len(e.brokers[1].fetchers) != 1 {
-			t.Fatalf("want one fetcher thread for both partitions, got %d", len(e.brokers[1].fetchers))
+		if len(*e.brokers[1].fetchers) != 1 {
+			t.Fatalf("want one fetcher thread for both partitions, got %d", len(*e.brokers[1].fetchers))
 		}
 		return e, ps
 	}
@@ -350,7 +350,7 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			"0-100/e3 101-154/e4 155-209/e6",
 			"0-101/e3 102-142/e4 143-209/e6",
 		}, "0-119/e3 120-199/e5", 0)
-		if ee, o := ps[0].replicaOn(1).Log().Cache().EndOffsetFor(4, 200); ee != 3 || o != 120 {
+		if ee, o := e.replicaOn(ps[0].pid, 1).Log().Cache().EndOffsetFor(4, 200); ee != 3 || o != 120 {
 			t.Fatalf("follower endOffsetFor(4) = (%d,%d), want (3,120)", ee, o)
 		}
 		runFor(t, e, 3000)
@@ -385,10 +385,10 @@ func TestKafkaT11ReplicaFetcherThread(t *testing.T) {
 			"0-139/e4 140-169/e6", "0-139/e4 140-169/e6",
 		}, "0-139/e4 140-149/e5", 100)
 		b := e.brokers[1]
-		f := b.fetchers[0]
+		f := (*b.fetchers)[0]
 		f.RemovePartition(ps[1].pid)
 		doWorkOnce(t, e, b, f)
-		r := ps[0].replicaOn(1)
+		r := e.replicaOn(ps[0].pid, 1)
 		if got := truncations(e.events, 1, ps[0]); !slices.Equal(got, []int64{140}) {
 			t.Errorf("truncated to %v, want [140] once", got)
 		}

@@ -40,7 +40,7 @@ func TestKafkaOutOfRangeTruncationNotAllowed(t *testing.T) {
 				if len(exits) != 1 || exits[0].Broker != Some(int32(1)) || !strings.Contains(exits[0].Text, "log truncation is not allowed") || !b1.Dead {
 					t.Fatalf("broker 1 exit events %v, dead %v; want it to exit once and be down", exits, b1.Dead)
 				}
-				if got := e.partitions[0].replicaOn(1).Log().LogEndOffset(); got != 3 {
+				if got := e.replicaOn(0, 1).Log().LogEndOffset(); got != 3 {
 					t.Errorf("broker 1's log ends at %d after exiting, want 3: it refused to truncate", got)
 				}
 				return

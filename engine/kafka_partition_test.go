@@ -45,7 +45,7 @@ func wantISR(t *testing.T, r *replica, committed, maximal []int32, when string) 
 // the leader's divergence and range checks on (lastFetchedEpoch, fetchOffset).
 func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "0-1/e0 2-7/e3 8-12/e4 13/e7 14-16/e9")
 	ktLead(e, p, 0, 10, []int32{0, 1}, 1)
 	if got := cacheString(r.Log().Cache()); got != "(0,0) (3,2) (4,8) (7,13) (9,14) (10,17)" {
@@ -93,7 +93,7 @@ func TestKafkaT12LastFetchedOffsetValidation(t *testing.T) {
 // TestKafkaT13MakeLeaderUpdatesEpochCache ports PartitionTest.testMakeLeaderUpdatesEpochCache.
 func TestKafkaT13MakeLeaderUpdatesEpochCache(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "0-1/e0 2-3/e5")
 	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
 	if ep, o := e.era.answerOffsetsForEpoch(r.Log(), 8); ep != 8 || o != 4 {
@@ -139,7 +139,7 @@ func TestKafkaT14FollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderE
 // TestKafkaT15IsrExpansion ports PartitionTest.testIsrExpansion.
 func TestKafkaT15IsrExpansion(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0}, 1)
@@ -177,7 +177,7 @@ func TestKafkaT15IsrExpansion(t *testing.T) {
 // TestKafkaT16MaybeShrinkIsr ports PartitionTest.testMaybeShrinkIsr.
 func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1, 2}, 1)
@@ -209,7 +209,7 @@ func TestKafkaT16MaybeShrinkIsr(t *testing.T) {
 func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 	leader2 := func(t *testing.T, cfg map[string]string, records int) (*Engine, *partition, *replica) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, cfg)
-		r := p.replicaOn(0)
+		r := e.replicaOn(p.pid, 0)
 		*r.Log() = logOf(t, "")
 		seedLog(e, r, records, 4)
 		ktLead(e, p, 0, 5, []int32{0, 1}, 1)
@@ -289,7 +289,7 @@ func TestKafkaT17ShouldNotShrinkIsr(t *testing.T) {
 // TestKafkaT18UpdateFollowerFetchState ports PartitionTest.testUpdateFollowerFetchState.
 func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	seedLog(e, r, 6, 4)
 	t0 := e.now
@@ -315,7 +315,7 @@ func TestKafkaT18UpdateFollowerFetchState(t *testing.T) {
 // KAFKA-15583: the committed ISR, not the maximal one, gates the HW).
 func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, map[string]string{"min.insync.replicas": "3"})
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	seedLog(e, r, 10, 4)
 	ktLead(e, p, 0, 5, []int32{0, 1}, 1)
@@ -359,7 +359,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-			r := p.replicaOn(0)
+			r := e.replicaOn(p.pid, 0)
 			*r.Log() = logOf(t, "")
 			seedLog(e, r, 10, 4)
 			ktLead(e, p, 0, 5, []int32{0, 1}, 1)
@@ -414,7 +414,7 @@ func TestKafkaT21MonotonicOffsetsAfterLeaderChange(t *testing.T) {
 // PartitionTest.testDoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped.
 func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.T) {
 	e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	ktLead(e, p, 0, 8, []int32{0, 1}, 1)
 	check := func(when string) {
@@ -438,7 +438,7 @@ func TestKafkaT22DoNotUpdateEpochStartOffsetIfLeaderEpochIsNotBumped(t *testing.
 func leaderAtEpoch8WithFiveRecords(t *testing.T) (*Engine, *partition, *replica) {
 	t.Helper()
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-	r := p.replicaOn(0)
+	r := e.replicaOn(p.pid, 0)
 	*r.Log() = logOf(t, "")
 	ktLead(e, p, 0, 8, []int32{0, 2}, 1)
 	appendLeader(e, r, 2)
@@ -461,7 +461,7 @@ func (d deregistered) registered(b int32) bool { return b != d.b && d.metadataAt
 // says so: a truncate event with no record dropped, and the high watermark moving down with it.
 func TestTruncateEmptyLogBelowItsStart(t *testing.T) {
 	e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-	r := p.replicaOn(1)
+	r := e.replicaOn(p.pid, 1)
 	r.Log().TruncateFullyAndStartAt(10)
 	e.Drain()
 	e.truncate(r, 4, "test")

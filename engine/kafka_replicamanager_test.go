@@ -7,7 +7,7 @@ import "testing"
 
 // sendFollowerFetch sends a Fetch from follower to p's leader, as a fetcher would, and returns it.
 func sendFollowerFetch(e *Engine, p *partition, follower int32, offset int64, minBytes, maxWaitMs int64) *Message {
-	r := p.replicaOn(e.ctrl.Leader(p.pid))
+	r := e.replicaOn(p.pid, e.ctrl.Leader(p.pid))
 	m := &Message{Type: MsgFetch, From: follower, To: e.ctrl.Leader(p.pid), Fetch: &FetchRequest{ReplicaID: follower,
 		BrokerEpoch: e.brokers[follower].brokerEpoch, MaxWaitMs: maxWaitMs, MinBytes: minBytes,
 		SessionEpoch: FinalEpoch, // a sessionless (full) fetch
@@ -35,7 +35,7 @@ func TestKafkaT23FollowerFetchWithDefaultSelectorNoForcedHwPropagation(t *testin
 	e.produce(p, 2, -1)
 	runFor(t, e, 5)
 	op := e.clients.Produce(1)
-	if r := p.replicaOn(0); r.Log().LogEndOffset() != 2 || r.Log().HighWatermark() != 0 || op.Done {
+	if r := e.replicaOn(p.pid, 0); r.Log().LogEndOffset() != 2 || r.Log().HighWatermark() != 0 || op.Done {
 		t.Fatalf("after the produce: LEO %d, HW %d, produce done %v; want 2, 0, pending", r.Log().LogEndOffset(), r.Log().HighWatermark(), op.Done)
 	}
 
@@ -68,7 +68,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 		e, p := newUnitEngine(t, 2, []int32{0, 1}, nil)
 		e.produce(p, 1, -1)
 		runFor(t, e, 5)
-		if n := p.replicaOn(0).Produces().Len(); n != 1 {
+		if n := e.replicaOn(p.pid, 0).Produces().Len(); n != 1 {
 			t.Fatalf("%d produces in purgatory, want 1", n)
 		}
 		// The controller moves leadership to broker 1 in epoch 1; broker 0 gets the LeaderAndIsr.
@@ -81,7 +81,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 	})
 	t.Run("testFetchBeyondHighWatermark", func(t *testing.T) {
 		e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-		r := p.replicaOn(0)
+		r := e.replicaOn(p.pid, 0)
 		appendLeader(e, r, 2)
 		wantHW(t, r, 0, "after the append")
 		d := followerFetch(e, p, 1, 1, -1)
@@ -89,7 +89,7 @@ func TestKafkaT24ReplicaManager(t *testing.T) {
 			t.Errorf("follower fetch at 1: error %q, %d records; want data", d.Error, len(d.Records))
 		}
 		req := &FetchRequest{ReplicaID: ClientNode, BrokerEpoch: -1}
-		d, _ = e.readPartition(p.replicaOn(0), req, &FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
+		d, _ = e.readPartition(e.replicaOn(p.pid, 0), req, &FetchPartition{TP: p.tp(), FetchOffset: 1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1}, true)
 		if d.Error != ErrNone || len(d.Records) != 0 {
 			t.Errorf("consumer fetch at 1 above HW %d: error %q, %d records; want empty, no error", r.Log().HighWatermark(), d.Error, len(d.Records))
 		}

@@ -46,7 +46,7 @@ func quiesce(t testing.TB, e *Engine) {
 	t.Helper()
 	e.agenda = agenda{}
 	for _, b := range e.brokers {
-		b.fetchers = nil
+		*b.fetchers = nil
 	}
 	if err := e.RunUntil(kafkaT0); err != nil {
 		t.Fatal(err)
@@ -137,12 +137,12 @@ func cacheString(c *commitlog.EpochCache) string {
 // the same state to the controller so that AlterPartition round trips succeed.
 func ktLead(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) {
 	e.ctrl.SetStateForTest(p.pid, leader, leaderEpoch, isr, partitionEpoch)
-	e.makeLeader(e.brokers[leader], p.replicaOn(leader), ktState(e, p, leader, leaderEpoch, isr, partitionEpoch))
+	e.makeLeader(e.brokers[leader], e.replicaOn(p.pid, leader), ktState(e, p, leader, leaderEpoch, isr, partitionEpoch))
 }
 
 // ktFollow makes broker a follower of leader (Partition.makeFollower only: no fetcher change).
 func ktFollow(e *Engine, p *partition, broker, leader, leaderEpoch int32, partitionEpoch int32) bool {
-	return e.makeFollower(e.brokers[broker], p.replicaOn(broker), ktState(e, p, leader, leaderEpoch, nil, partitionEpoch))
+	return e.makeFollower(e.brokers[broker], e.replicaOn(p.pid, broker), ktState(e, p, leader, leaderEpoch, nil, partitionEpoch))
 }
 
 func ktState(e *Engine, p *partition, leader, leaderEpoch int32, isr []int32, partitionEpoch int32) LeaderAndIsrState {
@@ -158,9 +158,9 @@ func appendLeader(e *Engine, r *replica, n int) {
 		ids[i] = e.clients.NextRecordID()
 	}
 	r.Log().AppendAsLeader(r.LeaderEpoch(), ids)
-	e.sessionsChanged(r)
-	if e.maybeIncrementHW(r) {
-		e.completeDelayedProduces(r)
+	r.SessionsChanged()
+	if b := e.brokers[r.Broker()]; b.rm.MaybeIncrementLeaderHW(b.Broker, r.Pid(), r, -1) {
+		b.rm.CompleteDelayedProduces(b.Broker, r.Pid(), r)
 	}
 }
 
@@ -176,7 +176,7 @@ func seedLog(e *Engine, r *replica, n int, epoch int32) {
 // followerFetch is PartitionTest.fetchFollower: follower fetches p from its leader at offset with
 // lastFetchedEpoch (-1 for none), in the leader's current epoch, at the current time.
 func followerFetch(e *Engine, p *partition, follower int32, offset int64, lastFetchedEpoch int32) FetchPartitionData {
-	r := p.replicaOn(e.ctrl.Leader(p.pid))
+	r := e.replicaOn(p.pid, e.ctrl.Leader(p.pid))
 	req := &FetchRequest{ReplicaID: follower, BrokerEpoch: e.brokers[follower].brokerEpoch, MinBytes: 1}
 	fp := FetchPartition{TP: p.tp(), FetchOffset: offset, LogStartOffset: 0, CurrentLeaderEpoch: r.LeaderEpoch(),
 		LastFetchedEpoch: lastFetchedEpoch}
@@ -194,7 +194,7 @@ func runFor(t testing.TB, e *Engine, ms int64) {
 
 // fetcherOfPartition returns broker b's fetcher holding p, or nil.
 func fetcherOfPartition(b *broker, p *partition) *fetcher {
-	for _, f := range b.fetchers {
+	for _, f := range *b.fetchers {
 		if f.State(p.pid) != nil {
 			return f
 		}
@@ -269,4 +269,11 @@ func truncations(evs []Event, b int32, p *partition) []int64 {
 		}
 	}
 	return out
+}
+
+// readPartition is Partition.fetchRecords on replica r, through its broker's replica manager
+// (brk.ReplicaManager.ReadPartition), as Kafka's PartitionTest reads a leader's partition.
+func (e *Engine) readPartition(r *replica, req *FetchRequest, fp *FetchPartition, update bool) (FetchPartitionData, int64) {
+	b := e.brokers[r.Broker()]
+	return b.rm.ReadPartition(b.Broker, r.Pid(), r, req, fp, update)
 }

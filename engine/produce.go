@@ -8,31 +8,13 @@ import (
 
 // The leader's side of Produce (ReplicaManager.appendRecords, Partition.appendRecordsToLeader) and
 // the produce purgatory's completions are package broker's (produce.go); here: handing them their
-// requests and timers, what an append tells the rest of the broker, and its event's text.
+// requests and timers, and its event's text (what an append tells the rest of the broker is
+// brk.Broker.Appended's).
 
-func (e *Engine) handleProduce(b *broker, m *Message) { b.rm.HandleProduce(b.host, m) }
-
-// afterAppend counts records toward log.flush.interval.messages, and tells the fetch sessions
-// caching r.
-func (e *Engine) afterAppend(r *replica, n int) {
-	e.sessionsChanged(r)
-	if r.Appended(int64(n), e.cfg.LogFlushIntervalMessages) {
-		r.Log().Flush()
-	}
-}
-
-// completeDelayedProduces is DelayedProduce.tryComplete for every produce parked on r
-// (brk.ReplicaManager.CompleteDelayedProduces).
-func (e *Engine) completeDelayedProduces(r *replica) {
-	if r.Produces().Len() == 0 {
-		return
-	}
-	b := e.brokers[r.Broker()]
-	b.rm.CompleteDelayedProduces(b.host, r.p.pid, &r.Partition)
-}
+func (e *Engine) handleProduce(b *broker, m *Message) { b.rm.HandleProduce(b.Broker, m) }
 
 func (e *Engine) delayedProduceExpired(b *broker, dp *brk.DelayedProduce) {
-	b.rm.DelayedProduceExpired(b.host, dp)
+	b.rm.DelayedProduceExpired(b.Broker, dp)
 }
 
 // describeAppend is an append event's text (made when read: Narrate).

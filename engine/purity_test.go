@@ -245,6 +245,85 @@ func TestBrokerOwnsItsState(t *testing.T) {
 	}
 }
 
+// TestBrokerReachesOnlyItself: a broker's handlers (package broker's, over their brk.Broker as
+// Host) reach only their own broker's state. The cluster hands a Broker nothing of another
+// broker's: no brk.Cluster method returns a type of the package's state (the storage the engine
+// lends, a Fetch's and a parked produce's, and the rules and ZooKeeper's answer, are not state).
+// The engine's side of Cluster (broker_cluster.go) reaches no broker but its own. Elsewhere in
+// the engine, a broker found by index (e.brokers[i]) is read for its process (running, isolated,
+// incarnation, ...), not its replication state, except by the readers (the read API, the
+// checker's adapter, CheckExpect: read.go, read_agenda.go, checker.go, run.go), the cluster's
+// build (engine.go) and the controller's context (controller.go: the partitions on a broker);
+// only the readers call e.replicaOn, another broker's replica.
+func TestBrokerReachesOnlyItself(t *testing.T) {
+	state := map[string]bool{}
+	var cluster *ast.InterfaceType
+	for _, f := range packageSources(t, "broker") {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts, ok := spec.(*ast.TypeSpec)
+				if !ok {
+					continue
+				}
+				if _, ok := ts.Type.(*ast.StructType); ok && !strings.HasSuffix(ts.Name.Name, "Rules") {
+					state[ts.Name.Name] = true
+				}
+				if it, ok := ts.Type.(*ast.InterfaceType); ok && ts.Name.Name == "Cluster" {
+					cluster = it
+				}
+			}
+		}
+	}
+	for _, lent := range []string{"FetchMessage", "DelayedProduce", "IsrWrite"} {
+		delete(state, lent)
+	}
+	if cluster == nil || !state["Partition"] || !state["Broker"] {
+		t.Fatalf("Cluster found %v, %d state types: is the parse broken?", cluster != nil, len(state))
+	}
+	for _, m := range cluster.Methods.List {
+		fn, ok := m.Type.(*ast.FuncType)
+		if !ok || fn.Results == nil {
+			continue
+		}
+		ast.Inspect(fn.Results, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && state[id.Name] {
+				t.Errorf("brk.Cluster.%s returns a %s: the cluster hands a broker nothing of another's state", m.Names[0].Name, id.Name)
+			}
+			return true
+		})
+	}
+	process := map[string]bool{"id": true, "state": true, "incarnation": true, "isolated": true, "diskFailed": true,
+		"brokerEpoch": true, "startsOnExpiry": true, "shutdownAttempts": true}
+	readers := map[string]bool{"read.go": true, "read_agenda.go": true, "checker.go": true, "run.go": true}
+	for path, f := range engineSources(t) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if path == "broker_cluster.go" && n.Sel.Name == "brokers" {
+					t.Errorf("%s reaches e.brokers: the engine's side of a broker's Cluster reaches no other broker", path)
+				}
+				ix, ok := n.X.(*ast.IndexExpr)
+				if !ok {
+					return true
+				}
+				if sel, ok := ix.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "brokers" && !process[n.Sel.Name] &&
+					!readers[path] && path != "engine.go" && path != "controller.go" {
+					t.Errorf("%s reads e.brokers[...].%s: another broker's replication state is its own (readers: e.replicaOn)", path, n.Sel.Name)
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "replicaOn" && !readers[path] {
+					t.Errorf("%s calls replicaOn: only the readers read another broker's replica", path)
+				}
+			}
+			return true
+		})
+	}
+}
+
 // TestEngineKnowsNoPage: the page's code lives in engine/view, on the read API. No engine file
 // declares a view, view options, a focus or a detail (engine/view imports engine, so the engine
 // cannot call it back; this keeps the page's words from growing back here).
@@ -311,6 +390,20 @@ func exportedFields(d *ast.GenDecl, check func(*ast.TypeSpec) bool) (names []str
 			for _, n := range field.Names {
 				if n.IsExported() {
 					names = append(names, ts.Name.Name+"."+n.Name)
+				}
+			}
+			// An embedded field is named for its type: exported, anyone holding the struct can
+			// replace it (a value of an unexported type is the package's own to hand out).
+			if len(field.Names) == 0 && ts.Name.IsExported() {
+				typ := field.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if sel, ok := typ.(*ast.SelectorExpr); ok {
+					typ = sel.Sel
+				}
+				if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
+					names = append(names, ts.Name.Name+"."+id.Name+" (embedded)")
 				}
 			}
 		}

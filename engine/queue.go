@@ -56,10 +56,10 @@ type (
 		fetcher int64 // fetcherKey(leader, fetcher id)
 	}
 	// delayedFetchDone: fetch reaches its max wait, if it is still the park numbered seq (a
-	// session's parked fetch is reused: fetch_session.go).
+	// session's parked fetch is reused: package broker's FetchSession).
 	delayedFetchDone struct {
 		brokerTimer
-		fetch *delayedFetch
+		fetch *brk.DelayedFetch
 		seq   uint64
 	}
 	delayedProduceDone struct {
@@ -142,7 +142,7 @@ type item struct {
 	u       uint64
 	n       int64
 	msg     *Message
-	fetch   *delayedFetch
+	fetch   *brk.DelayedFetch
 	produce *brk.DelayedProduce
 }
 
@@ -215,7 +215,7 @@ type entry struct {
 // itemRef is a queued item's pointers.
 type itemRef struct {
 	msg     *Message
-	fetch   *delayedFetch
+	fetch   *brk.DelayedFetch
 	produce *brk.DelayedProduce
 }
 

@@ -64,7 +64,7 @@ type FetcherInfo struct {
 
 // Fetchers returns a broker's replica fetcher threads.
 func (e *Engine) Fetchers(broker int32) []FetcherInfo {
-	fs := e.brokers[broker].fetchers
+	fs := *e.brokers[broker].fetchers
 	out := make([]FetcherInfo, len(fs))
 	for i, f := range fs {
 		out[i] = FetcherInfo{f}
@@ -161,16 +161,16 @@ func (p PartitionInfo) MinISR() int { return p.e.effectiveMinIsr(p.p) }
 
 // Replicas returns every replica, in the original assignment order.
 func (p PartitionInfo) Replicas() []ReplicaInfo {
-	out := make([]ReplicaInfo, len(p.p.replicas))
-	for i, r := range p.p.replicas {
-		out[i] = ReplicaInfo{p.e, r}
+	out := make([]ReplicaInfo, len(p.p.hosts))
+	for i, b := range p.p.hosts {
+		out[i] = ReplicaInfo{p.e, p.e.replicaOn(p.p.pid, b)}
 	}
 	return out
 }
 
 // ReplicaOn returns broker b's replica, false if b holds none.
 func (p PartitionInfo) ReplicaOn(b int32) (ReplicaInfo, bool) {
-	r := p.p.replicaOn(b)
+	r := p.e.replicaOn(p.p.pid, b)
 	return ReplicaInfo{p.e, r}, r != nil
 }
 
@@ -273,7 +273,7 @@ func (r ReplicaInfo) Follower(b int32) (FollowerInfo, bool) {
 }
 
 func (r ReplicaInfo) follower(rr *brk.Replica) FollowerInfo {
-	lastFetch, lastCaughtUp := r.e.followerTimes(r.r, rr)
+	lastFetch, lastCaughtUp := r.r.FollowerTimes(rr)
 	return FollowerInfo{Broker: rr.Broker(), LogEndOffset: rr.LogEndOffset(), LastCaughtUpTime: lastCaughtUp,
 		LastFetchTime: lastFetch, CaughtUp: r.e.caughtUp(r.r, rr)}
 }

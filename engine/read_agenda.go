@@ -37,12 +37,9 @@ func (e *Engine) Purgatory() (fetches, produces []ParkedRequest) {
 		switch it.kind {
 		case itDelayedFetchDone:
 			p := it.delayedFetchDone()
-			if !p.fetch.done && p.fetch.seq == p.seq && e.brokers[p.broker].incarnation == p.incarnation {
-				pk := ParkedRequest{Broker: it.broker, Request: p.fetch.req, Deadline: it.at}
-				if s := p.fetch.sess; s != nil {
-					pk.SessionPartitions = len(s.parts)
-				}
-				fetches = append(fetches, pk)
+			if !p.fetch.Done() && p.fetch.Seq() == p.seq && e.brokers[p.broker].incarnation == p.incarnation {
+				fetches = append(fetches, ParkedRequest{Broker: it.broker, Request: p.fetch.Request(), Deadline: it.at,
+					SessionPartitions: p.fetch.SessionSize()})
 			}
 		case itDelayedProduceDone:
 			p := it.delayedProduceDone()
@@ -131,7 +128,7 @@ func (e *Engine) Timers() []Timer {
 			t.Kind = TimerControllerRetry
 		case itResend:
 			pid := it.alterPartitionResend().pid
-			r := e.partitions[pid].replicaOn(it.broker)
+			r := e.replicaOn(pid, it.broker)
 			if !live() || r == nil || !r.State().IsInflight() {
 				continue
 			}

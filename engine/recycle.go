@@ -42,7 +42,7 @@ type recycler struct {
 	slots   []recycleSlot
 	mask    uint64
 	// The free wrappers, and the free Fetch lent to the fetchers as e.spareFetch (a thread's
-	// maybeFetch takes its Fetch from there: broker_host.go's NewFetch): its send registers it.
+	// maybeFetch takes its Fetch from there: broker_cluster.go's NewFetch): its send registers it.
 	freeReq  []*brk.FetchMessage
 	freeResp []*fetchResponseWithParts
 	lent     *brk.FetchMessage
@@ -105,7 +105,7 @@ func (e *Engine) sentFetch(m *Message) {
 }
 
 // lendFetch puts a free Fetch (a new one if none is free) where a fetcher thread takes its next
-// one (broker_host.go: NewFetch), if that place is empty and messages are reused.
+// one (broker_cluster.go: NewFetch), if that place is empty and messages are reused.
 func (e *Engine) lendFetch() {
 	rc := &e.out.recycle
 	if e.spareFetch != nil || !e.recycling() {

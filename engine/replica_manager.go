@@ -7,34 +7,26 @@ import (
 
 // The broker's replica manager: its LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower,
 // Partition.makeLeader and makeFollower), StopReplica and HW checkpoints are package broker's
-// (brk.ReplicaManager, through the broker's host: broker_host.go). Here: handing it its requests,
-// what a crash forgets, and truncation with its events.
-
-// resetMemory forgets what a crash forgets. The log, the HW checkpoint and the epoch cache are on
-// disk and stay.
-func (r *replica) resetMemory() {
-	r.ResetMemory() // known, offline, HW confirmed, leader, leader epoch, partition epoch, epoch start offset, followers, ISR, produces
-	r.watchers = nil
-	r.fetchSessions = nil
-}
+// (brk.ReplicaManager, over its brk.Broker as Host). Here: handing it its requests, and a
+// truncation's event (what a crash forgets is brk.Partition.ResetMemory).
 
 func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
-	resp := b.rm.BecomeLeaderOrFollower(b.host, m.LeaderAndIsr)
+	resp := b.rm.BecomeLeaderOrFollower(b.Broker, m.LeaderAndIsr)
 	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, LeaderAndIsrResponse: resp})
 }
 
 // becomeLeaderOrFollower applies a LeaderAndIsr to b (brk.ReplicaManager; tests call it).
 func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *LeaderAndIsrResponse {
-	return b.rm.BecomeLeaderOrFollower(b.host, req)
+	return b.rm.BecomeLeaderOrFollower(b.Broker, req)
 }
 
 // handleStopReplica stops fetching (controlled shutdown moves a follower out).
 func (e *Engine) handleStopReplica(b *broker, m *Message) {
-	b.rm.HandleStopReplica(b.host, m.StopReplica)
+	b.rm.HandleStopReplica(b.Broker, m.StopReplica)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
-	p := r.p
+	p := e.partitions[r.Pid()]
 	to := r.Log().LogEndOffset()
 	e.emit(Event{Type: EvTruncate, Broker: Some(r.Broker()), Topic: p.topic, Partition: Some(p.index),
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
@@ -43,9 +35,7 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 
 // checkpointTask writes every hosted replica's HW to replication-offset-checkpoint, and runs
 // again an interval later.
-func (e *Engine) checkpointTask(b *broker) { b.rm.CheckpointTask(b.host) }
-
-func (e *Engine) checkpointHighWatermarks(b *broker) { b.rm.CheckpointHighWatermarks(b.host) }
+func (e *Engine) checkpointTask(b *broker) { b.rm.CheckpointTask(b.Broker) }
 
 // describeRole is a role change's text (made when read: Narrate): arg is the epoch start offset
 // for a leader, the leader and its epoch for a follower.

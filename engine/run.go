@@ -151,7 +151,7 @@ func (e *Engine) CheckExpect(ex *Expect) []ExpectFailure {
 			var b int32
 			fmt.Sscan(id, &b)
 			re := ex.Replicas[id]
-			r := p.replicaOn(b)
+			r := e.replicaOn(p.pid, b)
 			if r == nil {
 				fail("replicas."+id, "a replica on broker "+id, "none")
 				continue

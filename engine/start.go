@@ -29,14 +29,14 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		return
 	}
 	e.bulkStarts++
-	h, rm := b.host, &b.rm
+	h, rm := b.Broker, b.rm
 	rules := h.ReplicaRules()
 	rm.SetControllerEpoch(req.ControllerEpoch)
-	arena := newStartArena(b, req)
+	arena := e.newStartArena(b, req)
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			r := &b.replicas[i]
-			rm.MakeLeader(h, r.p.pid, &r.Partition, *ps, arena)
+			r := b.ReplicaAt(i)
+			rm.MakeLeader(h, r.Pid(), r, *ps, arena)
 		}
 	}
 	// makeFollowers: the followers whose leader lives become followers, in order; then each
@@ -47,13 +47,13 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if ps.Leader == b.id {
 			continue
 		}
-		r := &b.replicas[i]
+		r := b.ReplicaAt(i)
 		if !slices.Contains(req.LiveLeaders, ps.Leader) {
-			e.sessionsChanged(r)
+			r.SessionsChanged()
 			r.Create()
 			continue
 		}
-		if rm.MakeFollower(h, &rules, r.p.pid, &r.Partition, *ps) {
+		if rm.MakeFollower(h, &rules, r.Pid(), r, *ps) {
 			if restart == nil {
 				restart = make([]int32, 0, len(req.Partitions)-i)
 			}
@@ -62,8 +62,8 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	}
 	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
-		ps, r := &req.Partitions[i], &b.replicas[i]
-		st, ok := rm.FollowerRestarts(h, &rules, r.p.pid, ps)
+		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
+		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), ps)
 		if !ok {
 			continue
 		}
@@ -72,7 +72,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}
-		if f.Add(st, r.Log(), r.p.tp()) {
+		if f.Add(st, r.Log(), e.partitions[r.Pid()].tp()) {
 			f.WakeUp(h, e.now)
 		}
 	}
@@ -85,13 +85,13 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 // each of its partitions (so neither path answers with an error, which the bulk path does not
 // build).
 func (e *Engine) bulkStartApplies(b *broker, req *LeaderAndIsrRequest) bool {
-	if len(b.fetchers) != 0 || len(req.Partitions) != len(b.hosted) ||
+	if len(*b.fetchers) != 0 || len(req.Partitions) != len(b.Hosted()) ||
 		(e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch) || req.ControllerEpoch < b.rm.ControllerEpoch() {
 		return false
 	}
 	for i := range req.Partitions {
-		ps, r := &req.Partitions[i], &b.replicas[i]
-		if p := r.p; ps.TP.Partition != p.index || ps.TP.Topic != p.topic ||
+		ps, r := &req.Partitions[i], b.ReplicaAt(i)
+		if p := e.partitions[r.Pid()]; ps.TP.Partition != p.index || ps.TP.Topic != p.topic ||
 			!slices.Contains(ps.Replicas, b.id) || r.Offline() || ps.LeaderEpoch <= r.LeaderEpoch() {
 			return false
 		}
@@ -111,7 +111,7 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 		counts = make([]int32, n)
 	}
 	for k, i := range restart {
-		p := b.replicas[i].p
+		p := e.partitions[b.ReplicaAt(int(i)).Pid()]
 		ids[k] = brk.FetcherID(p.topic, p.index, nf)
 		if counts != nil {
 			counts[int64(req.Partitions[i].Leader)*nf+int64(ids[k])]++
@@ -121,12 +121,12 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 }
 
 // newStartArena sizes an arena for the leaders among req's partitions (b's replicas).
-func newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartArena {
+func (e *Engine) newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartArena {
 	ids, reps, leaders := 0, 0, 0
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
 			ids += len(ps.ISR)
-			reps += max(0, len(b.replicas[i].p.hosts)-1)
+			reps += max(0, len(e.partitions[b.ReplicaAt(i).Pid()].hosts)-1)
 			leaders++
 		}
 	}

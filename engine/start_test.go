@@ -235,16 +235,3 @@ func deepDiff(a, b any) string {
 	}
 	return walk(reflect.ValueOf(a), reflect.ValueOf(b), "")
 }
-
-// TestUniformRF: the host index reads a partition's hosts at pid·rf only when every partition
-// has rf of them.
-func TestUniformRF(t *testing.T) {
-	for _, c := range []struct {
-		start []int32
-		rf    int32
-	}{{[]int32{0, 3, 6, 9}, 3}, {[]int32{0, 3, 5, 9}, 0}, {[]int32{0, 2, 6}, 0}, {[]int32{0, 1}, 1}, {[]int32{0}, 0}} {
-		if got := uniformRF(c.start); got != c.rf {
-			t.Errorf("uniformRF(%v) = %d, want %d", c.start, got, c.rf)
-		}
-	}
-}

@@ -11,36 +11,22 @@ type partition struct {
 	pid   int32
 	topic string
 	index int32
-	// hosts are the brokers holding a replica, in the original assignment order; replicas[i] is
-	// hosts[i]'s replica.
-	hosts    []int32
-	replicas []*replica
+	// hosts are the brokers holding a replica, in the original assignment order. The replicas
+	// are theirs (brk.Broker.Replica; e.replicaOn for the readers).
+	hosts []int32
 }
 
 // offsetID is a record known to be at an offset.
 type offsetID = clients.OffsetID
 
-// replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog.
-type replica struct {
-	// Fields are ordered for the leader's per-partition fetch path: what it reads first shares
-	// the first cache lines.
-	//
-	// Partition: the broker, leader and leader epoch (first), known, offline, HW confirmed,
-	// partition epoch, epoch start offset, HW checkpoint, unflushed count, the log, the
-	// followers' state, the ISR state and the parked produces. A HW recovered from the checkpoint after a restart
-	// is only a claim until confirmed; committed-divergence is checked over the whole committed
-	// range when the HW becomes confirmed.
-	brk.Partition
-
-	p *partition
-
-	// In memory: lost on a crash.
-	// parked full fetches on this leader replica (an incremental fetch waits through its
-	// session); the parked produces are Partition's
-	watchers []*delayedFetch
-	// fetchSessions are this broker's fetch sessions caching the partition (fetch_session.go).
-	fetchSessions []sessionRef
-}
+// replica is a broker's copy of a partition: Kafka's Partition object plus its UnifiedLog,
+// package broker's Partition (the broker, leader and leader epoch, known, offline, HW confirmed,
+// partition epoch, its pid, epoch start offset, HW checkpoint, unflushed count, the log, the
+// followers' state, the ISR state, the parked produces and fetches, and the fetch sessions
+// caching it). A HW recovered from the checkpoint after a restart is only a claim until
+// confirmed; committed-divergence is checked over the whole committed range when the HW becomes
+// confirmed.
+type replica = brk.Partition
 
 type brokerState uint8
 
@@ -56,6 +42,10 @@ func (s brokerState) String() string {
 
 // broker is one Kafka broker process and its machine.
 type broker struct {
+	// Broker is its replication state (package broker's: its replicas, replica manager and
+	// fetchers), the Host its handlers are handed; cluster (broker_cluster.go) is what it asks of
+	// the engine.
+	*brk.Broker
 	id    int32
 	state brokerState
 	// incarnation rises at every start; timers and requests of an older one are ignored.
@@ -64,23 +54,14 @@ type broker struct {
 	diskFailed  bool
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
 	brokerEpoch int64
-	// hosted are the partitions the broker has a replica of, in pid order, and replicas those
-	// replicas, in the same order; index finds a partition's place in both (replicaOf).
-	hosted   []int32
-	replicas []replica
-	index    *hostIndex
-	fetchers brk.FetcherManager
-	// rm is its replica manager (package broker's so far: LeaderAndIsr, StopReplica, the HW
-	// checkpoint task), over fetchers.
-	rm brk.ReplicaManager
-	// fetchSessions is the FetchSessionCache of the followers fetching from this broker.
-	fetchSessions fetchSessionCache
+	// rm and fetchers are Broker's replica manager (LeaderAndIsr, StopReplica, the HW
+	// checkpoint task, Fetch with the FetchSessionCache of the followers fetching from this
+	// broker, Produce, the ISR's changes) and fetcher manager.
+	rm       *brk.ReplicaManager
+	fetchers *brk.FetcherManager
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool
 	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
 	shutdownAttempts int
-	// host is what its fetcher threads and replica manager ask of it and of the cluster
-	// (broker_host.go).
-	host *host
 }

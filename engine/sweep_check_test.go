@@ -86,18 +86,11 @@ func (s *sweepRun) converged(staleHW bool) string {
 // one that arrived after a new leader epoch restarted its fetch state. Its HW then waits for the
 // next produce, as Kafka's does; the sweep's last check, after the final produce, requires it.
 func (s *sweepRun) sessionSentHW(pid, leader, f int32, hw int64) bool {
-	lr := s.e.brokers[leader].replicaOf(pid)
+	lr := s.e.brokers[leader].Replica(pid)
 	if lr == nil {
 		return false
 	}
-	for _, ref := range lr.fetchSessions {
-		if ref.s.ReplicaID() == f {
-			if cp := ref.s.find(pid); cp != nil && cp.highWatermark == hw {
-				return true
-			}
-		}
-	}
-	return false
+	return lr.SessionSentHW(f, hw)
 }
 
 // finalProduce sends one acks=all record to every partition of the converged cluster and

@@ -323,7 +323,7 @@ func (s *sweepRun) healthy(p *partition) bool {
 	if e.ctrl.Leader(p.pid) < 0 {
 		return false
 	}
-	for i, x := range p.hosts {
+	for _, x := range p.hosts {
 		if !s.settled(x) || !e.ctrl.InISR(p.pid, x) {
 			return false
 		}
@@ -332,7 +332,7 @@ func (s *sweepRun) healthy(p *partition) bool {
 		// lost part of (power loss) and not yet fetched back. It counts as healthy only once it
 		// follows the current epoch and has applied a fetch response in it.
 		stale := !s.e.era.failoverOfflinesDeadReplicas
-		if r := p.replicas[i]; (s.mode.oneLeaderChange || stale) && (!r.Known() || r.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid) || !r.HWConfirmed()) {
+		if r := e.replicaOn(p.pid, x); (s.mode.oneLeaderChange || stale) && (!r.Known() || r.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid) || !r.HWConfirmed()) {
 			return false
 		}
 	}

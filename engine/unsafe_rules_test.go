@@ -38,7 +38,7 @@ func TestMaximalISR(t *testing.T) {
 			}
 			e.unsafe.committedISROnly = unsafe
 			p := e.partitions[0]
-			leader := p.replicaOn(1)
+			leader := e.replicaOn(p.pid, 1)
 			produce := func(acks Acks) { mustApply(t, e, Action{Do: "produce", Topic: "t", Partition: i32(0), Acks: &acks}) }
 			link := func(from, to int32, down bool) {
 				mustApply(t, e, Action{Do: "link", From: i32(from), To: i32(to), Down: down})
@@ -89,7 +89,7 @@ func TestEpochStartRule(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
 			e.unsafe.noEpochStartRule = unsafe
-			r := p.replicaOn(0)
+			r := e.replicaOn(p.pid, 0)
 			r.Log().AppendAsLeader(r.LeaderEpoch(), []int64{101, 102, 103, 104, 105})
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.
 			r.Log().SetHighWatermark(1)
@@ -97,7 +97,7 @@ func TestEpochStartRule(t *testing.T) {
 			r.State().Commit([]int32{0, 2})
 			rr := r.Remote(1)
 			rr.SetLogEndOffsetForTest(-1)
-			e.updateFollowerFetchState(r, 1, 1, 0, 5, e.brokers[1].brokerEpoch)
+			followerFetch(e, p, 1, 1, -1) // Replica.updateFetchState at offset 1, then maybeExpandIsr
 			joined := r.State().Expanding() && slices.Contains(r.State().PendingISR(), 1)
 			if joined != unsafe {
 				t.Fatalf("follower at offset 1 asked into the ISR: %v, want %v", joined, unsafe)

@@ -10,8 +10,8 @@
 //     requests carried, Build gathering a Fetch's partitions), its loop (DoWork: maybeTruncate,
 //     maybeFetch) and its answers' handling with every error path (Handle*, RequestFailed), and
 //     the broker's FetcherManager (AbstractFetcherManager, with getFetcherId's hash). They see
-//     the thread, the message and a Follower: what they ask of the rest of the broker and of the
-//     cluster, which the engine implements per broker while the replica manager is its.
+//     the thread, the message and a Follower: what they ask of the rest of the broker (the
+//     Broker answers) and of the cluster (which it asks of its Cluster).
 //   - the ReplicaManager's handling of the controller's requests: LeaderAndIsr
 //     (BecomeLeaderOrFollower, makeLeaders, makeFollowers, MakeLeader, MakeFollower: Partition's
 //     makeLeader and makeFollower), StopReplica, the HW checkpoint task, and the controller epoch
@@ -21,9 +21,12 @@
 //     answers to a follower's OffsetsForLeaderEpoch and ListOffsets (leader_answers.go), and
 //     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
-//     own ZooKeeper write, which Host.UpdateIsr answers). It reaches the leader's side of the broker (fetch sessions, parked fetches and
-//     produces, the HW's advance), still the engine's, and the cluster through Host, a Follower
-//     with more.
+//     own ZooKeeper write, which Host.UpdateIsr answers), and the leader's side of Fetch
+//     (leader_fetch.go: FetchManager.newContext and ReplicaManager.fetchMessages, Partition
+//     .fetchRecords, updateFollowerFetchState; fetch_session.go: the FetchSessions of the
+//     FetchSessionCache and their CachedPartitions, read only where dirty; delayed_fetch.go:
+//     DelayedFetch, the fetch purgatory's checks, completions and expiry). It reaches the rest
+//     of the broker and the cluster through Host, a Follower with more.
 //   - a replica's truncations and a follower's HW (truncation.go: Log.truncateTo,
 //     truncateFullyAndStartAt, the HW a fetch answer carries), telling the rest of the broker
 //     through Host.
@@ -32,12 +35,17 @@
 //     FetchSessionCache over the sessions' FetchSession metadata, the produce purgatory
 //     (DelayedProduce, ProducePurgatory), and the log's side of truncation
 //     (LastOffsetForLeaderEpoch, TruncationOffset).
-//   - the part of a replica's Partition that reads only its own state (broker, leader, leader
-//     epoch, known, offline, HW confirmed, partition epoch, epoch start offset, HW checkpoint,
-//     unflushed count, the log, the followers' Replicas, the ISR's PartitionState, the parked
-//     produces), which the engine's replica embeds.
+//   - a replica's Partition (broker, leader, leader epoch, known, offline, HW confirmed,
+//     partition epoch, its pid, epoch start offset, HW checkpoint, unflushed count, the log, the
+//     followers' Replicas, the ISR's PartitionState, the parked produces and full fetches, the
+//     fetch sessions caching it), which the engine's replica is (an alias).
+//   - the Broker (broker.go): its replicas by pid (HostIndex, the static assignment), its
+//     ReplicaManager and FetcherManager, the Host it hands them, the process's effects on them
+//     (Started, Stopped, LosePageCache, ShutDown, FailLogDir), over a Cluster (host.go): what
+//     it asks of the cluster, which the engine implements per broker (broker_cluster.go).
 //
-// The rest is still package engine's: broker.go (the process), leader_fetch.go,
-// fetch_session*.go, isr.go (a HW move's events), and replica_manager.go (what a crash
-// forgets, a truncation's event).
+// The rest is still package engine's: broker.go (the process: its state, incarnation, isolation,
+// ZooKeeper registration and controlled shutdown), fetch_messages.go (the Fetch answers'
+// storage, which the engine reuses), isr.go (a HW move's events), replica_manager.go (a
+// truncation's event), and the handlers' dispatch (network.go, engine.go's timers).
 package broker

@@ -78,6 +78,7 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	}
 	if len(d.Records) > 0 {
 		log.AppendAsFollower(d.Records)
+		h.Replica(pid).SessionsChanged() // the leader's sessions caching it, if it led before
 		h.Appended(pid, len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		t.NoteChange(st)

@@ -27,7 +27,7 @@ func newFakeFollower(pids ...int32) *fakeFollower {
 		rules: FetcherRules{EpochRequests: true, Fencing: true, TruncateOnFetch: true, Sessions: true,
 			BackoffMs: 1000, MaxWaitMs: 500, MinBytes: 1}}
 	for _, pid := range pids {
-		p := NewPartition(1)
+		p := NewPartition(1, pid)
 		h.replicas[pid] = &p
 	}
 	return h

@@ -4,10 +4,9 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 
 // Follower is what a broker's fetcher threads ask of the rest of their broker and of the cluster
 // as they work (AbstractFetcherThread.doWork: fetcher_work.go) and handle their answers
-// (fetcher_answers.go), and what its fetcher manager does (fetcher_manager.go). The engine implements it, once per broker, while the replica manager
-// (the log's truncation and appends with their events, the high watermark, the fetch sessions a
-// leader keeps) is still the engine's: when the broker's handlers are all this package's, what is
-// left of it is the broker's Cluster (docs/engine.md).
+// (fetcher_answers.go), and what its fetcher manager does (fetcher_manager.go). A Broker is one:
+// it answers what is the broker's (its replicas, the replica manager's changes to them) and asks
+// the rest of its Cluster; the package's tests fake it whole.
 type Follower interface {
 	// Now is the simulated time; Rules the era's and the config's rules for fetching.
 	Now() int64
@@ -33,7 +32,8 @@ type Follower interface {
 
 	// The replica manager's changes to the replica of pid, each with its events:
 	// Truncate cuts its log to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
-	// starts it at offset; Appended follows an append of n records (flush, sessions, HW);
+	// starts it at offset; Appended follows an append of n records (the flush count: the fetch
+	// sessions are told by the caller);
 	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW;
 	// Failed says the thread stopped fetching it.
 	Truncate(pid int32, offset int64, why string)

@@ -62,7 +62,7 @@ func TestTruncationWithFakeBroker(t *testing.T) {
 	h, rm, p := leaderWithFollowers(t, []int32{1}, IsrRules{})
 	p.Log().SetHighWatermark(2)
 	rm.Truncate(h, 0, p, 1, "test")
-	want := []string{"sessions 0", "truncated 0 from 2 (1 cut): test", "hw 0: 2 → 1 (truncation, follower -1)", "log cut 0 at 1"}
+	want := []string{"truncated 0 from 2 (1 cut): test", "hw 0: 2 → 1 (truncation, follower -1)", "log cut 0 at 1"}
 	if !slices.Equal(h.calls, want) || p.Log().LogEndOffset() != 1 {
 		t.Errorf("truncate to 1: calls %q, LEO %d; want %q, 1", h.calls, p.Log().LogEndOffset(), want)
 	}

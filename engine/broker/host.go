@@ -5,31 +5,62 @@ import (
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
-// Host is what a broker's replica manager (replica_manager.go) asks of the rest of its broker and
-// of the cluster: what its fetcher threads ask (Follower), and, while the leader's side of the
-// broker (its fetch sessions, the parked fetches and produces, the high watermark's advance) is
-// still the engine's, the calls into it. When that side is this package's too, what is left of
-// Host is the broker's Cluster (docs/engine.md).
+// Host is what a broker's replica manager (replica_manager.go) and fetcher threads ask of the
+// rest of their broker and of the cluster: what the threads ask (Follower), the broker's replicas
+// by name and in order, and what the broker asks of the cluster (Cluster). A Broker is one; the
+// package's tests fake it whole.
 type Host interface {
 	Follower
+	Cluster
+	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none); Hosted
+	// lists the broker's pids in order.
+	ReplicaNamed(tp protocol.TP) (int32, *Partition)
+	Hosted() []int32
+}
+
+// Cluster is what a Broker asks of the cluster it runs in, which the engine implements per
+// broker (as controller.Cluster is the controller's): time, the era's and the config's rules
+// (read at each use: a config step may change them), the partitions' names and the static
+// assignment, the network (Send, with the storage of a fetch round's messages, which the engine
+// reuses once done: recycle.go), timers on the run's agenda, its process's state (running,
+// shutting down, dead, and its registration's broker epoch), events and the observers' facts,
+// and the named shortcuts to the cluster's state (the active controller, an ISR member's
+// eligibility, and before 2.7 ZooKeeper's answer to the leader's own ISR write).
+type Cluster interface {
+	// What a fetcher thread asks of the cluster (Follower says what each is).
+	Now() int64
+	Rules() FetcherRules
+	Dead() bool
+	BrokerEpoch() int64
+	PidOf(tp protocol.TP) int32
+	TP(pid int32) protocol.TP
+	Send(m *protocol.Message)
+	NewFetch() *FetchMessage
+	KeepFetch(x *FetchMessage)
+	ScheduleWake(t *FetcherThread, at int64)
+	Failed(pid int32, why string)
+	FetcherStarted(id, leader int32)
+	FetcherStopped(id, leader int32)
+	Exit(pid int32, why string)
+	// FlushIntervalMessages is log.flush.interval.messages.
+	FlushIntervalMessages() int64
 	// ReplicaRules are the era's and the config's rules for the replica manager.
 	ReplicaRules() ReplicaRules
 	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
 	ShuttingDown() bool
-	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none).
-	ReplicaNamed(tp protocol.TP) (int32, *Partition)
 	// Assignment is pid's replica list in the original assignment order (the followers' state
-	// keeps that order); Hosted lists the broker's pids in order.
+	// keeps that order).
 	Assignment(pid int32) []int32
-	Hosted() []int32
 
-	// The leader's side, still the engine's: the fetch sessions caching pid are told its state
-	// changed; the parked produces and fetches on it are checked; the HW may advance
-	// (Partition.maybeIncrementLeaderHW, reporting whether it moved).
-	SessionsChanged(pid int32)
-	CompleteDelayedProduces(pid int32)
-	TryCompleteWatchers(pid int32)
-	MaybeIncrementHW(pid int32) bool
+	// The leader's side of Fetch (leader_fetch.go, delayed_fetch.go): the rules; the answers'
+	// sending, whose storage is the engine's (it reuses a fetch round's messages once done):
+	// SendFetchResponse sends a full answer, SendSessionAnswer an incremental one whose
+	// partitions are in a buffer the replica manager reuses (copied out at their size); and a
+	// parked fetch's timeout.
+	LeaderFetchRules() LeaderFetchRules
+	SendFetchResponse(req *protocol.Message, resp protocol.FetchResponse)
+	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
+	ScheduleFetchTimeout(df *DelayedFetch, at int64)
 	// HWConfirmed is the observers' fact that pid's HW now comes from the current leadership.
 	HWConfirmed(pid int32)
 	// LeaderAndIsrRejected says a LeaderAndIsr was refused whole: err with the request's epoch
@@ -49,8 +80,8 @@ type Host interface {
 	IsrRules() IsrRules
 	IsrEligible(broker int32) bool
 	// The leader's HW (high_watermark.go): the rules, and a HW move, with its events and facts
-	// (the fetch sessions caching the partition, the trace, the checker), naming the follower
-	// whose fetch moved it (-1: none).
+	// (the trace, the checker; a Broker tells the sessions caching the partition first),
+	// naming the follower whose fetch moved it (-1: none).
 	HWRules() HWRules
 	HWChanged(pid int32, old int64, role string, follower int32)
 	// A truncation (truncation.go): its event (the records cut), and the checker's fact.

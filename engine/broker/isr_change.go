@@ -141,11 +141,11 @@ func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Messa
 			p.state.WaitForMetadata()
 			return
 		}
-		h.SessionsChanged(pid)
+		p.SessionsChanged()
 		p.state.Commit(resp.ISR)
 		p.partitionEpoch = resp.PartitionEpoch
-		if h.MaybeIncrementHW(pid) {
-			h.CompleteDelayedProduces(pid)
+		if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
+			rm.CompleteDelayedProduces(h, pid, p)
 		}
 	case protocol.ErrIneligibleReplica:
 		p.state.Revert() // back to the last committed state
@@ -183,7 +183,7 @@ func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string,
 		h.IsrWriteSkipped(pid, verb, newISR, p.partitionEpoch, w)
 		return
 	}
-	h.SessionsChanged(pid)
+	p.SessionsChanged()
 	p.state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	p.partitionEpoch = w.Version
 	h.IsrWritten(pid, verb, w)

@@ -6,16 +6,15 @@ import (
 	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
-// Partition is the part of a broker's Partition object (Partition.scala, with its log's
-// checkpointed HW and flush count) that reads only its own state: the broker holding it, the
-// leader and leader epoch it knows, whether a LeaderAndIsr created
-// it since the broker started (known), whether its log directory failed (offline), whether its
-// HW comes from the current leadership (HWConfirmed), the partition epoch (the zkVersion before
-// KIP-497's AlterPartition), the leader's epoch start offset, the HW checkpoint
-// (replication-offset-checkpoint) and the records appended since the last flush. The engine's
-// replica embeds it first (the leader's per-partition fetch path reads these first) beside the
-// log, the followers, the ISR state and the parked operations, which move here in later steps
-// (docs/engine.md).
+// Partition is a broker's Partition object (Partition.scala, with its log's checkpointed HW and
+// flush count): the broker holding it, the leader and leader epoch it knows, whether a
+// LeaderAndIsr created it since the broker started (known), whether its log directory failed
+// (offline), whether its HW comes from the current leadership (HWConfirmed), the partition epoch
+// (the zkVersion before KIP-497's AlterPartition), its pid, the leader's epoch start offset, the
+// HW checkpoint (replication-offset-checkpoint) and the records appended since the last flush,
+// then the log, the followers, the ISR state, the parked produces and full fetches, and the
+// fetch sessions caching it. The leader's per-partition fetch path reads the first fields first.
+// The engine's replicas are these.
 type Partition struct {
 	broker      int32 // the broker holding this replica (localBrokerId)
 	leader      int32 // -1: none known
@@ -26,8 +25,12 @@ type Partition struct {
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
 	// has applied a fetch response in its current leader epoch). A HW recovered from the
 	// checkpoint after a restart is only a claim until then.
-	hwConfirmed      bool
-	partitionEpoch   int32
+	hwConfirmed    bool
+	partitionEpoch int32
+	// pid is the partition's dense id (the engine's names: protocol.TP on the wire). Here, in
+	// the padding before epochStartOffset: a session's or a watch list's partition is named by
+	// it, without a pointer back into the engine.
+	pid              int32
 	epochStartOffset int64 // only while leader; -1 otherwise
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
@@ -40,24 +43,30 @@ type Partition struct {
 	// state is the committed ISR (leader only) and the change in flight (KIP-497).
 	state    PartitionState
 	produces ProducePurgatory
+	// watchers are the full fetches parked on this leader replica (an incremental fetch waits
+	// through its session: fetchSessions); fetchSessions are the broker's fetch sessions caching
+	// the partition, each with where the partition was last found among its partitions.
+	watchers      []*DelayedFetch
+	fetchSessions []sessionRef
 }
 
-// NewPartition is broker b's replica of a partition, before any LeaderAndIsr (ResetMemory).
-func NewPartition(b int32) Partition {
-	p := Partition{broker: b}
+// NewPartition is broker b's replica of partition pid, before any LeaderAndIsr (ResetMemory).
+func NewPartition(b, pid int32) Partition {
+	p := Partition{broker: b, pid: pid}
 	p.ResetMemory()
 	return p
 }
 
-// Init makes the zero Partition p broker b's replica before any LeaderAndIsr, in place: what
-// NewPartition returns, without copying a large struct (a cluster's build makes millions).
-func (p *Partition) Init(b int32) {
-	p.broker = b
+// Init makes the zero Partition p broker b's replica of pid before any LeaderAndIsr, in place:
+// what NewPartition returns, without copying a large struct (a cluster's build makes millions).
+func (p *Partition) Init(b, pid int32) {
+	p.broker, p.pid = b, pid
 	p.leader, p.leaderEpoch = -1, -1
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
 
 func (p *Partition) Broker() int32      { return p.broker }
+func (p *Partition) Pid() int32         { return p.pid }
 func (p *Partition) Leader() int32      { return p.leader }
 func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
 
@@ -78,15 +87,24 @@ func (p *Partition) HWCheckpoint() int64     { return p.hwCheckpoint }
 func (p *Partition) Unflushed() int64        { return p.unflushed }
 
 // ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
-// leader, leader epoch, partition epoch or epoch start offset, no followers' state and no
-// parked produces, and an empty ISR. The HW checkpoint and the unflushed count are on disk.
+// leader, leader epoch, partition epoch or epoch start offset, no followers' state, no parked
+// produces or fetches, no fetch sessions caching it, and an empty ISR. The log, the HW
+// checkpoint and the unflushed count are on disk.
 func (p *Partition) ResetMemory() {
 	p.known, p.hwConfirmed, p.offline = false, false, false
 	p.leader, p.leaderEpoch = -1, -1
 	p.state.Commit(nil)
 	p.remotes = nil
 	p.produces.Clear()
+	p.watchers, p.fetchSessions = nil, nil
 	p.partitionEpoch, p.epochStartOffset = -1, -1
+}
+
+// DropParked drops the produces and full fetches parked on it unanswered: the process stopped
+// (its sessions go with the FetchSessionCache: ReplicaManager.LoseFetchSessions).
+func (p *Partition) DropParked() {
+	p.watchers = nil
+	p.produces.Clear()
 }
 
 // Create marks it created by a LeaderAndIsr (getOrCreatePartition).

@@ -9,7 +9,7 @@ import (
 // its appends counted toward a flush, its HW checkpointed, then a crash forgetting what is in
 // memory and keeping what is on disk.
 func TestPartitionLife(t *testing.T) {
-	p := NewPartition(2)
+	p := NewPartition(2, 0)
 	if p.Broker() != 2 || p.Leader() != -1 || p.LeaderEpoch() != -1 || p.IsLeader() || p.Known() || p.Offline() || p.HWConfirmed() || p.PartitionEpoch() != -1 || p.EpochStartOffset() != -1 {
 		t.Fatalf("reset partition: known %v offline %v confirmed %v epoch %d start %d", p.Known(), p.Offline(),
 			p.HWConfirmed(), p.PartitionEpoch(), p.EpochStartOffset())
@@ -60,7 +60,7 @@ func TestPartitionLife(t *testing.T) {
 // order; a leader staying on keeps what it knew of them, a new leader starts them over; a crash
 // forgets them.
 func TestPartitionRemotes(t *testing.T) {
-	p := NewPartition(1)
+	p := NewPartition(1, 0)
 	p.ResetRemotes(100, []int32{2, 1, 0}, []int32{1, 2}, false, 5)
 	if rs := p.Remotes(); len(rs) != 2 || rs[0].Broker() != 2 || rs[1].Broker() != 0 || p.Remote(1) != nil {
 		t.Fatalf("followers %+v, want 2 and 0", rs)
@@ -98,8 +98,8 @@ func TestPartitionRemotes(t *testing.T) {
 // TestPartitionInit: Init on a zero Partition is NewPartition.
 func TestPartitionInit(t *testing.T) {
 	var p Partition
-	p.Init(3)
-	if q := NewPartition(3); !reflect.DeepEqual(p, q) {
+	p.Init(3, 4)
+	if q := NewPartition(3, 4); !reflect.DeepEqual(p, q) {
 		t.Fatalf("Init gives %+v, NewPartition %+v", p, q)
 	}
 }

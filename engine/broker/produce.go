@@ -58,9 +58,10 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	}
 	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
 	h.LeaderAppended(pid, base)
+	p.SessionsChanged()
 	h.Appended(pid, len(req.RecordIDs))
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
-	h.TryCompleteWatchers(pid)
+	rm.TryCompleteWatchers(h, p)
 	if hwMoved {
 		rm.CompleteDelayedProduces(h, pid, p)
 	}

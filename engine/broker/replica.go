@@ -41,7 +41,7 @@ func (rr *Replica) LastFetchLeaderLogEndOffset() int64 { return rr.lastFetchLead
 func (rr *Replica) BrokerEpoch() int64 { return rr.brokerEpoch }
 
 // LastFetchTime and LastCaughtUpTime are the stored times; a leader whose fetch sessions read
-// the partition without writing them down knows later ones (engine: followerTimes).
+// the partition without writing them down knows later ones (Partition.FollowerTimes).
 func (rr *Replica) LastFetchTime() int64    { return rr.lastFetchTime }
 func (rr *Replica) LastCaughtUpTime() int64 { return rr.lastCaughtUpTime }
 

@@ -6,16 +6,30 @@ import (
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
-// ReplicaManager is a broker's ReplicaManager, the part of it this package holds so far: the
-// controller epoch it has seen, its fetcher manager, whether its HW checkpoint task runs, and
-// its handling of the controller's requests: LeaderAndIsr (becomeLeaderOrFollower, with
-// makeLeaders and makeFollowers, and Partition.makeLeader and makeFollower) and StopReplica. Its
-// replicas are the engine's while their leader's side is (Host).
+// ReplicaManager is a broker's ReplicaManager: the controller epoch it has seen, its fetcher
+// manager, whether its HW checkpoint task runs, the FetchSessionCache of the followers fetching
+// from it, and its handling of the controller's requests (LeaderAndIsr: becomeLeaderOrFollower,
+// with makeLeaders and makeFollowers, and Partition.makeLeader and makeFollower; StopReplica), of
+// Fetch (leader_fetch.go, delayed_fetch.go), Produce (produce.go), the ISR's changes
+// (isr_change.go) and the follower's OffsetsForLeaderEpoch and ListOffsets (leader_answers.go).
+// Its replicas are found through Host.
 type ReplicaManager struct {
 	broker          int32
 	controllerEpoch int32 // the highest seen
 	checkpointing   bool  // the HW checkpoint task has started
 	fetchers        *FetcherManager
+	// sessions is the FetchSessionCache (Kafka's FetchManager holds it; here the one who reads
+	// it does). It is lost with the process (LoseFetchSessions).
+	sessions FetchSessionCache
+	// parkSeq numbers the fetches parked on the broker in the order they were parked (Kafka's
+	// watch lists keep that order, and complete them in it). It never goes back: a timer checks
+	// the number of the park it was set for.
+	parkSeq uint64
+	// Buffers the fetch sessions' reads reuse: the dirty indices handed out (takeDirty), a
+	// session read's data, and a parked session fetch's answer (completeSessionFetch).
+	dirtySpare  []int32
+	sessionData []protocol.FetchPartitionData
+	answerData  []protocol.FetchPartitionData
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -29,6 +43,9 @@ func (rm *ReplicaManager) ControllerEpoch() int32 { return rm.controllerEpoch }
 // Checkpointing reports whether the HW checkpoint task runs (it starts with the first
 // LeaderAndIsr).
 func (rm *ReplicaManager) Checkpointing() bool { return rm.checkpointing }
+
+// FetchSessions is the broker's FetchSessionCache.
+func (rm *ReplicaManager) FetchSessions() *FetchSessionCache { return &rm.sessions }
 
 // Started is the replica manager of a broker process that just started: no controller epoch
 // seen, no checkpoint task.
@@ -134,7 +151,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
 	}
-	h.SessionsChanged(pid) // before the followers' state is reset
+	r.SessionsChanged() // before the followers' state is reset
 	wasLeader := r.IsLeader()
 	r.Create()
 	r.State().Commit(arena.clone(ps.ISR))
@@ -156,10 +173,10 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 		h.HWConfirmed(pid)
 	}
 	h.BecameLeader(pid)
-	if h.MaybeIncrementHW(pid) {
-		h.CompleteDelayedProduces(pid)
+	if rm.MaybeIncrementLeaderHW(h, pid, r, -1) {
+		rm.CompleteDelayedProduces(h, pid, r)
 	}
-	h.TryCompleteWatchers(pid)
+	rm.TryCompleteWatchers(h, r)
 }
 
 func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []protocol.LeaderAndIsrState, liveLeaders []int32) {
@@ -171,7 +188,7 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 		if !slices.Contains(liveLeaders, ps.Leader) {
 			// The new leader is not alive (or there is none): Kafka only creates the log and
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
-			h.SessionsChanged(pid)
+			r.SessionsChanged()
 			r.Create()
 			continue
 		}
@@ -199,12 +216,13 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 // logManager.truncateTo(... highWatermark) and then tryCompleteDelayedProduce, and only the
 // adding of fetchers waits on isShuttingDown.
 func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
-	log := h.Replica(pid).Log()
+	r := h.Replica(pid)
+	log := r.Log()
 	if rules.TruncateToHW {
 		h.Truncate(pid, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 	}
-	h.CompleteDelayedProduces(pid)
-	h.TryCompleteWatchers(pid)
+	rm.CompleteDelayedProduces(h, pid, r)
+	rm.TryCompleteWatchers(h, r)
 	if h.ShuttingDown() {
 		return PartitionFetchState{}, false
 	}
@@ -220,7 +238,7 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return false
 	}
-	h.SessionsChanged(pid) // before its follower state goes
+	r.SessionsChanged() // before its follower state goes
 	newEpoch := ps.LeaderEpoch > r.LeaderEpoch()
 	restart := newEpoch
 	if !rules.FollowerRestartsOnNewEpoch {

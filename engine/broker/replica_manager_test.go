@@ -21,6 +21,15 @@ type fakeHost struct {
 	lastProduce  *DelayedProduce
 	zk           IsrWrite
 	controller   int32
+	fetchRules   LeaderFetchRules
+	// fetchTimeouts are the parked fetches' timeouts set, in order.
+	fetchTimeouts []fetchTimeout
+}
+
+type fetchTimeout struct {
+	df  *DelayedFetch
+	seq uint64
+	at  int64
 }
 
 func (h *fakeHost) ReplicaRules() ReplicaRules { return h.replicaRules }
@@ -40,11 +49,24 @@ func (h *fakeHost) Hosted() []int32 {
 func (h *fakeHost) note(format string, args ...any) {
 	h.calls = append(h.calls, fmt.Sprintf(format, args...))
 }
-func (h *fakeHost) SessionsChanged(pid int32)         { h.note("sessions %d", pid) }
-func (h *fakeHost) CompleteDelayedProduces(pid int32) { h.note("produces %d", pid) }
-func (h *fakeHost) TryCompleteWatchers(pid int32)     { h.note("fetches %d", pid) }
-func (h *fakeHost) MaybeIncrementHW(pid int32) bool   { h.note("hw %d", pid); return false }
-func (h *fakeHost) HWConfirmed(pid int32)             { h.note("confirmed %d", pid) }
+func (h *fakeHost) HWConfirmed(pid int32) { h.note("confirmed %d", pid) }
+
+func (h *fakeHost) LeaderFetchRules() LeaderFetchRules { return h.fetchRules }
+func (h *fakeHost) FlushIntervalMessages() int64       { return 1 << 62 }
+
+// SendFetchResponse and SendSessionAnswer send the answer as the engine does, from the leader
+// (broker 1) to the fetch's sender; a session answer's partitions are copied out of the replica
+// manager's buffer.
+func (h *fakeHost) SendFetchResponse(req *protocol.Message, resp protocol.FetchResponse) {
+	h.Send(&protocol.Message{Type: protocol.MsgFetchResponse, From: 1, To: req.From, ReplyTo: req.ID, FetchResponse: &resp})
+}
+func (h *fakeHost) SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse) {
+	resp.Partitions = slices.Clone(resp.Partitions)
+	h.SendFetchResponse(req, resp)
+}
+func (h *fakeHost) ScheduleFetchTimeout(df *DelayedFetch, at int64) {
+	h.fetchTimeouts = append(h.fetchTimeouts, fetchTimeout{df, df.Seq(), at})
+}
 func (h *fakeHost) LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64) {
 	h.note("rejected %s: %d < %d", err, requested, current)
 }
@@ -107,8 +129,7 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 	}
 	resp := rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(0, 1, 1), state(1, 0, 1)}, LiveLeaders: []int32{0, 1}})
-	want := []string{"sessions 0", "confirmed 0", "leader 0", "hw 0", "fetches 0", "sessions 1", "follower 1 of 0 at 1", "produces 1", "fetches 1",
-		"started fetcher 0 for 0"}
+	want := []string{"confirmed 0", "leader 0", "follower 1 of 0 at 1", "started fetcher 0 for 0"}
 	if resp.Error != protocol.ErrNone || len(resp.Partitions) != 2 || !slices.Equal(h.calls, want) {
 		t.Fatalf("LeaderAndIsr: %+v, calls %q; want %q", resp, h.calls, want)
 	}
@@ -157,9 +178,8 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 	h.calls = nil
 	rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(1, 0, 2)}, LiveLeaders: []int32{0, 1}})
-	want = []string{"sessions 1", "follower 1 of 0 at 2",
-		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "produces 1", "fetches 1",
-		"started fetcher 0 for 0"}
+	want = []string{"follower 1 of 0 at 2",
+		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "started fetcher 0 for 0"}
 	if !slices.Equal(h.calls, want) {
 		t.Errorf("before KIP-101: calls %q, want %q", h.calls, want)
 	}

@@ -69,7 +69,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	}
 	// Records cut, or an empty log started anew below its old start (Kafka's truncateTo calls
 	// truncateFullyAndStartAt when the target is below the first segment): its end moved.
-	h.SessionsChanged(pid)
+	p.SessionsChanged()
 	h.Truncated(pid, oldLEO, cut, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
 		h.HWChanged(pid, oldHW, "truncation", -1)
@@ -83,7 +83,7 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	dropped := p.log.Records()
 	oldLEO, oldHW := p.log.LogEndOffset(), p.log.HighWatermark()
 	p.log.TruncateFullyAndStartAt(offset)
-	h.SessionsChanged(pid)
+	p.SessionsChanged()
 	rm.fetchers.LogStartMoved(pid)
 	h.Truncated(pid, oldLEO, dropped, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {

@@ -6,28 +6,26 @@ import (
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
-// host is broker b's brk.Host (and so its brk.Follower): what its fetcher threads and replica
-// manager ask of the rest of the broker (its replicas, the replica manager's changes to them with
-// their events, the leader's side: fetch sessions, parked fetches and produces, the HW) and of
-// the cluster (time, the era's rules, the network, timers). Each broker has one, made with it, so
-// a thread's turn allocates none.
-type host struct {
+// cluster is broker b's brk.Cluster: what its brk.Broker asks of the engine (time, the era's and
+// the config's rules, names, the network and the storage of a fetch round's messages, timers on
+// the agenda, its process's state, events and the observers' facts, the shortcuts). Each broker
+// has one, made with it, so a thread's turn allocates none.
+type cluster struct {
 	e *Engine
 	b *broker
 }
 
-func (h *host) Now() int64         { return h.e.now }
-func (h *host) Dead() bool         { return h.b.state == brokerDead }
-func (h *host) BrokerID() int32    { return h.b.id }
-func (h *host) BrokerEpoch() int64 { return h.b.brokerEpoch }
-func (h *host) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
-func (h *host) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
-func (h *host) Send(m *Message)    { h.e.send(m) }
+func (h *cluster) Now() int64         { return h.e.now }
+func (h *cluster) Dead() bool         { return h.b.state == brokerDead }
+func (h *cluster) BrokerEpoch() int64 { return h.b.brokerEpoch }
+func (h *cluster) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
+func (h *cluster) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
+func (h *cluster) Send(m *Message)    { h.e.send(m) }
 
 // NewFetch hands out the engine's spare Fetch storage, a new one if there is none; KeepFetch
 // takes one built but not sent back as the spare (one for the whole cluster: a thread that builds
 // a Fetch sends it at once).
-func (h *host) NewFetch() *brk.FetchMessage {
+func (h *cluster) NewFetch() *brk.FetchMessage {
 	if x := h.e.spareFetch; x != nil {
 		h.e.spareFetch = nil
 		return x
@@ -35,12 +33,10 @@ func (h *host) NewFetch() *brk.FetchMessage {
 	return &brk.FetchMessage{}
 }
 
-func (h *host) KeepFetch(x *brk.FetchMessage) { h.e.spareFetch = x }
-
-func (h *host) Replica(pid int32) *brk.Partition { return &h.b.replicaOf(pid).Partition }
+func (h *cluster) KeepFetch(x *brk.FetchMessage) { h.e.spareFetch = x }
 
 // Rules reads the era and the config at each turn: a config action can change the settings.
-func (h *host) Rules() brk.FetcherRules {
+func (h *cluster) Rules() brk.FetcherRules {
 	e := h.e
 	return brk.FetcherRules{EpochRequests: e.era.epochRequests, EmptyCacheAsks: e.era.emptyCacheAsks,
 		Fencing: e.era.fencing, TruncateOnFetch: e.era.truncateOnFetch, Sessions: e.era.fetchSessions,
@@ -49,50 +45,31 @@ func (h *host) Rules() brk.FetcherRules {
 		UncleanElection: e.cfg.UncleanLeaderElectionEnable, WalkAll: e.followerWalkAll, Check: e.followerCheck}
 }
 
-func (h *host) ScheduleWake(t *brk.FetcherThread, at int64) {
+func (h *cluster) ScheduleWake(t *brk.FetcherThread, at int64) {
 	h.e.schedule(fetcherWake{h.e.timer(h.b), fetcherKey(t.Leader(), t.ID())}.due(at))
 }
 
-func (h *host) Truncate(pid int32, offset int64, why string) {
-	h.b.rm.Truncate(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
+// FlushIntervalMessages is read at each append: a config action can change it.
+func (h *cluster) FlushIntervalMessages() int64 { return h.e.cfg.LogFlushIntervalMessages }
+
+func (h *cluster) Truncated(pid int32, oldLEO int64, cut []commitlogRecord, why string) {
+	h.e.emitTruncate(h.b.Replica(pid), oldLEO, cut, why)
 }
 
-func (h *host) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	h.b.rm.TruncateFullyAndStartAt(h, pid, &h.b.replicaOf(pid).Partition, offset, why)
-}
+func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(h.b.Replica(pid), to) }
 
-func (h *host) Appended(pid int32, n int) { h.e.afterAppend(h.b.replicaOf(pid), n) }
-
-// LogStartMoved tells the leader's sessions caching the partition (a Fetch answer carries the
-// log start) and the broker's threads fetching it (a Fetch carries it too).
-func (h *host) LogStartMoved(pid int32) {
-	r := h.b.replicaOf(pid)
-	h.e.sessionsChanged(r)
-	h.e.logStartMoved(r)
-}
-
-func (h *host) SetHighWatermark(pid int32, hw int64) {
-	h.b.rm.SetFollowerHW(h, pid, &h.b.replicaOf(pid).Partition, hw)
-}
-
-func (h *host) Truncated(pid int32, oldLEO int64, cut []commitlogRecord, why string) {
-	h.e.emitTruncate(h.b.replicaOf(pid), oldLEO, cut, why)
-}
-
-func (h *host) LogCut(pid int32, to int64) { h.e.noteLogCut(h.b.replicaOf(pid), to) }
-
-func (h *host) Failed(pid int32, why string) {
+func (h *cluster) Failed(pid int32, why string) {
 	p := h.e.partitions[pid]
 	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
 		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", h.b.id, p.name(), why)})
 }
 
-func (h *host) FetcherStarted(id, leader int32) {
+func (h *cluster) FetcherStarted(id, leader int32) {
 	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "started",
 		Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", h.b.id, id, leader)})
 }
 
-func (h *host) FetcherStopped(id, leader int32) {
+func (h *cluster) FetcherStopped(id, leader int32) {
 	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "stopped",
 		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
 }
@@ -103,7 +80,7 @@ func (h *host) FetcherStopped(id, leader int32) {
 // from the fetcher thread, which the hook's fetcher shutdown then waits for, so the broker could
 // hang after its controlled shutdown with its ZooKeeper session alive (KAFKA-4039, fixed in 0.11
 // by FatalExitError); the engine stops it as 0.11 does.
-func (h *host) Exit(pid int32, why string) {
+func (h *cluster) Exit(pid int32, why string) {
 	p := h.e.partitions[pid]
 	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "fatal",
 		Text: fmt.Sprintf("broker %d exits: %s: %s", h.b.id, p.name(), why)})
@@ -112,7 +89,7 @@ func (h *host) Exit(pid int32, why string) {
 	}
 }
 
-func (h *host) ReplicaRules() brk.ReplicaRules {
+func (h *cluster) ReplicaRules() brk.ReplicaRules {
 	e := h.e
 	return brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
 		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
@@ -121,27 +98,35 @@ func (h *host) ReplicaRules() brk.ReplicaRules {
 		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch}
 }
 
-func (h *host) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }
-func (h *host) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
-func (h *host) Hosted() []int32              { return h.b.hosted }
+func (h *cluster) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }
+func (h *cluster) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
 
-func (h *host) ReplicaNamed(tp TP) (int32, *brk.Partition) {
-	pid := h.e.pidOf(tp)
-	if r := h.b.replicaOf(pid); r != nil {
-		return pid, &r.Partition
-	}
-	return pid, nil
+func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(h.b.Replica(pid)) }
+
+// LeaderFetchRules reads the era and the config at each fetch: a config action can change the
+// settings.
+func (h *cluster) LeaderFetchRules() brk.LeaderFetchRules {
+	e := h.e
+	return brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
+		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
+		RecordSizeBytes: e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,
+		ReadAll: e.sessionReadAll, Check: e.sessionCheck}
 }
 
-func (h *host) SessionsChanged(pid int32)         { h.e.sessionsChanged(h.b.replicaOf(pid)) }
-func (h *host) CompleteDelayedProduces(pid int32) { h.e.completeDelayedProduces(h.b.replicaOf(pid)) }
-func (h *host) TryCompleteWatchers(pid int32)     { h.e.tryCompleteWatchers(h.b, h.b.replicaOf(pid)) }
-func (h *host) MaybeIncrementHW(pid int32) bool   { return h.e.maybeIncrementHW(h.b.replicaOf(pid)) }
-func (h *host) HWConfirmed(pid int32)             { h.e.noteHWConfirmed(h.b.replicaOf(pid)) }
+func (h *cluster) SendFetchResponse(m *Message, resp FetchResponse) {
+	h.e.sendFetchResponse(h.b, m, resp)
+}
+func (h *cluster) SendSessionAnswer(m *Message, resp FetchResponse) {
+	h.e.sendSessionAnswer(h.b, m, resp)
+}
 
-func (h *host) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
+func (h *cluster) ScheduleFetchTimeout(df *brk.DelayedFetch, at int64) {
+	h.e.schedule(delayedFetchDone{h.e.timer(h.b), df, df.Seq()}.due(at))
+}
 
-func (h *host) LeaderAndIsrRejected(err KafkaError, requested, current int64) {
+func (h *cluster) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
+
+func (h *cluster) LeaderAndIsrRejected(err KafkaError, requested, current int64) {
 	b := h.b
 	text := fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, requested, current, err)
 	if err == ErrStaleBrokerEpoch {
@@ -152,47 +137,47 @@ func (h *host) LeaderAndIsrRejected(err KafkaError, requested, current int64) {
 
 // BecameLeader and BecameFollower write a role change, only into a recorded trace: nobody else
 // hears it, and a large cluster's start has one per replica.
-func (h *host) BecameLeader(pid int32) {
+func (h *cluster) BecameLeader(pid int32) {
 	if e := h.e; e.tracing() {
-		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		r, p := h.b.Replica(pid), e.partitions[pid]
 		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
 			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
 	}
 }
 
-func (h *host) BecameFollower(pid int32, leader, leaderEpoch int32) {
+func (h *cluster) BecameFollower(pid int32, leader, leaderEpoch int32) {
 	if e := h.e; e.tracing() {
-		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		r, p := h.b.Replica(pid), e.partitions[pid]
 		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
 			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(leader), int64(leaderEpoch)}})
 	}
 }
 
-func (h *host) IsrRules() brk.IsrRules {
+func (h *cluster) IsrRules() brk.IsrRules {
 	e := h.e
 	return brk.IsrRules{AlterPartition: e.era.alterPartition, ExpandNeedsEpochStart: e.era.expandNeedsEpochStart,
 		LevelFollowerStaysInIsr: e.era.levelFollowerStaysInIsr, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
 		RetryBackoffMs: e.retryBackoff(), NoEpochStartRule: e.unsafe.noEpochStartRule}
 }
 
-func (h *host) IsrEligible(b int32) bool   { return h.e.isrEligible(b) }
-func (h *host) ActiveController() int32    { return h.e.metadata.activeController() }
-func (h *host) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
+func (h *cluster) IsrEligible(b int32) bool   { return h.e.isrEligible(b) }
+func (h *cluster) ActiveController() int32    { return h.e.metadata.activeController() }
+func (h *cluster) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
 
-func (h *host) ScheduleAlterPartitionResend(pid int32, at int64) {
+func (h *cluster) ScheduleAlterPartitionResend(pid int32, at int64) {
 	h.e.schedule(alterPartitionResend{h.e.timer(h.b), pid}.due(at))
 }
 
 // UpdateIsr is the pre-2.7 leader's own ISR write, which ZooKeeper (the controller package's
 // model) answers at once through the zookeeperAtOnce shortcut.
-func (h *host) UpdateIsr(pid int32, newISR []int32, zkVersion int32) brk.IsrWrite {
+func (h *cluster) UpdateIsr(pid int32, newISR []int32, zkVersion int32) brk.IsrWrite {
 	w := h.e.zk.updateIsr(h.b.id, pid, newISR, zkVersion)
 	return brk.IsrWrite{Connected: w.Connected, Written: w.Written, Version: w.Version, LeaderEpoch: w.LeaderEpoch,
 		Old: w.Old, ISR: w.ISR}
 }
 
-func (h *host) IsrWriteSkipped(pid int32, verb string, newISR []int32, cached int32, w brk.IsrWrite) {
-	p, r := h.e.partitions[pid], h.b.replicaOf(pid)
+func (h *cluster) IsrWriteSkipped(pid int32, verb string, newISR []int32, cached int32, w brk.IsrWrite) {
+	p, r := h.e.partitions[pid], h.b.Replica(pid)
 	why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", cached, w.Version)
 	if !w.Connected {
 		why = "no ZooKeeper connection"
@@ -202,7 +187,7 @@ func (h *host) IsrWriteSkipped(pid int32, verb string, newISR []int32, cached in
 		Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", h.b.id, verb, p.name(), newISR, why)})
 }
 
-func (h *host) IsrWritten(pid int32, verb string, w brk.IsrWrite) {
+func (h *cluster) IsrWritten(pid int32, verb string, w brk.IsrWrite) {
 	p := h.e.partitions[pid]
 	h.e.noteISRChanged(p, w.Old, w.ISR)
 	h.e.emit(Event{Type: EvISRChange, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
@@ -210,34 +195,34 @@ func (h *host) IsrWritten(pid int32, verb string, w brk.IsrWrite) {
 		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", h.b.id, p.name(), w.Old, w.ISR, w.Version)})
 }
 
-func (h *host) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
+func (h *cluster) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
 	p := h.e.partitions[pid]
 	h.e.emit(Event{Type: EvISRPending, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
 		OldISR: isr, ISR: newISR, Reason: verb,
 		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", h.b.id, verb, p.name(), isr, newISR)})
 }
 
-func (h *host) HWRules() brk.HWRules { return h.e.hwRules() }
+func (h *cluster) HWRules() brk.HWRules { return h.e.hwRules() }
 
-func (h *host) HWChanged(pid int32, old int64, role string, follower int32) {
-	h.e.hwChangedBy(h.b.replicaOf(pid), old, role, follower)
+func (h *cluster) HWChanged(pid int32, old int64, role string, follower int32) {
+	h.e.hwChangedBy(h.b.Replica(pid), old, role, follower)
 }
 
 // LeaderAppended writes a leader's append, only into a recorded trace (a large run appends by
 // the hundred thousand).
-func (h *host) LeaderAppended(pid int32, base int64) {
+func (h *cluster) LeaderAppended(pid int32, base int64) {
 	if e := h.e; e.tracing() {
-		r, p := h.b.replicaOf(pid), e.partitions[pid]
+		r, p := h.b.Replica(pid), e.partitions[pid]
 		e.emit(Event{Type: EvAppend, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
 			From: Some(base), To: Some(r.Log().LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
 			render: describeAppend})
 	}
 }
 
-func (h *host) NewDelayedProduce(m *Message, base int64, n int) *brk.DelayedProduce {
+func (h *cluster) NewDelayedProduce(m *Message, base int64, n int) *brk.DelayedProduce {
 	return h.e.delayedProduces.New(m, base, n)
 }
 
-func (h *host) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
+func (h *cluster) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
 	h.e.schedule(delayedProduceDone{h.e.timer(h.b), dp}.due(at))
 }

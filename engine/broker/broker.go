@@ -1,0 +1,239 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// Broker is a Kafka broker's replication state: its replicas (Partition objects) by pid, its
+// ReplicaManager (with the FetchSessionCache of the followers fetching from it) and its fetcher
+// manager. It is the Host its replica manager and fetcher threads are handed: what is the
+// broker's (its replicas by pid and by name, a truncation or append on one, a HW move's news
+// to the sessions, a log start's move to its threads) it answers itself, and the rest it asks
+// of the cluster it runs in (Cluster, embedded). Its process (start, crash, controlled
+// shutdown, disk failure) is the cluster's, which calls Started, Stopped, LosePageCache,
+// ShutDown and FailLogDir.
+type Broker struct {
+	cluster // Cluster, embedded unexported: the engine hands it in once (NewBroker)
+	id      int32
+	// hosted are the partitions it has a replica of, in pid order, and replicas those replicas,
+	// in the same order (side by side: a fetcher walks its partitions in pid order); index finds
+	// a partition's place in both (Replica).
+	hosted   []int32
+	replicas []Partition
+	index    *HostIndex
+	fetchers FetcherManager
+	rm       ReplicaManager
+}
+
+// cluster names Cluster so that a Broker embeds it unexported.
+type cluster = Cluster
+
+// A Broker is its replica manager's and fetcher threads' Host.
+var _ Host = (*Broker)(nil)
+
+// NewBroker is broker id, hosting n replicas (AddReplica places them), found through index, in
+// cluster c.
+func NewBroker(id int32, c Cluster, index *HostIndex, n int) *Broker {
+	b := &Broker{cluster: c, id: id, index: index, replicas: make([]Partition, n), hosted: make([]int32, 0, n)}
+	b.rm = NewReplicaManager(id, &b.fetchers)
+	return b
+}
+
+// AddReplica places the broker's next replica, of partition pid (pids come in order): a fresh
+// one, set up in its zeroed slot (Init is NewPartition). It returns its slot, for the index.
+func (b *Broker) AddReplica(pid int32) int32 {
+	slot := int32(len(b.hosted))
+	b.replicas[slot].Init(b.id, pid)
+	b.hosted = append(b.hosted, pid)
+	return slot
+}
+
+func (b *Broker) BrokerID() int32 { return b.id }
+
+// Hosted lists the broker's pids in order; ReplicaAt is the replica of the i-th.
+func (b *Broker) Hosted() []int32                 { return b.hosted }
+func (b *Broker) ReplicaAt(i int) *Partition      { return &b.replicas[i] }
+func (b *Broker) ReplicaManager() *ReplicaManager { return &b.rm }
+func (b *Broker) Fetchers() *FetcherManager       { return &b.fetchers }
+
+// Replica is the broker's replica of partition pid, or nil.
+func (b *Broker) Replica(pid int32) *Partition {
+	if pid < 0 {
+		return nil
+	}
+	if slot := b.index.slot(pid, b.id); slot >= 0 {
+		return &b.replicas[slot]
+	}
+	return nil
+}
+
+// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none).
+func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
+	pid := b.PidOf(tp)
+	return pid, b.Replica(pid)
+}
+
+// The replica manager's changes a fetcher thread asks for (Follower).
+
+func (b *Broker) Truncate(pid int32, offset int64, why string) {
+	b.rm.Truncate(b, pid, b.Replica(pid), offset, why)
+}
+
+func (b *Broker) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
+	b.rm.TruncateFullyAndStartAt(b, pid, b.Replica(pid), offset, why)
+}
+
+func (b *Broker) SetHighWatermark(pid int32, hw int64) {
+	b.rm.SetFollowerHW(b, pid, b.Replica(pid), hw)
+}
+
+// Appended counts n records appended to pid's replica toward log.flush.interval.messages, and
+// flushes the log when they reach it.
+func (b *Broker) Appended(pid int32, n int) {
+	if r := b.Replica(pid); r.Appended(int64(n), b.FlushIntervalMessages()) {
+		r.Log().Flush()
+	}
+}
+
+// LogStartMoved tells the leader's sessions caching the partition (a Fetch answer carries the
+// log start) and the broker's threads fetching it (a Fetch carries it too).
+func (b *Broker) LogStartMoved(pid int32) {
+	b.Replica(pid).SessionsChanged()
+	b.fetchers.LogStartMoved(pid)
+}
+
+// HWChanged tells the sessions caching the partition its HW moved, then the cluster (events,
+// facts).
+func (b *Broker) HWChanged(pid int32, old int64, role string, follower int32) {
+	b.Replica(pid).SessionsChanged()
+	b.cluster.HWChanged(pid, old, role, follower)
+}
+
+// The process's life.
+
+// Started is the broker's side of its process starting: the replica manager starts over, with
+// no fetcher; with recover (a restart), the fetch sessions are gone and every replica forgets
+// what a crash forgets and recovers its log from its HW checkpoint (at the cluster's first
+// start there is nothing to forget or recover).
+func (b *Broker) Started(recover bool) {
+	b.rm.Started()
+	b.fetchers = nil
+	if !recover {
+		return
+	}
+	b.rm.LoseFetchSessions(b)
+	for i := range b.replicas {
+		r := &b.replicas[i]
+		r.ResetMemory()
+		r.Log().Recover(r.HWCheckpoint())
+		r.SetUnflushed(r.Log().UnflushedCount())
+	}
+}
+
+// Stopped is the broker's side of its process stopping (a crash or the end of a controlled
+// shutdown): its fetchers and fetch sessions are gone, and the requests parked on its replicas
+// unanswered.
+func (b *Broker) Stopped() {
+	b.fetchers = nil
+	b.rm.LoseFetchSessions(b)
+	for i := range b.replicas {
+		b.replicas[i].DropParked()
+	}
+}
+
+// LosePageCache is a power loss after the crash: every replica drops the records past its last
+// flush (the cluster hears each truncation).
+func (b *Broker) LosePageCache() {
+	for i := range b.replicas {
+		r := &b.replicas[i]
+		oldLEO := r.Log().LogEndOffset()
+		if lost := r.Log().LosePageCache(); len(lost) > 0 {
+			b.Truncated(r.pid, oldLEO, lost, "power loss: the page cache is gone")
+			b.LogCut(r.pid, r.Log().LogEndOffset())
+		}
+		r.SetUnflushed(0)
+	}
+}
+
+// ShutDown is the end of a controlled shutdown: logs flushed, HWs checkpointed, then Stopped.
+func (b *Broker) ShutDown() {
+	for i := range b.replicas {
+		r := &b.replicas[i]
+		r.Log().Flush()
+		r.SetUnflushed(0)
+	}
+	b.rm.CheckpointHighWatermarks(b)
+	b.Stopped()
+}
+
+// FailLogDir is the log directory failing with KIP-112's handling (1.0): every replica goes
+// Offline, its parked produces and fetches are answered, its fetchers stop. It returns how many
+// replicas went offline.
+func (b *Broker) FailLogDir() int {
+	for i := range b.replicas {
+		r := &b.replicas[i]
+		r.SessionsChanged()
+		r.SetOffline()
+		b.rm.CompleteDelayedProduces(b, r.pid, r)
+		b.rm.TryCompleteWatchers(b, r)
+	}
+	b.fetchers.RemoveFetcherForPartitions(b.hosted)
+	b.fetchers.ShutdownIdleFetchers(b)
+	return len(b.hosted)
+}
+
+// HostIndex finds a broker's replica of a partition: partition pid's hosts are
+// at[start[pid]:start[pid+1]], each a broker and the index of its replica among that broker's
+// replicas. It is the static assignment every broker knows (no reassignment is modelled); about
+// 28 bytes per partition at RF 3, where an index per broker would cost 4 bytes per partition
+// per broker (4 GB for 1,000 brokers × 1,000,000 partitions). A lookup is on the fetch and
+// produce paths: a broker and its slot share a cache line, and when every partition has the
+// same replication factor rf (else 0) a partition's hosts start at pid·rf, so a lookup reads one
+// line where start, broker and slot arrays cost three misses.
+type HostIndex struct {
+	start []int32
+	rf    int32
+	at    []hostSlot
+}
+
+// hostSlot is a host of a partition: the broker and the index of its replica among the broker's.
+type hostSlot struct{ broker, slot int32 }
+
+// NewHostIndex is the index of partitions whose hosts start at start[pid] (start[n] is the
+// count of replicas); Place fills it.
+func NewHostIndex(start []int32) *HostIndex {
+	return &HostIndex{start: start, rf: uniformRF(start), at: make([]hostSlot, start[len(start)-1])}
+}
+
+// Place records that host i (in pid's assignment order) is broker, whose replica is in slot.
+func (x *HostIndex) Place(pid int32, i int, broker, slot int32) {
+	x.at[int(x.start[pid])+i] = hostSlot{broker, slot}
+}
+
+// slot is broker's slot for pid's replica, or -1.
+func (x *HostIndex) slot(pid, broker int32) int32 {
+	lo, hi := x.start[pid], x.start[pid+1]
+	if x.rf > 0 {
+		lo, hi = pid*x.rf, pid*x.rf+x.rf
+	}
+	for _, h := range x.at[lo:hi] {
+		if h.broker == broker {
+			return h.slot
+		}
+	}
+	return -1
+}
+
+// uniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
+// if they differ.
+func uniformRF(start []int32) int32 {
+	n := int32(len(start) - 1)
+	if n <= 0 || start[n]%n != 0 {
+		return 0
+	}
+	rf := start[n] / n
+	for pid := range n {
+		if start[pid+1]-start[pid] != rf {
+			return 0
+		}
+	}
+	return rf
+}

@@ -1,0 +1,266 @@
+package broker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// The fetch purgatory (DelayedFetch.scala, DelayedOperationPurgatory): a fetch that found too few
+// bytes waits on its partitions until one of them can complete it (new data, a moved HW, a
+// leadership change) or until its max wait.
+
+// DelayedFetch is a fetch parked in purgatory.
+type DelayedFetch struct {
+	req  *protocol.Message
+	done bool
+	// sess is an incremental fetch's session: the fetch waits on the session's partitions (of
+	// which only the dirty ones can complete it). newSession: a full fetch that creates a session
+	// when answered, with the reads of readAt.
+	sess       *FetchSession
+	newSession bool
+	readAt     int64
+	// seq orders parked fetches as they were parked: Kafka's watcher lists keep that order, and
+	// complete them in it.
+	seq uint64
+}
+
+// Request is the fetch waiting; Done whether it has been answered; Seq the number of its park
+// (a timer set for it checks it: a session reuses its park).
+func (df *DelayedFetch) Request() *protocol.Message { return df.req }
+func (df *DelayedFetch) Done() bool                 { return df.done }
+func (df *DelayedFetch) Seq() uint64                { return df.seq }
+
+// SessionSize is the size of the session an incremental fetch waits on (its request lists only
+// the partitions that changed); 0 for a full fetch.
+func (df *DelayedFetch) SessionSize() int {
+	if df.sess == nil {
+		return 0
+	}
+	return len(df.sess.parts)
+}
+
+// addWatcher parks df on a replica's watch list, dropping the fetches already completed (they
+// are skipped when the list is checked; without this, a partition that gets no new data keeps
+// every fetch that ever waited on it, and each holds its whole request).
+func addWatcher(ws []*DelayedFetch, df *DelayedFetch) []*DelayedFetch {
+	kept := ws[:0]
+	for _, w := range ws {
+		if !w.done {
+			kept = append(kept, w)
+		}
+	}
+	clear(ws[len(kept):])
+	return append(kept, df)
+}
+
+// TryCompleteWatchers re-checks the fetches parked on r, the broker's replica of a partition (new
+// data, a moved HW, a leadership change), in the order they were parked
+// (DelayedOperationPurgatory.checkAndComplete): the full fetches on its watch list, and the
+// incremental fetches of the sessions caching it.
+func (rm *ReplicaManager) TryCompleteWatchers(h Host, r *Partition) {
+	// Collected first: answering one may take its session off r's list. Few: about one per
+	// follower.
+	var buf [8]*DelayedFetch
+	parked := buf[:0]
+	for _, df := range r.watchers {
+		if !df.done {
+			parked = append(parked, df)
+		}
+	}
+	sessions := false
+	for _, ref := range r.fetchSessions {
+		if s := ref.s; s.parked != nil && !s.parked.done {
+			parked, sessions = append(parked, s.parked), true
+		}
+	}
+	if sessions {
+		slices.SortFunc(parked, func(a, b *DelayedFetch) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	if len(parked) > 0 {
+		rules := h.LeaderFetchRules()
+		for _, df := range parked {
+			if !df.done && rm.canCompleteFetch(h, &rules, df, r) {
+				rm.completeFetch(h, &rules, df)
+			}
+		}
+	}
+	if len(r.watchers) > 0 {
+		kept := r.watchers[:0]
+		for _, df := range r.watchers {
+			if !df.done {
+				kept = append(kept, df)
+			}
+		}
+		clear(r.watchers[len(kept):])
+		r.watchers = kept
+	}
+}
+
+// canCompleteFetch is DelayedFetch.tryComplete's conditions (A)–(H) but the timeout: some
+// partition can answer at once (an error, a divergence), or the bytes ready reach MinBytes. Every
+// partition's bytes are ≥ 0, so one partition that suffices decides it: the partition of r, whose
+// change prompted the check, is looked at first. An incremental fetch looks at its session's
+// dirty partitions only: a clean one has no bytes and no error.
+func (rm *ReplicaManager) canCompleteFetch(h Host, rules *LeaderFetchRules, df *DelayedFetch, r *Partition) bool {
+	req := df.req.Fetch
+	if s := df.sess; s != nil {
+		ok := s.ready(rules, s.dirty, req.MinBytes)
+		if rules.Check != nil {
+			all := make([]int32, len(s.parts))
+			for i := range all {
+				all[i] = int32(i)
+			}
+			if whole := s.ready(rules, all, req.MinBytes); whole != ok {
+				rules.Check(fmt.Sprintf("session %d on broker %d: DelayedFetch can complete: dirty partitions say %v, every partition %v", s.ID(), rm.broker, ok, whole))
+			}
+		}
+		return ok
+	}
+	parts := req.Partitions
+	if r != nil {
+		i, found := slices.BinarySearchFunc(parts, r.pid, func(fp protocol.FetchPartition, pid int32) int { return cmp.Compare(h.PidOf(fp.TP), pid) })
+		if found {
+			if now, n := partReady(rules, r, &parts[i]); now || n >= req.MinBytes {
+				return true
+			}
+		}
+	}
+	var bytes int64
+	for i := range parts {
+		_, p := h.ReplicaNamed(parts[i].TP)
+		now, n := partReady(rules, p, &parts[i])
+		if now {
+			return true
+		}
+		bytes += n
+		if bytes >= req.MinBytes {
+			return true
+		}
+	}
+	return bytes >= req.MinBytes
+}
+
+// ready is canCompleteFetch over the session's partitions at indices idx.
+func (s *FetchSession) ready(rules *LeaderFetchRules, idx []int32, minBytes int64) bool {
+	var bytes int64
+	for _, i := range idx {
+		cp := &s.parts[i]
+		now, n := readyBytes(rules, cp.r, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch)
+		if now {
+			return true
+		}
+		if bytes += n; bytes >= minBytes {
+			return true
+		}
+	}
+	return bytes >= minBytes
+}
+
+// partReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
+// whether it completes the fetch at once, else the bytes it has ready.
+func partReady(rules *LeaderFetchRules, r *Partition, fp *protocol.FetchPartition) (bool, int64) {
+	return readyBytes(rules, r, fp.CurrentLeaderEpoch, fp.FetchOffset, fp.LastFetchedEpoch)
+}
+
+// readyBytes is partReady over the fetch data itself: a session's cached partition is checked
+// without building its FetchPartition (its name is not needed).
+func readyBytes(rules *LeaderFetchRules, r *Partition, currentLeaderEpoch int32, fetchOffset int64, lastFetchedEpoch int32) (bool, int64) {
+	if r == nil || !r.IsLeader() || r.Offline() {
+		return true, 0
+	}
+	if currentLeaderEpoch >= 0 && currentLeaderEpoch < r.LeaderEpoch() {
+		return true, 0
+	}
+	leo := r.Log().LogEndOffset()
+	if fetchOffset > leo {
+		return true, 0
+	}
+	if lastFetchedEpoch >= 0 {
+		ep, off := r.Log().Cache().EndOffsetFor(lastFetchedEpoch, leo)
+		if ep < lastFetchedEpoch || off < fetchOffset {
+			return true, 0
+		}
+	}
+	return false, (leo - fetchOffset) * rules.RecordSizeBytes
+}
+
+// completeFetch answers a parked fetch (DelayedFetch.onComplete), re-reading without updating
+// follower state again; the HW sent is the one current now.
+func (rm *ReplicaManager) completeFetch(h Host, rules *LeaderFetchRules, df *DelayedFetch) {
+	df.done = true
+	if df.sess != nil {
+		rm.completeSessionFetch(h, rules, df)
+		return
+	}
+	req := df.req.Fetch
+	data := make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		pid, r := h.ReplicaNamed(fp.TP)
+		d, _ := rm.readPartition(h, rules, pid, r, req, fp, false)
+		data = append(data, d)
+	}
+	rm.answerFull(h, rules, df, data)
+}
+
+// completeSessionFetch answers a parked incremental fetch (IncrementalFetchContext
+// .updateAndGenerateResponseData): its session's dirty partitions are read again, and those with
+// news answered. If the session moved to another epoch meanwhile, the answer is
+// INVALID_FETCH_SESSION_EPOCH.
+func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, df *DelayedFetch) {
+	s, req := df.sess, df.req.Fetch
+	if s.parked == df {
+		s.parked = nil
+	}
+	if s.removed {
+		defer s.unlinkAll()
+	}
+	if s.Epoch() != protocol.NextSessionEpoch(req.SessionEpoch) {
+		h.SendFetchResponse(df.req, protocol.FetchResponse{Error: protocol.ErrInvalidFetchSessionEpoch, SessionID: s.ID(),
+			Partitions: []protocol.FetchPartitionData{}})
+		return
+	}
+	var full *protocol.FetchResponse
+	if rules.Check != nil {
+		full = rm.readWholeSession(h, rules, s, req)
+	}
+	work := rm.takeDirty(s)
+	// The partitions with news gather in a scratch buffer, taken while in use, and are copied
+	// out at their size.
+	news := rm.answerData[:0]
+	rm.answerData = nil
+	for _, i := range work {
+		cp := &s.parts[i]
+		cp.dirty = false
+		fp := cp.fetchPartition(h)
+		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false)
+		if cp.maybeUpdateResponseData(&d, true) {
+			news = append(news, d)
+		}
+		if !s.clean(cp, &d) {
+			s.redirty(i)
+		}
+	}
+	rm.doneWithDirty(work)
+	resp := protocol.FetchResponse{SessionID: s.ID(), Partitions: news}
+	if full != nil {
+		rm.compareSessionAnswers(h, rules, s, full, resp)
+	}
+	h.SendSessionAnswer(df.req, resp)
+	clear(news)
+	rm.answerData = news[:0]
+}
+
+// DelayedFetchExpired answers a parked fetch at its max wait (DelayedFetch.onExpiration), unless
+// it was answered (or its session's park was reused since: seq is the park's number when the
+// timer was set).
+func (rm *ReplicaManager) DelayedFetchExpired(h Host, df *DelayedFetch, seq uint64) {
+	if df == nil || df.done || df.seq != seq {
+		return
+	}
+	rules := h.LeaderFetchRules()
+	rm.completeFetch(h, &rules, df)
+}

@@ -1,0 +1,319 @@
+package broker
+
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
+
+// The leader's side of Fetch: KafkaApis.handleFetchRequest's FetchManager.newContext (full,
+// incremental, sessionless), ReplicaManager.fetchMessages with Partition.fetchRecords, and the
+// follower state a read updates. A follower's fetch is answered at once when it brings an error or
+// a divergence, or when enough bytes are there; otherwise it waits in the fetch purgatory
+// (delayed_fetch.go) up to replica.fetch.wait.max.ms for data. A consumer's fetch (replica id
+// -1) reads only up to the high watermark and never waits.
+
+// LeaderFetchRules are the rules the leader's side of Fetch follows: those of the protocol era
+// and the settings it reads.
+type LeaderFetchRules struct {
+	// Sessions: fetches belong to incremental fetch sessions (KIP-227, 1.1); before, every fetch
+	// is sessionless and full.
+	Sessions bool
+	// SessionTouchedByFetch: every incremental fetch touches its session (KAFKA-9137, 2.4);
+	// before, only one that changed its size, at the old time.
+	SessionTouchedByFetch bool
+	// NotLeaderForUnknownLocal is ReplicaRules' rule for a partition without its Partition
+	// object yet (CheckLeaderRequest).
+	NotLeaderForUnknownLocal bool
+	// MaxBytes is replica.fetch.max.bytes (per partition) and RecordSizeBytes the size of one
+	// record; SessionSlots is max.incremental.fetch.session.cache.slots.
+	MaxBytes, RecordSizeBytes, SessionSlots int64
+	// ReadAll (tests only) reads every session partition at every incremental fetch, as Kafka's
+	// leader does: the reference the dirty reads must match event for event. Check (tests only)
+	// has every incremental fetch also read its whole session and is told where that answer
+	// differs from the dirty partitions' one (fetch_session_check.go).
+	ReadAll bool
+	Check   func(problem string)
+}
+
+// FetchMessages handles Fetch m: KafkaApis.handleFetchRequest's FetchManager.newContext, then
+// ReplicaManager.fetchMessages over what the context reads. A full fetch reads every partition
+// it lists (and, at epoch 0, creates a session when answered, closing the one it names); an
+// incremental one updates its session and reads the session's partitions. Before fetch sessions
+// (1.1), and for consumers, every fetch is sessionless and full.
+func (rm *ReplicaManager) FetchMessages(h Host, m *protocol.Message) {
+	req := m.Fetch
+	rules := h.LeaderFetchRules()
+	switch {
+	case !rules.Sessions:
+		rm.fetchMessages(h, &rules, m, false)
+	case req.SessionEpoch == protocol.InitialEpoch || req.SessionEpoch == protocol.FinalEpoch:
+		if s := rm.sessions.Get(req.SessionID); req.SessionID != protocol.InvalidSessionID && s != nil {
+			rm.removeSession(s) // a full fetch closes the session it names
+		}
+		rm.fetchMessages(h, &rules, m, req.SessionEpoch == protocol.InitialEpoch)
+	default:
+		rm.incrementalFetch(h, &rules, m)
+	}
+}
+
+// fetchMessages is ReplicaManager.fetchMessages over a full fetch (FullFetchContext or
+// SessionlessFetchContext): it reads every partition, updating follower state, and answers at
+// once or parks the fetch on every partition it lists.
+func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *protocol.Message, newSession bool) {
+	req := m.Fetch
+	consumer := req.ReplicaID == protocol.ClientNode
+	data := make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	var bytes int64
+	now := req.MaxWaitMs <= 0 || consumer || len(req.Partitions) == 0
+	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
+	// answered at once it is marked done, which every watch list skips (nothing checks a watch
+	// list during the walk).
+	rm.parkSeq++
+	df := &DelayedFetch{req: m, newSession: newSession, readAt: h.Now(), seq: rm.parkSeq}
+	for i := range req.Partitions {
+		fp := &req.Partitions[i]
+		pid, r := h.ReplicaNamed(fp.TP)
+		d, n := rm.readPartition(h, rules, pid, r, req, fp, true)
+		bytes += n
+		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
+			now = true
+		}
+		data = append(data, d)
+		if !now && r != nil {
+			r.watchers = addWatcher(r.watchers, df)
+		}
+	}
+	if now || bytes >= req.MinBytes {
+		df.done = true
+		rm.answerFull(h, rules, df, data)
+		return
+	}
+	h.ScheduleFetchTimeout(df, h.Now()+req.MaxWaitMs)
+}
+
+// answerFull sends a full answer (every partition; FullFetchContext or SessionlessFetchContext):
+// at epoch 0 it creates a session first, if the cache has room, from the request and the answer.
+func (rm *ReplicaManager) answerFull(h Host, rules *LeaderFetchRules, df *DelayedFetch, data []protocol.FetchPartitionData) {
+	req := df.req.Fetch
+	resp := protocol.FetchResponse{Partitions: data}
+	if df.newSession {
+		if s := rm.sessions.MaybeCreateSession(h.Now(), rules.SessionSlots, req.ReplicaID != protocol.ClientNode, len(data),
+			rm.removeSession, func(s *FetchSession) { s.fill(h, req, df.readAt, data) }); s != nil {
+			resp.SessionID = s.ID()
+		}
+	}
+	h.SendFetchResponse(df.req, resp)
+}
+
+// incrementalFetch is an incremental fetch (epoch > 0): the session must exist and expect this
+// epoch; its partitions take the request's changes and lose the forgotten ones; then its dirty
+// partitions are read (IncrementalFetchContext).
+func (rm *ReplicaManager) incrementalFetch(h Host, rules *LeaderFetchRules, m *protocol.Message) {
+	req := m.Fetch
+	s := rm.sessions.Get(req.SessionID)
+	switch {
+	case s == nil:
+		h.SendFetchResponse(m, protocol.FetchResponse{Error: protocol.ErrFetchSessionIDNotFound, Partitions: []protocol.FetchPartitionData{}})
+		return
+	case s.Epoch() != req.SessionEpoch:
+		h.SendFetchResponse(m, protocol.FetchResponse{Error: protocol.ErrInvalidFetchSessionEpoch, Partitions: []protocol.FetchPartitionData{}})
+		return
+	}
+	if req.BrokerEpoch != s.brokerEpoch || rules.ReadAll {
+		// Every read updates the follower's broker epoch: none is clean until read again.
+		s.markAllDirty()
+		s.brokerEpoch = req.BrokerEpoch
+	}
+	for i := range req.Partitions { // FetchSession.update
+		fp := &req.Partitions[i]
+		pid := h.PidOf(fp.TP)
+		if i := s.index(pid); i >= 0 {
+			s.markDirty(i)
+			s.parts[i].updateRequestParams(fp)
+		} else {
+			s.add(pid, h.Replica(pid), fp)
+		}
+	}
+	for _, tp := range req.ForgottenTopicsData {
+		s.remove(h.PidOf(tp))
+	}
+	if len(s.parts) == 0 {
+		// Nothing left: the session is closed and the (empty) request answered sessionless.
+		rm.removeSession(s)
+		h.SendFetchResponse(m, protocol.FetchResponse{Partitions: []protocol.FetchPartitionData{}})
+		return
+	}
+	if rules.SessionTouchedByFetch {
+		rm.sessions.Touch(s, h.Now())
+	} else if len(s.parts) != s.CachedSize() {
+		rm.sessions.Touch(s, s.LastUsedMs()) // before KAFKA-9137: only a new size, at the old time
+	}
+	s.nextEpoch()
+	s.readAt = h.Now()
+	rm.readSession(h, rules, m, s)
+}
+
+// readSession is ReplicaManager.fetchMessages over an incremental fetch's session: the dirty
+// partitions are read, updating follower state (a clean one's read would only set the follower's
+// times: readAt holds them); then the fetch is answered or parked.
+func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protocol.Message, s *FetchSession) {
+	req := m.Fetch
+	var full *protocol.FetchResponse
+	if rules.Check != nil {
+		full = rm.readWholeSession(h, rules, s, req)
+	}
+	work := rm.takeDirty(s)
+	data := rm.sessionData[:0]
+	var bytes int64
+	now := req.MaxWaitMs <= 0
+	for _, i := range work {
+		cp := &s.parts[i]
+		fp := cp.fetchPartition(h)
+		d, n := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, true)
+		bytes += n
+		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
+			now = true
+		}
+		data = append(data, d)
+	}
+	if now || bytes >= req.MinBytes {
+		// The partitions with news are moved to the front of the reads, then copied out.
+		kept := 0
+		for i, j := range work {
+			cp := &s.parts[j]
+			cp.dirty = false
+			must := cp.maybeUpdateResponseData(&data[i], true)
+			if !s.clean(cp, &data[i]) {
+				s.redirty(j)
+			}
+			if must {
+				data[kept] = data[i]
+				kept++
+			}
+		}
+		resp := protocol.FetchResponse{SessionID: s.ID(), Partitions: data[:kept]}
+		if full != nil {
+			rm.compareSessionAnswers(h, rules, s, full, resp)
+		}
+		h.SendSessionAnswer(m, resp)
+	} else {
+		s.dirty = append(s.dirty, work...) // still dirty: the answer will read them again
+		rm.parkSeq++
+		s.parked = s.newPark(m, rm.parkSeq)
+		h.ScheduleFetchTimeout(s.parked, h.Now()+req.MaxWaitMs)
+	}
+	clear(data)
+	rm.sessionData = data[:0]
+	rm.doneWithDirty(work)
+}
+
+// ReadPartition reads one partition of fetch req from r, the broker's replica of pid (nil if it
+// has none), as Partition.fetchRecords does, and, for a follower's first read (update), updates
+// what the leader knows of the follower. It returns the data and the bytes it holds.
+func (rm *ReplicaManager) ReadPartition(h Host, pid int32, r *Partition, req *protocol.FetchRequest,
+	fp *protocol.FetchPartition, update bool) (protocol.FetchPartitionData, int64) {
+	rules := h.LeaderFetchRules()
+	return rm.readPartition(h, &rules, pid, r, req, fp, update)
+}
+
+func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int32, r *Partition, req *protocol.FetchRequest,
+	fp *protocol.FetchPartition, update bool) (protocol.FetchPartitionData, int64) {
+	d := protocol.FetchPartitionData{TP: fp.TP, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
+	if d.Error = r.CheckLeaderRequest(fp.CurrentLeaderEpoch, req.ReplicaID, rules.NotLeaderForUnknownLocal); d.Error != protocol.ErrNone {
+		return d, 0
+	}
+	log := r.Log()
+	hw, start, leo := log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset()
+	d.HighWatermark, d.LogStartOffset, d.LogEndOffset = hw, start, leo
+	consumer := req.ReplicaID == protocol.ClientNode
+	if fp.LastFetchedEpoch >= 0 && !consumer {
+		ep, off := log.Cache().EndOffsetFor(fp.LastFetchedEpoch, leo)
+		switch {
+		case ep == -1 && off == -1, fp.FetchOffset < start:
+			d.Error = protocol.ErrOffsetOutOfRange
+			return d, 0
+		case ep < fp.LastFetchedEpoch || off < fp.FetchOffset:
+			// No follower state update on a divergence (KAFKA-13141).
+			d.DivergingEpoch = &protocol.EpochEndOffset{Epoch: ep, EndOffset: off}
+			return d, 0
+		}
+	}
+	if fp.FetchOffset > leo || fp.FetchOffset < start {
+		d.Error = protocol.ErrOffsetOutOfRange
+		return d, 0
+	}
+	end := leo
+	if consumer {
+		end = hw
+		if fp.MaxRecords > 0 {
+			end = min(end, fp.FetchOffset+fp.MaxRecords)
+		}
+	}
+	// replica.fetch.max.bytes per partition; the first record always fits.
+	if limit := max(1, rules.MaxBytes/rules.RecordSizeBytes); end-fp.FetchOffset > limit {
+		end = fp.FetchOffset + limit
+	}
+	d.Records = log.Read(fp.FetchOffset, end)
+	if update && !consumer {
+		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)
+	}
+	return d, int64(len(d.Records)) * rules.RecordSizeBytes
+}
+
+// updateFollowerFetchState is ReplicaManager.updateFollowerFetchState with
+// Partition.updateFollowerFetchState: follower's fetch at offset f while the leader's LEO is leo
+// (Replica.updateFetchState), then maybeExpandIsr and the HW's advance, which may complete
+// parked produces.
+func (rm *ReplicaManager) updateFollowerFetchState(h Host, pid int32, r *Partition, follower int32, f, logStart, leo int64, brokerEpoch int64) {
+	rr := r.Remote(follower)
+	if rr == nil {
+		return
+	}
+	moved := rr.UpdateFetchState(h.Now(), f, logStart, leo, brokerEpoch)
+	rm.MaybeExpandIsr(h, pid, r, rr)
+	if moved && rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
+		rm.CompleteDelayedProduces(h, pid, r)
+	}
+}
+
+// takeDirty hands out the session's dirty partitions' indices, sorted: partition order (Kafka's
+// order is the session's; here the answer is in partition order); the session's list starts
+// anew in the spare buffer. No partition is added or removed while they are out.
+func (rm *ReplicaManager) takeDirty(s *FetchSession) []int32 {
+	work := s.dirty
+	s.dirty, rm.dirtySpare = rm.dirtySpare[:0], nil
+	if len(work) > 1 { // a steady round's one dirty partition needs no sort call
+		slices.Sort(work)
+	}
+	return work
+}
+
+// doneWithDirty gives back the buffer takeDirty handed out.
+func (rm *ReplicaManager) doneWithDirty(work []int32) { rm.dirtySpare = work[:0] }
+
+// removeSession takes a session out of the cache (FetchSessionCache.remove). Its clean
+// partitions' follower times are written down; a session whose fetch still waits in purgatory
+// stays on its partitions' lists, every partition dirty, until the fetch is answered.
+func (rm *ReplicaManager) removeSession(s *FetchSession) {
+	rm.sessions.Remove(s)
+	s.markAllDirty()
+	if s.parked != nil && !s.parked.done {
+		s.removed = true
+		return
+	}
+	s.unlinkAll()
+}
+
+// LoseFetchSessions drops the broker's FetchSessionCache: its process stopped or restarted. The
+// follower times of clean partitions are written down first (a dead broker's replicas still read
+// as it left them).
+func (rm *ReplicaManager) LoseFetchSessions(h Host) {
+	for _, s := range rm.sessions.Sessions() {
+		s.markAllDirty()
+	}
+	for _, pid := range h.Hosted() {
+		h.Replica(pid).fetchSessions = nil
+	}
+	rm.sessions.Clear()
+}
