@@ -119,27 +119,9 @@ func TestUniformRF(t *testing.T) {
 // (the cluster hears the truncation); a restart recovering from the HW checkpoint; a controlled
 // shutdown flushing and checkpointing; and a failed log directory taking every replica offline.
 func TestBrokerWithFakeCluster(t *testing.T) {
-	// Two partitions at RF 3: t-0 on 0, 1, 2 and t-1 on 1, 2, 0; broker 1 holds both.
-	x := NewHostIndex([]int32{0, 3, 6})
-	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: ReplicaRules{CheckpointIntervalMs: 5000},
-		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}
-	b := NewBroker(1, h, x, 2)
-	for pid, hosts := range [][]int32{{0, 1, 2}, {1, 2, 0}} {
-		for i, host := range hosts {
-			slot := int32(pid) // the other brokers' slots, as theirs would be
-			if host == 1 {
-				slot = b.AddReplica(int32(pid))
-			}
-			x.Place(int32(pid), i, host, slot)
-		}
-	}
-	if b.Replica(0) != b.ReplicaAt(0) || b.Replica(1) != b.ReplicaAt(1) || b.Replica(1).Pid() != 1 || b.Replica(-1) != nil {
-		t.Fatal("the host index does not find the broker's replicas")
-	}
-	h.replicas[0], h.replicas[1] = b.Replica(0), b.Replica(1) // the fake cluster's events read them
-
-	b.Started(false)
+	h, b := brokerOfTwo(t, ReplicaRules{CheckpointIntervalMs: 5000})
 	rm := b.ReplicaManager()
+	b.Started(false)
 	rm.BecomeLeaderOrFollower(b, &protocol.LeaderAndIsrRequest{ControllerEpoch: 1, BrokerEpoch: 42, LiveLeaders: []int32{1},
 		Partitions: []protocol.LeaderAndIsrState{{TP: h.TP(0), Leader: 1, LeaderEpoch: 1, ISR: []int32{1}, Replicas: []int32{0, 1, 2}},
 			{TP: h.TP(1), Leader: 1, LeaderEpoch: 1, ISR: []int32{1}, Replicas: []int32{1, 2, 0}}}})
@@ -178,4 +160,28 @@ func TestBrokerWithFakeCluster(t *testing.T) {
 	if n := b.FailLogDir(); n != 2 || !r0.Offline() || !b.Replica(1).Offline() {
 		t.Fatalf("a failed log directory: %d offline, want both", n)
 	}
+}
+
+// brokerOfTwo is broker 1 over a fake cluster with replicas of two partitions at RF 3, t-0 on 0,
+// 1, 2 and t-1 on 1, 2, 0, found by pid through the shared host index, under rules.
+func brokerOfTwo(t *testing.T, rules ReplicaRules) (*fakeHost, *Broker) {
+	t.Helper()
+	x := NewHostIndex([]int32{0, 3, 6})
+	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: rules,
+		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}
+	b := NewBroker(1, h, x, 2)
+	for pid, hosts := range [][]int32{{0, 1, 2}, {1, 2, 0}} {
+		for i, host := range hosts {
+			slot := int32(pid) // the other brokers' slots, as theirs would be
+			if host == 1 {
+				slot = b.AddReplica(int32(pid))
+			}
+			x.Place(int32(pid), i, host, slot)
+		}
+	}
+	if b.Replica(0) != b.ReplicaAt(0) || b.Replica(1) != b.ReplicaAt(1) || b.Replica(1).Pid() != 1 || b.Replica(-1) != nil {
+		t.Fatal("the host index does not find the broker's replicas")
+	}
+	h.replicas[0], h.replicas[1] = b.Replica(0), b.Replica(1) // the fake cluster's events read them
+	return h, b
 }

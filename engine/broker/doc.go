@@ -43,9 +43,15 @@
 //     ReplicaManager and FetcherManager, the Host it hands them, the process's effects on them
 //     (Started, Stopped, LosePageCache, ShutDown, FailLogDir), over a Cluster (host.go): what
 //     it asks of the cluster, which the engine implements per broker (broker_cluster.go).
+//   - its entry points (kafka_apis.go): Handle, Kafka's KafkaApis.handle, switching a delivered
+//     message to its handler (a request to the replica manager, an answer to the fetcher thread
+//     or partition that asked); RequestFailed, a request of its own unanswered; and its timers
+//     (FetcherWake, DelayedFetchExpired, DelayedProduceExpired, IsrExpiration,
+//     HighWatermarkCheckpoint, AlterPartitionResend). The engine's network and agenda call only
+//     these (TestBrokerHandlesItsMessages); the controller's messages stay the controller's.
 //
 // The rest is still package engine's: broker.go (the process: its state, incarnation, isolation,
 // ZooKeeper registration and controlled shutdown), fetch_messages.go (the Fetch answers'
-// storage, which the engine reuses), isr.go (a HW move's events), replica_manager.go (a
-// truncation's event), and the handlers' dispatch (network.go, engine.go's timers).
+// storage, which the engine reuses), isr.go (a HW move's events), and replica_manager.go (a
+// truncation's event).
 package broker
