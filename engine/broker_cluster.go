@@ -16,7 +16,6 @@ type cluster struct {
 }
 
 func (h *cluster) Now() int64         { return h.e.now }
-func (h *cluster) Dead() bool         { return h.b.state == brokerDead }
 func (h *cluster) BrokerEpoch() int64 { return h.b.brokerEpoch }
 func (h *cluster) PidOf(tp TP) int32  { return h.e.pidOf(tp) }
 func (h *cluster) TP(pid int32) TP    { return h.e.partitions[pid].tp() }
@@ -74,19 +73,11 @@ func (h *cluster) FetcherStopped(id, leader int32) {
 		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
 }
 
-// Exit is the broker process exiting on a thread's fatal error. Kafka's exit runs the shutdown
-// hook, KafkaServer.shutdown, whose first step is the controlled shutdown; the engine's
-// beginShutdown is that, then the stop. Simplification: in 0.10.2 the exit is System.exit called
-// from the fetcher thread, which the hook's fetcher shutdown then waits for, so the broker could
-// hang after its controlled shutdown with its ZooKeeper session alive (KAFKA-4039, fixed in 0.11
-// by FatalExitError); the engine stops it as 0.11 does.
-func (h *cluster) Exit(pid int32, why string) {
+// Exiting is a thread's fatal error: the broker process exits (brk.Broker.Exit).
+func (h *cluster) Exiting(pid int32, why string) {
 	p := h.e.partitions[pid]
 	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "fatal",
 		Text: fmt.Sprintf("broker %d exits: %s: %s", h.b.id, p.name(), why)})
-	if h.b.state == brokerRunning {
-		h.e.beginShutdown(h.b)
-	}
 }
 
 func (h *cluster) ReplicaRules() brk.ReplicaRules {
@@ -98,7 +89,6 @@ func (h *cluster) ReplicaRules() brk.ReplicaRules {
 		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch}
 }
 
-func (h *cluster) ShuttingDown() bool           { return h.b.state == brokerShuttingDown }
 func (h *cluster) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
 
 func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(h.b.Replica(pid)) }
@@ -225,4 +215,101 @@ func (h *cluster) NewDelayedProduce(m *Message, base int64, n int) *brk.DelayedP
 
 func (h *cluster) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
 	h.e.schedule(delayedProduceDone{h.e.timer(h.b), dp}.due(at))
+}
+
+// The process (brk.Broker's kafka_server.go).
+
+// ProcessRules reads the era and the config at each use: a config action can change them.
+func (h *cluster) ProcessRules() brk.ProcessRules {
+	e := h.e
+	return brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
+		ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
+		BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
+		LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart}
+}
+
+// RegisterBroker registers the broker with ZooKeeper unless it is isolated (it registers when
+// healed: heal).
+func (h *cluster) RegisterBroker() {
+	if !h.b.isolated {
+		h.e.register(h.b)
+	}
+}
+
+func (h *cluster) ControlledShutdownInProcess() ([]TP, bool) { return h.e.shutdownInProcess(h.b.id) }
+
+func (h *cluster) ScheduleShutdownRetry(at int64) {
+	h.e.schedule(shutdownRetry{h.e.timer(h.b)}.due(at))
+}
+
+func (h *cluster) NotifyLogDirFailure() { h.e.handleLogDirFailure(h.b.id) }
+
+// ProcessGone is the network's part of a process gone: its requests in flight are forgotten
+// (its connections are gone) and those to it fail; a crash cuts its ZooKeeper connection (the
+// session expires unless it comes back in time), a clean shutdown closes the session.
+func (h *cluster) ProcessGone(clean bool) {
+	h.e.forgetRequestsOf(h.b.id)
+	h.e.resetRequestsTo(h.b.id)
+	if clean {
+		h.e.deregister(h.b.id)
+	} else {
+		h.e.disconnect(h.b.id)
+	}
+}
+
+func (h *cluster) Restarted() {
+	h.e.emit(Event{Type: EvBrokerUp, Broker: Some(h.b.id),
+		Text: fmt.Sprintf("broker %d started from its disk state", h.b.id)})
+}
+
+func (h *cluster) Crashed(powerLoss bool) {
+	cause := "process killed"
+	if powerLoss {
+		cause = "power loss: unflushed records dropped"
+	}
+	h.e.emit(Event{Type: EvBrokerDown, Broker: Some(h.b.id), Reason: cause,
+		Text: fmt.Sprintf("broker %d is down (%s)", h.b.id, cause)})
+}
+
+func (h *cluster) ShutdownBegan() {
+	h.e.emit(Event{Type: EvShutdown, Broker: Some(h.b.id),
+		Text: fmt.Sprintf("broker %d begins a controlled shutdown", h.b.id)})
+}
+
+func (h *cluster) ShutdownAttemptFailed(attempt int, err KafkaError, led int, last bool) {
+	id, backoff := h.b.id, h.e.cfg.ControlledShutdownRetryBackoffMs
+	if last {
+		h.e.emit(Event{Type: EvShutdown, Broker: Some(id), Reason: "retry",
+			Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d (the last): %d partitions still led; it stops after %d ms", id, attempt, led, backoff)})
+		return
+	}
+	why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", led)
+	if err != ErrNone {
+		why = err.String()
+	}
+	h.e.emit(Event{Type: EvShutdown, Broker: Some(id), Reason: "retry",
+		Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", id, attempt, why, backoff)})
+}
+
+func (h *cluster) StoppedAnyway(attempts, led int) {
+	text := fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", h.b.id, attempts, led)
+	if led < 0 {
+		text = fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts and the backoff after the last", h.b.id, attempts)
+	}
+	h.e.emit(Event{Type: EvShutdown, Broker: Some(h.b.id), Reason: "retries exhausted", Text: text})
+}
+
+func (h *cluster) ShutdownCompleted() {
+	h.e.emit(Event{Type: EvBrokerDown, Broker: Some(h.b.id), Reason: "controlled shutdown",
+		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", h.b.id)})
+}
+
+func (h *cluster) LogDirFailed(halt bool, offline int) {
+	if halt {
+		h.e.emit(Event{Type: EvLogDirFailure, Broker: Some(h.b.id), Reason: "halt",
+			Text: fmt.Sprintf("broker %d's log directory failed: before KIP-112 (inter.broker.protocol.version 1.0) the broker halts", h.b.id)})
+		return
+	}
+	h.e.emit(Event{Type: EvLogDirFailure, Broker: Some(h.b.id),
+		Text: fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", h.b.id, offline)})
 }

@@ -393,12 +393,12 @@ func (e *Engine) handle(it *item) {
 	}
 	t := it.timer()
 	b := e.brokers[t.broker]
-	if b.state == brokerDead || b.incarnation != t.incarnation {
+	if b.Dead() || b.incarnation != t.incarnation {
 		return // a timer of a former incarnation
 	}
 	switch it.kind {
-	// The broker's timers go to its brk.Broker (kafka_apis.go), the controlled shutdown's retry
-	// to its process (broker.go).
+	// The broker's timers go to its brk.Broker (kafka_apis.go; the controlled shutdown's retry:
+	// kafka_server.go).
 	case itFetcherWake:
 		key := it.fetcherWake().fetcher
 		b.FetcherWake(int32(key>>32), int32(uint32(key)))
@@ -414,7 +414,7 @@ func (e *Engine) handle(it *item) {
 	case itResend:
 		b.AlterPartitionResend(it.alterPartitionResend().pid)
 	case itShutdownRetry:
-		e.shutdownRetry(b)
+		b.ControlledShutdownRetry()
 	}
 }
 

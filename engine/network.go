@@ -125,7 +125,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	if resent && e.givenUp(m, h) {
 		return
 	}
-	if b.state == brokerDead || b.incarnation != gen {
+	if b.Dead() || b.incarnation != gen {
 		if isRequest(m.Type) {
 			e.emit(Event{Type: EvDropped, Message: m, Reason: "broker down",
 				Text: fmt.Sprintf("%s #%d refused: broker %d is down", m.Type, m.ID, b.id)})
@@ -144,7 +144,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		delete(e.pending, m.ReplyTo)
 	}
 	// A broker-bound message is the broker's (brk.Broker.Handle, KafkaApis.handle); the rest is
-	// its controller's (controller.go) or, for a controlled shutdown's answer, its process's.
+	// its controller's (controller.go).
 	if b.Handle(m) {
 		if m.Type == MsgFetchResponse {
 			e.fetchRoundDone(m, req) // the round's storage is the engine's (recycle.go)
@@ -158,8 +158,6 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		e.handleAlterPartition(b, m)
 	case MsgControlledShutdown:
 		e.handleControlledShutdown(b, m)
-	case MsgControlledShutdownResp:
-		e.handleControlledShutdownResponse(b, m)
 	}
 }
 
@@ -175,16 +173,13 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 		return
 	}
 	b := e.brokers[req.From]
-	if b.state == brokerDead {
+	if b.Dead() {
 		return
 	}
 	if b.RequestFailed(req) {
 		return // the broker's (brk.Broker.RequestFailed)
 	}
-	switch req.Type {
-	case MsgControlledShutdown:
-		e.controlledShutdownAnswered(b, ErrRequestTimedOut, nil)
-	case MsgLeaderAndIsr:
+	if req.Type == MsgLeaderAndIsr {
 		e.controllerRequestFailed(req)
 	}
 }

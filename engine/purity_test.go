@@ -250,11 +250,12 @@ func TestBrokerOwnsItsState(t *testing.T) {
 // broker's: no brk.Cluster method returns a type of the package's state (the storage the engine
 // lends, a Fetch's and a parked produce's, and the rules and ZooKeeper's answer, are not state).
 // The engine's side of Cluster (broker_cluster.go) reaches no broker but its own. Elsewhere in
-// the engine, a broker found by index (e.brokers[i]) is read for its process (running, isolated,
-// incarnation, ...), not its replication state, except by the readers (the read API, the
-// checker's adapter, CheckExpect: read.go, read_agenda.go, checker.go, run.go), the cluster's
-// build (engine.go) and the controller's context (controller.go: the partitions on a broker);
-// only the readers call e.replicaOn, another broker's replica.
+// the engine, a broker found by index (e.brokers[i]) is read for its process (its brk.Broker's
+// State, Dead, ..., its isolation, its incarnation), not its replication state, except by the
+// readers (the read API, the checker's adapter, CheckExpect: read.go, read_agenda.go,
+// checker.go, run.go), the cluster's build (engine.go) and the controller's context
+// (controller.go: the partitions on a broker); only the readers call e.replicaOn, another
+// broker's replica.
 func TestBrokerReachesOnlyItself(t *testing.T) {
 	state := map[string]bool{}
 	var cluster *ast.InterfaceType
@@ -296,8 +297,8 @@ func TestBrokerReachesOnlyItself(t *testing.T) {
 			return true
 		})
 	}
-	process := map[string]bool{"id": true, "state": true, "incarnation": true, "isolated": true, "diskFailed": true,
-		"brokerEpoch": true, "startsOnExpiry": true, "shutdownAttempts": true}
+	process := map[string]bool{"id": true, "incarnation": true, "isolated": true, "brokerEpoch": true, "startsOnExpiry": true,
+		"State": true, "Running": true, "ShuttingDown": true, "Dead": true, "DiskFailed": true, "ShutdownAttempts": true}
 	readers := map[string]bool{"read.go": true, "read_agenda.go": true, "checker.go": true, "run.go": true}
 	for path, f := range engineSources(t) {
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -16,6 +16,8 @@ type Host interface {
 	// lists the broker's pids in order.
 	ReplicaNamed(tp protocol.TP) (int32, *Partition)
 	Hosted() []int32
+	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
+	ShuttingDown() bool
 }
 
 // Cluster is what a Broker asks of the cluster it runs in, which the engine implements per
@@ -30,7 +32,6 @@ type Cluster interface {
 	// What a fetcher thread asks of the cluster (Follower says what each is).
 	Now() int64
 	Rules() FetcherRules
-	Dead() bool
 	BrokerEpoch() int64
 	PidOf(tp protocol.TP) int32
 	TP(pid int32) protocol.TP
@@ -41,13 +42,10 @@ type Cluster interface {
 	Failed(pid int32, why string)
 	FetcherStarted(id, leader int32)
 	FetcherStopped(id, leader int32)
-	Exit(pid int32, why string)
 	// FlushIntervalMessages is log.flush.interval.messages.
 	FlushIntervalMessages() int64
 	// ReplicaRules are the era's and the config's rules for the replica manager.
 	ReplicaRules() ReplicaRules
-	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
-	ShuttingDown() bool
 	// Assignment is pid's replica list in the original assignment order (the followers' state
 	// keeps that order).
 	Assignment(pid int32) []int32
@@ -99,6 +97,35 @@ type Cluster interface {
 	IsrWritten(pid int32, verb string, w IsrWrite)
 	ScheduleAlterPartitionResend(pid int32, at int64)
 	ScheduleIsrShrink(at int64)
+
+	// The process (kafka_server.go): the rules; the ZooKeeper registration, which gives the
+	// broker epoch (RegisterBroker: KafkaZkClient.registerBroker, once ZooKeeper is reachable:
+	// an isolated broker registers when healed); the controlled shutdown asked of the
+	// controller in the broker's own process (the partitions still led, and whether the broker
+	// runs the usable controller) and the timer of its next attempt; the controller's hearing
+	// of a failed log directory (through ZooKeeper's log dir event notification); a gone
+	// process's requests forgotten and those to it failed by the network, with its ZooKeeper
+	// session closed (clean) or left to expire; and the events.
+	ProcessRules() ProcessRules
+	RegisterBroker()
+	ControlledShutdownInProcess() (remaining []protocol.TP, ok bool)
+	ScheduleShutdownRetry(at int64)
+	NotifyLogDirFailure()
+	ProcessGone(clean bool)
+	Restarted()
+	Crashed(powerLoss bool)
+	ShutdownBegan()
+	// ShutdownAttemptFailed: attempt got err, or left led partitions led; last: no attempt
+	// follows, only the backoff.
+	ShutdownAttemptFailed(attempt int, err protocol.KafkaError, led int, last bool)
+	// StoppedAnyway: the attempts all failed, led partitions left (-1: not known).
+	StoppedAnyway(attempts, led int)
+	ShutdownCompleted()
+	// LogDirFailed: the log directory failed, the broker halting (before KIP-112) or its
+	// offline replicas gone offline.
+	LogDirFailed(halt bool, offline int)
+	// Exiting: a thread's fatal error on pid; the broker exits.
+	Exiting(pid int32, why string)
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the

@@ -9,10 +9,11 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // Handle is KafkaApis.handle: the broker's one entry for a message delivered to it, switched on
 // its type to the replica manager (the requests a broker answers: Fetch, OffsetsForLeaderEpoch,
 // ListOffsets, LeaderAndIsr, StopReplica, Produce) or to the broker's own requester (the answers
-// to its fetcher threads' requests and to its AlterPartition). In Kafka an answer goes to the
-// NetworkClient callback of the thread that sent the request, not through KafkaApis; here the
-// network hands both to the broker, which finds that thread (its fetchers by request id) or
-// partition (the AlterPartition in flight).
+// to its fetcher threads' requests, to its AlterPartition and to its controlled shutdown's
+// request). In Kafka an answer goes to the NetworkClient callback of the thread that sent the
+// request, not through KafkaApis; here the network hands both to the broker, which finds that
+// thread (its fetchers by request id), partition (the AlterPartition in flight) or its process
+// (kafka_server.go).
 //
 // It reports whether m was the broker's: the controller's requests (AlterPartition, controlled
 // shutdown) and the answers to them (LeaderAndIsr's) are the controller's, which the cluster
@@ -46,6 +47,8 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 		b.rm.HandleStopReplica(b, m.StopReplica)
 	case protocol.MsgAlterPartitionResponse:
 		b.rm.HandleAlterPartitionResponse(b, m)
+	case protocol.MsgControlledShutdownResp:
+		b.controlledShutdownAnswered(m.ControlledShutdownResp.Error, m.ControlledShutdownResp.Remaining)
 	default:
 		return false
 	}
@@ -62,9 +65,9 @@ func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
 
 // RequestFailed is a request the broker sent that got no answer (the connection was refused or
 // reset, or the request timed out): NetworkClient's disconnect or timeout, handed to the thread
-// that sent it (a fetcher thread's Fetch, OffsetsForLeaderEpoch or ListOffsets) or to the
-// partition whose AlterPartition it was. It reports whether req was the broker's replication's
-// (false: the controlled shutdown's, which is the process's, or the controller's LeaderAndIsr).
+// that sent it (a fetcher thread's Fetch, OffsetsForLeaderEpoch or ListOffsets), to the
+// partition whose AlterPartition it was, or to the controlled shutdown that asked. It reports
+// whether req was the broker's (false: the controller's LeaderAndIsr).
 func (b *Broker) RequestFailed(req *protocol.Message) bool {
 	switch req.Type {
 	case protocol.MsgFetch, protocol.MsgOffsetsForEpoch, protocol.MsgListOffsets:
@@ -73,6 +76,8 @@ func (b *Broker) RequestFailed(req *protocol.Message) bool {
 		}
 	case protocol.MsgAlterPartition:
 		b.rm.AlterPartitionFailed(b, req)
+	case protocol.MsgControlledShutdown:
+		b.controlledShutdownAnswered(protocol.ErrRequestTimedOut, nil)
 	default:
 		return false
 	}

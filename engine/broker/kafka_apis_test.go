@@ -38,7 +38,7 @@ func TestBrokerHandle(t *testing.T) {
 		TruncateOnFetch: true, NumReplicaFetchers: 1, CheckpointIntervalMs: 5000})
 	h.fetchRules = LeaderFetchRules{NotLeaderForUnknownLocal: true, MaxBytes: 1 << 20, RecordSizeBytes: 100}
 	h.isrRules = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000, RetryBackoffMs: 100}
-	b.Started(false)
+	b.Startup(false)
 	t0, t1 := b.Replica(0), b.Replica(1)
 	handled := func(m *protocol.Message, want ...string) {
 		t.Helper()
@@ -160,7 +160,7 @@ func TestBrokerHandle(t *testing.T) {
 		t.Fatal("StopReplica left t-1 on its fetcher")
 	}
 
-	// The controller's messages, and a failed request of the process's, are the cluster's.
+	// The controller's messages, and the failure of its request, are the cluster's.
 	n = len(h.sent)
 	for _, m := range []*protocol.Message{
 		{ID: 108, Type: protocol.MsgAlterPartition, From: 2, To: 1},
@@ -171,8 +171,8 @@ func TestBrokerHandle(t *testing.T) {
 			t.Errorf("%s handled by the broker: it is the controller's", m.Type)
 		}
 	}
-	if b.RequestFailed(&protocol.Message{ID: 111, Type: protocol.MsgControlledShutdown, From: 1, To: 0}) {
-		t.Error("a controlled shutdown's failure handled by the replication's side")
+	if b.RequestFailed(&protocol.Message{ID: 111, Type: protocol.MsgLeaderAndIsr, From: 1, To: 0}) {
+		t.Error("the controller's LeaderAndIsr's failure handled by the broker")
 	}
 	if len(h.sent) != n {
 		t.Errorf("the cluster's messages sent %q", sentSince(h, n))
