@@ -30,11 +30,11 @@ type replica = brk.Partition
 
 // broker is one Kafka broker process and its machine.
 type broker struct {
-	// Broker is its replication state (package broker's: its replicas, replica manager and
-	// fetchers), the Host its handlers are handed; cluster (broker_cluster.go) is what it asks of
-	// the engine.
-	// Its process's state (running, shutting down, dead), its failed log directory and its
-	// controlled shutdown's attempts are its Broker's too (kafka_server.go).
+	// Broker is the broker (package broker's): its replicas, replica manager and fetchers, the
+	// Host its handlers are handed, its entry points (kafka_apis.go) and its process's state
+	// (running, shutting down, dead, a failed log directory, the controlled shutdown's attempts:
+	// kafka_server.go); cluster (broker_cluster.go) is what it asks of the engine. Below: the
+	// world's part of the process, and rm and fetchers, the Broker's at hand.
 	*brk.Broker
 	id int32
 	// incarnation rises at every start; timers and requests of an older one are ignored.

@@ -40,9 +40,11 @@ type ProcessRules struct {
 	RecoverAtFirstStart bool
 }
 
-// State is the process's state; Running, ShuttingDown (a controlled shutdown: it adds no
-// fetchers) and Dead read it. Dead shadows nothing of the cluster's: the process's state is the
-// broker's.
+// State is the process's state, which Running, ShuttingDown (in a controlled shutdown: its
+// replica manager adds no fetchers) and Dead (its threads do no work) read; DiskFailed: its log
+// directory failed since it started; ShutdownAttempts: its controlled shutdown's attempts so far.
+// The engine reads them for any broker (they are the process's, as its liveness is anyone's to
+// see), a Broker's handlers for their own.
 func (b *Broker) State() State          { return b.state }
 func (b *Broker) Running() bool         { return b.state == Running }
 func (b *Broker) ShuttingDown() bool    { return b.state == ShuttingDown }
