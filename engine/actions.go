@@ -43,23 +43,23 @@ func (e *Engine) Apply(a Action) error {
 		}
 		e.consume(e.partitionOf(a.Topic, *a.Partition), count)
 	case "kill":
-		if b.state == brokerDead && b.startsOnExpiry {
+		if b.Dead() && b.startsOnExpiry {
 			b.startsOnExpiry = false // killed before it could start: its pending start is off
 			e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "start cancelled",
 				Text: fmt.Sprintf("broker %d will not start when its old session expires: killed again", b.id)})
 			return nil
 		}
-		if b.state == brokerDead {
+		if b.Dead() {
 			return fmt.Errorf("broker: broker %d is already down", b.id)
 		}
 		e.kill(b, a.LoseUnflushed)
 	case "restart":
-		if b.state != brokerDead {
+		if !b.Dead() {
 			return fmt.Errorf("broker: broker %d is running; kill or shut it down first", b.id)
 		}
 		e.restart(b)
 	case "shutdown":
-		if b.state != brokerRunning {
+		if !b.Running() {
 			return fmt.Errorf("broker: broker %d is not running", b.id)
 		}
 		e.beginShutdown(b)
@@ -73,10 +73,10 @@ func (e *Engine) Apply(a Action) error {
 	case "link":
 		e.setLink(*a.From, *a.To, a.LatencyMs, a.Down)
 	case "failDisk":
-		if b.state == brokerDead {
+		if b.Dead() {
 			return fmt.Errorf("broker: broker %d is down", b.id)
 		}
-		if b.diskFailed {
+		if b.DiskFailed() {
 			return fmt.Errorf("broker: broker %d's log directory has already failed", b.id)
 		}
 		e.failDisk(b)

@@ -46,3 +46,6 @@ func (er era) initialFetchState(log *commitlog.Log, pid, currentEpoch int32) fet
 func (er era) answerOffsetsForEpoch(log *commitlog.Log, asked int32) (int32, int64) {
 	return brk.LastOffsetForLeaderEpoch(log, asked, er.epochAnswerNamesEpoch)
 }
+
+// isrShrinkTask is one run of b's "isr-expiration" task (brk.Broker.IsrExpiration).
+func (e *Engine) isrShrinkTask(b *broker) { b.IsrExpiration() }

@@ -70,7 +70,7 @@ func (c checkCluster) Leader(pid int32) (int32, int32) {
 
 func (c checkCluster) Hosts(pid int32) []int32 { return c.e.partitions[pid].hosts }
 
-func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].state == brokerDead }
+func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].Dead() }
 
 func (c checkCluster) Replica(pid, b int32) check.Replica {
 	r := c.e.replicaOn(pid, b)

@@ -74,7 +74,7 @@ func (c ctrlCluster) Hosted(b int32) []int32 { return c.e.brokers[b].Hosted() }
 
 func (c ctrlCluster) Process(b int32) (uint64, bool) {
 	br := c.e.brokers[b]
-	return br.incarnation, br.state != brokerDead
+	return br.incarnation, !br.Dead()
 }
 
 // The messages and timers for the controller.

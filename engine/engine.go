@@ -393,25 +393,28 @@ func (e *Engine) handle(it *item) {
 	}
 	t := it.timer()
 	b := e.brokers[t.broker]
-	if b.state == brokerDead || b.incarnation != t.incarnation {
+	if b.Dead() || b.incarnation != t.incarnation {
 		return // a timer of a former incarnation
 	}
 	switch it.kind {
+	// The broker's timers go to its brk.Broker (kafka_apis.go; the controlled shutdown's retry:
+	// kafka_server.go).
 	case itFetcherWake:
-		e.fetcherWake(b, it.fetcherWake().fetcher)
+		key := it.fetcherWake().fetcher
+		b.FetcherWake(int32(key>>32), int32(uint32(key)))
 	case itDelayedFetchDone:
 		p := it.delayedFetchDone()
-		e.delayedFetchExpired(b, p.fetch, p.seq)
+		b.DelayedFetchExpired(p.fetch, p.seq)
 	case itDelayedProduceDone:
-		e.delayedProduceExpired(b, it.delayedProduceDone().produce)
+		b.DelayedProduceExpired(it.delayedProduceDone().produce)
 	case itIsrShrinkTask:
-		e.isrShrinkTask(b)
+		b.IsrExpiration()
 	case itCheckpointTask:
-		e.checkpointTask(b)
+		b.HighWatermarkCheckpoint()
 	case itResend:
-		e.resendAlterPartition(b, it.alterPartitionResend().pid)
+		b.AlterPartitionResend(it.alterPartitionResend().pid)
 	case itShutdownRetry:
-		e.shutdownRetry(b)
+		b.ControlledShutdownRetry()
 	}
 }
 

@@ -9,9 +9,10 @@ import (
 // Kafka does, so partitions spread over num.replica.fetchers threads per leader. A thread's loop
 // and its answers' handling are package broker's (brk.FetcherThread.DoWork and its Handle*
 // methods), asking what they need of the broker and the cluster through the broker's
-// brk.Broker (a brk.Follower, over the engine's cluster: broker_cluster.go); so is its fetcher manager (brk.FetcherManager: adding,
-// removing and stopping threads). Here: waking threads and handing them their answers. What a turn costs follows what changed,
-// not the thread's size (fetcher_changes.go).
+// brk.Broker (a brk.Follower, over the engine's cluster: broker_cluster.go); so is its fetcher
+// manager (brk.FetcherManager: adding, removing and stopping threads), and so are their
+// wake-ups and answers (brk.Broker.FetcherWake, Handle, RequestFailed: kafka_apis.go). What a
+// turn costs follows what changed, not the thread's size (fetcher_changes.go).
 
 // fetchState is a follower's per-partition fetch state (broker.PartitionFetchState).
 type fetchState = brk.PartitionFetchState
@@ -29,39 +30,3 @@ func (e *Engine) removeFetcherForPartitions(b *broker, pids []int32) {
 
 // shutdownIdleFetchers stops b's fetchers left without partitions.
 func (e *Engine) shutdownIdleFetchers(b *broker) { b.fetchers.ShutdownIdleFetchers(b.Broker) }
-
-func (e *Engine) fetcherWake(b *broker, key int64) {
-	f := b.fetchers.For(int32(key>>32), int32(uint32(key)))
-	if f == nil || !f.Woken(e.now) {
-		return
-	}
-	f.DoWork(b.Broker)
-}
-
-// The answers to a fetcher's requests go to the fetcher of b that sent the request, if any
-// (package broker's fetcher_answers.go).
-
-func (e *Engine) handleFetchResponse(b *broker, m *Message) {
-	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleFetchResponse(b.Broker, m)
-	}
-}
-
-func (e *Engine) handleOffsetsForEpochResponse(b *broker, m *Message) {
-	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleOffsetsForEpochResponse(b.Broker, m)
-	}
-}
-
-func (e *Engine) handleListOffsetsResponse(b *broker, m *Message) {
-	if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
-		f.HandleListOffsetsResponse(b.Broker, m)
-	}
-}
-
-// fetcherRequestFailed handles a failed send or a timeout of a fetcher's request.
-func (e *Engine) fetcherRequestFailed(b *broker, req *Message) {
-	if f := b.fetchers.OfRequest(req.ID); f != nil {
-		f.RequestFailed(b.Broker, req)
-	}
-}

@@ -75,7 +75,7 @@ func (e *Engine) givenUp(m *Message, h netsim.Held) bool {
 	switch {
 	case !pending:
 		return true
-	case e.brokers[m.From].state == brokerDead || e.brokers[m.From].incarnation != h.FromGen:
+	case e.brokers[m.From].Dead() || e.brokers[m.From].incarnation != h.FromGen:
 		if !isRequest(m.Type) {
 			e.reset(req)
 		}

@@ -7,8 +7,10 @@ import (
 )
 
 // The leader's ISR and high-watermark rules (Partition.scala) are package broker's: the HW's
-// advance over the maximal ISR (high_watermark.go) and the ISR's changes (isr_change.go). Here:
-// handing them their fetches, timers and answers, a follower's HW, and a HW move's events.
+// advance over the maximal ISR (high_watermark.go) and the ISR's changes (isr_change.go:
+// maybeExpandIsr, the shrink task, the AlterPartition round trip), which brk.Broker.Handle hands
+// their answers and the brk.Broker's timer methods their tasks (kafka_apis.go). Here: their
+// rules, and a HW move's events.
 
 // effectiveMinIsr is the min.insync.replicas a leader of p applies (brk.HWRules.EffectiveMinIsr).
 func (e *Engine) effectiveMinIsr(p *partition) int {
@@ -46,21 +48,6 @@ func (e *Engine) hwChangedBy(r *replica, old int64, role string, follower int32)
 		e.emit(ev)
 	}
 	e.noteHWMoved(r, old)
-}
-
-// The ISR's changes are package broker's (brk.ReplicaManager: maybeExpandIsr, the shrink task,
-// the AlterPartition round trip; isr_change.go); the engine hands them their timers and answers.
-
-func (e *Engine) isrShrinkTask(b *broker) { b.rm.IsrShrinkTask(b.Broker) }
-
-func (e *Engine) resendAlterPartition(b *broker, pid int32) { b.rm.ResendAlterPartition(b.Broker, pid) }
-
-func (e *Engine) alterPartitionFailed(b *broker, req *Message) {
-	b.rm.AlterPartitionFailed(b.Broker, req)
-}
-
-func (e *Engine) handleAlterPartitionResponse(b *broker, m *Message) {
-	b.rm.HandleAlterPartitionResponse(b.Broker, m)
 }
 
 // describeHighWatermark is a high-watermark event's text (made when read: Narrate).

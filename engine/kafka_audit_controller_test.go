@@ -33,12 +33,12 @@ func TestAuditControlledShutdownLastBackoff(t *testing.T) {
 			}
 			start := e.now
 			apply(t, e, `{"do":"shutdown","broker":1}`)
-			runUntilTrue(t, e, 30000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
+			runUntilTrue(t, e, 30000, "broker 1 stopped", func() bool { return e.brokers[1].Dead() })
 			if took := e.now - start; took < tc.stopAt || took > tc.stopAt+100 {
 				t.Fatalf("broker 1 stopped %d ms after it began, want about %d", took, tc.stopAt)
 			}
-			if e.brokers[1].shutdownAttempts != 3 {
-				t.Fatalf("%d attempts, want 3", e.brokers[1].shutdownAttempts)
+			if e.brokers[1].ShutdownAttempts() != 3 {
+				t.Fatalf("%d attempts, want 3", e.brokers[1].ShutdownAttempts())
 			}
 		})
 	}
@@ -136,7 +136,7 @@ func TestAuditShutdownTruncatesBefore011(t *testing.T) {
 		t.Fatalf("leader LEO %d HW %d, want 3, 1", r.Log().LogEndOffset(), r.Log().HighWatermark())
 	}
 	apply(t, e, `{"do":"shutdown","broker":1}`)
-	runUntilTrue(t, e, 1000, "broker 1 stopped", func() bool { return e.brokers[1].state == brokerDead })
+	runUntilTrue(t, e, 1000, "broker 1 stopped", func() bool { return e.brokers[1].Dead() })
 	if e.ctrl.Leader(p.pid) != 2 {
 		t.Fatalf("leader %d, want 2", e.ctrl.Leader(p.pid))
 	}

@@ -92,7 +92,7 @@ func TestAuditFirstHWCheckpointAtOnce(t *testing.T) {
 			runFor(t, e, 100)
 			apply(t, e, `{"do":"restart","broker":1}`)
 			runUntilTrue(t, e, 20000, "broker 1 got its first LeaderAndIsr", func() bool {
-				return e.brokers[1].state == brokerRunning && e.brokers[1].rm.Checkpointing()
+				return e.brokers[1].Running() && e.brokers[1].rm.Checkpointing()
 			})
 			if r.Log().LogEndOffset() != 0 || r.Log().HighWatermark() != 0 {
 				t.Fatalf("LEO %d HW %d after the power loss, want 0, 0", r.Log().LogEndOffset(), r.Log().HighWatermark())

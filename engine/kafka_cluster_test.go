@@ -75,7 +75,7 @@ func TestKafkaT25ShouldFollowLeaderEpochBasicWorkflow(t *testing.T) {
 	bounce := func(b int32) {
 		t.Helper()
 		apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].state == brokerDead })
+		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
 		apply(t, e, fmt.Sprintf(`{"do":"restart","broker":%d}`, b))
 		runUntilTrue(t, e, 60000, fmt.Sprintf("broker %d back in the ISR", b), func() bool { return slices.Equal(e.ctrl.ISR(p.pid), []int32{0, 1}) })
 	}
@@ -156,7 +156,7 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			stop := func(b int32) {
 				t.Helper()
 				apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-				runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].state == brokerDead })
+				runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
 			}
 			runFor(t, e, 100)
 			first := produce(1, "acked")
@@ -249,7 +249,7 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	stop := func(b int32) {
 		t.Helper()
 		apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].state == brokerDead })
+		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
 	}
 	checkpoints := func(when string, want int64) {
 		t.Helper()
@@ -331,7 +331,7 @@ func TestKafkaT28ReplicationWithBrokerFailure(t *testing.T) {
 					waitFor(60000, "the session expired", func() bool { return !e.ctrl.Registered(b) })
 				} else {
 					apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-					waitFor(60000, "the broker stopped", func() bool { return e.brokers[b].state == brokerDead })
+					waitFor(60000, "the broker stopped", func() bool { return e.brokers[b].Dead() })
 				}
 				if restart {
 					apply(t, e, fmt.Sprintf(`{"do":"restart","broker":%d}`, b))

@@ -213,7 +213,7 @@ func TestEraRestartBeforeSessionExpiry(t *testing.T) {
 			apply(t, e, `{"do":"kill","broker":1}`)
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"restart","broker":1}`)
-			runUntilTrue(t, e, 20000, "broker 1 runs", func() bool { return e.brokers[1].state == brokerRunning })
+			runUntilTrue(t, e, 20000, "broker 1 runs", func() bool { return e.brokers[1].Running() })
 			if e.now != tc.upAt {
 				t.Fatalf("broker 1 runs again at %d ms, want %d", e.now, tc.upAt)
 			}

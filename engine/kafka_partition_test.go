@@ -352,7 +352,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 	}{
 		{"deregistered (KRaft: fenced)", func(e *Engine) { e.metadata = deregistered{e.metadata, 1} }, 20},
 		{"in controlled shutdown (ZK: still eligible)", func(e *Engine) {
-			e.brokers[1].state = brokerShuttingDown
+			e.brokers[1].SetShuttingDownForTest()
 			e.ctrl.SetShuttingDownForTest(1)
 		}, 10},
 		{"neither", func(*Engine) {}, 10},

@@ -125,7 +125,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	if resent && e.givenUp(m, h) {
 		return
 	}
-	if b.state == brokerDead || b.incarnation != gen {
+	if b.Dead() || b.incarnation != gen {
 		if isRequest(m.Type) {
 			e.emit(Event{Type: EvDropped, Message: m, Reason: "broker down",
 				Text: fmt.Sprintf("%s #%d refused: broker %d is down", m.Type, m.ID, b.id)})
@@ -143,36 +143,21 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		}
 		delete(e.pending, m.ReplyTo)
 	}
+	// A broker-bound message is the broker's (brk.Broker.Handle, KafkaApis.handle); the rest is
+	// its controller's (controller.go).
+	if b.Handle(m) {
+		if m.Type == MsgFetchResponse {
+			e.fetchRoundDone(m, req) // the round's storage is the engine's (recycle.go)
+		}
+		return
+	}
 	switch m.Type {
-	case MsgFetch:
-		e.handleFetch(b, m)
-	case MsgFetchResponse:
-		e.handleFetchResponse(b, m)
-		e.fetchRoundDone(m, req)
-	case MsgOffsetsForEpoch:
-		e.handleOffsetsForEpoch(b, m)
-	case MsgOffsetsForEpochResponse:
-		e.handleOffsetsForEpochResponse(b, m)
-	case MsgListOffsets:
-		e.handleListOffsets(b, m)
-	case MsgListOffsetsResponse:
-		e.handleListOffsetsResponse(b, m)
-	case MsgLeaderAndIsr:
-		e.handleLeaderAndIsr(b, m)
 	case MsgLeaderAndIsrResponse:
 		e.handleLeaderAndIsrResponse(b, m, req)
-	case MsgStopReplica:
-		e.handleStopReplica(b, m)
 	case MsgAlterPartition:
 		e.handleAlterPartition(b, m)
-	case MsgAlterPartitionResponse:
-		e.handleAlterPartitionResponse(b, m)
 	case MsgControlledShutdown:
 		e.handleControlledShutdown(b, m)
-	case MsgControlledShutdownResp:
-		e.handleControlledShutdownResponse(b, m)
-	case MsgProduce:
-		e.handleProduce(b, m)
 	}
 }
 
@@ -188,17 +173,13 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 		return
 	}
 	b := e.brokers[req.From]
-	if b.state == brokerDead {
+	if b.Dead() {
 		return
 	}
-	switch req.Type {
-	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets:
-		e.fetcherRequestFailed(b, req)
-	case MsgAlterPartition:
-		e.alterPartitionFailed(b, req)
-	case MsgControlledShutdown:
-		e.controlledShutdownAnswered(b, ErrRequestTimedOut, nil)
-	case MsgLeaderAndIsr:
+	if b.RequestFailed(req) {
+		return // the broker's (brk.Broker.RequestFailed)
+	}
+	if req.Type == MsgLeaderAndIsr {
 		e.controllerRequestFailed(req)
 	}
 }

@@ -1,21 +1,11 @@
 package engine
 
-import (
-	"strconv"
-
-	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
-)
+import "strconv"
 
 // The leader's side of Produce (ReplicaManager.appendRecords, Partition.appendRecordsToLeader) and
-// the produce purgatory's completions are package broker's (produce.go); here: handing them their
-// requests and timers, and its event's text (what an append tells the rest of the broker is
-// brk.Broker.Appended's).
-
-func (e *Engine) handleProduce(b *broker, m *Message) { b.rm.HandleProduce(b.Broker, m) }
-
-func (e *Engine) delayedProduceExpired(b *broker, dp *brk.DelayedProduce) {
-	b.rm.DelayedProduceExpired(b.Broker, dp)
-}
+// the produce purgatory's completions are package broker's (produce.go), which brk.Broker.Handle
+// hands its requests and brk.Broker.DelayedProduceExpired its timeouts (kafka_apis.go); what an
+// append tells the rest of the broker is brk.Broker.Appended's. Here: its event's text.
 
 // describeAppend is an append event's text (made when read: Narrate).
 // It appends with strconv rather than fmt: a large traced run narrates hundreds of thousands.

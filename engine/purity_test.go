@@ -250,11 +250,12 @@ func TestBrokerOwnsItsState(t *testing.T) {
 // broker's: no brk.Cluster method returns a type of the package's state (the storage the engine
 // lends, a Fetch's and a parked produce's, and the rules and ZooKeeper's answer, are not state).
 // The engine's side of Cluster (broker_cluster.go) reaches no broker but its own. Elsewhere in
-// the engine, a broker found by index (e.brokers[i]) is read for its process (running, isolated,
-// incarnation, ...), not its replication state, except by the readers (the read API, the
-// checker's adapter, CheckExpect: read.go, read_agenda.go, checker.go, run.go), the cluster's
-// build (engine.go) and the controller's context (controller.go: the partitions on a broker);
-// only the readers call e.replicaOn, another broker's replica.
+// the engine, a broker found by index (e.brokers[i]) is read for its process (its brk.Broker's
+// State, Dead, ..., its isolation, its incarnation), not its replication state, except by the
+// readers (the read API, the checker's adapter, CheckExpect: read.go, read_agenda.go,
+// checker.go, run.go), the cluster's build (engine.go) and the controller's context
+// (controller.go: the partitions on a broker); only the readers call e.replicaOn, another
+// broker's replica.
 func TestBrokerReachesOnlyItself(t *testing.T) {
 	state := map[string]bool{}
 	var cluster *ast.InterfaceType
@@ -296,8 +297,8 @@ func TestBrokerReachesOnlyItself(t *testing.T) {
 			return true
 		})
 	}
-	process := map[string]bool{"id": true, "state": true, "incarnation": true, "isolated": true, "diskFailed": true,
-		"brokerEpoch": true, "startsOnExpiry": true, "shutdownAttempts": true}
+	process := map[string]bool{"id": true, "incarnation": true, "isolated": true, "brokerEpoch": true, "startsOnExpiry": true,
+		"State": true, "Running": true, "ShuttingDown": true, "Dead": true, "DiskFailed": true, "ShutdownAttempts": true}
 	readers := map[string]bool{"read.go": true, "read_agenda.go": true, "checker.go": true, "run.go": true}
 	for path, f := range engineSources(t) {
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -321,6 +322,80 @@ func TestBrokerReachesOnlyItself(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// TestBrokerHandlesItsMessages: a broker's messages and timers go in through its entry points
+// (brk.Broker.Handle, RequestFailed and the timer methods: kafka_apis.go, Kafka's KafkaApis and
+// the broker's scheduled tasks), which find the handler; the engine calls those, never a handler
+// itself. A handler is a method an entry point calls on anything but its Broker (the replica
+// manager, a fetcher thread, the fetcher manager), known in the engine by its name and its
+// arguments' count (a handler is handed the Host: brk.Broker.RequestFailed(req) is an entry point,
+// a thread's RequestFailed(h, req) a handler). The exception: the cluster's start applies each
+// broker's first LeaderAndIsr at once, with no round trip at time 0 (start.go, through
+// replica_manager.go). Every entry point is called by the engine (network.go's deliver and
+// requestFailed, engine.go's handle).
+func TestBrokerHandlesItsMessages(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("broker", "kafka_apis.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers := map[string]int{} // name → the count of its arguments
+	entries := map[string]bool{}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || fn.Body == nil {
+			continue
+		}
+		recv := fn.Recv.List[0].Names[0].Name
+		if fn.Name.IsExported() {
+			entries[fn.Name.Name] = true
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == recv {
+				return true // the Broker's own: Send, Now, a helper
+			}
+			handlers[sel.Sel.Name] = len(call.Args)
+			return true
+		})
+	}
+	if len(handlers) < 10 || !entries["Handle"] || !entries["RequestFailed"] {
+		t.Fatalf("found %d handlers and entry points %v: is the parse broken?", len(handlers), entries)
+	}
+	allowed := map[string]string{"BecomeLeaderOrFollower": "replica_manager.go"}
+	called := map[string]bool{}
+	for path, f := range engineSources(t) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			name := sel.Sel.Name
+			if entries[name] {
+				called[name] = true
+			}
+			if arity, ok := handlers[name]; ok && arity == len(call.Args) && allowed[name] != path {
+				t.Errorf("%s calls the broker's handler %s: the broker's entry points (brk.Broker.Handle, RequestFailed, its timers) find it", path, name)
+			}
+			return true
+		})
+	}
+	for name := range entries {
+		if !called[name] {
+			t.Errorf("the engine never calls brk.Broker.%s: the dispatch does not reach that entry point", name)
+		}
 	}
 }
 

@@ -52,8 +52,8 @@ type BrokerInfo struct {
 // Broker returns broker id.
 func (e *Engine) Broker(id int32) BrokerInfo {
 	b := e.brokers[id]
-	return BrokerInfo{ID: b.id, State: b.state.String(), Dead: b.state == brokerDead, Isolated: b.isolated,
-		DiskFailed: b.diskFailed, StartsOnExpiry: b.startsOnExpiry, Registered: e.ctrl.Registered(b.id),
+	return BrokerInfo{ID: b.id, State: b.State().String(), Dead: b.Dead(), Isolated: b.isolated,
+		DiskFailed: b.DiskFailed(), StartsOnExpiry: b.startsOnExpiry, Registered: e.ctrl.Registered(b.id),
 		BrokerEpoch: b.brokerEpoch, ControllerEpoch: b.rm.ControllerEpoch()}
 }
 
@@ -225,7 +225,7 @@ func (r ReplicaInfo) RecordAt(offset int64) (commitlog.Record, bool) { return r.
 
 // Down: the replica's broker is dead. Offline: its log directory failed. Known: a LeaderAndIsr
 // created it since its broker started. IsLeader: it leads.
-func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.Broker()].state == brokerDead }
+func (r ReplicaInfo) Down() bool     { return r.e.brokers[r.r.Broker()].Dead() }
 func (r ReplicaInfo) Offline() bool  { return r.r.Offline() }
 func (r ReplicaInfo) Known() bool    { return r.r.Known() }
 func (r ReplicaInfo) IsLeader() bool { return r.r.IsLeader() }

@@ -85,7 +85,7 @@ func (e *Engine) Timers() []Timer {
 	var out []Timer
 	for it := range e.agenda.all() {
 		live := func() bool {
-			return it.broker >= 0 && e.brokers[it.broker].state != brokerDead && e.brokers[it.broker].incarnation == it.timer().incarnation
+			return it.broker >= 0 && !e.brokers[it.broker].Dead() && e.brokers[it.broker].incarnation == it.timer().incarnation
 		}
 		t := Timer{At: it.at, Broker: it.broker, Partition: -1}
 		switch it.kind {

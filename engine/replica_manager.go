@@ -7,22 +7,14 @@ import (
 
 // The broker's replica manager: its LeaderAndIsr handling (ReplicaManager.becomeLeaderOrFollower,
 // Partition.makeLeader and makeFollower), StopReplica and HW checkpoints are package broker's
-// (brk.ReplicaManager, over its brk.Broker as Host). Here: handing it its requests, and a
-// truncation's event (what a crash forgets is brk.Partition.ResetMemory).
-
-func (e *Engine) handleLeaderAndIsr(b *broker, m *Message) {
-	resp := b.rm.BecomeLeaderOrFollower(b.Broker, m.LeaderAndIsr)
-	e.send(&Message{Type: MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID, LeaderAndIsrResponse: resp})
-}
+// (brk.ReplicaManager, over its brk.Broker as Host), which brk.Broker.Handle hands its requests
+// and brk.Broker.HighWatermarkCheckpoint its task (kafka_apis.go). Here: the cluster's start's
+// LeaderAndIsr (start.go), and a truncation's event (what a crash forgets is
+// brk.Partition.ResetMemory).
 
 // becomeLeaderOrFollower applies a LeaderAndIsr to b (brk.ReplicaManager; tests call it).
 func (e *Engine) becomeLeaderOrFollower(b *broker, req *LeaderAndIsrRequest) *LeaderAndIsrResponse {
 	return b.rm.BecomeLeaderOrFollower(b.Broker, req)
-}
-
-// handleStopReplica stops fetching (controlled shutdown moves a follower out).
-func (e *Engine) handleStopReplica(b *broker, m *Message) {
-	b.rm.HandleStopReplica(b.Broker, m.StopReplica)
 }
 
 func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, reason string) {
@@ -32,10 +24,6 @@ func (e *Engine) emitTruncate(r *replica, oldLEO int64, cut []commitlogRecord, r
 		From: Some(oldLEO), To: Some(to), Records: cut, Reason: reason,
 		Text: fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", r.Broker(), p.name(), oldLEO, to, len(cut), reason)})
 }
-
-// checkpointTask writes every hosted replica's HW to replication-offset-checkpoint, and runs
-// again an interval later.
-func (e *Engine) checkpointTask(b *broker) { b.rm.CheckpointTask(b.Broker) }
 
 // describeRole is a role change's text (made when read: Narrate): arg is the epoch start offset
 // for a leader, the leader and its epoch for a follower.

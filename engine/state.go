@@ -28,30 +28,18 @@ type offsetID = clients.OffsetID
 // confirmed.
 type replica = brk.Partition
 
-type brokerState uint8
-
-const (
-	brokerRunning brokerState = iota
-	brokerShuttingDown
-	brokerDead
-)
-
-func (s brokerState) String() string {
-	return [...]string{"running", "shutting-down", "dead"}[s]
-}
-
 // broker is one Kafka broker process and its machine.
 type broker struct {
-	// Broker is its replication state (package broker's: its replicas, replica manager and
-	// fetchers), the Host its handlers are handed; cluster (broker_cluster.go) is what it asks of
-	// the engine.
+	// Broker is the broker (package broker's): its replicas, replica manager and fetchers, the
+	// Host its handlers are handed, its entry points (kafka_apis.go) and its process's state
+	// (running, shutting down, dead, a failed log directory, the controlled shutdown's attempts:
+	// kafka_server.go); cluster (broker_cluster.go) is what it asks of the engine. Below: the
+	// world's part of the process, and rm and fetchers, the Broker's at hand.
 	*brk.Broker
-	id    int32
-	state brokerState
+	id int32
 	// incarnation rises at every start; timers and requests of an older one are ignored.
 	incarnation uint64
 	isolated    bool
-	diskFailed  bool
 	// brokerEpoch is the current ZooKeeper registration's (the czxid, KIP-380).
 	brokerEpoch int64
 	// rm and fetchers are Broker's replica manager (LeaderAndIsr, StopReplica, the HW
@@ -62,6 +50,4 @@ type broker struct {
 	// startsOnExpiry: before KIP-380 a restart could not register while the old ZooKeeper
 	// session lived; the broker starts when that session expires (restart).
 	startsOnExpiry bool
-	// shutdownAttempts counts the controlled-shutdown requests of the current shutdown.
-	shutdownAttempts int
 }

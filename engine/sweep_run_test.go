@@ -285,7 +285,7 @@ func (s *sweepRun) recover(rc sweepRecovery) {
 		s.apply(Action{Do: "link", From: &b, To: &rc.to, LatencyMs: &latency})
 	case rc.heal:
 		s.apply(Action{Do: "heal", Broker: &b})
-	case s.e.brokers[b].state == brokerDead:
+	case s.e.brokers[b].Dead():
 		s.apply(Action{Do: "restart", Broker: &b})
 	default:
 		rc.at = s.e.Now() + 1000
@@ -313,7 +313,7 @@ func (s *sweepRun) mayFault(b int32) bool {
 // new leader of a kip101 trigger is killed only then (it was settled before the election).
 func (s *sweepRun) up(b int32) bool {
 	br, ss := s.e.brokers[b], s.e.ctrl.Session(b)
-	return br.state == brokerRunning && !br.isolated && ss.Registered && ss.Connected
+	return br.Running() && !br.isolated && ss.Registered && ss.Connected
 }
 
 // healthy reports whether a partition has a leader and every replica is settled and in the
@@ -349,7 +349,7 @@ func (s *sweepRun) settled(x int32) bool {
 		}
 	}
 	br, ss := e.brokers[x], e.ctrl.Session(x)
-	return br.state == brokerRunning && !br.isolated && ss.Registered && ss.Connected &&
+	return br.Running() && !br.isolated && ss.Registered && ss.Connected &&
 		e.ctrl.Usable() && e.ctrl.LiveBrokerEpoch(x) == ss.Epoch
 }
 
@@ -360,12 +360,12 @@ func (s *sweepRun) healAll() {
 	s.apply(Action{Do: "heal"})
 	for i := range s.sc.Brokers {
 		b := int32(i)
-		for s.e.brokers[b].state == brokerShuttingDown {
+		for s.e.brokers[b].ShuttingDown() {
 			if !s.runTo(s.e.Now() + 1000) {
 				return
 			}
 		}
-		if s.e.brokers[b].state == brokerDead {
+		if s.e.brokers[b].Dead() {
 			s.apply(Action{Do: "restart", Broker: &b})
 		}
 	}

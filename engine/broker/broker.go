@@ -7,9 +7,9 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // manager. It is the Host its replica manager and fetcher threads are handed: what is the
 // broker's (its replicas by pid and by name, a truncation or append on one, a HW move's news
 // to the sessions, a log start's move to its threads) it answers itself, and the rest it asks
-// of the cluster it runs in (Cluster, embedded). Its process (start, crash, controlled
-// shutdown, disk failure) is the cluster's, which calls Started, Stopped, LosePageCache,
-// ShutDown and FailLogDir.
+// of the cluster it runs in (Cluster, embedded). Its entry points are its KafkaApis (Handle,
+// RequestFailed, its timers: kafka_apis.go) and its process's, KafkaServer's (Startup, Crash,
+// Shutdown, LogDirFailure: kafka_server.go).
 type Broker struct {
 	cluster // Cluster, embedded unexported: the engine hands it in once (NewBroker)
 	id      int32
@@ -21,6 +21,11 @@ type Broker struct {
 	index    *HostIndex
 	fetchers FetcherManager
 	rm       ReplicaManager
+	// The process (kafka_server.go): its state, whether its log directory failed, and the
+	// attempts of its controlled shutdown.
+	state            State
+	diskFailed       bool
+	shutdownAttempts int
 }
 
 // cluster names Cluster so that a Broker embeds it unexported.
@@ -105,79 +110,6 @@ func (b *Broker) LogStartMoved(pid int32) {
 func (b *Broker) HWChanged(pid int32, old int64, role string, follower int32) {
 	b.Replica(pid).SessionsChanged()
 	b.cluster.HWChanged(pid, old, role, follower)
-}
-
-// The process's life.
-
-// Started is the broker's side of its process starting: the replica manager starts over, with
-// no fetcher; with recover (a restart), the fetch sessions are gone and every replica forgets
-// what a crash forgets and recovers its log from its HW checkpoint (at the cluster's first
-// start there is nothing to forget or recover).
-func (b *Broker) Started(recover bool) {
-	b.rm.Started()
-	b.fetchers = nil
-	if !recover {
-		return
-	}
-	b.rm.LoseFetchSessions(b)
-	for i := range b.replicas {
-		r := &b.replicas[i]
-		r.ResetMemory()
-		r.Log().Recover(r.HWCheckpoint())
-		r.SetUnflushed(r.Log().UnflushedCount())
-	}
-}
-
-// Stopped is the broker's side of its process stopping (a crash or the end of a controlled
-// shutdown): its fetchers and fetch sessions are gone, and the requests parked on its replicas
-// unanswered.
-func (b *Broker) Stopped() {
-	b.fetchers = nil
-	b.rm.LoseFetchSessions(b)
-	for i := range b.replicas {
-		b.replicas[i].DropParked()
-	}
-}
-
-// LosePageCache is a power loss after the crash: every replica drops the records past its last
-// flush (the cluster hears each truncation).
-func (b *Broker) LosePageCache() {
-	for i := range b.replicas {
-		r := &b.replicas[i]
-		oldLEO := r.Log().LogEndOffset()
-		if lost := r.Log().LosePageCache(); len(lost) > 0 {
-			b.Truncated(r.pid, oldLEO, lost, "power loss: the page cache is gone")
-			b.LogCut(r.pid, r.Log().LogEndOffset())
-		}
-		r.SetUnflushed(0)
-	}
-}
-
-// ShutDown is the end of a controlled shutdown: logs flushed, HWs checkpointed, then Stopped.
-func (b *Broker) ShutDown() {
-	for i := range b.replicas {
-		r := &b.replicas[i]
-		r.Log().Flush()
-		r.SetUnflushed(0)
-	}
-	b.rm.CheckpointHighWatermarks(b)
-	b.Stopped()
-}
-
-// FailLogDir is the log directory failing with KIP-112's handling (1.0): every replica goes
-// Offline, its parked produces and fetches are answered, its fetchers stop. It returns how many
-// replicas went offline.
-func (b *Broker) FailLogDir() int {
-	for i := range b.replicas {
-		r := &b.replicas[i]
-		r.SessionsChanged()
-		r.SetOffline()
-		b.rm.CompleteDelayedProduces(b, r.pid, r)
-		b.rm.TryCompleteWatchers(b, r)
-	}
-	b.fetchers.RemoveFetcherForPartitions(b.hosted)
-	b.fetchers.ShutdownIdleFetchers(b)
-	return len(b.hosted)
 }
 
 // HostIndex finds a broker's replica of a partition: partition pid's hosts are

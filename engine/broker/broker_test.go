@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/highwater-sim/highwater/engine/protocol"
@@ -113,15 +112,12 @@ func TestUniformRF(t *testing.T) {
 	}
 }
 
-// TestBrokerWithFakeCluster drives a Broker over a fake cluster: its replicas found by pid through
-// the shared host index; a LeaderAndIsr and a produce handled with the Broker as the Host, the
-// append counted toward the flush; a crash with a power loss dropping the unflushed records
-// (the cluster hears the truncation); a restart recovering from the HW checkpoint; a controlled
-// shutdown flushing and checkpointing; and a failed log directory taking every replica offline.
-func TestBrokerWithFakeCluster(t *testing.T) {
-	// Two partitions at RF 3: t-0 on 0, 1, 2 and t-1 on 1, 2, 0; broker 1 holds both.
+// brokerOfTwo is broker 1 over a fake cluster with replicas of two partitions at RF 3, t-0 on 0,
+// 1, 2 and t-1 on 1, 2, 0, found by pid through the shared host index, under rules.
+func brokerOfTwo(t *testing.T, rules ReplicaRules) (*fakeHost, *Broker) {
+	t.Helper()
 	x := NewHostIndex([]int32{0, 3, 6})
-	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: ReplicaRules{CheckpointIntervalMs: 5000},
+	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: rules,
 		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}
 	b := NewBroker(1, h, x, 2)
 	for pid, hosts := range [][]int32{{0, 1, 2}, {1, 2, 0}} {
@@ -137,45 +133,5 @@ func TestBrokerWithFakeCluster(t *testing.T) {
 		t.Fatal("the host index does not find the broker's replicas")
 	}
 	h.replicas[0], h.replicas[1] = b.Replica(0), b.Replica(1) // the fake cluster's events read them
-
-	b.Started(false)
-	rm := b.ReplicaManager()
-	rm.BecomeLeaderOrFollower(b, &protocol.LeaderAndIsrRequest{ControllerEpoch: 1, BrokerEpoch: 42, LiveLeaders: []int32{1},
-		Partitions: []protocol.LeaderAndIsrState{{TP: h.TP(0), Leader: 1, LeaderEpoch: 1, ISR: []int32{1}, Replicas: []int32{0, 1, 2}},
-			{TP: h.TP(1), Leader: 1, LeaderEpoch: 1, ISR: []int32{1}, Replicas: []int32{1, 2, 0}}}})
-	rm.HandleProduce(b, &protocol.Message{ID: 9, Type: protocol.MsgProduce, From: protocol.ClientNode, To: 1,
-		Produce: &protocol.ProduceRequest{TP: h.TP(0), Acks: 1, RecordIDs: []int64{5, 6}, TimeoutMs: 30000}})
-	r0 := b.Replica(0)
-	if r0.Log().LogEndOffset() != 2 || r0.Log().HighWatermark() != 2 || r0.Unflushed() != 2 || r0.HWCheckpoint() != 0 {
-		t.Fatalf("after a produce: LEO %d, HW %d, unflushed %d, checkpoint %d; want 2, 2, 2, 0 (written at the first LeaderAndIsr)",
-			r0.Log().LogEndOffset(), r0.Log().HighWatermark(), r0.Unflushed(), r0.HWCheckpoint())
-	}
-
-	h.calls = nil
-	b.Stopped()
-	b.LosePageCache()
-	if r0.Log().LogEndOffset() != 0 || r0.Unflushed() != 0 || len(*b.Fetchers()) != 0 {
-		t.Fatalf("after a power loss: LEO %d, unflushed %d", r0.Log().LogEndOffset(), r0.Unflushed())
-	}
-	if want := []string{"truncated 0 from 2 (2 cut): power loss: the page cache is gone", "log cut 0 at 0"}; !slices.Equal(h.calls, want) {
-		t.Errorf("calls %q, want %q", h.calls, want)
-	}
-	b.Started(true)
-	if r0.Known() || r0.IsLeader() || r0.Log().HighWatermark() != 0 || rm.ControllerEpoch() != 0 {
-		t.Fatalf("after the restart: known %v, leader %v, HW %d", r0.Known(), r0.IsLeader(), r0.Log().HighWatermark())
-	}
-
-	rm.BecomeLeaderOrFollower(b, &protocol.LeaderAndIsrRequest{ControllerEpoch: 2, BrokerEpoch: 42, LiveLeaders: []int32{1},
-		Partitions: []protocol.LeaderAndIsrState{{TP: h.TP(0), Leader: 1, LeaderEpoch: 2, ISR: []int32{1}, Replicas: []int32{0, 1, 2}}}})
-	rm.HandleProduce(b, &protocol.Message{ID: 10, Type: protocol.MsgProduce, From: protocol.ClientNode, To: 1,
-		Produce: &protocol.ProduceRequest{TP: h.TP(0), Acks: 1, RecordIDs: []int64{7}, TimeoutMs: 30000}})
-	b.ShutDown()
-	if r0.Unflushed() != 0 || r0.Log().RecoveryPoint() != 1 || r0.HWCheckpoint() != 1 {
-		t.Fatalf("after a controlled shutdown: unflushed %d, recovery point %d, checkpoint %d; want 0, 1, 1",
-			r0.Unflushed(), r0.Log().RecoveryPoint(), r0.HWCheckpoint())
-	}
-
-	if n := b.FailLogDir(); n != 2 || !r0.Offline() || !b.Replica(1).Offline() {
-		t.Fatalf("a failed log directory: %d offline, want both", n)
-	}
+	return h, b
 }

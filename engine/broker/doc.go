@@ -40,12 +40,23 @@
 //     followers' Replicas, the ISR's PartitionState, the parked produces and full fetches, the
 //     fetch sessions caching it), which the engine's replica is (an alias).
 //   - the Broker (broker.go): its replicas by pid (HostIndex, the static assignment), its
-//     ReplicaManager and FetcherManager, the Host it hands them, the process's effects on them
-//     (Started, Stopped, LosePageCache, ShutDown, FailLogDir), over a Cluster (host.go): what
+//     ReplicaManager and FetcherManager, the Host it hands them, over a Cluster (host.go): what
 //     it asks of the cluster, which the engine implements per broker (broker_cluster.go).
+//   - its process (kafka_server.go, KafkaServer): its state (running, shutting down, dead), its
+//     start with the logs' recovery and the ZooKeeper registration (Startup), a crash with or
+//     without a power loss (Crash), the controlled shutdown with its attempts, backoffs and
+//     stop (Shutdown, ControlledShutdownRetry), a failed log directory (LogDirFailure), and an
+//     exit on a thread's fatal error (Exit).
+//   - its entry points (kafka_apis.go): Handle, Kafka's KafkaApis.handle, switching a delivered
+//     message to its handler (a request to the replica manager, an answer to the fetcher thread
+//     or partition that asked); RequestFailed, a request of its own unanswered; and its timers
+//     (FetcherWake, DelayedFetchExpired, DelayedProduceExpired, IsrExpiration,
+//     HighWatermarkCheckpoint, AlterPartitionResend). The engine's network and agenda call only
+//     these (TestBrokerHandlesItsMessages); the controller's messages stay the controller's.
 //
-// The rest is still package engine's: broker.go (the process: its state, incarnation, isolation,
-// ZooKeeper registration and controlled shutdown), fetch_messages.go (the Fetch answers'
-// storage, which the engine reuses), isr.go (a HW move's events), replica_manager.go (a
-// truncation's event), and the handlers' dispatch (network.go, engine.go's timers).
+// The rest is still package engine's: broker.go (what of the process is the world's: its
+// incarnation, its isolation, a restart's wait for its old ZooKeeper session before broker
+// epochs), broker_cluster.go (the registration, the network's part of a gone process, the
+// events' texts), fetch_messages.go (the Fetch answers' storage, which the engine reuses), isr.go
+// (a HW move's events), and replica_manager.go (a truncation's event).
 package broker

@@ -16,89 +16,113 @@ type Host interface {
 	// lists the broker's pids in order.
 	ReplicaNamed(tp protocol.TP) (int32, *Partition)
 	Hosted() []int32
+	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
+	ShuttingDown() bool
 }
 
 // Cluster is what a Broker asks of the cluster it runs in, which the engine implements per
-// broker (as controller.Cluster is the controller's): time, the era's and the config's rules
-// (read at each use: a config step may change them), the partitions' names and the static
-// assignment, the network (Send, with the storage of a fetch round's messages, which the engine
-// reuses once done: recycle.go), timers on the run's agenda, its process's state (running,
-// shutting down, dead, and its registration's broker epoch), events and the observers' facts,
-// and the named shortcuts to the cluster's state (the active controller, an ISR member's
-// eligibility, and before 2.7 ZooKeeper's answer to the leader's own ISR write).
+// broker (broker_cluster.go; as controller.Cluster is the controller's). Nothing it returns is
+// another broker's state (TestBrokerReachesOnlyItself). Its methods, by what they are:
 type Cluster interface {
-	// What a fetcher thread asks of the cluster (Follower says what each is).
+	// Time and rules: the simulated time; the era's and the config's rules, read at each use (a
+	// config step may change them); the partitions' names and the static assignment.
 	Now() int64
 	Rules() FetcherRules
-	Dead() bool
-	BrokerEpoch() int64
+	ReplicaRules() ReplicaRules
+	LeaderFetchRules() LeaderFetchRules
+	IsrRules() IsrRules
+	HWRules() HWRules
+	ProcessRules() ProcessRules
+	// FlushIntervalMessages is log.flush.interval.messages (read at each append, alone: the
+	// append path builds no rules).
+	FlushIntervalMessages() int64
 	PidOf(tp protocol.TP) int32
 	TP(pid int32) protocol.TP
-	Send(m *protocol.Message)
-	NewFetch() *FetchMessage
-	KeepFetch(x *FetchMessage)
-	ScheduleWake(t *FetcherThread, at int64)
-	Failed(pid int32, why string)
-	FetcherStarted(id, leader int32)
-	FetcherStopped(id, leader int32)
-	Exit(pid int32, why string)
-	// FlushIntervalMessages is log.flush.interval.messages.
-	FlushIntervalMessages() int64
-	// ReplicaRules are the era's and the config's rules for the replica manager.
-	ReplicaRules() ReplicaRules
-	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
-	ShuttingDown() bool
 	// Assignment is pid's replica list in the original assignment order (the followers' state
 	// keeps that order).
 	Assignment(pid int32) []int32
 
-	// The leader's side of Fetch (leader_fetch.go, delayed_fetch.go): the rules; the answers'
-	// sending, whose storage is the engine's (it reuses a fetch round's messages once done):
-	// SendFetchResponse sends a full answer, SendSessionAnswer an incremental one whose
-	// partitions are in a buffer the replica manager reuses (copied out at their size); and a
-	// parked fetch's timeout.
-	LeaderFetchRules() LeaderFetchRules
+	// The network: Send, and the storage the engine lends and reuses once done (recycle.go): a
+	// thread's next Fetch (NewFetch; KeepFetch takes back one built but not sent), the answers
+	// to a Fetch (SendFetchResponse a full answer, SendSessionAnswer an incremental one whose
+	// partitions are in a buffer the replica manager reuses, copied out at their size), a parked
+	// produce (NewDelayedProduce). ProcessGone is the network's part of the process gone: its
+	// requests forgotten and those to it failed, its ZooKeeper session closed (clean) or left to
+	// expire (a crash).
+	Send(m *protocol.Message)
+	NewFetch() *FetchMessage
+	KeepFetch(x *FetchMessage)
 	SendFetchResponse(req *protocol.Message, resp protocol.FetchResponse)
 	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
+	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
+	ProcessGone(clean bool)
+
+	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,
+	// DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, HighWatermarkCheckpoint,
+	// AlterPartitionResend, ControlledShutdownRetry) while the incarnation that set it lives.
+	ScheduleWake(t *FetcherThread, at int64)
 	ScheduleFetchTimeout(df *DelayedFetch, at int64)
-	// HWConfirmed is the observers' fact that pid's HW now comes from the current leadership.
-	HWConfirmed(pid int32)
-	// LeaderAndIsrRejected says a LeaderAndIsr was refused whole: err with the request's epoch
-	// and the broker's (broker epochs, or controller epochs). BecameLeader and BecameFollower say
-	// a role changed (the engine writes them only when it records the trace).
+	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
+	ScheduleIsrShrink(at int64)
+	ScheduleCheckpoint(at int64)
+	ScheduleAlterPartitionResend(pid int32, at int64)
+	ScheduleShutdownRetry(at int64)
+
+	// Events, each built by the engine from its named call (the text made when read where a
+	// large run has many). A thread: Failed (it stopped fetching pid), FetcherStarted and
+	// FetcherStopped, Exiting (a fatal error: the broker exits). The replica manager:
+	// LeaderAndIsrRejected (refused whole: err with the request's epoch and the broker's, broker
+	// or controller epochs), BecameLeader and BecameFollower (written only into a recorded
+	// trace), LeaderAppended (a leader's append). The ISR's changes: IsrChangeAsked, and before
+	// 2.7 the leader's own ZooKeeper write, IsrWriteSkipped or IsrWritten (with the checker's
+	// fact). The process: Restarted, Crashed, ShutdownBegan, ShutdownAttemptFailed (attempt got
+	// err, or left led partitions led; last: only the backoff follows), StoppedAnyway (the
+	// attempts all failed, led left; -1: not known), ShutdownCompleted, LogDirFailed (the broker
+	// halting, before KIP-112, or its offline replicas gone offline).
+	Failed(pid int32, why string)
+	FetcherStarted(id, leader int32)
+	FetcherStopped(id, leader int32)
+	Exiting(pid int32, why string)
 	LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64)
 	BecameLeader(pid int32)
 	BecameFollower(pid int32, leader, leaderEpoch int32)
-	// ScheduleCheckpoint has the HW checkpoint task run at time at.
-	ScheduleCheckpoint(at int64)
-
-	// The ISR's changes (isr_change.go): the rules; whether a broker may be in the ISR (alive and
-	// registered, 3.3+: the metadata the broker holds, at once); the active controller (-1:
-	// none); the change asked for (an event); the pre-2.7 ZooKeeper write, which ZooKeeper's
-	// model answers at once (the engine's zookeeperAtOnce shortcut), with its events and fact;
-	// and the change's and the shrink task's timers.
-	IsrRules() IsrRules
-	IsrEligible(broker int32) bool
-	// The leader's HW (high_watermark.go): the rules, and a HW move, with its events and facts
-	// (the trace, the checker; a Broker tells the sessions caching the partition first),
-	// naming the follower whose fetch moved it (-1: none).
-	HWRules() HWRules
-	HWChanged(pid int32, old int64, role string, follower int32)
-	// A truncation (truncation.go): its event (the records cut), and the checker's fact.
-	Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string)
-	LogCut(pid int32, to int64)
-	// The produce path (produce.go): a leader's append (an event), a parked produce's storage
-	// and its timeout.
 	LeaderAppended(pid int32, base int64)
-	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
-	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
-	ActiveController() int32
 	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
-	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
 	IsrWriteSkipped(pid int32, verb string, newISR []int32, cachedVersion int32, w IsrWrite)
 	IsrWritten(pid int32, verb string, w IsrWrite)
-	ScheduleAlterPartitionResend(pid int32, at int64)
-	ScheduleIsrShrink(at int64)
+	Restarted()
+	Crashed(powerLoss bool)
+	ShutdownBegan()
+	ShutdownAttemptFailed(attempt int, err protocol.KafkaError, led int, last bool)
+	StoppedAnyway(attempts, led int)
+	ShutdownCompleted()
+	LogDirFailed(halt bool, offline int)
+
+	// The observers' facts (the checker), with their events where they have one: HWChanged, a
+	// HW move naming the follower whose fetch moved it (-1: none; a Broker tells the sessions
+	// caching the partition first); Truncated, the records a truncation cut, and LogCut, where
+	// it cut; HWConfirmed, pid's HW now comes from the current leadership.
+	HWChanged(pid int32, old int64, role string, follower int32)
+	Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string)
+	LogCut(pid int32, to int64)
+	HWConfirmed(pid int32)
+
+	// Named shortcuts to the cluster's state (the engine's shortcuts.go): the ZooKeeper
+	// registration (RegisterBroker: KafkaZkClient.registerBroker once ZooKeeper is reachable, an
+	// isolated broker registering when healed) and the broker epoch it gave (KIP-380); the active
+	// controller (-1: none); whether a broker may be in the ISR (alive and registered; 3.3+, the
+	// metadata the broker holds, at once); before 2.7 the leader's own ISR write, which
+	// ZooKeeper answers at once; the controlled shutdown asked of the controller in the broker's
+	// own process (the partitions still led, and whether the broker runs the usable
+	// controller); and the controller's hearing of a failed log directory (through ZooKeeper's
+	// log dir event notification).
+	RegisterBroker()
+	BrokerEpoch() int64
+	ActiveController() int32
+	IsrEligible(broker int32) bool
+	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
+	ControlledShutdownInProcess() (remaining []protocol.TP, ok bool)
+	NotifyLogDirFailure()
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the

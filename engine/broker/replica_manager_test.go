@@ -24,6 +24,9 @@ type fakeHost struct {
 	fetchRules   LeaderFetchRules
 	// fetchTimeouts are the parked fetches' timeouts set, in order.
 	fetchTimeouts []fetchTimeout
+	// processRules are the process's; controllerHere: the broker runs the usable controller.
+	processRules   ProcessRules
+	controllerHere bool
 }
 
 type fetchTimeout struct {

@@ -15,3 +15,7 @@ func (rr *Replica) SetLogEndOffsetForTest(leo int64) { rr.leo = leo }
 // FetchSessionHandlerTest builds a partition's next fetch data by hand (the engine gives a
 // partition a new epoch through a new state, which Succeeds the old).
 func (st *PartitionFetchState) SetEpochForTest(epoch int32) { st.epoch = epoch }
+
+// SetShuttingDownForTest puts the broker's process in a controlled shutdown without its requests,
+// as Kafka's PartitionTest marks a follower's broker shutting down in the metadata cache.
+func (b *Broker) SetShuttingDownForTest() { b.state = ShuttingDown }

@@ -1,0 +1,121 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// The broker's entry points: every message the network delivers to it and every timer of its
+// own goes in through one of these, so that a handler is found here, by its message or task,
+// and a new request type is one case here and its handling in this package.
+
+// Handle is KafkaApis.handle: the broker's one entry for a message delivered to it, switched on
+// its type to the replica manager (the requests a broker answers: Fetch, OffsetsForLeaderEpoch,
+// ListOffsets, LeaderAndIsr, StopReplica, Produce) or to the broker's own requester (the answers
+// to its fetcher threads' requests, to its AlterPartition and to its controlled shutdown's
+// request). In Kafka an answer goes to the NetworkClient callback of the thread that sent the
+// request, not through KafkaApis; here the network hands both to the broker, which finds that
+// thread (its fetchers by request id), partition (the AlterPartition in flight) or its process
+// (kafka_server.go).
+//
+// It reports whether m was the broker's: the controller's requests (AlterPartition, controlled
+// shutdown) and the answers to them (LeaderAndIsr's) are the controller's, which the cluster
+// routes there (in Kafka, KafkaApis hands them to the KafkaController of the broker that is
+// controller).
+func (b *Broker) Handle(m *protocol.Message) bool {
+	switch m.Type {
+	case protocol.MsgFetch:
+		b.rm.FetchMessages(b, m)
+	case protocol.MsgFetchResponse:
+		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
+			f.HandleFetchResponse(b, m)
+		}
+	case protocol.MsgProduce:
+		b.rm.HandleProduce(b, m)
+	case protocol.MsgOffsetsForEpoch:
+		b.rm.HandleOffsetsForEpoch(b, m)
+	case protocol.MsgOffsetsForEpochResponse:
+		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
+			f.HandleOffsetsForEpochResponse(b, m)
+		}
+	case protocol.MsgListOffsets:
+		b.rm.HandleListOffsets(b, m)
+	case protocol.MsgListOffsetsResponse:
+		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
+			f.HandleListOffsetsResponse(b, m)
+		}
+	case protocol.MsgLeaderAndIsr:
+		b.handleLeaderAndIsr(m)
+	case protocol.MsgStopReplica:
+		b.rm.HandleStopReplica(b, m.StopReplica)
+	case protocol.MsgAlterPartitionResponse:
+		b.rm.HandleAlterPartitionResponse(b, m)
+	case protocol.MsgControlledShutdownResp:
+		b.controlledShutdownAnswered(m.ControlledShutdownResp.Error, m.ControlledShutdownResp.Remaining)
+	default:
+		return false
+	}
+	return true
+}
+
+// handleLeaderAndIsr is KafkaApis.handleLeaderAndIsrRequest: the replica manager applies it and
+// the broker answers the controller that sent it.
+func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
+	resp := b.rm.BecomeLeaderOrFollower(b, m.LeaderAndIsr)
+	b.Send(&protocol.Message{Type: protocol.MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID,
+		LeaderAndIsrResponse: resp})
+}
+
+// RequestFailed is a request the broker sent that got no answer (the connection was refused or
+// reset, or the request timed out): NetworkClient's disconnect or timeout, handed to the thread
+// that sent it (a fetcher thread's Fetch, OffsetsForLeaderEpoch or ListOffsets), to the
+// partition whose AlterPartition it was, or to the controlled shutdown that asked. It reports
+// whether req was the broker's (false: the controller's LeaderAndIsr).
+func (b *Broker) RequestFailed(req *protocol.Message) bool {
+	switch req.Type {
+	case protocol.MsgFetch, protocol.MsgOffsetsForEpoch, protocol.MsgListOffsets:
+		if f := b.fetchers.OfRequest(req.ID); f != nil {
+			f.RequestFailed(b, req)
+		}
+	case protocol.MsgAlterPartition:
+		b.rm.AlterPartitionFailed(b, req)
+	case protocol.MsgControlledShutdown:
+		b.controlledShutdownAnswered(protocol.ErrRequestTimedOut, nil)
+	default:
+		return false
+	}
+	return true
+}
+
+// The broker's timers, each set through its Cluster and fired by the cluster's agenda while the
+// broker's incarnation that set it lives (a timer set before a crash does not fire after the
+// restart: the cluster drops it).
+
+// FetcherWake is the wake-up of fetcher thread (leader, id), set by its backoff or by its partitions'
+// changes (FetcherThread.WakeUp): the thread does a turn of its loop (AbstractFetcherThread
+// .doWork) if it still exists and this is its latest wake-up.
+func (b *Broker) FetcherWake(leader, id int32) {
+	f := b.fetchers.For(leader, id)
+	if f == nil || !f.Woken(b.Now()) {
+		return
+	}
+	f.DoWork(b)
+}
+
+// DelayedFetchExpired is a parked fetch's max wait (the fetch purgatory's expiration reaper,
+// DelayedFetch.onExpiration), seq the park's number when its timer was set.
+func (b *Broker) DelayedFetchExpired(df *DelayedFetch, seq uint64) {
+	b.rm.DelayedFetchExpired(b, df, seq)
+}
+
+// DelayedProduceExpired is a parked produce's request timeout (DelayedProduce.onExpiration).
+func (b *Broker) DelayedProduceExpired(dp *DelayedProduce) { b.rm.DelayedProduceExpired(b, dp) }
+
+// IsrExpiration is the replica manager's "isr-expiration" task (maybeShrinkIsr), every half
+// replica.lag.time.max.ms from the broker's start.
+func (b *Broker) IsrExpiration() { b.rm.IsrShrinkTask(b) }
+
+// HighWatermarkCheckpoint is the replica manager's "highwatermark-checkpoint" task, every
+// replica.high.watermark.checkpoint.interval.ms from its first LeaderAndIsr.
+func (b *Broker) HighWatermarkCheckpoint() { b.rm.CheckpointTask(b) }
+
+// AlterPartitionResend is the retry of pid's AlterPartition after retry.backoff.ms (the
+// AlterPartitionManager's resend of an unanswered or retriable change).
+func (b *Broker) AlterPartitionResend(pid int32) { b.rm.ResendAlterPartition(b, pid) }
