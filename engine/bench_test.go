@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-
-	"github.com/highwater-sim/highwater/wasm/gcpace"
 )
 
 // benchCluster builds the large steady cluster of the benchmark: brokers × partitions, RF 3,
@@ -41,13 +39,8 @@ func steadyLoad(e *Engine, simSeconds int64, ratePerSec int64) {
 }
 
 // BenchmarkSteadyCluster measures the engine on a large steady cluster: simulated seconds per
-// wall second (the real-time factor), agenda items per second and bytes per partition. Under
-// WebAssembly the collector is paced as the page paces it (wasm/gcpace); natively it keeps Go's
-// default pace, the native backend's (`highwater serve`).
+// wall second (the real-time factor), agenda items per second and bytes per partition.
 func BenchmarkSteadyCluster(b *testing.B) {
-	if runtime.GOOS == "js" {
-		defer gcpace.Page()()
-	}
 	for _, size := range []struct{ brokers, partitions int }{{10, 1_000}, {10, 10_000}, {100, 10_000}, {100, 100_000}} {
 		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
 			var before, after runtime.MemStats

@@ -6,15 +6,11 @@ import (
 	"fmt"
 
 	"github.com/hack-pad/safejs"
-
-	"github.com/highwater-sim/highwater/wasm/gcpace"
 )
 
 // main registers globalThis.highwater = {handle, version}, tells the page it is ready through
-// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS. The
-// collector is paced for the engine's single thread first (gcpace).
+// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS.
 func main() {
-	gcpace.Page()
 	if err := register(NewBridge()); err != nil {
 		reportFatal(err)
 	}
