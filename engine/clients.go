@@ -45,14 +45,12 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
-	// The message and its body in one allocation (one per batch sent).
-	x := &struct {
-		m    Message
-		body ProduceRequest
-	}{body: ProduceRequest{Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}}
-	x.m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: &x.body}
-	m := &x.m
+	m := e.produceMessage()
+	body := m.Produce
+	*body = ProduceRequest{Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}
+	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
+	e.sentProduce(m)
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
 		delete(e.pending, m.ID)
@@ -102,6 +100,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
+		e.produceDone(req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
 	}
@@ -202,4 +201,73 @@ func (e *Engine) Produces() []ProduceOp {
 		out[i].RecordIDs = slices.Clone(op.RecordIDs)
 	}
 	return out
+}
+
+// Reusing the producers' requests (issue 12): a steady acks=all load sends a Produce per batch,
+// each an allocation of its own, garbage once answered. A Produce is reused on recycle.go's
+// terms, which hold for it too: only when the engine records no trace (or tests force reuse), and
+// only once answered and handled, when nothing refers to it any more. Nothing holds it on the way:
+// a client's link is never cut, so it is never held nor resent as a copy; the leader keeps it only
+// in a parked produce, done once answered, and nobody reads a done one's request (the timeout
+// checks done first; Purgatory lists only waiting ones). The one pointer that outlives the answer
+// is a requestFailed timer (a reset when its leader crashed with the answer on its way): no
+// request is reused while any waits (failing).
+
+// producePool is the storage of the producers' requests.
+type producePool struct {
+	// free holds answered requests, each with its own body (Message.Produce, in the same
+	// allocation).
+	free []*Message
+	// sent registers the requests sent while messages are reused, at id & (len-1): only a
+	// registered one is reused. A later one landing on a slot still registered overwrites it (the
+	// earlier one is then never reused).
+	sent []*Message
+}
+
+// produceSlots is the size of the table of registered requests: more than a steady load has
+// unanswered at once (a request waits for the followers' next fetch).
+const produceSlots = 1 << 12
+
+// produceMessage is a Produce with its body to fill in: an answered one if any, else a new one,
+// the message and its body in one allocation.
+func (e *Engine) produceMessage() *Message {
+	pp := &e.out.produce
+	if n := len(pp.free) - 1; n >= 0 {
+		m := pp.free[n]
+		pp.free[n] = nil
+		pp.free = pp.free[:n]
+		return m
+	}
+	x := &struct {
+		m    Message
+		body ProduceRequest
+	}{}
+	x.m.Produce = &x.body
+	return &x.m
+}
+
+// sentProduce registers request m, just sent, when messages are reused.
+func (e *Engine) sentProduce(m *Message) {
+	if !e.recycling() {
+		return
+	}
+	pp := &e.out.produce
+	if pp.sent == nil {
+		pp.sent = make([]*Message, produceSlots)
+	}
+	pp.sent[m.ID&(produceSlots-1)] = m
+}
+
+// produceDone is called when the answer to request req was delivered and handled: req is free for
+// reuse if registered (see above).
+func (e *Engine) produceDone(req *Message) {
+	pp := &e.out.produce
+	if pp.sent == nil || !e.recycling() || e.out.recycle.failing != 0 {
+		return
+	}
+	if s := &pp.sent[req.ID&(produceSlots-1)]; *s == req {
+		*s = nil
+		pp.free = append(pp.free, req)
+		e.out.recycle.reused++
+	}
 }

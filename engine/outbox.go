@@ -43,8 +43,9 @@ type outbox struct {
 	events  []Event
 	resends []netsim.Held
 	// recycle is the storage of the fetch rounds' messages, reused once done (recycle.go): the
-	// outbox sends them.
+	// outbox sends them. produce is the producers' requests' (clients.go).
 	recycle recycler
+	produce producePool
 }
 
 // schedule sets a timer: on the agenda now, or when the running item's outbox is drained.

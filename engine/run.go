@@ -53,12 +53,22 @@ func Run(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
 // events point to never change once sent, so the sink may keep the batch and read it (Narrate
 // included) while the engine runs on.
 func RunUnnarrated(sc *Scenario, sink func([]Event)) (*Engine, Result, error) {
-	e, err := newEngine(sc, sink != nil, nil)
+	e, err := NewRun(sc, sink != nil)
 	if err != nil {
 		return nil, Result{}, err
 	}
-	res, err := e.runSteps(sc, sink, e.DrainUnnarrated)
+	res, err := e.RunStepsUnnarrated(sc, sink)
 	return e, res, err
+}
+
+// NewRun builds the engine RunUnnarrated runs sc on, recording events if record (a sink will read
+// them). It needs none of sc's steps: a driver may build it from ParseScenarioHead's scenario
+// while the steps are parsed, then run them with RunStepsUnnarrated.
+func NewRun(sc *Scenario, record bool) (*Engine, error) { return newEngine(sc, record, nil) }
+
+// RunStepsUnnarrated is RunSteps whose sink gets the events as RunUnnarrated's does.
+func (e *Engine) RunStepsUnnarrated(sc *Scenario, sink func([]Event)) (Result, error) {
+	return e.runSteps(sc, sink, e.DrainUnnarrated)
 }
 
 // RunSteps applies a scenario's steps to an engine built from it, then runs to its end.

@@ -118,6 +118,53 @@ func ParseScenario(data []byte) (*Scenario, error) {
 			return nil, fmt.Errorf("not valid JSON: %v", jsonErr(err))
 		}
 	}
+	sc, err := parseHead(top)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := top["steps"]; ok {
+		// The whole file is known to be valid JSON (checked above), so the array can be cut
+		// into its elements in one pass (splitArray); anything else is left to encoding/json.
+		steps, ok := splitArray(raw)
+		if !ok {
+			if err := json.Unmarshal(raw, &steps); err != nil {
+				return nil, fmt.Errorf("steps: want an array of steps: %v", jsonErr(err))
+			}
+		}
+		sc.Steps = make([]Step, 0, len(steps))
+		for i, s := range steps {
+			st, err := ParseStep(s)
+			if err != nil {
+				return nil, fmt.Errorf("steps[%d].%v", i, err)
+			}
+			sc.Steps = append(sc.Steps, st)
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// ParseScenarioHead is ParseScenario's scenario without its steps (the cluster, the config, the
+// duration), read without checking the steps' JSON nor validating: a driver builds the engine
+// from it (NewRun, which validates it) while ParseScenario parses the steps, a load file's bulk,
+// on another goroutine. What it returns stands only if ParseScenario accepts the same file, whose
+// scenario's head it then is.
+func ParseScenarioHead(data []byte) (*Scenario, error) {
+	// Without json.Valid, splitObject may cut an invalid file (it never reads out of bounds): the
+	// result is then thrown away, as ParseScenario fails.
+	top, ok := splitObject(data)
+	if !ok {
+		if err := json.Unmarshal(data, &top); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %v", jsonErr(err))
+		}
+	}
+	return parseHead(top)
+}
+
+// parseHead decodes the top-level fields of a scenario file but its steps.
+func parseHead(top map[string]json.RawMessage) (*Scenario, error) {
 	known := []string{"name", "description", "seed", "brokers", "topics", "config", "steps", "duration"}
 	for k := range top {
 		if !contains(known, k) {
@@ -144,27 +191,6 @@ func ParseScenario(data []byte) (*Scenario, error) {
 		if err := strictUnmarshal(raw, f.dst); err != nil {
 			return nil, fmt.Errorf("%s: %v", f.name, jsonErr(err))
 		}
-	}
-	if raw, ok := top["steps"]; ok {
-		// The whole file is known to be valid JSON (checked above), so the array can be cut
-		// into its elements in one pass (splitArray); anything else is left to encoding/json.
-		steps, ok := splitArray(raw)
-		if !ok {
-			if err := json.Unmarshal(raw, &steps); err != nil {
-				return nil, fmt.Errorf("steps: want an array of steps: %v", jsonErr(err))
-			}
-		}
-		sc.Steps = make([]Step, 0, len(steps))
-		for i, s := range steps {
-			st, err := ParseStep(s)
-			if err != nil {
-				return nil, fmt.Errorf("steps[%d].%v", i, err)
-			}
-			sc.Steps = append(sc.Steps, st)
-		}
-	}
-	if err := sc.Validate(); err != nil {
-		return nil, err
 	}
 	return sc, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 
 	"github.com/highwater-sim/highwater/engine"
@@ -36,7 +37,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return 2
 	}
-	sc, err := engine.ParseScenario(data)
+	sc, built, err := parseAndBuild(data, *tracePath != "")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: not a valid scenario: %v\n", file, err)
 		return 2
@@ -53,7 +54,10 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		sink = tw.sink
 	}
 	// Unnarrated: the trace writer narrates the events on its own goroutine.
-	e, res, err := engine.RunUnnarrated(sc, sink)
+	e, res, err := built.e, engine.Result{}, built.err
+	if err == nil {
+		res, err = e.RunStepsUnnarrated(sc, sink)
+	}
 	var traceErr error
 	if tw != nil {
 		traceErr = tw.close()
@@ -69,6 +73,50 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return exitTraceFailed
 	}
 	return code
+}
+
+// built is the engine built for a run, or why it could not be.
+type built struct {
+	e   *engine.Engine
+	err error
+}
+
+// parseAndBuild parses a scenario file and builds the engine that runs it (recording events if
+// record), on two goroutines: the steps, a load file's bulk (100,000 of them), are parsed on one
+// while the cluster is built from the rest of the file (ParseScenarioHead, NewRun) on the other.
+// The answer is the one of ParseScenario, then NewRun on its scenario: a file ParseScenario
+// rejects gets its error, and an engine built from a head that is not the parsed scenario's
+// (which a valid file cannot give) is built again.
+func parseAndBuild(data []byte, record bool) (*engine.Scenario, built, error) {
+	type parsed struct {
+		sc  *engine.Scenario
+		err error
+	}
+	whole := make(chan parsed, 1)
+	go func() {
+		sc, err := engine.ParseScenario(data)
+		whole <- parsed{sc, err}
+	}()
+	var b built
+	head, err := engine.ParseScenarioHead(data)
+	if err == nil {
+		b.e, b.err = engine.NewRun(head, record)
+	}
+	p := <-whole
+	if p.err != nil {
+		return nil, built{}, p.err
+	}
+	if err != nil || !sameHead(head, p.sc) {
+		b.e, b.err = engine.NewRun(p.sc, record)
+	}
+	return p.sc, b, nil
+}
+
+// sameHead reports whether head is sc without its steps.
+func sameHead(head, sc *engine.Scenario) bool {
+	whole := *sc
+	whole.Steps = nil
+	return reflect.DeepEqual(*head, whole)
 }
 
 // exitTraceFailed is `highwater run`'s exit code when the run finished but its trace could not

@@ -7,6 +7,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -49,7 +50,8 @@ type Cluster interface {
 	BrokerDead(b int32) bool
 	// Replica is broker b's replica of the partition.
 	Replica(pid, b int32) Replica
-	// AckedAll and Consumed are the records acknowledged with acks=all and the records consumed.
+	// AckedAll and Consumed are the records acknowledged with acks=all and the records consumed,
+	// each in the order it happened; records are only ever added at the end.
 	AckedAll(pid int32) []clients.OffsetID
 	Consumed(pid int32) []clients.OffsetID
 }
@@ -71,6 +73,9 @@ type Checker struct {
 	violations []Violation
 	broken     map[int32][]string // by pid
 	removals   map[int32][]removal
+	// acked and consumed: how long a prefix of each partition's AckedAll and Consumed is known to
+	// be in offset order, by pid (see ordered).
+	acked, consumed []int32
 }
 
 // New returns a checker reading c; violated hears each violation as it is found (the engine
@@ -180,21 +185,27 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 		from = 0
 	}
 	log := k.c.Replica(pid, leader).Log
-	if lost := missing(log, k.c.AckedAll(pid), from); len(lost) > 0 {
+	acked, consumed := k.c.AckedAll(pid), k.c.Consumed(pid)
+	if lost := missing(log, acked, from, ordered(&k.acked, pid, acked)); len(lost) > 0 {
 		k.violateCaused(pid, "acked-write-lost", []int32{leader}, lost, k.causeOf(pid, leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), leader, k.name(pid), lost[0].ID, lost[0].Offset))
 	}
-	if gone := missing(log, k.c.Consumed(pid), from); len(gone) > 0 {
+	if gone := missing(log, consumed, from, ordered(&k.consumed, pid, consumed)); len(gone) > 0 {
 		k.violateCaused(pid, "consumed-record-changed", []int32{leader}, gone, k.causeOf(pid, leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), leader, k.name(pid), gone[0].ID, gone[0].Offset))
 	}
 }
 
-func missing(log *commitlog.Log, recs []clients.OffsetID, from int64) []clients.OffsetID {
+// missing is the records of recs at offsets ≥ from that log does not hold, in recs' order;
+// recs[:sorted] are in offset order (ordered), so those below from are skipped by a binary search
+// instead of one by one: a partition's acknowledged records are checked at every acknowledgement,
+// and a long run's lists would make that quadratic.
+func missing(log *commitlog.Log, recs []clients.OffsetID, from int64, sorted int) []clients.OffsetID {
 	var out []clients.OffsetID
-	for _, r := range recs {
+	skip, _ := slices.BinarySearchFunc(recs[:sorted], from, func(r clients.OffsetID, o int64) int { return cmp.Compare(r.Offset, o) })
+	for _, r := range recs[skip:] {
 		if r.Offset < from {
 			continue
 		}
@@ -203,6 +214,25 @@ func missing(log *commitlog.Log, recs []clients.OffsetID, from int64) []clients.
 		}
 	}
 	return out
+}
+
+// ordered is how long a prefix of recs, partition pid's list that only grows at its end, is in
+// offset order (non-decreasing), remembered in (*known)[pid]: each record is looked at once. A
+// list stays ordered unless records were lost (an acknowledged record's offset is then taken
+// again), and past the first record out of order the rest is read one by one.
+func ordered(known *[]int32, pid int32, recs []clients.OffsetID) int {
+	if len(recs) == 0 {
+		return 0
+	}
+	if int(pid) >= len(*known) {
+		*known = append(*known, make([]int32, int(pid)+1-len(*known))...)
+	}
+	n := min(int((*known)[pid]), len(recs))
+	for n < len(recs) && (n == 0 || recs[n].Offset >= recs[n-1].Offset) {
+		n++
+	}
+	(*known)[pid] = int32(n)
+	return n
 }
 
 // checkCommittedRange compares broker b's records in [from, to), now below its HW, with every

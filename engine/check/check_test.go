@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/highwater-sim/highwater/engine/clients"
@@ -72,5 +73,31 @@ func TestCheckerOnItsOwn(t *testing.T) {
 	k2.Elected(0)
 	if len(k2.Violations()) != 0 {
 		t.Fatalf("violations %v", k2.Violations())
+	}
+}
+
+// TestMissingSkipsInOrder: missing with the ordered prefix of a list gives what it gives reading
+// every record, for every from, on a list in offset order and on one that is not past its middle
+// (records lost, their offsets acknowledged again).
+func TestMissingSkipsInOrder(t *testing.T) {
+	var log commitlog.Log
+	log.AppendAsLeader(1, []int64{10, 11, 12, 13, 14, 15})
+	at := func(o, id int64) clients.OffsetID { return clients.OffsetID{Offset: o, ID: id} }
+	inOrder := []clients.OffsetID{at(0, 10), at(1, 11), at(2, 99), at(3, 13), at(3, 13), at(5, 98)}
+	outOfOrder := append(slices.Clone(inOrder), at(1, 97), at(4, 14))
+	for _, recs := range [][]clients.OffsetID{nil, inOrder, outOfOrder} {
+		var known []int32
+		for grown := range len(recs) + 1 { // the list as it grows, remembered between calls
+			list := recs[:grown]
+			sorted := ordered(&known, 3, list)
+			if want := min(grown, len(inOrder)); sorted != want {
+				t.Fatalf("ordered(%v) = %d, want %d", list, sorted, want)
+			}
+			for from := int64(-1); from <= 7; from++ {
+				if got, want := missing(&log, list, from, sorted), missing(&log, list, from, 0); !slices.Equal(got, want) {
+					t.Errorf("missing(%v, from %d) = %v, want %v", list, from, got, want)
+				}
+			}
+		}
 	}
 }
