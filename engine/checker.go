@@ -40,7 +40,7 @@ func (o checkObserver) elected(p *partition)                     { o.k.Elected(p
 // hearCause tells the checker of a truncation or leader change, traced or not: it keeps each
 // partition's recent ones to name a violation's cause.
 func (e *Engine) hearCause(ev *Event) {
-	if ev.Type != EvTruncate && ev.Type != EvLeaderChange {
+	if !hearsCause(ev.Type) {
 		return
 	}
 	p := e.partitionOf(ev.Topic, ev.Partition.V)
@@ -53,6 +53,10 @@ func (e *Engine) hearCause(ev *Event) {
 		e.checker.LeaderChanged(p.pid, ev.Broker, int32(ev.To.V), ev.Text)
 	}
 }
+
+// hearsCause: the checker keeps the text of an event of type typ as a violation's cause, so it
+// is made with the trace off too (broker_cluster.go's Emit).
+func hearsCause(typ string) bool { return typ == EvTruncate || typ == EvLeaderChange }
 
 // checkCluster is the cluster as the checker reads it.
 type checkCluster struct{ e *Engine }
