@@ -191,15 +191,15 @@ func brokerText(k brk.Kind, ev *Event) string {
 	return be.Text(ev.Broker.V, ev.Topic, ev.Partition.V)
 }
 
-func (h *cluster) HWMoved(pid int32, old int64) { h.e.noteHWMoved(h.b.Replica(pid), old) }
+func (h *cluster) HWMoved(pid int32, old int64) { h.e.noteHWMoved(pid, h.b.id, old) }
 
 func (h *cluster) IsrChanged(pid int32, old, isr []int32) {
 	h.e.noteISRChanged(h.e.partitions[pid], old, isr)
 }
 
-func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(h.b.Replica(pid), to) }
+func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(pid, h.b.id, to) }
 
-func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(h.b.Replica(pid)) }
+func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(pid, h.b.id) }
 
 // Named shortcuts to the cluster's state (shortcuts.go).
 

@@ -30,9 +30,9 @@ type checkObserver struct {
 	k *check.Checker
 }
 
-func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.Pid(), r.Broker(), old) }
-func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), r.Broker()) }
-func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.Pid(), r.Broker(), from) }
+func (o checkObserver) hwMoved(pid, b int32, old int64)          { o.k.HWMoved(pid, b, old) }
+func (o checkObserver) hwConfirmed(pid, b int32)                 { o.k.HWConfirmed(pid, b) }
+func (o checkObserver) logCut(pid, b int32, from int64)          { o.k.LogCut(pid, b, from) }
 func (o checkObserver) ackedAll(p *partition, base int64)        { o.k.AckedAll(p.pid, base) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }
 func (o checkObserver) elected(p *partition)                     { o.k.Elected(p.pid) }
