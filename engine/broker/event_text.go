@@ -7,9 +7,9 @@ import (
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
-// Text is the event's one stable text (the narration, and what tests compare), as broker
-// broker states it of partition topic-partition (the engine's names; none for the broker's own
-// events). A kind made when read (Lazy) reads only the fields the trace keeps and Arg[0:2]: the
+// Text is the event's one stable text (the narration, and what tests compare), as the broker
+// with id broker states it of partition topic-partition (the engine's names, which the broker
+// does not keep; none for the broker's own events). A kind made when read (Lazy) reads only the fields the trace keeps and Arg[0:2]: the
 // engine makes it from its recorded event. The numerous ones append with strconv rather than
 // fmt: a large traced run narrates hundreds of thousands.
 func (ev *Event) Text(broker int32, topic string, partition int32) string {

@@ -23,7 +23,7 @@ type Event struct {
 	OldISR, ISR     []int32
 	Records         []commitlog.Record
 	Reason          string
-	// Name is an error's name.
+	// Name is an error's name (LeaderAndIsrRejected), or "skipped" (IsrWriteSkipped).
 	Name string
 	// Follower is the follower whose fetch moved a leader's high watermark (the trace's
 	// replicas).
@@ -31,7 +31,8 @@ type Event struct {
 	// Arg is what the text names beyond the fields the trace keeps; a kind made when read uses
 	// Arg[0] and Arg[1] only (the engine keeps those with the event).
 	Arg [4]int64
-	// Why is a fatal error's (its text only).
+	// Why is the error a fatal exit or a failed shutdown attempt names (its text only: the trace
+	// keeps no field for it).
 	Why string
 }
 
