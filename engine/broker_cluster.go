@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 )
 
@@ -143,165 +141,65 @@ func (h *cluster) ScheduleShutdownRetry(at int64) {
 	h.e.schedule(shutdownRetry{h.e.timer(h.b)}.due(at))
 }
 
-// Events.
+// Events, and the observers' facts.
 
-func (h *cluster) Failed(pid int32, why string) {
-	p := h.e.partitions[pid]
-	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: why,
-		Text: fmt.Sprintf("broker %d stopped fetching %s: %s", h.b.id, p.name(), why)})
-}
-
-func (h *cluster) FetcherStarted(id, leader int32) {
-	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "started",
-		Text: fmt.Sprintf("broker %d started fetcher %d for leader broker %d", h.b.id, id, leader)})
-}
-
-func (h *cluster) FetcherStopped(id, leader int32) {
-	h.e.emit(Event{Type: EvFetcher, Broker: Some(h.b.id), Reason: "stopped",
-		Text: fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", h.b.id, id, leader)})
-}
-
-// Exiting is a thread's fatal error: the broker process exits (brk.Broker.Exit).
-func (h *cluster) Exiting(pid int32, why string) {
-	p := h.e.partitions[pid]
-	h.e.emit(Event{Type: EvFailed, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "fatal",
-		Text: fmt.Sprintf("broker %d exits: %s: %s", h.b.id, p.name(), why)})
-}
-
-func (h *cluster) LeaderAndIsrRejected(err KafkaError, requested, current int64) {
-	b := h.b
-	text := fmt.Sprintf("broker %d rejected a LeaderAndIsr from controller epoch %d: it has seen controller epoch %d (%s)", b.id, requested, current, err)
-	if err == ErrStaleBrokerEpoch {
-		text = fmt.Sprintf("broker %d rejected a LeaderAndIsr for broker epoch %d: it is at broker epoch %d (%s)", b.id, requested, current, err)
-	}
-	h.e.emit(Event{Type: EvRole, Broker: Some(b.id), Name: err.String(), Text: text})
-}
-
-// BecameLeader and BecameFollower write a role change, only into a recorded trace: nobody else
-// hears it, and a large cluster's start has one per replica.
-func (h *cluster) BecameLeader(pid int32) {
-	if e := h.e; e.tracing() {
-		r, p := h.b.Replica(pid), e.partitions[pid]
-		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "leader",
-			Epoch: Some(int64(r.LeaderEpoch())), ISR: r.State().ISR(), render: describeRole, arg: [2]int64{r.EpochStartOffset()}})
-	}
-}
-
-func (h *cluster) BecameFollower(pid int32, leader, leaderEpoch int32) {
-	if e := h.e; e.tracing() {
-		r, p := h.b.Replica(pid), e.partitions[pid]
-		e.emit(Event{Type: EvRole, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), Reason: "follower",
-			Epoch: Some(int64(r.LeaderEpoch())), render: describeRole, arg: [2]int64{int64(leader), int64(leaderEpoch)}})
-	}
-}
-
-// LeaderAppended writes a leader's append, only into a recorded trace (a large run appends by
-// the hundred thousand).
-func (h *cluster) LeaderAppended(pid int32, base int64) {
-	if e := h.e; e.tracing() {
-		r, p := h.b.Replica(pid), e.partitions[pid]
-		e.emit(Event{Type: EvAppend, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
-			From: Some(base), To: Some(r.Log().LogEndOffset()), Epoch: Some(int64(r.LeaderEpoch())),
-			render: describeAppend})
-	}
-}
-
-func (h *cluster) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
-	p := h.e.partitions[pid]
-	h.e.emit(Event{Type: EvISRPending, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
-		OldISR: isr, ISR: newISR, Reason: verb,
-		Text: fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", h.b.id, verb, p.name(), isr, newISR)})
-}
-
-func (h *cluster) IsrWriteSkipped(pid int32, verb string, newISR []int32, cached int32, w brk.IsrWrite) {
-	p, r := h.e.partitions[pid], h.b.Replica(pid)
-	why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", cached, w.Version)
-	if !w.Connected {
-		why = "no ZooKeeper connection"
-	}
-	h.e.emit(Event{Type: EvISRPending, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index),
-		OldISR: r.State().ISR(), ISR: newISR, Reason: verb, Name: "skipped",
-		Text: fmt.Sprintf("leader %d could not %s the ISR of %s to %v in ZooKeeper (%s): skipped", h.b.id, verb, p.name(), newISR, why)})
-}
-
-func (h *cluster) IsrWritten(pid int32, verb string, w brk.IsrWrite) {
-	p := h.e.partitions[pid]
-	h.e.noteISRChanged(p, w.Old, w.ISR)
-	h.e.emit(Event{Type: EvISRChange, Broker: Some(h.b.id), Topic: p.topic, Partition: Some(p.index), OldISR: w.Old,
-		ISR: w.ISR, Epoch: Some(int64(w.LeaderEpoch)), Reason: "leader " + verb,
-		Text: fmt.Sprintf("leader %d wrote the ISR of %s to ZooKeeper: %v → %v (zkVersion %d)", h.b.id, p.name(), w.Old, w.ISR, w.Version)})
-}
-
-func (h *cluster) Restarted() {
-	h.e.emit(Event{Type: EvBrokerUp, Broker: Some(h.b.id),
-		Text: fmt.Sprintf("broker %d started from its disk state", h.b.id)})
-}
-
-func (h *cluster) Crashed(powerLoss bool) {
-	cause := "process killed"
-	if powerLoss {
-		cause = "power loss: unflushed records dropped"
-	}
-	h.e.emit(Event{Type: EvBrokerDown, Broker: Some(h.b.id), Reason: cause,
-		Text: fmt.Sprintf("broker %d is down (%s)", h.b.id, cause)})
-}
-
-func (h *cluster) ShutdownBegan() {
-	h.e.emit(Event{Type: EvShutdown, Broker: Some(h.b.id),
-		Text: fmt.Sprintf("broker %d begins a controlled shutdown", h.b.id)})
-}
-
-func (h *cluster) ShutdownAttemptFailed(attempt int, err KafkaError, led int, last bool) {
-	id, backoff := h.b.id, h.e.cfg.ControlledShutdownRetryBackoffMs
-	if last {
-		h.e.emit(Event{Type: EvShutdown, Broker: Some(id), Reason: "retry",
-			Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d (the last): %d partitions still led; it stops after %d ms", id, attempt, led, backoff)})
+// Emit records the broker's event as the engine's: the broker's id, the partition's names (the
+// engine's), the fields as they are; the text made now, or when read for the kinds a large run
+// emits by the thousand (Kind.Lazy). A run without a trace builds none but a truncation, whose
+// text the checker keeps as a violation's cause (hearCause): it counts the rest.
+func (h *cluster) Emit(be brk.Event) {
+	e, k := h.e, be.Kind
+	if !e.trace && !hearsCause(k.Type()) {
+		e.eventCount++
 		return
 	}
-	why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", led)
-	if err != ErrNone {
-		why = err.String()
+	ev := Event{Type: k.Type(), Broker: Some(h.b.id), From: be.From, To: be.To, Epoch: be.Epoch,
+		OldISR: be.OldISR, ISR: be.ISR, Records: be.Records, Reason: be.Reason, Name: be.Name}
+	if be.Pid.Set {
+		p := e.partitions[be.Pid.V]
+		ev.Topic, ev.Partition = p.topic, Some(p.index)
 	}
-	h.e.emit(Event{Type: EvShutdown, Broker: Some(id), Reason: "retry",
-		Text: fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", id, attempt, why, backoff)})
-}
-
-func (h *cluster) StoppedAnyway(attempts, led int) {
-	text := fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", h.b.id, attempts, led)
-	if led < 0 {
-		text = fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts and the backoff after the last", h.b.id, attempts)
+	if be.Follower.Set {
+		ev.Replicas = []int32{be.Follower.V}
 	}
-	h.e.emit(Event{Type: EvShutdown, Broker: Some(h.b.id), Reason: "retries exhausted", Text: text})
-}
-
-func (h *cluster) ShutdownCompleted() {
-	h.e.emit(Event{Type: EvBrokerDown, Broker: Some(h.b.id), Reason: "controlled shutdown",
-		Text: fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", h.b.id)})
-}
-
-func (h *cluster) LogDirFailed(halt bool, offline int) {
-	if halt {
-		h.e.emit(Event{Type: EvLogDirFailure, Broker: Some(h.b.id), Reason: "halt",
-			Text: fmt.Sprintf("broker %d's log directory failed: before KIP-112 (inter.broker.protocol.version 1.0) the broker halts", h.b.id)})
-		return
+	if k.Lazy() {
+		ev.render, ev.arg = brokerRenders[k], [2]int64{be.Arg[0], be.Arg[1]}
+	} else {
+		ev.Text = be.Text(h.b.id, ev.Topic, ev.Partition.V)
 	}
-	h.e.emit(Event{Type: EvLogDirFailure, Broker: Some(h.b.id),
-		Text: fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", h.b.id, offline)})
+	e.emit(ev)
 }
 
-// The observers' facts, with their events.
+// brokerRenders make a lazy broker event's text from the engine's event (Narrate), one per
+// kind: the broker's event again, from the fields the trace keeps and arg.
+var brokerRenders = func() []func(*Event) string {
+	kinds := brk.Kinds()
+	r := make([]func(*Event) string, len(kinds)+1)
+	for _, k := range kinds {
+		r[k] = func(ev *Event) string { return brokerText(k, ev) }
+	}
+	return r
+}()
 
-func (h *cluster) HWChanged(pid int32, old int64, role string, follower int32) {
-	h.e.hwChangedBy(h.b.Replica(pid), old, role, follower)
+// brokerText is the text of the broker's event of kind k recorded as ev.
+func brokerText(k brk.Kind, ev *Event) string {
+	be := brk.Event{Kind: k, From: ev.From, To: ev.To, Epoch: ev.Epoch, OldISR: ev.OldISR, ISR: ev.ISR,
+		Records: ev.Records, Reason: ev.Reason, Name: ev.Name, Arg: [4]int64{ev.arg[0], ev.arg[1]}}
+	if len(ev.Replicas) == 1 {
+		be.Follower = Some(ev.Replicas[0])
+	}
+	return be.Text(ev.Broker.V, ev.Topic, ev.Partition.V)
 }
 
-func (h *cluster) Truncated(pid int32, oldLEO int64, cut []commitlogRecord, why string) {
-	h.e.emitTruncate(h.b.Replica(pid), oldLEO, cut, why)
+func (h *cluster) HWMoved(pid int32, old int64) { h.e.noteHWMoved(pid, h.b.id, old) }
+
+func (h *cluster) IsrChanged(pid int32, old, isr []int32) {
+	h.e.noteISRChanged(h.e.partitions[pid], old, isr)
 }
 
-func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(h.b.Replica(pid), to) }
+func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(pid, h.b.id, to) }
 
-func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(h.b.Replica(pid)) }
+func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(pid, h.b.id) }
 
 // Named shortcuts to the cluster's state (shortcuts.go).
 

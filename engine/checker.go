@@ -30,9 +30,9 @@ type checkObserver struct {
 	k *check.Checker
 }
 
-func (o checkObserver) hwMoved(r *replica, old int64)            { o.k.HWMoved(r.Pid(), r.Broker(), old) }
-func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), r.Broker()) }
-func (o checkObserver) logCut(r *replica, from int64)            { o.k.LogCut(r.Pid(), r.Broker(), from) }
+func (o checkObserver) hwMoved(pid, b int32, old int64)          { o.k.HWMoved(pid, b, old) }
+func (o checkObserver) hwConfirmed(pid, b int32)                 { o.k.HWConfirmed(pid, b) }
+func (o checkObserver) logCut(pid, b int32, from int64)          { o.k.LogCut(pid, b, from) }
 func (o checkObserver) ackedAll(p *partition, base int64)        { o.k.AckedAll(p.pid, base) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }
 func (o checkObserver) elected(p *partition)                     { o.k.Elected(p.pid) }
@@ -40,7 +40,7 @@ func (o checkObserver) elected(p *partition)                     { o.k.Elected(p
 // hearCause tells the checker of a truncation or leader change, traced or not: it keeps each
 // partition's recent ones to name a violation's cause.
 func (e *Engine) hearCause(ev *Event) {
-	if ev.Type != EvTruncate && ev.Type != EvLeaderChange {
+	if !hearsCause(ev.Type) {
 		return
 	}
 	p := e.partitionOf(ev.Topic, ev.Partition.V)
@@ -53,6 +53,10 @@ func (e *Engine) hearCause(ev *Event) {
 		e.checker.LeaderChanged(p.pid, ev.Broker, int32(ev.To.V), ev.Text)
 	}
 }
+
+// hearsCause: the checker keeps the text of an event of type typ as a violation's cause, so it
+// is made with the trace off too (broker_cluster.go's Emit).
+func hearsCause(typ string) bool { return typ == EvTruncate || typ == EvLeaderChange }
 
 // checkCluster is the cluster as the checker reads it.
 type checkCluster struct{ e *Engine }

@@ -3,10 +3,12 @@ package engine
 import (
 	"fmt"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
-// TestDescribeStrconvIsFmt: the narration written with strconv (describeRole,
-// describeHighWatermark, describeAppend, NodeName, describeFetch's and describeFetchPart's
+// TestDescribeStrconvIsFmt: the narration written with strconv (the broker's role changes, high
+// watermarks and appends, made from the recorded event: brokerText; NodeName, describeFetch's and describeFetchPart's
 // partitions) reads as the fmt formats it replaced, on edge values as well as the presets'
 // (TestTraceHashes covers those).
 func TestDescribeStrconvIsFmt(t *testing.T) {
@@ -22,19 +24,19 @@ func TestDescribeStrconvIsFmt(t *testing.T) {
 					t.Errorf("got  %q\nwant %q", got, want)
 				}
 			}
-			check(describeRole(&ev), fmt.Sprintf("broker %d became leader of %s-%d in leader epoch %d (epoch start offset %d, ISR %v)",
+			check(brokerText(brk.BecameLeader, &ev), fmt.Sprintf("broker %d became leader of %s-%d in leader epoch %d (epoch start offset %d, ISR %v)",
 				ev.Broker.V, ev.Topic, ev.Partition.V, ev.Epoch.V, ev.arg[0], ev.ISR))
 			ev.Reason = "follower"
-			check(describeRole(&ev), fmt.Sprintf("broker %d became follower of %s-%d under leader %d in leader epoch %d",
+			check(brokerText(brk.BecameFollower, &ev), fmt.Sprintf("broker %d became follower of %s-%d under leader %d in leader epoch %d",
 				ev.Broker.V, ev.Topic, ev.Partition.V, ev.arg[0], ev.arg[1]))
-			check(describeAppend(&ev), fmt.Sprintf("leader %d appended %d records to %s-%d at offsets %d..%d in epoch %d",
+			check(brokerText(brk.LeaderAppend, &ev), fmt.Sprintf("leader %d appended %d records to %s-%d at offsets %d..%d in epoch %d",
 				ev.Broker.V, ev.To.V-ev.From.V, ev.Topic, ev.Partition.V, ev.From.V, ev.To.V-1, ev.Epoch.V))
 			ev.Replicas = isr
 			want := fmt.Sprintf("%s-%d on broker %d (%s): high watermark %d → %d", ev.Topic, ev.Partition.V, ev.Broker.V, ev.Reason, ev.From.V, ev.To.V)
 			if len(ev.Replicas) == 1 {
 				want += fmt.Sprintf(" after follower %d's fetch at offset %d", ev.Replicas[0], ev.arg[0])
 			}
-			check(describeHighWatermark(&ev), want)
+			check(brokerText(brk.HighWatermarkMoved, &ev), want)
 			if m != ClientNode {
 				check(NodeName(m), fmt.Sprintf("broker %d", m))
 			}

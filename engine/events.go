@@ -1,6 +1,7 @@
 package engine
 
 import (
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/controller"
 )
@@ -39,35 +40,36 @@ type Event struct {
 	arg    [2]int64
 }
 
-// Event types beyond the message types (messages.go); the controller's are package controller's.
+// Event types beyond the message types (messages.go); the controller's are package
+// controller's, the broker's package broker's (brk.Kind.Type).
 const (
-	EvTruncate      = "truncate"
-	EvHighWatermark = "high-watermark"
+	EvTruncate      = brk.EvTruncate
+	EvHighWatermark = brk.EvHighWatermark
 	EvISRChange     = controller.EvISRChange
 	EvLeaderChange  = controller.EvLeaderChange
-	EvBrokerDown    = "broker-down"
-	EvBrokerUp      = "broker-up"
+	EvBrokerDown    = brk.EvBrokerDown
+	EvBrokerUp      = brk.EvBrokerUp
 	EvViolation     = "violation"
 	EvDropped       = "message-dropped"
 	EvHeld          = "message-held"
 	EvReleased      = "message-released"
-	EvAppend        = "append"
-	EvRole          = "become-leader-or-follower"
-	EvFetcher       = "fetcher"
+	EvAppend        = brk.EvAppend
+	EvRole          = brk.EvRole
+	EvFetcher       = brk.EvFetcher
 	EvController    = controller.EvController
 	EvCheckpoint    = "hw-checkpoint"
 	EvProduceResult = "produce-result"
 	EvConsumeResult = "consume-result"
-	EvLogDirFailure = "log-dir-failure"
+	EvLogDirFailure = brk.EvLogDirFailure
 	EvIsolate       = "isolate"
 	EvHeal          = "heal"
 	EvLink          = "link"
 	EvConfig        = "config"
-	EvISRPending    = "isr-pending"
-	EvFailed        = "partition-failed"
+	EvISRPending    = brk.EvISRPending
+	EvFailed        = brk.EvFailed
 	EvZKSession     = controller.EvZKSession
 	EvZKRegister    = controller.EvZKRegister
-	EvShutdown      = "shutdown"
+	EvShutdown      = brk.EvShutdown
 	EvElectFailed   = controller.EvElectFailed
 	// EvAlterPartitionRejected is the controller's refusal of a leader's AlterPartition.
 	EvAlterPartitionRejected = controller.EvAlterPartitionRejected

@@ -9,12 +9,16 @@ package engine
 type observer interface {
 	// sent: m left its sender.
 	sent(m *Message)
-	// hwMoved: r's high watermark moved from old to what its log holds now.
-	hwMoved(r *replica, old int64)
-	// hwConfirmed: r learned a high watermark in its current leader epoch for the first time.
-	hwConfirmed(r *replica)
-	// logCut: r's log lost its records from offset from on (a truncation or a power loss).
-	logCut(r *replica, from int64)
+	// hwMoved: broker b's replica of partition pid moved its high watermark from old to what
+	// its log holds now. The replica's facts name it by ids, as the broker states them
+	// (brk.Cluster): an observer reads what it needs through its own view of the cluster.
+	hwMoved(pid, b int32, old int64)
+	// hwConfirmed: b's replica of pid learned a high watermark in its current leader epoch for
+	// the first time.
+	hwConfirmed(pid, b int32)
+	// logCut: b's replica of pid lost its records from offset from on (a truncation or a power
+	// loss).
+	logCut(pid, b int32, from int64)
 	// ackedAll: the producer got an acks=all acknowledgement for a batch at offset base of p.
 	ackedAll(p *partition, base int64)
 	// partitionWritten: the controller wrote p's leader and ISR; the leader epoch was old.
@@ -30,9 +34,9 @@ type observer interface {
 type ignores struct{}
 
 func (ignores) sent(*Message)                           {}
-func (ignores) hwMoved(*replica, int64)                 {}
-func (ignores) hwConfirmed(*replica)                    {}
-func (ignores) logCut(*replica, int64)                  {}
+func (ignores) hwMoved(int32, int32, int64)             {}
+func (ignores) hwConfirmed(int32, int32)                {}
+func (ignores) logCut(int32, int32, int64)              {}
 func (ignores) ackedAll(*partition, int64)              {}
 func (ignores) partitionWritten(*partition, int32)      {}
 func (ignores) isrChanged(*partition, []int32, []int32) {}
@@ -46,21 +50,21 @@ func (e *Engine) noteSent(m *Message) {
 	}
 }
 
-func (e *Engine) noteHWMoved(r *replica, old int64) {
+func (e *Engine) noteHWMoved(pid, b int32, old int64) {
 	for _, o := range e.observers {
-		o.hwMoved(r, old)
+		o.hwMoved(pid, b, old)
 	}
 }
 
-func (e *Engine) noteHWConfirmed(r *replica) {
+func (e *Engine) noteHWConfirmed(pid, b int32) {
 	for _, o := range e.observers {
-		o.hwConfirmed(r)
+		o.hwConfirmed(pid, b)
 	}
 }
 
-func (e *Engine) noteLogCut(r *replica, from int64) {
+func (e *Engine) noteLogCut(pid, b int32, from int64) {
 	for _, o := range e.observers {
-		o.logCut(r, from)
+		o.logCut(pid, b, from)
 	}
 }
 

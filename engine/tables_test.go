@@ -6,9 +6,12 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	brk "github.com/highwater-sim/highwater/engine/broker"
 )
 
-// TestEventTypesTable: every event of every preset and sweep seed has a type in EventTypes, and
+// TestEventTypesTable: every event of every preset and sweep seed, and every kind of the broker's
+// events, has a type in EventTypes, and
 // every error name in a message is in Kafka's table (errors.go).
 func TestEventTypesTable(t *testing.T) {
 	seen := map[string]bool{}
@@ -25,6 +28,13 @@ func TestEventTypesTable(t *testing.T) {
 	for typ := range seen {
 		if !slices.Contains(EventTypes, typ) {
 			t.Errorf("event type %q is not in EventTypes (events.go)", typ)
+		}
+	}
+	// The broker's kinds name their types in package broker (brk.Kind.Type): each is in the
+	// table, whether or not a preset emits it.
+	for _, k := range brk.Kinds() {
+		if !slices.Contains(EventTypes, k.Type()) {
+			t.Errorf("broker event kind %s has type %q, not in EventTypes (events.go)", k, k.Type())
 		}
 	}
 	for _, typ := range EventTypes {

@@ -105,11 +105,12 @@ func (b *Broker) LogStartMoved(pid int32) {
 	b.fetchers.LogStartMoved(pid)
 }
 
-// HWChanged tells the sessions caching the partition its HW moved, then the cluster (events,
-// facts).
+// HWChanged tells the sessions caching the partition its HW moved, then the cluster: its event
+// and the observers' fact (emitHWMoved).
 func (b *Broker) HWChanged(pid int32, old int64, role string, follower int32) {
-	b.Replica(pid).SessionsChanged()
-	b.cluster.HWChanged(pid, old, role, follower)
+	r := b.Replica(pid)
+	r.SessionsChanged()
+	emitHWMoved(b.cluster, pid, r, old, role, follower)
 }
 
 // HostIndex finds a broker's replica of a partition: partition pid's hosts are

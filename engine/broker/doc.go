@@ -53,10 +53,17 @@
 //     (FetcherWake, DelayedFetchExpired, DelayedProduceExpired, IsrExpiration,
 //     HighWatermarkCheckpoint, AlterPartitionResend). The engine's network and agenda call only
 //     these (TestBrokerHandlesItsMessages); the controller's messages stay the controller's.
+//   - its events, as data (events.go, event_text.go): an Event of a Kind from one table, built
+//     where the broker states it and handed to Cluster.Emit, the one event method (the facts
+//     that go with some are their own calls); every kind's text is made here from the event
+//     alone, the engine passing the partition's name in, so a new event touches this package
+//     only. Where a large run emits a kind by the thousand its text is made when read (Kind
+//     .Lazy: from the fields the trace keeps), and an event is passed by value, not to cost an
+//     allocation.
 //
 // The rest is still package engine's: broker.go (what of the process is the world's: its
 // incarnation, its isolation, a restart's wait for its old ZooKeeper session before broker
 // epochs), broker_cluster.go (the registration, the network's part of a gone process, the
-// events' texts), fetch_messages.go (the Fetch answers' storage, which the engine reuses), isr.go
-// (a HW move's events), and replica_manager.go (a truncation's event).
+// conversion of the events to the engine's), and fetch_messages.go (the Fetch answers' storage,
+// which the engine reuses).
 package broker

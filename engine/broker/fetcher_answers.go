@@ -103,7 +103,7 @@ func (t *FetcherThread) fenced(h Follower, rules *FetcherRules, st *PartitionFet
 // markFailed stops fetching a partition (AbstractFetcherThread.markPartitionFailed).
 func (t *FetcherThread) markFailed(h Follower, st *PartitionFetchState, why string) {
 	pid := st.Pid()
-	h.Failed(pid, why)
+	h.Emit(Event{Kind: PartitionFailed, Pid: protocol.Some(pid), Reason: why})
 	t.RemovePartition(pid)
 }
 

@@ -43,7 +43,7 @@ func (m *FetcherManager) Started(h Follower, leader, id int32) *FetcherThread {
 		}
 		return int(x.id - y.id)
 	})
-	h.FetcherStarted(id, leader)
+	h.Emit(Event{Kind: FetcherAdded, Reason: "started", Arg: [4]int64{int64(id), int64(leader)}})
 	return t
 }
 
@@ -73,7 +73,7 @@ func (m *FetcherManager) ShutdownIdleFetchers(h Follower) {
 		if len(t.parts) > 0 {
 			return false
 		}
-		h.FetcherStopped(t.id, t.leader)
+		h.Emit(Event{Kind: FetcherRemoved, Reason: "stopped", Arg: [4]int64{int64(t.id), int64(t.leader)}})
 		return true
 	})
 }

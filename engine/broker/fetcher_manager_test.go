@@ -27,8 +27,8 @@ func TestFetcherManager(t *testing.T) {
 	m.AddFetcher(h, 0, NewPartitionFetchState(1, 1, 0, -1, false), 2)
 	m.AddFetcher(h, 2, NewPartitionFetchState(2, 1, 0, -1, false), 2)
 	m.AddFetcher(h, 2, NewPartitionFetchState(1, 1, 0, -1, false), 2)
-	want := []string{fmt.Sprintf("started fetcher %d for 2", ids[0]), fmt.Sprintf("started fetcher %d for 0", ids[1]),
-		fmt.Sprintf("started fetcher %d for 2", ids[1])}
+	want := []string{fmt.Sprintf("started fetcher %d for 2 (started)", ids[0]), fmt.Sprintf("started fetcher %d for 0 (started)", ids[1]),
+		fmt.Sprintf("started fetcher %d for 2 (started)", ids[1])}
 	if len(m) != 3 || m[0].Leader() != 0 || m[1].Leader() != 2 || m[2].Leader() != 2 || m[1].ID() > m[2].ID() {
 		t.Fatalf("threads not one per (leader, id), sorted: %d threads", len(m))
 	}

@@ -18,7 +18,8 @@ type fakeFollower struct {
 	replicas map[int32]*Partition
 	sent     []*protocol.Message
 	wakes    []int64
-	calls    []string // the replica manager's changes asked for, in order
+	calls    []string // the replica manager's changes asked for and the events, in order
+	events   []Event  // the events emitted, in order
 	nextID   uint64
 }
 
@@ -65,18 +66,16 @@ func (h *fakeFollower) LogStartMoved(pid int32) {
 func (h *fakeFollower) SetHighWatermark(pid int32, hw int64) {
 	h.calls = append(h.calls, fmt.Sprintf("HW of %d: %d", pid, hw))
 }
-func (h *fakeFollower) Failed(pid int32, why string) {
-	h.calls = append(h.calls, fmt.Sprintf("failed %d: %s", pid, why))
-}
 func (h *fakeFollower) BrokerID() int32 { return 1 }
 func (h *fakeFollower) Exit(pid int32, why string) {
 	h.calls = append(h.calls, fmt.Sprintf("exit on %d: %s", pid, why))
 }
-func (h *fakeFollower) FetcherStarted(id, leader int32) {
-	h.calls = append(h.calls, fmt.Sprintf("started fetcher %d for %d", id, leader))
-}
-func (h *fakeFollower) FetcherStopped(id, leader int32) {
-	h.calls = append(h.calls, fmt.Sprintf("stopped fetcher %d for %d", id, leader))
+
+// Emit records the event, and notes it among the calls as what it says, read from its kind and
+// fields (eventCall), in order with the rest.
+func (h *fakeFollower) Emit(ev Event) {
+	h.events = append(h.events, ev)
+	h.calls = append(h.calls, eventCall(&ev))
 }
 
 // last is the last message sent, and the changes asked for since the last call.

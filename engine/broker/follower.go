@@ -34,18 +34,15 @@ type Follower interface {
 	// Truncate cuts its log to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
 	// starts it at offset; Appended follows an append of n records (the flush count: the fetch
 	// sessions are told by the caller);
-	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW;
-	// Failed says the thread stopped fetching it.
+	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW.
 	Truncate(pid int32, offset int64, why string)
 	TruncateFullyAndStartAt(pid int32, offset int64, why string)
 	Appended(pid int32, n int)
 	LogStartMoved(pid int32)
 	SetHighWatermark(pid int32, hw int64)
-	Failed(pid int32, why string)
-	// FetcherStarted and FetcherStopped say that the broker started or stopped its thread id
-	// fetching from leader.
-	FetcherStarted(id, leader int32)
-	FetcherStopped(id, leader int32)
+	// Emit records the threads' and the fetcher manager's events (PartitionFailed, FetcherAdded,
+	// FetcherRemoved: events.go), as the broker's Cluster does.
+	Emit(ev Event)
 	// Exit is a fatal error in a thread (FatalExitError, with OutOfRangeFatal): the broker
 	// process exits. The thread has stopped.
 	Exit(pid int32, why string)

@@ -19,8 +19,8 @@ func TestLeaderHWWithFakeBroker(t *testing.T) {
 	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
 	p.Remote(2).UpdateFetchState(h.now, 1, 0, 2, 42)
 	if !rm.MaybeIncrementLeaderHW(h, 0, p, 2) || p.Log().HighWatermark() != 1 ||
-		!slices.Equal(h.calls, []string{"hw 0: 0 → 1 (leader, follower 2)"}) {
-		t.Fatalf("HW %d, calls %q; want 1, moved by follower 2's fetch", p.Log().HighWatermark(), h.calls)
+		!slices.Equal(h.calls, []string{"hw 0: 0 → 1 (leader, follower 2 at 1)"}) || !slices.Equal(h.facts, []string{"hw of 0 moved from 0"}) {
+		t.Fatalf("HW %d, calls %q, facts %q; want 1, moved by follower 2's fetch", p.Log().HighWatermark(), h.calls, h.facts)
 	}
 	if rm.MaybeIncrementLeaderHW(h, 0, p, -1) {
 		t.Error("the HW moved again with nothing new")
@@ -62,7 +62,7 @@ func TestTruncationWithFakeBroker(t *testing.T) {
 	h, rm, p := leaderWithFollowers(t, []int32{1}, IsrRules{})
 	p.Log().SetHighWatermark(2)
 	rm.Truncate(h, 0, p, 1, "test")
-	want := []string{"truncated 0 from 2 (1 cut): test", "hw 0: 2 → 1 (truncation, follower -1)", "log cut 0 at 1"}
+	want := []string{"truncated 0 from 2 to 1 (1 cut): test", "hw 0: 2 → 1 (truncation, follower -1 at 0)", "log cut 0 at 1"}
 	if !slices.Equal(h.calls, want) || p.Log().LogEndOffset() != 1 {
 		t.Errorf("truncate to 1: calls %q, LEO %d; want %q, 1", h.calls, p.Log().LogEndOffset(), want)
 	}
@@ -89,7 +89,7 @@ func TestTruncationWithFakeBroker(t *testing.T) {
 	fp.Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}})
 	rm2.SetFollowerHW(h, 0, fp, 9)
 	rm2.SetFollowerHW(h, 0, fp, 9)
-	if want := []string{"hw 0: 5 → 6 (follower, follower -1)", "confirmed 0"}; !slices.Equal(h.calls, want) {
+	if want := []string{"hw 0: 5 → 6 (follower, follower -1 at 0)", "confirmed 0"}; !slices.Equal(h.calls, want) {
 		t.Errorf("the leader's HW 9 over a LEO of 6: calls %q, want %q", h.calls, want)
 	}
 }

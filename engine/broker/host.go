@@ -1,9 +1,6 @@
 package broker
 
-import (
-	"github.com/highwater-sim/highwater/engine/commitlog"
-	"github.com/highwater-sim/highwater/engine/protocol"
-)
+import "github.com/highwater-sim/highwater/engine/protocol"
 
 // Host is what a broker's replica manager (replica_manager.go) and fetcher threads ask of the
 // rest of their broker and of the cluster: what the threads ask (Follower), the broker's replicas
@@ -18,6 +15,10 @@ type Host interface {
 	Hosted() []int32
 	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
 	ShuttingDown() bool
+	// HWChanged: pid's HW moved from old, the follower whose fetch moved a leader's HW named
+	// (-1: none); a Broker tells the sessions caching the partition, then the cluster
+	// (emitHWMoved: the event and the fact).
+	HWChanged(pid int32, old int64, role string, follower int32)
 }
 
 // Cluster is what a Broker asks of the cluster it runs in, which the engine implements per
@@ -68,42 +69,15 @@ type Cluster interface {
 	ScheduleAlterPartitionResend(pid int32, at int64)
 	ScheduleShutdownRetry(at int64)
 
-	// Events, each built by the engine from its named call (the text made when read where a
-	// large run has many). A thread: Failed (it stopped fetching pid), FetcherStarted and
-	// FetcherStopped, Exiting (a fatal error: the broker exits). The replica manager:
-	// LeaderAndIsrRejected (refused whole: err with the request's epoch and the broker's, broker
-	// or controller epochs), BecameLeader and BecameFollower (written only into a recorded
-	// trace), LeaderAppended (a leader's append). The ISR's changes: IsrChangeAsked, and before
-	// 2.7 the leader's own ZooKeeper write, IsrWriteSkipped or IsrWritten (with the checker's
-	// fact). The process: Restarted, Crashed, ShutdownBegan, ShutdownAttemptFailed (attempt got
-	// err, or left led partitions led; last: only the backoff follows), StoppedAnyway (the
-	// attempts all failed, led left; -1: not known), ShutdownCompleted, LogDirFailed (the broker
-	// halting, before KIP-112, or its offline replicas gone offline).
-	Failed(pid int32, why string)
-	FetcherStarted(id, leader int32)
-	FetcherStopped(id, leader int32)
-	Exiting(pid int32, why string)
-	LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64)
-	BecameLeader(pid int32)
-	BecameFollower(pid int32, leader, leaderEpoch int32)
-	LeaderAppended(pid int32, base int64)
-	IsrChangeAsked(pid int32, verb string, isr, newISR []int32)
-	IsrWriteSkipped(pid int32, verb string, newISR []int32, cachedVersion int32, w IsrWrite)
-	IsrWritten(pid int32, verb string, w IsrWrite)
-	Restarted()
-	Crashed(powerLoss bool)
-	ShutdownBegan()
-	ShutdownAttemptFailed(attempt int, err protocol.KafkaError, led int, last bool)
-	StoppedAnyway(attempts, led int)
-	ShutdownCompleted()
-	LogDirFailed(halt bool, offline int)
-
-	// The observers' facts (the checker), with their events where they have one: HWChanged, a
-	// HW move naming the follower whose fetch moved it (-1: none; a Broker tells the sessions
-	// caching the partition first); Truncated, the records a truncation cut, and LogCut, where
-	// it cut; HWConfirmed, pid's HW now comes from the current leadership.
-	HWChanged(pid int32, old int64, role string, follower int32)
-	Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string)
+	// Events and the observers' facts. Emit records an event the broker built (events.go: the
+	// engine converts it, its text made here); the facts go to the checker, with or without a
+	// trace, each after or before its event as the broker states them: HWMoved (pid's HW moved
+	// from old: after its HighWatermarkMoved), IsrChanged (before 2.7, the leader's own ZooKeeper
+	// write changed the committed ISR: before its IsrWritten), LogCut (pid's log cut at to: after
+	// its Truncated), HWConfirmed (pid's HW now comes from the current leadership).
+	Emit(ev Event)
+	HWMoved(pid int32, old int64)
+	IsrChanged(pid int32, old, isr []int32)
 	LogCut(pid int32, to int64)
 	HWConfirmed(pid int32)
 

@@ -90,7 +90,7 @@ func (rm *ReplicaManager) submitAlterPartition(h Host, rules *IsrRules, pid int3
 		return
 	}
 	p.state.Prepare(expand, ids, newISR)
-	h.IsrChangeAsked(pid, verb, p.state.ISR(), newISR)
+	h.Emit(Event{Kind: IsrChangeAsked, Pid: protocol.Some(pid), OldISR: p.state.ISR(), ISR: newISR, Reason: verb})
 	rm.sendAlterPartition(h, pid, p)
 }
 
@@ -180,13 +180,16 @@ type IsrWrite struct {
 func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {
 	w := h.UpdateIsr(pid, newISR, p.partitionEpoch)
 	if !w.Written {
-		h.IsrWriteSkipped(pid, verb, newISR, p.partitionEpoch, w)
+		h.Emit(Event{Kind: IsrWriteSkipped, Pid: protocol.Some(pid), OldISR: p.state.ISR(), ISR: newISR, Reason: verb,
+			Name: "skipped", Arg: [4]int64{int64(p.partitionEpoch), int64(w.Version), flag(w.Connected)}})
 		return
 	}
 	p.SessionsChanged()
 	p.state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	p.partitionEpoch = w.Version
-	h.IsrWritten(pid, verb, w)
+	h.IsrChanged(pid, w.Old, w.ISR)
+	h.Emit(Event{Kind: IsrWritten, Pid: protocol.Some(pid), OldISR: w.Old, ISR: w.ISR,
+		Epoch: protocol.Some(int64(w.LeaderEpoch)), Reason: leaderVerb(verb), Arg: [4]int64{int64(w.Version)}})
 	if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
 		rm.CompleteDelayedProduces(h, pid, p)
 	}

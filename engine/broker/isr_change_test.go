@@ -57,17 +57,20 @@ func TestIsrChangesWithFakeBroker(t *testing.T) {
 	rr.UpdateFetchState(h.now, 2, 0, 2, 42)
 	h.zk = IsrWrite{Connected: true, Version: 3}
 	rm.MaybeExpandIsr(h, 0, p, rr)
-	if want := []string{"zookeeper 0 to [0 1] at version 0", "skipped expand 0"}; !slices.Equal(h.calls, want) ||
+	if want := []string{"zookeeper 0 to [0 1] at version 0", "skipped expand 0: [1] → [0 1], cached 0, ZooKeeper 3, connected 1 (skipped)"}; !slices.Equal(h.calls, want) ||
 		len(h.sent) != 0 || !slices.Equal(p.State().ISR(), []int32{1}) {
 		t.Errorf("before 2.7, a stale version: calls %q, %d sent, ISR %v", h.calls, len(h.sent), p.State().ISR())
 	}
-	h.calls = nil
+	h.calls, h.facts = nil, nil
 	h.zk = IsrWrite{Connected: true, Written: true, Version: 1, LeaderEpoch: 1, Old: []int32{1}, ISR: []int32{0, 1}}
 	rm.MaybeExpandIsr(h, 0, p, rr)
 	// (The HW is at the LEO already: makeLeader advanced it over the ISR of the leader alone.)
-	if want := []string{"zookeeper 0 to [0 1] at version 0", "written expand 0"}; !slices.Equal(h.calls, want) ||
+	if want := []string{"zookeeper 0 to [0 1] at version 0", "written leader expand 0: [1] → [0 1] in 1 at version 1"}; !slices.Equal(h.calls, want) ||
 		!slices.Equal(p.State().ISR(), []int32{0, 1}) || p.PartitionEpoch() != 1 || p.State().IsInflight() {
 		t.Errorf("before 2.7, written: calls %q, ISR %v, version %d", h.calls, p.State().ISR(), p.PartitionEpoch())
+	}
+	if !slices.Equal(h.facts, []string{"isr of 0: [1] → [0 1]"}) {
+		t.Errorf("before 2.7, written: facts %q, want the committed ISR's change", h.facts)
 	}
 
 	// No controller: a retry after retry.backoff.ms.

@@ -61,7 +61,7 @@ func (b *Broker) Startup(restart bool) {
 	b.started(restart || b.ProcessRules().RecoverAtFirstStart)
 	b.ScheduleIsrShrink(b.Now() + max(1, b.IsrRules().LagTimeMaxMs/2))
 	if restart {
-		b.cluster.Restarted()
+		b.Emit(Event{Kind: Restarted})
 	}
 	b.RegisterBroker()
 }
@@ -72,7 +72,11 @@ func (b *Broker) Startup(restart bool) {
 func (b *Broker) Crash(powerLoss bool) {
 	b.state = Dead
 	b.stopped()
-	b.cluster.Crashed(powerLoss)
+	cause := "process killed"
+	if powerLoss {
+		cause = "power loss: unflushed records dropped"
+	}
+	b.Emit(Event{Kind: Crashed, Reason: cause})
 	if powerLoss {
 		b.losePageCache()
 	}
@@ -85,7 +89,7 @@ func (b *Broker) Crash(powerLoss bool) {
 func (b *Broker) Shutdown() {
 	b.state = ShuttingDown
 	b.shutdownAttempts = 0
-	b.ShutdownBegan()
+	b.Emit(Event{Kind: ShutdownBegan})
 	b.controlledShutdownAttempt()
 }
 
@@ -126,9 +130,9 @@ func (b *Broker) controlledShutdownAnswered(err protocol.KafkaError, remaining [
 			return
 		}
 		// The backoff after the last failed attempt too; ControlledShutdownRetry then stops it.
-		b.ShutdownAttemptFailed(b.shutdownAttempts, err, len(remaining), true)
+		b.shutdownAttemptFailed(&rules, err, len(remaining), true)
 	} else {
-		b.ShutdownAttemptFailed(b.shutdownAttempts, err, len(remaining), false)
+		b.shutdownAttemptFailed(&rules, err, len(remaining), false)
 	}
 	b.ScheduleShutdownRetry(b.Now() + max(1, rules.ControlledShutdownRetryBackoffMs))
 }
@@ -149,7 +153,7 @@ func (b *Broker) ControlledShutdownRetry() {
 // stopAfterAttempts stops a broker whose controlled-shutdown attempts all failed, leaving
 // partitions (led, or -1: not known here) behind.
 func (b *Broker) stopAfterAttempts(led int) {
-	b.StoppedAnyway(b.shutdownAttempts, led)
+	b.Emit(Event{Kind: ShutdownGaveUp, Reason: "retries exhausted", Arg: [4]int64{int64(b.shutdownAttempts), int64(led)}})
 	b.shutdownCompleted()
 }
 
@@ -161,7 +165,7 @@ func (b *Broker) shutdownCompleted() {
 	}
 	b.shutDown()
 	b.state = Dead
-	b.cluster.ShutdownCompleted()
+	b.Emit(Event{Kind: ShutdownCompleted, Reason: "controlled shutdown"})
 	b.ProcessGone(true)
 }
 
@@ -173,12 +177,12 @@ func (b *Broker) shutdownCompleted() {
 func (b *Broker) LogDirFailure() {
 	b.diskFailed = true
 	if !b.ProcessRules().LogDirFailureHandling {
-		b.LogDirFailed(true, 0)
+		b.Emit(Event{Kind: LogDirFailed, Reason: "halt"})
 		b.Crash(false)
 		return
 	}
 	n := b.failLogDir()
-	b.LogDirFailed(false, n)
+	b.Emit(Event{Kind: LogDirFailed, Arg: [4]int64{int64(n)}})
 	b.NotifyLogDirFailure()
 }
 
@@ -189,7 +193,7 @@ func (b *Broker) LogDirFailure() {
 // shutdown with its ZooKeeper session alive (KAFKA-4039, fixed in 0.11 by FatalExitError); the
 // broker stops as 0.11 does.
 func (b *Broker) Exit(pid int32, why string) {
-	b.Exiting(pid, why)
+	b.Emit(Event{Kind: FatalExit, Pid: protocol.Some(pid), Reason: "fatal", Why: why})
 	if b.state == Running {
 		b.Shutdown()
 	}
@@ -233,7 +237,7 @@ func (b *Broker) losePageCache() {
 		r := &b.replicas[i]
 		oldLEO := r.Log().LogEndOffset()
 		if lost := r.Log().LosePageCache(); len(lost) > 0 {
-			b.Truncated(r.pid, oldLEO, lost, "power loss: the page cache is gone")
+			emitTruncated(b.cluster, r.pid, r, oldLEO, lost, "power loss: the page cache is gone")
 			b.LogCut(r.pid, r.Log().LogEndOffset())
 		}
 		r.SetUnflushed(0)

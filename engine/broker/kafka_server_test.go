@@ -17,20 +17,6 @@ func (h *fakeHost) ControlledShutdownInProcess() ([]protocol.TP, bool) {
 func (h *fakeHost) ScheduleShutdownRetry(at int64) { h.note("shutdown retry at %d", at) }
 func (h *fakeHost) NotifyLogDirFailure()           { h.note("log dir failure notified") }
 func (h *fakeHost) ProcessGone(clean bool)         { h.note("gone (clean %v)", clean) }
-func (h *fakeHost) Restarted()                     { h.note("restarted") }
-func (h *fakeHost) Crashed(powerLoss bool)         { h.note("crashed (power loss %v)", powerLoss) }
-func (h *fakeHost) ShutdownBegan()                 { h.note("shutdown began") }
-func (h *fakeHost) ShutdownAttemptFailed(attempt int, err protocol.KafkaError, led int, last bool) {
-	h.note("attempt %d failed (error %d), %d led, last %v", attempt, err, led, last)
-}
-func (h *fakeHost) StoppedAnyway(attempts, led int) {
-	h.note("stopped anyway after %d (%d led)", attempts, led)
-}
-func (h *fakeHost) ShutdownCompleted() { h.note("shut down") }
-func (h *fakeHost) LogDirFailed(halt bool, offline int) {
-	h.note("log dir failed (halt %v, %d offline)", halt, offline)
-}
-func (h *fakeHost) Exiting(pid int32, why string) { h.note("exiting on %d: %s", pid, why) }
 
 // TestBrokerProcess drives a whole Broker, start to stop, over the fake cluster through its
 // entry points only (KafkaServer's and KafkaApis'), as the engine's actions, network and agenda
@@ -77,8 +63,8 @@ func TestBrokerProcess(t *testing.T) {
 
 	h.now = 100
 	b.Crash(true)
-	calls("a crash with a power loss", "crashed (power loss true)",
-		"truncated 0 from 2 (2 cut): power loss: the page cache is gone", "log cut 0 at 0", "gone (clean false)")
+	calls("a crash with a power loss", "crashed (power loss: unflushed records dropped)",
+		"truncated 0 from 2 to 0 (2 cut): power loss: the page cache is gone", "log cut 0 at 0", "gone (clean false)")
 	if !b.Dead() || r0.Log().LogEndOffset() != 0 || r0.Unflushed() != 0 || len(*b.Fetchers()) != 0 {
 		t.Fatalf("after a power loss: dead %v, LEO %d, unflushed %d", b.Dead(), r0.Log().LogEndOffset(), r0.Unflushed())
 	}
@@ -101,7 +87,7 @@ func TestBrokerProcess(t *testing.T) {
 	}
 	b.Handle(&protocol.Message{ID: 3, Type: protocol.MsgControlledShutdownResp, From: 0, To: 1, ReplyTo: ask.ID,
 		ControlledShutdownResp: &protocol.ControlledShutdownResponse{Remaining: []protocol.TP{h.TP(0)}}})
-	calls("the controller's answer", "attempt 1 failed (error 0), 1 led, last false", "shutdown retry at 200")
+	calls("the controller's answer", "attempt 1 failed (error \"\"), 1 led, backoff 100, last 0 (retry)", "shutdown retry at 200")
 	h.now = 200
 	b.ControlledShutdownRetry()
 	if len(h.sent) != n+2 || b.ShutdownAttempts() != 2 {
@@ -110,10 +96,10 @@ func TestBrokerProcess(t *testing.T) {
 	if !b.RequestFailed(h.sent[n+1]) {
 		t.Fatal("the second attempt's timeout not handled")
 	}
-	calls("the second attempt's timeout", "attempt 2 failed (error 7), 0 led, last true", "shutdown retry at 300")
+	calls("the second attempt's timeout", "attempt 2 failed (error \"REQUEST_TIMED_OUT\"), 0 led, backoff 100, last 1 (retry)", "shutdown retry at 300")
 	h.now = 300
 	b.ControlledShutdownRetry()
-	calls("the backoff after the last", "stopped anyway after 2 (-1 led)", "shut down", "gone (clean true)")
+	calls("the backoff after the last", "stopped anyway after 2 (-1 led; retries exhausted)", "shut down (controlled shutdown)", "gone (clean true)")
 	if !b.Dead() || r0.Unflushed() != 0 || r0.Log().RecoveryPoint() != 1 || r0.HWCheckpoint() != 1 {
 		t.Fatalf("after a controlled shutdown: dead %v, unflushed %d, recovery point %d, checkpoint %d; want 0, 1, 1",
 			b.Dead(), r0.Unflushed(), r0.Log().RecoveryPoint(), r0.HWCheckpoint())
@@ -127,7 +113,7 @@ func TestBrokerProcess(t *testing.T) {
 	b.Startup(true)
 	h.calls, h.controllerHere, n = nil, true, len(h.sent)
 	b.Shutdown()
-	calls("a shutdown in the controller's process", "shutdown began", "shut down", "gone (clean true)")
+	calls("a shutdown in the controller's process", "shutdown began", "shut down (controlled shutdown)", "gone (clean true)")
 	if len(h.sent) != n || !b.Dead() {
 		t.Fatalf("a shutdown in the controller's process sent %q, dead %v", sentSince(h, n), b.Dead())
 	}
@@ -135,7 +121,7 @@ func TestBrokerProcess(t *testing.T) {
 	b.Startup(true)
 	h.calls = nil
 	b.LogDirFailure()
-	calls("a failed log directory", "log dir failed (halt false, 2 offline)", "log dir failure notified")
+	calls("a failed log directory", "log dir failed (\"\", 2 offline)", "log dir failure notified")
 	if !b.DiskFailed() || !r0.Offline() || !b.Replica(1).Offline() || !b.Running() {
 		t.Fatalf("a failed log directory: disk failed %v, offline %v, %v, running %v", b.DiskFailed(), r0.Offline(),
 			b.Replica(1).Offline(), b.Running())
@@ -146,14 +132,14 @@ func TestBrokerProcess(t *testing.T) {
 		t.Fatal("the restart did not bring the disk back")
 	}
 	b.LogDirFailure()
-	calls("a failed log directory before KIP-112", "log dir failed (halt true, 0 offline)", "crashed (power loss false)",
+	calls("a failed log directory before KIP-112", "log dir failed (\"halt\", 0 offline)", "crashed (process killed)",
 		"gone (clean false)")
 
 	b.Startup(true)
 	h.calls, h.controllerHere, n = nil, false, len(h.sent)
 	b.Exit(1, "fatal")
 	b.Exit(0, "fatal too")
-	calls("two fatal errors", "exiting on 1: fatal", "shutdown began", "exiting on 0: fatal too")
+	calls("two fatal errors", "exiting on 1: fatal (fatal)", "shutdown began", "exiting on 0: fatal too (fatal)")
 	if len(h.sent) != n+1 || !b.ShuttingDown() {
 		t.Fatalf("two fatal errors sent %q, shutting down %v", sentSince(h, n), b.ShuttingDown())
 	}

@@ -90,7 +90,7 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 		t.Fatalf("an incremental Fetch with no bytes: answered %v, timeouts %+v, HWs %d and %d, epoch %d; want it parked until 610",
 			ok, h.fetchTimeouts, t0.Log().HighWatermark(), t1.Log().HighWatermark(), s.Epoch())
 	}
-	if want := []string{"hw 0: 0 → 2 (leader, follower 0)", "hw 1: 0 → 2 (leader, follower 0)"}; !slices.Equal(h.calls, want) {
+	if want := []string{"hw 0: 0 → 2 (leader, follower 0 at 2)", "hw 1: 0 → 2 (leader, follower 0 at 2)"}; !slices.Equal(h.calls, want) {
 		t.Errorf("calls %q, want %q", h.calls, want)
 	}
 	h.now = 610

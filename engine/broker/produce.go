@@ -57,7 +57,8 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		return
 	}
 	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
-	h.LeaderAppended(pid, base)
+	h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
+		To: protocol.Some(p.log.LogEndOffset()), Epoch: protocol.Some(int64(p.leaderEpoch))})
 	p.SessionsChanged()
 	h.Appended(pid, len(req.RecordIDs))
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)

@@ -57,12 +57,12 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAnd
 	rules := h.ReplicaRules()
 	if rules.BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() { // KIP-380 (2.2): no broker epochs before
 		resp.Error = protocol.ErrStaleBrokerEpoch
-		h.LeaderAndIsrRejected(resp.Error, req.BrokerEpoch, h.BrokerEpoch())
+		h.Emit(rejected(resp.Error, req.BrokerEpoch, h.BrokerEpoch()))
 		return resp
 	}
 	if req.ControllerEpoch < rm.controllerEpoch {
 		resp.Error = protocol.ErrStaleControllerEpoch
-		h.LeaderAndIsrRejected(resp.Error, int64(req.ControllerEpoch), int64(rm.controllerEpoch))
+		h.Emit(rejected(resp.Error, int64(req.ControllerEpoch), int64(rm.controllerEpoch)))
 		return resp
 	}
 	rm.controllerEpoch = req.ControllerEpoch
@@ -172,7 +172,8 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	if r.ConfirmHW() {
 		h.HWConfirmed(pid)
 	}
-	h.BecameLeader(pid)
+	h.Emit(Event{Kind: BecameLeader, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
+		ISR: r.State().ISR(), Reason: "leader", Arg: [4]int64{r.EpochStartOffset()}})
 	if rm.MaybeIncrementLeaderHW(h, pid, r, -1) {
 		rm.CompleteDelayedProduces(h, pid, r)
 	}
@@ -254,7 +255,8 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.State().Commit(nil)
 	r.ClearRemotes()
-	h.BecameFollower(pid, ps.Leader, ps.LeaderEpoch)
+	h.Emit(Event{Kind: BecameFollower, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
+		Reason: "follower", Arg: [4]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
 	return restart
 }
 

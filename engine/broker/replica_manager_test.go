@@ -27,6 +27,8 @@ type fakeHost struct {
 	// processRules are the process's; controllerHere: the broker runs the usable controller.
 	processRules   ProcessRules
 	controllerHere bool
+	// facts are the observers' facts stated (HWMoved, IsrChanged), in order.
+	facts []string
 }
 
 type fetchTimeout struct {
@@ -70,21 +72,10 @@ func (h *fakeHost) SendSessionAnswer(req *protocol.Message, resp protocol.FetchR
 func (h *fakeHost) ScheduleFetchTimeout(df *DelayedFetch, at int64) {
 	h.fetchTimeouts = append(h.fetchTimeouts, fetchTimeout{df, df.Seq(), at})
 }
-func (h *fakeHost) LeaderAndIsrRejected(err protocol.KafkaError, requested, current int64) {
-	h.note("rejected %s: %d < %d", err, requested, current)
-}
-func (h *fakeHost) BecameLeader(pid int32) { h.note("leader %d", pid) }
-func (h *fakeHost) BecameFollower(pid int32, leader, epoch int32) {
-	h.note("follower %d of %d at %d", pid, leader, epoch)
-}
 func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
 func (h *fakeHost) IsrRules() IsrRules          { return h.isrRules }
 func (h *fakeHost) HWRules() HWRules            { return h.hwRules }
-func (h *fakeHost) Truncated(pid int32, oldLEO int64, cut []commitlog.Record, why string) {
-	h.note("truncated %d from %d (%d cut): %s", pid, oldLEO, len(cut), why)
-}
-func (h *fakeHost) LogCut(pid int32, to int64)           { h.note("log cut %d at %d", pid, to) }
-func (h *fakeHost) LeaderAppended(pid int32, base int64) { h.note("appended to %d at %d", pid, base) }
+func (h *fakeHost) LogCut(pid int32, to int64)  { h.note("log cut %d at %d", pid, to) }
 func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce {
 	h.lastProduce = NewDelayedProduce(m, base, n)
 	return h.lastProduce
@@ -92,8 +83,18 @@ func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *De
 func (h *fakeHost) ScheduleProduceTimeout(_ *DelayedProduce, at int64) {
 	h.note("produce timeout at %d", at)
 }
+
+// HWChanged is the Broker's (a fake broker has no fetch sessions to tell): the event and the fact.
 func (h *fakeHost) HWChanged(pid int32, old int64, role string, follower int32) {
-	h.note("hw %d: %d → %d (%s, follower %d)", pid, old, h.replicas[pid].Log().HighWatermark(), role, follower)
+	emitHWMoved(h, pid, h.replicas[pid], old, role, follower)
+}
+
+// HWMoved and IsrChanged are the observers' facts, noted apart from the calls.
+func (h *fakeHost) HWMoved(pid int32, old int64) {
+	h.facts = append(h.facts, fmt.Sprintf("hw of %d moved from %d", pid, old))
+}
+func (h *fakeHost) IsrChanged(pid int32, old, isr []int32) {
+	h.facts = append(h.facts, fmt.Sprintf("isr of %d: %v → %v", pid, old, isr))
 }
 func (h *fakeHost) IsrEligible(int32) bool     { return true }
 func (h *fakeHost) ActiveController() int32    { return h.controller }
@@ -102,15 +103,8 @@ func (h *fakeHost) UpdateIsr(pid int32, isr []int32, zkVersion int32) IsrWrite {
 	h.note("zookeeper %d to %v at version %d", pid, isr, zkVersion)
 	return h.zk
 }
-func (h *fakeHost) IsrWriteSkipped(pid int32, verb string, isr []int32, cached int32, w IsrWrite) {
-	h.note("skipped %s %d", verb, pid)
-}
-func (h *fakeHost) IsrWritten(pid int32, verb string, w IsrWrite) { h.note("written %s %d", verb, pid) }
 func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) {
 	h.note("resend %d at %d", pid, at)
-}
-func (h *fakeHost) IsrChangeAsked(pid int32, verb string, isr, newISR []int32) {
-	h.note("ask %s %d %v → %v", verb, pid, isr, newISR)
 }
 
 // TestReplicaManagerWithFakeBroker drives broker 1's replica manager through a fake broker: a
@@ -132,7 +126,7 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 	}
 	resp := rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(0, 1, 1), state(1, 0, 1)}, LiveLeaders: []int32{0, 1}})
-	want := []string{"confirmed 0", "leader 0", "follower 1 of 0 at 1", "started fetcher 0 for 0"}
+	want := []string{"confirmed 0", "leader 0 in 1 from 0, ISR [0 1 2]", "follower 1 of 0 at 1", "started fetcher 0 for 0 (started)"}
 	if resp.Error != protocol.ErrNone || len(resp.Partitions) != 2 || !slices.Equal(h.calls, want) {
 		t.Fatalf("LeaderAndIsr: %+v, calls %q; want %q", resp, h.calls, want)
 	}
@@ -172,7 +166,7 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 
 	h.calls = nil
 	rm.HandleStopReplica(h, &protocol.StopReplicaRequest{ControllerEpoch: 3, Partitions: []protocol.TP{h.TP(1)}})
-	if len(fetchers) != 0 || !slices.Equal(h.calls, []string{"stopped fetcher 0 for 0"}) {
+	if len(fetchers) != 0 || !slices.Equal(h.calls, []string{"stopped fetcher 0 for 0 (stopped)"}) {
 		t.Errorf("StopReplica: %d threads, calls %q; want the thread stopped", len(fetchers), h.calls)
 	}
 
@@ -182,7 +176,7 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 	rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(1, 0, 2)}, LiveLeaders: []int32{0, 1}})
 	want = []string{"follower 1 of 0 at 2",
-		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "started fetcher 0 for 0"}
+		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "started fetcher 0 for 0 (started)"}
 	if !slices.Equal(h.calls, want) {
 		t.Errorf("before KIP-101: calls %q, want %q", h.calls, want)
 	}

@@ -70,7 +70,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	// Records cut, or an empty log started anew below its old start (Kafka's truncateTo calls
 	// truncateFullyAndStartAt when the target is below the first segment): its end moved.
 	p.SessionsChanged()
-	h.Truncated(pid, oldLEO, cut, why)
+	emitTruncated(h, pid, p, oldLEO, cut, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
 		h.HWChanged(pid, oldHW, "truncation", -1)
 	}
@@ -85,7 +85,7 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	p.log.TruncateFullyAndStartAt(offset)
 	p.SessionsChanged()
 	rm.fetchers.LogStartMoved(pid)
-	h.Truncated(pid, oldLEO, dropped, why)
+	emitTruncated(h, pid, p, oldLEO, dropped, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
 		h.HWChanged(pid, oldHW, "follower", -1)
 	}
