@@ -62,7 +62,7 @@ type Engine struct {
 	zk       zookeeperAtOnce
 	// spareFetch is Fetch storage built into but not sent (broker_cluster.go: NewFetch, KeepFetch).
 	spareFetch *brk.FetchMessage
-	// delayedProduces hands out the parked produces (produce.go).
+	// delayedProduces hands out the parked produces (broker_cluster.go: NewDelayedProduce; the produce path is package broker's).
 	delayedProduces brk.DelayedProduces
 	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
 	// session and report here where that answer differs from the dirty partitions' one
