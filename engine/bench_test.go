@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/highwater-sim/highwater/wasm/memgrow"
 )
 
 // benchCluster builds the large steady cluster of the benchmark: brokers × partitions, RF 3,
@@ -39,8 +41,12 @@ func steadyLoad(e *Engine, simSeconds int64, ratePerSec int64) {
 }
 
 // BenchmarkSteadyCluster measures the engine on a large steady cluster: simulated seconds per
-// wall second (the real-time factor), agenda items per second and bytes per partition.
+// wall second (the real-time factor), agenda items per second and bytes per partition. Under
+// WebAssembly the memory is grown first, as the page grows it (wasm/memgrow).
 func BenchmarkSteadyCluster(b *testing.B) {
+	if runtime.GOOS == "js" {
+		memgrow.Reserve(memgrow.PageBytes)
+	}
 	for _, size := range []struct{ brokers, partitions int }{{10, 1_000}, {10, 10_000}, {100, 10_000}, {100, 100_000}} {
 		b.Run(fmt.Sprintf("brokers=%d/partitions=%d", size.brokers, size.partitions), func(b *testing.B) {
 			var before, after runtime.MemStats

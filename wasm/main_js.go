@@ -6,11 +6,15 @@ import (
 	"fmt"
 
 	"github.com/hack-pad/safejs"
+
+	"github.com/highwater-sim/highwater/wasm/memgrow"
 )
 
 // main registers globalThis.highwater = {handle, version}, tells the page it is ready through
-// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS.
+// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS. The
+// memory is grown first, in one step (memgrow).
 func main() {
+	memgrow.Reserve(memgrow.PageBytes)
 	if err := register(NewBridge()); err != nil {
 		reportFatal(err)
 	}
