@@ -20,6 +20,11 @@ const Namespace = "highwater"
 // Bridge owns the worker's one session.
 type Bridge struct {
 	s *session.Session
+	// grow, when set (main_js.go: memgrow), is told the partition count of each cluster loaded
+	// that is larger than any before, so the page can grow its memory once for a large cluster
+	// rather than 4 MiB at a time as its logs grow; grownFor is that largest count.
+	grow     func(partitions int)
+	grownFor int
 }
 
 // NewBridge returns a bridge with no cluster loaded. A page has no server-side limits: it only
@@ -34,7 +39,12 @@ func (b *Bridge) Handle(req string) (reply string) {
 			reply = errorReply(requestID(req), fmt.Sprintf("internal error in the wasm host: %v\n%s", p, debug.Stack()))
 		}
 	}()
-	return string(b.s.HandleJSON([]byte(req)))
+	reply = string(b.s.HandleJSON([]byte(req)))
+	if e := b.s.Engine(); b.grow != nil && e != nil && e.PartitionCount() > b.grownFor {
+		b.grownFor = e.PartitionCount()
+		b.grow(b.grownFor)
+	}
+	return reply
 }
 
 // errorReply builds an error reply in the protocol's shape.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,31 @@ func TestErrorReplyShape(t *testing.T) {
 	}
 	if requestID("{") != 0 {
 		t.Fatal("requestID of bad JSON should be 0")
+	}
+}
+
+// TestBridgeGrowsForLargerClusters: the page's memory grows at a cluster's load, told the
+// partition count, only when the cluster is larger than any loaded before (main_js.go hands
+// memgrow.ForPartitions, which grows nothing under 1,000 partitions).
+func TestBridgeGrowsForLargerClusters(t *testing.T) {
+	b := NewBridge()
+	var told []int
+	b.grow = func(n int) { told = append(told, n) }
+	load := func(id, partitions int) {
+		sc := strings.Replace(followerCrash, `"partitions": 1,`, `"partitions": `+strconv.Itoa(partitions)+`,`, 1)
+		req, _ := json.Marshal(map[string]any{"id": id, "op": "load", "scenario": json.RawMessage(sc)})
+		if r := call(t, b, string(req)); r.Type != "reply" {
+			t.Fatalf("load of %d partitions: %+v", partitions, r)
+		}
+	}
+	call(t, b, `{"id":1,"op":"advance","to":10}`) // no cluster yet: nothing to grow for
+	load(2, 1)
+	call(t, b, `{"id":3,"op":"advance","to":10}`)
+	load(4, 2000)
+	load(5, 50)
+	load(6, 2000)
+	load(7, 3000)
+	if want := []int{1, 2000, 3000}; !slices.Equal(told, want) {
+		t.Errorf("grow told %v, want %v", told, want)
 	}
 }

@@ -11,11 +11,13 @@ import (
 )
 
 // main registers globalThis.highwater = {handle, version}, tells the page it is ready through
-// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS. The
-// memory is grown first, in one step (memgrow).
+// globalThis.onHighwaterReady(info), then blocks: the exported function is called from JS. A
+// large cluster's load grows the memory in one step (memgrow.ForPartitions); the three-broker
+// demos grow nothing.
 func main() {
-	memgrow.Reserve(memgrow.PageBytes)
-	if err := register(NewBridge()); err != nil {
+	b := NewBridge()
+	b.grow = memgrow.ForPartitions
+	if err := register(b); err != nil {
 		reportFatal(err)
 	}
 	select {}

@@ -1,6 +1,6 @@
-// Package memgrow grows the page's WebAssembly memory in one step when the engine starts
-// (wasm/main_js.go), and the benchmarks' that measure the engine as the page runs it
-// (engine.BenchmarkSteadyCluster under WebAssembly).
+// Package memgrow grows the page's WebAssembly memory in one step when a large cluster is loaded
+// (wasm/main_js.go, ForPartitions), and the benchmarks' that measure the engine as the page runs
+// it (engine.BenchmarkSteadyCluster under WebAssembly).
 //
 // A Go heap under WebAssembly grows its linear memory 4 MiB at a time (one arena), and in V8
 // (Node, Chrome) the growth costs collections of the JavaScript heap as well: a cluster's logs
@@ -14,9 +14,26 @@ package memgrow
 
 import "runtime"
 
-// PageBytes is how much the page grows its memory by at start: about the heap of a 10 × 10,000
+// PageBytes is the most the page grows its memory by at once: about the heap of a 10 × 10,000
 // cluster after 100 simulated seconds.
 const PageBytes = 256 << 20
+
+// perPartition is PageBytes over those 10,000 partitions; a cluster under minPartitions grows
+// nothing at load (its heap is a few MiB: the page's demos, a docs embed, a phone).
+const (
+	perPartition  = PageBytes / 10_000
+	minPartitions = 1_000
+)
+
+// ForPartitions grows the memory for a cluster of n partitions loaded: in proportion, up to
+// PageBytes, and not at all under minPartitions. The bridge calls it only for a cluster larger
+// than any before, so the memory grows at most a few times in a worker's life.
+func ForPartitions(n int) {
+	if n < minPartitions {
+		return
+	}
+	Reserve(min(n, 10_000) * perPartition)
+}
 
 // block keeps the block allocated until Reserve lets it go (so that it is allocated at all).
 var block []byte
