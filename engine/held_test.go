@@ -95,7 +95,8 @@ func TestLongCutDiscardsTimedOutRequests(t *testing.T) {
 
 // TestControllerKeepsQueueWhileDisconnected: a controller that loses its ZooKeeper connection
 // without losing its session is still the controller, and its queue to a broker survives. Here
-// the LeaderAndIsr that makes broker 1 a follower at leader epoch 1 is held while broker 1 is cut
+// the LeaderAndIsr of the reassignment (broker 1 still leading, at leader epoch 1; the election's,
+// which makes it a follower at leader epoch 2, waits behind it) is held while broker 1 is cut
 // off, retransmitted into the controller's own isolation, and times out then; the controller
 // retries after its heal, and broker 1 follows the new leader. (Sweep seed 2058 found it: the
 // controller used to drop its queues whenever it was disconnected, and broker 1 stayed behind
@@ -109,7 +110,7 @@ func TestControllerKeepsQueueWhileDisconnected(t *testing.T) {
 	    {"at": 17000, "do": "heal", "broker": 1},
 	    {"at": 18000, "do": "isolate", "broker": 0},
 	    {"at": 35000, "do": "heal", "broker": 0},
-	    {"at": 60000, "do": "expect", "topic": "t", "partition": 0, "leader": 2, "leaderEpoch": 1, "isr": [1, 2],
+	    {"at": 60000, "do": "expect", "topic": "t", "partition": 0, "leader": 2, "leaderEpoch": 2, "isr": [1, 2],
 	      "replicas": {"1": {"epochs": []}}}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestControllerKeepsQueueWhileDisconnected(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("broker 1 never followed the new leader: %v", res.Failures)
 	}
-	if r := e.replicaOn(0, 1); r.LeaderEpoch() != 1 || r.IsLeader() {
-		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 1", r.LeaderEpoch(), r.IsLeader())
+	if r := e.replicaOn(0, 1); r.LeaderEpoch() != 2 || r.IsLeader() {
+		t.Fatalf("broker 1 at leader epoch %d, leader in its own eyes %v; want a follower at 2", r.LeaderEpoch(), r.IsLeader())
 	}
 }

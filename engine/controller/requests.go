@@ -191,7 +191,10 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			result = protocol.ErrInvalidReplicaAssignment
 			break
 		}
-		p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
+		if p.assignment[0] != t {
+			p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
+			k.moveReassignedPartitionLeaderIfRequired(pid)
+		}
 		if unclean && !slices.Contains(p.isr, t) && k.replicaUsable(pid, t) {
 			p.recovering = true
 			k.writePartition(pid, t, []int32{t}, true, fmt.Sprintf("operator's unclean election of broker %d", t))
@@ -216,6 +219,37 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 		k.c.Emit(Event{Type: EvElectFailed, Topic: t.name, Partition: protocol.Some(pid - t.first), Name: result.String(),
 			Text: fmt.Sprintf("election for %s not done: %s", k.name(pid), result)})
 	}
+}
+
+// moveReassignedPartitionLeaderIfRequired ends the reassignment that reordered pid's replicas
+// (the same replicas, so no replica is added or removed and the reassignment completes at once).
+// KafkaController.moveReassignedPartitionLeaderIfRequired (0.10.2.0, 2.1.0, 3.7.0): a current
+// leader that is still a replica and online keeps leading, and updateLeaderEpochAndSendRequest
+// writes the partition again with the leader epoch plus one ("increment the leader epoch even if
+// there are no leader or isr changes", updateLeaderEpoch) and sends it to the replicas in a
+// LeaderAndIsr of its own; a leader that is not online is replaced by the reassignment's election
+// (ReassignPartitionLeaderElection: the first replica of the new assignment that is online and in
+// the ISR; none, nothing written). So an operator's chosen-leader election (reorder, then a
+// preferred election) bumps the leader epoch twice. Before 2.4 (KIP-455) Kafka completed a
+// reassignment only once every target replica was in the ISR, and until then bumped the epoch once
+// and waited; the engine completes it at once in every era (see docs/eras.md).
+func (k *Controller) moveReassignedPartitionLeaderIfRequired(pid int32) {
+	p := &k.zk.partitions[pid]
+	why := fmt.Sprintf("reassignment to %v", p.assignment)
+	switch {
+	case p.leader >= 0 && k.replicaUsable(pid, p.leader):
+		k.writePartition(pid, p.leader, p.isr, true, why)
+		k.queueLeaderAndIsr(pid)
+	default:
+		for _, b := range p.assignment {
+			if k.replicaUsable(pid, b) && slices.Contains(p.isr, b) {
+				k.writePartition(pid, b, p.isr, true, why)
+				k.queueLeaderAndIsr(pid)
+				break
+			}
+		}
+	}
+	k.flushLeaderAndIsr()
 }
 
 func sortedMinusKeepOrder(s []int32, x int32) []int32 {
