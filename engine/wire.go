@@ -83,6 +83,3 @@ const (
 	ErrDeliveryTimeout              = protocol.ErrDeliveryTimeout
 	ErrNoController                 = protocol.ErrNoController
 )
-
-// nextSessionEpoch is FetchMetadata.nextEpoch.
-func nextSessionEpoch(prev int32) int32 { return protocol.NextSessionEpoch(prev) }

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -180,6 +179,6 @@ func TestLeaderFetchSessionErrors(t *testing.T) {
 	}
 	rm.LoseFetchSessions(h)
 	if rm.FetchSessions().Len() != 0 || h.replicas[0].FetchSessionCount() != 0 {
-		t.Error(fmt.Sprintf("after a restart: %d sessions, t-0 cached by %d", rm.FetchSessions().Len(), h.replicas[0].FetchSessionCount()))
+		t.Errorf("after a restart: %d sessions, t-0 cached by %d", rm.FetchSessions().Len(), h.replicas[0].FetchSessionCount())
 	}
 }

@@ -35,12 +35,10 @@ func ForPartitions(n int) {
 	Reserve(min(n, 10_000) * perPartition)
 }
 
-// block keeps the block allocated until Reserve lets it go (so that it is allocated at all).
-var block []byte
-
-// Reserve grows the memory by n bytes at once.
+// Reserve grows the memory by n bytes at once: it allocates a block of n bytes, keeps it alive
+// until allocated (KeepAlive, so the compiler does not drop it), then collects it.
 func Reserve(n int) {
-	block = make([]byte, n)
-	block = nil
+	block := make([]byte, n)
+	runtime.KeepAlive(block)
 	runtime.GC()
 }
