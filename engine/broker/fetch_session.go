@@ -103,6 +103,10 @@ type FetchSession struct {
 	// sorted indices are partition order.
 	parts []CachedPartition
 	dirty []int32
+	// pids is parts' pids, side by side, for index's binary search: a probe into parts itself
+	// lands on a 56-byte entry of a cold session, a cache miss each (5% of the 100 × 100,000
+	// user path); four probes into pids share a line or two.
+	pids []int32
 	// readAt is when its last fetch read its partitions, and brokerEpoch that fetch's broker epoch.
 	readAt      int64
 	brokerEpoch int64
@@ -156,17 +160,8 @@ func (s *FetchSession) newPark(m *protocol.Message, seq uint64) *DelayedFetch {
 
 // index is where partition pid is among the session's partitions, or -1. A plain binary search.
 func (s *FetchSession) index(pid int32) int {
-	lo, hi := 0, len(s.parts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.parts[m].pid < pid {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(s.parts) && s.parts[lo].pid == pid {
-		return lo
+	if i, ok := slices.BinarySearch(s.pids, pid); ok {
+		return i
 	}
 	return -1
 }
@@ -183,7 +178,7 @@ type sessionRef struct {
 // index is where partition pid is among the session's partitions, or -1.
 func (ref *sessionRef) index(pid int32) int {
 	s := ref.s
-	if h := int(ref.hint); h >= 0 && h < len(s.parts) && s.parts[h].pid == pid {
+	if h := int(ref.hint); h >= 0 && h < len(s.pids) && s.pids[h] == pid {
 		return h
 	}
 	i := s.index(pid)
@@ -321,7 +316,9 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 	if !slices.IsSortedFunc(s.parts, func(a, b CachedPartition) int { return cmp.Compare(a.pid, b.pid) }) {
 		slices.SortFunc(s.parts, func(a, b CachedPartition) int { return cmp.Compare(a.pid, b.pid) })
 	}
+	s.pids = make([]int32, len(s.parts))
 	for i := range s.parts {
+		s.pids[i] = s.parts[i].pid
 		if s.parts[i].dirty {
 			s.dirty = append(s.dirty, int32(i))
 		}
@@ -331,8 +328,9 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 // add adds partition pid (the broker's replica r, nil if none) with the request data of fp, dirty
 // (the session has sent nothing for it yet), and puts s on r's list (FetchSession.update).
 func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition) {
-	i, _ := slices.BinarySearchFunc(s.parts, pid, func(cp CachedPartition, pid int32) int { return cmp.Compare(cp.pid, pid) })
+	i, _ := slices.BinarySearch(s.pids, pid)
 	s.parts = slices.Insert(s.parts, i, CachedPartition{pid: pid, r: r, highWatermark: -1, localLogStartOffset: -1})
+	s.pids = slices.Insert(s.pids, i, pid)
 	for k, j := range s.dirty { // the partitions after it moved up one
 		if int(j) >= i {
 			s.dirty[k]++
@@ -349,7 +347,7 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 
 // remove drops partition pid from s (a forgotten partition).
 func (s *FetchSession) remove(pid int32) {
-	i, ok := slices.BinarySearchFunc(s.parts, pid, func(cp CachedPartition, pid int32) int { return cmp.Compare(cp.pid, pid) })
+	i, ok := slices.BinarySearch(s.pids, pid)
 	if !ok {
 		return
 	}
@@ -369,6 +367,7 @@ func (s *FetchSession) remove(pid int32) {
 		r.unlink(s)
 	}
 	s.parts = slices.Delete(s.parts, i, i+1)
+	s.pids = slices.Delete(s.pids, i, i+1)
 }
 
 // unlinkAll takes s off its partitions' session lists; its parked fetch is forgotten.
