@@ -51,7 +51,7 @@ func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 // processPartitionData applies one partition of a fetch response.
 func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st *PartitionFetchState, d protocol.FetchPartitionData, sentEpoch int32) {
 	pid := st.Pid()
-	log := h.Replica(pid).Log()
+	log := st.log // the broker's replica's log (stable: a Partition never moves), without a lookup by pid
 	switch d.Error {
 	case protocol.ErrNone:
 	case protocol.ErrFencedLeaderEpoch:

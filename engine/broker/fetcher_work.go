@@ -62,7 +62,7 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 		if !st.Truncating() || st.DelayUntil() > now {
 			continue
 		}
-		log := h.Replica(st.Pid()).Log()
+		log := st.log
 		latest := log.Cache().Latest()
 		if !rules.EpochRequests || (latest < 0 && !rules.EmptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
