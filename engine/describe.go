@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/highwater-sim/highwater/engine/protocol"
 	"strconv"
 	"strings"
+
+	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
 // DescribeMessage is the one stable text of a message, used by the trace, tests and narration
@@ -135,7 +137,7 @@ func describeFetchResponse(r *FetchResponse) string {
 	}
 	parts := make([]string, len(r.Partitions))
 	for i, d := range r.Partitions {
-		parts[i] = describeFetchPart(d)
+		parts[i] = brk.DescribeFetchPartition(d)
 	}
 	list := strings.Join(parts, ", ")
 	switch {

@@ -41,7 +41,7 @@ func TestDescribeStrconvIsFmt(t *testing.T) {
 				check(NodeName(m), fmt.Sprintf("broker %d", m))
 			}
 			tp := TP{Topic: "t", Partition: m}
-			check(describeFetchPart(FetchPartitionData{TP: tp, HighWatermark: n, Records: make([]commitlogRecord, len(isr))}),
+			check(brk.DescribeFetchPartition(FetchPartitionData{TP: tp, HighWatermark: n, Records: make([]commitlogRecord, len(isr))}),
 				fmt.Sprintf("%s-%d %d records, HW %d", tp.Topic, tp.Partition, len(isr), n))
 			check(describeFetch(&FetchRequest{ReplicaID: ClientNode, Partitions: []FetchPartition{{TP: tp, FetchOffset: n, LastFetchedEpoch: m}}}),
 				"consumer Fetch "+fmt.Sprintf("%s-%d@%d", tp.Topic, tp.Partition, n)+map[bool]string{true: fmt.Sprintf(" (last epoch %d)", m)}[m >= 0])

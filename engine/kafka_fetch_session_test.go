@@ -161,7 +161,7 @@ func TestKafkaFetchSessionFullThenIncremental(t *testing.T) {
 			wantNames(t, "third Fetch", reqNames(req.Partitions), "t-1@2")
 			wantNames(t, "its answer", respNames(resp.Partitions), "t-1")
 			if len(resp.Partitions) == 1 && (resp.Partitions[0].HighWatermark != 2 || len(resp.Partitions[0].Records) != 0) {
-				t.Errorf("the answer for t-1: %s, want HW 2 and no records", describeFetchPart(resp.Partitions[0]))
+				t.Errorf("the answer for t-1: %s, want HW 2 and no records", brk.DescribeFetchPartition(resp.Partitions[0]))
 			}
 			if hw := s.e.replicaOn(s.parts[1].pid, 1).Log().HighWatermark(); hw != 2 {
 				t.Errorf("follower HW of t-1 %d, want 2", hw)

@@ -352,20 +352,11 @@ func TestBrokerHandlesItsMessages(t *testing.T) {
 		if fn.Name.IsExported() {
 			entries[fn.Name.Name] = true
 		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
+		methodCalls(fn.Body, func(call *ast.CallExpr, sel *ast.SelectorExpr) {
 			if id, ok := sel.X.(*ast.Ident); ok && id.Name == recv {
-				return true // the Broker's own: Send, Now, a helper
+				return // the Broker's own: Send, Now, a helper
 			}
 			handlers[sel.Sel.Name] = len(call.Args)
-			return true
 		})
 	}
 	if len(handlers) < 10 || !entries["Handle"] || !entries["RequestFailed"] {
@@ -374,15 +365,7 @@ func TestBrokerHandlesItsMessages(t *testing.T) {
 	allowed := map[string]string{"BecomeLeaderOrFollower": "replica_manager.go"}
 	called := map[string]bool{}
 	for path, f := range engineSources(t) {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
+		methodCalls(f, func(call *ast.CallExpr, sel *ast.SelectorExpr) {
 			name := sel.Sel.Name
 			if entries[name] {
 				called[name] = true
@@ -390,7 +373,6 @@ func TestBrokerHandlesItsMessages(t *testing.T) {
 			if arity, ok := handlers[name]; ok && arity == len(call.Args) && allowed[name] != path {
 				t.Errorf("%s calls the broker's handler %s: the broker's entry points (brk.Broker.Handle, RequestFailed, its timers) find it", path, name)
 			}
-			return true
 		})
 	}
 	for name := range entries {
@@ -426,6 +408,18 @@ func TestEngineKnowsNoPage(t *testing.T) {
 }
 
 // engineSources parses package engine's own (non-test) files, by file name.
+// methodCalls calls visit with every call of the form x.Name(...) under n.
+func methodCalls(n ast.Node, visit func(*ast.CallExpr, *ast.SelectorExpr)) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				visit(call, sel)
+			}
+		}
+		return true
+	})
+}
+
 func engineSources(t *testing.T) map[string]*ast.File { return packageSources(t, ".") }
 
 // packageSources parses the (non-test) files of the engine package in dir, by path.

@@ -235,19 +235,20 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 // and waited; the engine completes it at once in every era (see docs/eras.md).
 func (k *Controller) moveReassignedPartitionLeaderIfRequired(pid int32) {
 	p := &k.zk.partitions[pid]
-	why := fmt.Sprintf("reassignment to %v", p.assignment)
-	switch {
-	case p.leader >= 0 && k.replicaUsable(pid, p.leader):
-		k.writePartition(pid, p.leader, p.isr, true, why)
-		k.queueLeaderAndIsr(pid)
-	default:
+	leader := int32(-1)
+	if p.leader >= 0 && k.replicaUsable(pid, p.leader) {
+		leader = p.leader
+	} else {
 		for _, b := range p.assignment {
 			if k.replicaUsable(pid, b) && slices.Contains(p.isr, b) {
-				k.writePartition(pid, b, p.isr, true, why)
-				k.queueLeaderAndIsr(pid)
+				leader = b
 				break
 			}
 		}
+	}
+	if leader >= 0 {
+		k.writePartition(pid, leader, p.isr, true, fmt.Sprintf("reassignment to %v", p.assignment))
+		k.queueLeaderAndIsr(pid)
 	}
 	k.flushLeaderAndIsr()
 }
