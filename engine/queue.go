@@ -2,7 +2,6 @@ package engine
 
 import (
 	"iter"
-	"math/bits"
 	"slices"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
@@ -181,6 +180,12 @@ const numKinds = int(itShutdownRetry) + 1
 // the heap alone would have given: the order is the same, without a log n sift over tens of
 // thousands of items (a steady 1,000 produces a second keep 30 s of timeouts waiting).
 //
+// The least of those sources is found through heads, a small heap of each non-empty source's
+// least (at, seq), kept inline: a push changes it only when its lane was empty or it is the big
+// heap's new top, and a pop re-files the one source it took from (about two comparisons among
+// the half dozen sources a run keeps busy). Looking at every lane's head on each pop cost some
+// 200 instructions an item (issue 12).
+//
 // The heap and the lanes hold entries, items without pointers: an item's pointer (a message, a
 // parked fetch or produce) waits in refs while the item is queued. Tens of thousands of queued
 // items are then memory the collector never scans, and moving one (a push, a take, a heap swap)
@@ -189,14 +194,11 @@ const numKinds = int(itShutdownRetry) + 1
 type agenda struct {
 	heap  []entry
 	lanes [numKinds]lane
-	// live has bit k set when lane k holds items.
-	live uint32
-	n    int
-	seq  uint64
-	// least is next's answer while known is set: kept until the agenda changes (the loop peeks,
-	// then pops).
-	least int
-	known bool
+	n     int
+	seq   uint64
+	// heads[:nheads] is a binary heap, least first, of each non-empty source's least item.
+	heads  [heapSrc + 1]head
+	nheads int
 	// refs holds the pointers of queued items, by entry.ref-1; free the unused slots.
 	refs []itemRef
 	free []int32
@@ -211,6 +213,23 @@ type entry struct {
 	broker int32
 	ref    int32
 	kind   itemKind
+}
+
+// head is a source's least item: a lane's head (src its kind) or the heap's top (src heapSrc).
+type head struct {
+	at  int64
+	seq uint64
+	src int32
+}
+
+// heapSrc is the big heap's number among the sources, after the lanes'.
+const heapSrc = int32(numKinds)
+
+func (h *head) before(o *head) bool {
+	if h.at != o.at {
+		return h.at < o.at
+	}
+	return h.seq < o.seq
 }
 
 // itemRef is a queued item's pointers.
@@ -303,13 +322,14 @@ func (q *agenda) push(it item) { q.pushEntry(q.enter(&it)) }
 
 // pushEntry queues en (entered: its pointers in refs), numbered now.
 func (q *agenda) pushEntry(en entry) {
-	q.known = false
 	q.seq++
 	en.seq = q.seq
 	q.n++
 	if l := &q.lanes[en.kind]; l.empty() || en.at >= l.items[len(l.items)-1].at {
+		if l.empty() {
+			q.addHead(head{en.at, en.seq, int32(en.kind)})
+		}
 		l.items = append(grown(l.items), en)
-		q.live |= 1 << en.kind
 		return
 	}
 	q.heap = append(q.heap, en)
@@ -322,57 +342,100 @@ func (q *agenda) pushEntry(en entry) {
 		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
 		i = p
 	}
+	switch {
+	case i > 0: // the heap's top is unchanged
+	case len(q.heap) == 1:
+		q.addHead(head{en.at, en.seq, heapSrc})
+	default: // a new top: the heap's head moves earlier
+		for j := range q.nheads {
+			if h := &q.heads[j]; h.src == heapSrc {
+				h.at, h.seq = en.at, en.seq
+				q.up(j)
+				break
+			}
+		}
+	}
+}
+
+// addHead files a source that was empty among the heads.
+func (q *agenda) addHead(h head) {
+	q.heads[q.nheads] = h
+	q.nheads++
+	q.up(q.nheads - 1)
+}
+
+// up moves heads[i] towards the root while it is before its parent.
+func (q *agenda) up(i int) {
+	h := q.heads[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.before(&q.heads[p]) {
+			break
+		}
+		q.heads[i] = q.heads[p]
+		i = p
+	}
+	q.heads[i] = h
+}
+
+// down moves heads[i] towards the leaves while a child is before it.
+func (q *agenda) down(i int) {
+	n := q.nheads
+	h := q.heads[i]
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && q.heads[r].before(&q.heads[c]) {
+			c = r
+		}
+		if !q.heads[c].before(&h) {
+			break
+		}
+		q.heads[i] = q.heads[c]
+		i = c
+	}
+	q.heads[i] = h
+}
+
+// refile puts the root source's new least item, en, in its place, or drops the source from the
+// heads if it is empty now (en nil).
+func (q *agenda) refile(en *entry) {
+	if en != nil {
+		q.heads[0].at, q.heads[0].seq = en.at, en.seq
+	} else {
+		q.nheads--
+		q.heads[0] = q.heads[q.nheads]
+	}
+	q.down(0)
 }
 
 func (q *agenda) len() int { return q.n }
 
-// next is where the least item is: a lane's kind, or -1 for the heap's top. The agenda must not
-// be empty.
-func (q *agenda) next() int {
-	if !q.known {
-		q.least, q.known = q.scan(), true
-	}
-	return q.least
-}
-
-// scan is next, found by looking at the heap's top and every lane's head.
-func (q *agenda) scan() int {
-	src := -1
-	var least *entry
-	if len(q.heap) > 0 {
-		least = &q.heap[0]
-	}
-	for m := q.live; m != 0; m &= m - 1 {
-		k := bits.TrailingZeros32(m)
-		l := &q.lanes[k]
-		if h := &l.items[l.head]; least == nil || before(h, least) {
-			src, least = k, h
-		}
-	}
-	return src
-}
-
-func (q *agenda) peekAt() int64 {
-	if k := q.next(); k >= 0 {
-		l := &q.lanes[k]
-		return l.items[l.head].at
-	}
-	return q.heap[0].at
-}
+// peekAt is the least item's time. The agenda must not be empty.
+func (q *agenda) peekAt() int64 { return q.heads[0].at }
 
 func (q *agenda) pop() item {
 	q.n--
-	k := q.next()
-	q.known = false
-	if k >= 0 {
+	var en entry
+	if k := q.heads[0].src; k != heapSrc {
 		l := &q.lanes[k]
-		en := l.take()
+		en = l.take()
 		if l.empty() {
-			q.live &^= 1 << k
+			q.refile(nil)
+		} else {
+			q.refile(&l.items[l.head])
 		}
-		return q.leave(en)
+	} else {
+		en = q.popHeap()
+		if len(q.heap) == 0 {
+			q.refile(nil)
+		} else {
+			q.refile(&q.heap[0])
+		}
 	}
-	return q.leave(q.popHeap())
+	return q.leave(en)
 }
 
 func (q *agenda) popHeap() entry {
