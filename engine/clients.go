@@ -53,7 +53,7 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	e.sentProduce(m)
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
-		delete(e.pending, m.ID)
+		e.pending.remove(m.ID)
 		e.finishProduce(op, ResultSent, -1)
 	}
 }

@@ -33,7 +33,7 @@ type Engine struct {
 	agenda  agenda
 	nextMsg uint64
 	// pending holds requests awaiting an answer, by message id.
-	pending map[uint64]*Message
+	pending inFlight
 
 	topics     []topicInfo
 	partitions []*partition
@@ -122,13 +122,12 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 		return nil, err
 	}
 	e := &Engine{
-		cfg:     cfg,
-		era:     eraFor(cfg.InterBrokerProtocolVersion),
-		seed:    sc.Seed,
-		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
-		pending: map[uint64]*Message{},
-		trace:   trace,
-		keep:    keep,
+		cfg:   cfg,
+		era:   eraFor(cfg.InterBrokerProtocolVersion),
+		seed:  sc.Seed,
+		rng:   rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
+		trace: trace,
+		keep:  keep,
 
 		generalStart: general,
 	}
