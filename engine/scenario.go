@@ -107,6 +107,15 @@ const MaxCaptionChars = 2000
 
 // ParseScenario reads and validates a scenario file. Errors name the field and the reason.
 func ParseScenario(data []byte) (*Scenario, error) {
+	if sc, ok := parseScenarioFast(data); ok {
+		return sc, nil
+	}
+	return parseScenarioGeneral(data)
+}
+
+// parseScenarioGeneral is ParseScenario for any file, and its error messages; parseScenarioFast
+// must agree with it (TestParseScenarioFastAgrees).
+func parseScenarioGeneral(data []byte) (*Scenario, error) {
 	// A valid file's top level is cut without decoding (splitObject); anything else is left to
 	// encoding/json, whose errors the messages reword.
 	top, ok := map[string]json.RawMessage(nil), false

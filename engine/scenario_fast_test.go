@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,4 +193,56 @@ func FuzzSplitObject(f *testing.F) {
 			t.Fatalf("split %v, decoded %v", got, want)
 		}
 	})
+}
+
+// TestParseScenarioFastAgrees: whatever file the one-pass reader accepts, the general path (which
+// checks the whole file with json.Valid first) accepts too, with the same scenario. The files are
+// the scenarios and every one-byte deletion, and many one-byte changes and insertions of JSON's
+// structural characters, of a small file that has every kind of member and step.
+func TestParseScenarioFastAgrees(t *testing.T) {
+	small := `{"name":"s","seed":3,"brokers":3,"topics":[{"name":"t","partitions":2,"replicationFactor":2}],` +
+		`"config":{"min.insync.replicas":2},"duration":50,"steps":[{"at":1,"do":"produce","topic":"t","partition":0},` +
+		` {"at":2,"do":"kill","broker":1,"loseUnflushed":true}, {"at":3,"do":"caption","text":"a \"b\", {c}"},` +
+		`{"at":4,"do":"expect","topic":"t","partition":0,"leader":0,"isr":[0]},{"at":5,"do":"produce","topic":"t","partition":1,"acks":"all"}]}`
+	inputs := []string{small, `{"name":"e","brokers":1,"topics":[{"name":"t","partitions":1,"replicationFactor":1}],"steps":[]}`,
+		`{"name":"e","brokers":1,"topics":[{"name":"t","partitions":1,"replicationFactor":1}]}`}
+	files, _ := filepath.Glob("../scenarios/*.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(data))
+	}
+	for i := range len(small) {
+		inputs = append(inputs, small[:i]+small[i+1:])
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const structural = `{}[]:,"\ 0-9etrufalsn.x`
+	for range 20_000 {
+		i, c := rng.IntN(len(small)), structural[rng.IntN(len(structural))]
+		if rng.IntN(2) == 0 {
+			inputs = append(inputs, small[:i]+string(c)+small[i+1:])
+		} else {
+			inputs = append(inputs, small[:i]+string(c)+small[i:])
+		}
+	}
+	fast := 0
+	for k, in := range inputs {
+		got, ok := parseScenarioFast([]byte(in))
+		if !ok {
+			if k < 3+len(files) {
+				t.Errorf("input %d: the fast path gave up on a plain file", k)
+			}
+			continue
+		}
+		fast++
+		want, err := parseScenarioGeneral([]byte(in))
+		if err != nil {
+			t.Errorf("%q: the fast path accepted what the general path rejects: %v", in, err)
+		} else if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: the fast path's scenario differs from the general path's", in)
+		}
+	}
+	t.Logf("%d of %d inputs read by the fast path", fast, len(inputs))
 }
