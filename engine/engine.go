@@ -321,7 +321,8 @@ func (e *Engine) Step() bool {
 }
 
 func (e *Engine) processNext() {
-	it := e.agenda.pop()
+	var it item
+	e.agenda.pop(&it)
 	e.now = it.at
 	e.processed++
 	e.out.active = true

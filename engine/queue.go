@@ -239,11 +239,11 @@ type itemRef struct {
 	produce *brk.DelayedProduce
 }
 
-// enter is it as queued, its pointers put in refs.
-func (q *agenda) enter(it *item) entry {
-	en := entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
+// enter fills en with it as queued, its pointers put in refs (in place, as leave).
+func (q *agenda) enter(it *item, en *entry) {
+	*en = entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
 	if it.msg == nil && it.fetch == nil && it.produce == nil {
-		return en
+		return
 	}
 	if k := len(q.free) - 1; k >= 0 {
 		en.ref = q.free[k]
@@ -253,7 +253,6 @@ func (q *agenda) enter(it *item) entry {
 		en.ref = int32(len(q.refs))
 	}
 	q.refs[en.ref-1] = itemRef{it.msg, it.fetch, it.produce}
-	return en
 }
 
 // itemOf is the item en stands for, its pointers read from refs.
@@ -266,14 +265,17 @@ func (q *agenda) itemOf(en *entry) item {
 	return it
 }
 
-// leave is the item en stands for, leaving the agenda: its refs slot is freed.
-func (q *agenda) leave(en entry) item {
-	it := q.itemOf(&en)
+// leave fills it with the item en stands for, leaving the agenda: its refs slot is freed. It
+// writes in place: an item is nine words, and returning it by value copied it three times on
+// the way to the loop (issue 12).
+func (q *agenda) leave(en *entry, it *item) {
+	*it = item{at: en.at, seq: en.seq, kind: en.kind, broker: en.broker, u: en.u, n: en.n}
 	if en.ref != 0 {
-		q.refs[en.ref-1] = itemRef{}
+		r := &q.refs[en.ref-1]
+		it.msg, it.fetch, it.produce = r.msg, r.fetch, r.produce
+		*r = itemRef{}
 		q.free = append(q.free, en.ref)
 	}
-	return it
 }
 
 // lane is a FIFO of one kind's items, (at, seq) ascending from head.
@@ -284,9 +286,8 @@ type lane struct {
 
 func (l *lane) empty() bool { return l.head == len(l.items) }
 
-// take removes the head; the space before head is reclaimed once it is half the lane.
-func (l *lane) take() entry {
-	en := l.items[l.head]
+// drop removes the head; the space before head is reclaimed once it is half the lane.
+func (l *lane) drop() {
 	l.head++
 	switch {
 	case l.head == len(l.items):
@@ -295,7 +296,6 @@ func (l *lane) take() entry {
 		n := copy(l.items, l.items[l.head:])
 		l.items, l.head = l.items[:n], 0
 	}
-	return en
 }
 
 // grown is s with room for one more: a full array doubles. append would grow a long one by a
@@ -318,10 +318,14 @@ func before(a, b *entry) bool {
 
 func (q *agenda) less(i, j int) bool { return before(&q.heap[i], &q.heap[j]) }
 
-func (q *agenda) push(it item) { q.pushEntry(q.enter(&it)) }
+func (q *agenda) push(it *item) {
+	var en entry
+	q.enter(it, &en)
+	q.pushEntry(&en)
+}
 
-// pushEntry queues en (entered: its pointers in refs), numbered now.
-func (q *agenda) pushEntry(en entry) {
+// pushEntry queues en (entered: its pointers in refs), numbered now (en.seq is set).
+func (q *agenda) pushEntry(en *entry) {
 	q.seq++
 	en.seq = q.seq
 	q.n++
@@ -329,10 +333,10 @@ func (q *agenda) pushEntry(en entry) {
 		if l.empty() {
 			q.addHead(head{en.at, en.seq, int32(en.kind)})
 		}
-		l.items = append(grown(l.items), en)
+		l.items = append(grown(l.items), *en)
 		return
 	}
-	q.heap = append(q.heap, en)
+	q.heap = append(q.heap, *en)
 	i := len(q.heap) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -416,30 +420,31 @@ func (q *agenda) len() int { return q.n }
 // peekAt is the least item's time. The agenda must not be empty.
 func (q *agenda) peekAt() int64 { return q.heads[0].at }
 
-func (q *agenda) pop() item {
+// pop takes the least item out into it. The agenda must not be empty.
+func (q *agenda) pop(it *item) {
 	q.n--
-	var en entry
 	if k := q.heads[0].src; k != heapSrc {
 		l := &q.lanes[k]
-		en = l.take()
+		q.leave(&l.items[l.head], it) // before drop, which may move the lane
+		l.drop()
 		if l.empty() {
 			q.refile(nil)
 		} else {
 			q.refile(&l.items[l.head])
 		}
-	} else {
-		en = q.popHeap()
-		if len(q.heap) == 0 {
-			q.refile(nil)
-		} else {
-			q.refile(&q.heap[0])
-		}
+		return
 	}
-	return q.leave(en)
+	q.leave(&q.heap[0], it)
+	q.popHeap()
+	if len(q.heap) == 0 {
+		q.refile(nil)
+	} else {
+		q.refile(&q.heap[0])
+	}
 }
 
-func (q *agenda) popHeap() entry {
-	top := q.heap[0]
+// popHeap removes the heap's top.
+func (q *agenda) popHeap() {
 	n := len(q.heap) - 1
 	q.heap[0] = q.heap[n]
 	q.heap = q.heap[:n]
@@ -459,7 +464,6 @@ func (q *agenda) popHeap() entry {
 		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
 		i = m
 	}
-	return top
 }
 
 // all yields every item, the heap's then each lane's in kind order: not in (at, seq) order. Each

@@ -56,7 +56,8 @@ func TestAgendaOrder(t *testing.T) {
 	var q agenda
 	var want []item
 	now := int64(0)
-	check := func(got item) {
+	var got item
+	check := func() {
 		t.Helper()
 		w := want[0]
 		want = want[1:]
@@ -73,7 +74,7 @@ func TestAgendaOrder(t *testing.T) {
 			if rng.IntN(5) == 0 {
 				at = now + rng.Int64N(200)
 			}
-			q.push(item{at: at, kind: kind})
+			q.push(&item{at: at, kind: kind})
 			want = append(want, item{at: at, seq: q.seq, kind: kind})
 		}
 		slices.SortFunc(want, func(a, b item) int {
@@ -92,7 +93,8 @@ func TestAgendaOrder(t *testing.T) {
 			if at := q.peekAt(); at != want[0].at {
 				t.Fatalf("round %d: peekAt %d, want %d", round, at, want[0].at)
 			}
-			check(q.pop())
+			q.pop(&got)
+			check()
 		}
 		n := 0
 		for range q.all() {
@@ -103,6 +105,7 @@ func TestAgendaOrder(t *testing.T) {
 		}
 	}
 	for q.len() > 0 {
-		check(q.pop())
+		q.pop(&got)
+		check()
 	}
 }
