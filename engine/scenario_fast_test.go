@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -245,4 +246,27 @@ func TestParseScenarioFastAgrees(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d inputs read by the fast path", fast, len(inputs))
+}
+
+// TestScanIntAgrees: scanInt's own digit sum gives strconv.ParseInt's answer at every bound.
+func TestScanIntAgrees(t *testing.T) {
+	var nums []string
+	for _, b := range []int{32, 64} {
+		for _, v := range []int64{0, 1, 9, 10, 99, 1<<(b-1) - 1, -1 << (b - 1)} {
+			for _, d := range []int64{-1, 0, 1} {
+				nums = append(nums, strconv.FormatInt(v+d, 10))
+			}
+		}
+	}
+	nums = append(nums, "-0", "9223372036854775808", "-9223372036854775809", "99999999999999999999",
+		"2147483648", "-2147483649", "4294967296", "18446744073709551616", "1234567890123")
+	for _, n := range nums {
+		for _, bits := range []int{32, 64} {
+			want, err := strconv.ParseInt(n, 10, bits)
+			got, end, ok := scanInt([]byte(n+","), 0, bits)
+			if ok != (err == nil) || ok && (got != want || end != len(n)) {
+				t.Errorf("%s (%d bits): scanInt %d, %d, %v; ParseInt %d, %v", n, bits, got, end, ok, want, err)
+			}
+		}
+	}
 }
