@@ -301,6 +301,21 @@ func exRawReplicas(fields map[string]json.RawMessage) map[string]json.RawMessage
 
 // Validate checks the scenario against itself: sizes, ids, time order and config names.
 func (sc *Scenario) Validate() error {
+	if err := sc.validateHead(); err != nil {
+		return err
+	}
+	var last int64
+	for i := range sc.Steps {
+		if err := sc.validateStep(i, &sc.Steps[i], last); err != nil {
+			return err
+		}
+		last = sc.Steps[i].At
+	}
+	return nil
+}
+
+// validateHead is Validate but for the steps.
+func (sc *Scenario) validateHead() error {
 	if strings.TrimSpace(sc.Name) == "" {
 		return errors.New("name: must not be empty")
 	}
@@ -327,15 +342,16 @@ func (sc *Scenario) Validate() error {
 	if sc.Duration < 0 {
 		return fmt.Errorf("duration: %d is negative", sc.Duration)
 	}
-	var last int64
-	for i, st := range sc.Steps {
-		if st.At < last {
-			return fmt.Errorf("steps[%d].at: %d is before the previous step's %d (times must not go backwards)", i, st.At, last)
-		}
-		last = st.At
-		if err := sc.validateAction(st.Action); err != nil {
-			return fmt.Errorf("steps[%d].%v", i, err)
-		}
+	return nil
+}
+
+// validateStep is Validate's check of step i, st, the previous step's time being last.
+func (sc *Scenario) validateStep(i int, st *Step, last int64) error {
+	if st.At < last {
+		return fmt.Errorf("steps[%d].at: %d is before the previous step's %d (times must not go backwards)", i, st.At, last)
+	}
+	if err := sc.validateAction(st.Action); err != nil {
+		return fmt.Errorf("steps[%d].%v", i, err)
 	}
 	return nil
 }

@@ -397,7 +397,11 @@ func parseScenarioFast(data []byte) (*Scenario, bool) {
 	}
 	top := map[string]json.RawMessage{}
 	var steps []Step
-	hasSteps := false
+	// checked is the scenario of the members before the steps, when it is valid: the steps are
+	// then checked against it as they are read (Validate's pass over them afterwards missed the
+	// cache on every step of a load file), and it is the answer if no member follows them.
+	var checked *Scenario
+	hasSteps, after := false, false
 	for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
 		key, j, ok := scanPlainString(data, i)
 		if _, twice := top[key]; !ok || twice || key == "steps" && hasSteps {
@@ -409,10 +413,14 @@ func parseScenarioFast(data []byte) (*Scenario, bool) {
 		i = skipSpace(data, i+1)
 		end := 0
 		if key == "steps" {
-			steps, end, ok = parseStepsAt(data, i)
+			if sc, err := parseHead(top); err == nil && sc.validateHead() == nil {
+				checked = sc
+			}
+			steps, end, ok = parseStepsAt(data, i, checked)
 			hasSteps = true
 		} else if end, ok = valueEnd(data, i); ok {
 			top[key] = json.RawMessage(data[i:end])
+			after = hasSteps
 		}
 		if !ok {
 			return nil, false
@@ -428,6 +436,10 @@ func parseScenarioFast(data []byte) (*Scenario, bool) {
 	if i >= len(data) || skipSpace(data, i+1) != len(data) {
 		return nil, false
 	}
+	if checked != nil && !after {
+		checked.Steps = steps
+		return checked, true
+	}
 	sc, err := parseHead(top)
 	if err != nil {
 		return nil, false
@@ -441,8 +453,9 @@ func parseScenarioFast(data []byte) (*Scenario, bool) {
 	return sc, true
 }
 
-// parseStepsAt reads the array of step objects at i and gives the index after it.
-func parseStepsAt(raw []byte, i int) ([]Step, int, bool) {
+// parseStepsAt reads the array of step objects at i and gives the index after it; each step is
+// checked against sc (Validate's check) unless sc is nil.
+func parseStepsAt(raw []byte, i int, sc *Scenario) ([]Step, int, bool) {
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, i, false
 	}
@@ -463,6 +476,15 @@ func parseStepsAt(raw []byte, i int) ([]Step, int, bool) {
 			}
 		}
 		steps = append(steps, st)
+		if n := len(steps); sc != nil {
+			last := int64(0) // Validate's time before the first step
+			if n > 1 {
+				last = steps[n-2].At
+			}
+			if sc.validateStep(n-1, &steps[n-1], last) != nil {
+				return nil, i, false
+			}
+		}
 		if i = skipSpace(raw, end); i >= len(raw) {
 			return nil, i, false
 		}

@@ -215,6 +215,15 @@ func TestParseScenarioFastAgrees(t *testing.T) {
 		}
 		inputs = append(inputs, string(data))
 	}
+	// Steps checked against the members before them, or after all of them when a member follows.
+	head := `"name":"h","brokers":2,"topics":[{"name":"t","partitions":1,"replicationFactor":2}]`
+	for _, steps := range []string{`[{"at":2,"do":"kill","broker":1},{"at":1,"do":"restart","broker":1}]`,
+		`[{"at":1,"do":"produce","topic":"t","partition":1}]`, `[{"at":1,"do":"kill","broker":2}]`,
+		`[{"at":1,"do":"produce","topic":"u","partition":0}]`, `[{"at":1,"do":"produce","topic":"t","partition":0}]`} {
+		inputs = append(inputs, `{`+head+`,"steps":`+steps+`}`, `{"steps":`+steps+`,`+head+`}`,
+			`{"name":"h","steps":`+steps+`,"brokers":2,"topics":[{"name":"t","partitions":1,"replicationFactor":2}]}`,
+			`{`+head+`,"steps":`+steps+`,"duration":-1}`)
+	}
 	for i := range len(small) {
 		inputs = append(inputs, small[:i]+small[i+1:])
 	}
