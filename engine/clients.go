@@ -32,22 +32,28 @@ const (
 	ResultOK    = clients.ResultOK    // a consume read
 )
 
-func (e *Engine) produce(p *partition, count int64, acks Acks) {
-	op := e.clients.NewProduce(p.topic, p.index, p.pid, acks, count, e.now)
+func (e *Engine) produce(p *partition, count int64, acks Acks) { e.produceOn(p.pid, count, acks) }
+
+// produceOn is produce on partition pid. The step and its request name the partition from its
+// topic's entry, not from the partition: a load's produce steps pick partitions at random, and
+// reading one's names was a last-level cache miss per step (issue 12).
+func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
+	t := e.topicOf(pid)
+	op := e.clients.NewProduce(t.name, pid-t.first, pid, acks, count, e.now)
 	e.sendProduce(op)
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	p := e.partitions[op.PID()]
 	op.Attempts++
-	leader := e.metadata.leader(p.pid)
+	leader := e.metadata.leader(op.PID())
 	if leader < 0 {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
 	m := e.produceMessage()
 	body := m.Produce
-	*body = ProduceRequest{Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}
+	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
+		TimeoutMs: e.cfg.RequestTimeoutMs}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)

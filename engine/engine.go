@@ -431,6 +431,16 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
+// topicOf is the entry of the topic partition pid is in.
+func (e *Engine) topicOf(pid int32) *topicInfo {
+	for i := range e.topics {
+		if t := &e.topics[i]; pid < t.first+t.count {
+			return t
+		}
+	}
+	panic(fmt.Sprintf("no partition %d", pid))
+}
+
 // pidOf is the dense index of the partition tp names, or -1 if there is none.
 func (e *Engine) pidOf(tp TP) int32 {
 	for _, t := range e.topics {
