@@ -90,7 +90,11 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.Delivers(key, at)
 	}
-	e.schedule(deliverMsg{m, gen}.due(at))
+	if e.out.active {
+		e.schedule(deliverMsg{m, gen}.due(at))
+		return
+	}
+	e.agenda.pushDeliver(at, gen, m)
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.

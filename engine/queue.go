@@ -242,17 +242,30 @@ type itemRef struct {
 // enter fills en with it as queued, its pointers put in refs (in place, as leave).
 func (q *agenda) enter(it *item, en *entry) {
 	*en = entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
-	if it.msg == nil && it.fetch == nil && it.produce == nil {
-		return
+	if it.msg != nil || it.fetch != nil || it.produce != nil {
+		en.ref = q.ref(itemRef{it.msg, it.fetch, it.produce})
 	}
+}
+
+// ref files a queued item's pointers in refs and gives their number (entry.ref).
+func (q *agenda) ref(r itemRef) int32 {
+	var ref int32
 	if k := len(q.free) - 1; k >= 0 {
-		en.ref = q.free[k]
+		ref = q.free[k]
 		q.free = q.free[:k]
 	} else {
 		q.refs = append(grown(q.refs), itemRef{})
-		en.ref = int32(len(q.refs))
+		ref = int32(len(q.refs))
 	}
-	q.refs[en.ref-1] = itemRef{it.msg, it.fetch, it.produce}
+	q.refs[ref-1] = r
+	return ref
+}
+
+// pushDeliver is push(deliverMsg{msg, gen}.due(at)) for the loop's most common item, without
+// building the item to copy it into an entry.
+func (q *agenda) pushDeliver(at int64, gen uint64, msg *Message) {
+	en := entry{at: at, u: gen, broker: -1, kind: itDeliver, ref: q.ref(itemRef{msg: msg})}
+	q.pushEntry(&en)
 }
 
 // itemOf is the item en stands for, its pointers read from refs.
