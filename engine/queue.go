@@ -180,11 +180,12 @@ const numKinds = int(itShutdownRetry) + 1
 // the heap alone would have given: the order is the same, without a log n sift over tens of
 // thousands of items (a steady 1,000 produces a second keep 30 s of timeouts waiting).
 //
-// The least of those sources is found through heads, a small heap of each non-empty source's
-// least (at, seq), kept inline: a push changes it only when its lane was empty or it is the big
-// heap's new top, and a pop re-files the one source it took from (about two comparisons among
-// the half dozen sources a run keeps busy). Looking at every lane's head on each pop cost some
-// 200 instructions an item (issue 12).
+// The least of those sources is found through heads, each non-empty source's least (at, seq)
+// kept inline in order: a push changes it only when its lane was empty or it is the big heap's
+// new top, and a pop re-files the one source it took from, moving it back past the sources now
+// before it (usually none or one: the next delivery is mostly due before any timer). Looking at
+// every lane's head on each pop cost some 200 instructions an item, a binary heap of the heads
+// some 80 (issue 12).
 //
 // The heap and the lanes hold entries, items without pointers: an item's pointer (a message, a
 // parked fetch or produce) waits in refs while the item is queued. Tens of thousands of queued
@@ -196,7 +197,7 @@ type agenda struct {
 	lanes [numKinds]lane
 	n     int
 	seq   uint64
-	// heads[:nheads] is a binary heap, least first, of each non-empty source's least item.
+	// heads[:nheads] is each non-empty source's least item, least first.
 	heads  [heapSrc + 1]head
 	nheads int
 	// refs holds the pointers of queued items, by entry.ref-1; free the unused slots.
@@ -367,7 +368,7 @@ func (q *agenda) pushEntry(en *entry) {
 		for j := range q.nheads {
 			if h := &q.heads[j]; h.src == heapSrc {
 				h.at, h.seq = en.at, en.seq
-				q.up(j)
+				q.forward(j)
 				break
 			}
 		}
@@ -378,54 +379,33 @@ func (q *agenda) pushEntry(en *entry) {
 func (q *agenda) addHead(h head) {
 	q.heads[q.nheads] = h
 	q.nheads++
-	q.up(q.nheads - 1)
+	q.forward(q.nheads - 1)
 }
 
-// up moves heads[i] towards the root while it is before its parent.
-func (q *agenda) up(i int) {
+// forward moves heads[i] towards the front while it is before the one ahead of it.
+func (q *agenda) forward(i int) {
 	h := q.heads[i]
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.before(&q.heads[p]) {
-			break
-		}
-		q.heads[i] = q.heads[p]
-		i = p
+	for ; i > 0 && h.before(&q.heads[i-1]); i-- {
+		q.heads[i] = q.heads[i-1]
 	}
 	q.heads[i] = h
 }
 
-// down moves heads[i] towards the leaves while a child is before it.
-func (q *agenda) down(i int) {
-	n := q.nheads
-	h := q.heads[i]
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && q.heads[r].before(&q.heads[c]) {
-			c = r
-		}
-		if !q.heads[c].before(&h) {
-			break
-		}
-		q.heads[i] = q.heads[c]
-		i = c
-	}
-	q.heads[i] = h
-}
-
-// refile puts the root source's new least item, en, in its place, or drops the source from the
+// refile puts the front source's new least item, en, in its place, or drops the source from the
 // heads if it is empty now (en nil).
 func (q *agenda) refile(en *entry) {
-	if en != nil {
-		q.heads[0].at, q.heads[0].seq = en.at, en.seq
-	} else {
+	n := q.nheads
+	if en == nil {
+		copy(q.heads[:n-1], q.heads[1:n])
 		q.nheads--
-		q.heads[0] = q.heads[q.nheads]
+		return
 	}
-	q.down(0)
+	h := head{en.at, en.seq, q.heads[0].src}
+	i := 0
+	for ; i+1 < n && q.heads[i+1].before(&h); i++ {
+		q.heads[i] = q.heads[i+1]
+	}
+	q.heads[i] = h
 }
 
 func (q *agenda) len() int { return q.n }
