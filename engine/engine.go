@@ -431,8 +431,21 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
+// tpOf is partition pid's names, from its topic's entry: the partition object of a large
+// cluster is a cache miss where the topics are not (issue 12).
+func (e *Engine) tpOf(pid int32) TP {
+	t := &e.topics[0]
+	if len(e.topics) > 1 {
+		t = e.topicOf(pid)
+	}
+	return TP{Topic: t.name, Partition: pid - t.first}
+}
+
 // topicOf is the entry of the topic partition pid is in.
 func (e *Engine) topicOf(pid int32) *topicInfo {
+	if len(e.topics) == 1 { // as pidOf
+		return &e.topics[0]
+	}
 	for i := range e.topics {
 		if t := &e.topics[i]; pid < t.first+t.count {
 			return t
