@@ -84,10 +84,10 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
-	p := e.partitions[op.PID()]
 	if !e.tracing() {
 		return
 	}
+	p := e.partitions[op.PID()]
 	text := fmt.Sprintf("producer: %d records to %s (acks=%s): %s", len(op.RecordIDs), p.name(), acksName(op.Acks), result)
 	if result == ResultAcked {
 		text = fmt.Sprintf("producer: %d records to %s acknowledged at offsets %d..%d (acks=%s)", len(op.RecordIDs), p.name(), base, base+int64(len(op.RecordIDs))-1, acksName(op.Acks))
@@ -119,11 +119,10 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	}
 	switch resp.Error {
 	case ErrNone:
-		p := e.partitions[op.PID()]
 		e.clients.Acked(op, resp.BaseOffset)
 		e.finishProduce(op, ResultAcked, resp.BaseOffset)
 		if op.Acks == -1 {
-			e.noteAckedAll(p, resp.BaseOffset)
+			e.noteAckedAll(op.PID(), resp.BaseOffset)
 		}
 	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
 		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
