@@ -35,7 +35,7 @@ func (e *Engine) Apply(a Action) error {
 		if a.Acks != nil {
 			acks = *a.Acks
 		}
-		e.produce(e.partitionOf(a.Topic, *a.Partition), count, acks)
+		e.produceOn(e.pidOf(TP{Topic: a.Topic, Partition: *a.Partition}), count, acks)
 	case "consume":
 		count := int64(0)
 		if a.Count != nil {

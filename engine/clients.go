@@ -32,28 +32,34 @@ const (
 	ResultOK    = clients.ResultOK    // a consume read
 )
 
-func (e *Engine) produce(p *partition, count int64, acks Acks) {
-	op := e.clients.NewProduce(p.topic, p.index, p.pid, acks, count, e.now)
+func (e *Engine) produce(p *partition, count int64, acks Acks) { e.produceOn(p.pid, count, acks) }
+
+// produceOn is produce on partition pid. The step and its request name the partition from its
+// topic's entry, not from the partition: a load's produce steps pick partitions at random, and
+// reading one's names was a last-level cache miss per step (issue 12).
+func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
+	t := e.topicOf(pid)
+	op := e.clients.NewProduce(t.name, pid-t.first, pid, acks, count, e.now)
 	e.sendProduce(op)
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	p := e.partitions[op.PID()]
 	op.Attempts++
-	leader := e.metadata.leader(p.pid)
+	leader := e.metadata.leader(op.PID())
 	if leader < 0 {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
 	m := e.produceMessage()
 	body := m.Produce
-	*body = ProduceRequest{Op: op.ID, TP: p.tp(), Acks: op.Acks, RecordIDs: op.RecordIDs, TimeoutMs: e.cfg.RequestTimeoutMs}
+	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
+		TimeoutMs: e.cfg.RequestTimeoutMs}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
-		delete(e.pending, m.ID)
+		e.pending.remove(m.ID)
 		e.finishProduce(op, ResultSent, -1)
 	}
 }
@@ -78,10 +84,10 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
-	p := e.partitions[op.PID()]
 	if !e.tracing() {
 		return
 	}
+	p := e.partitions[op.PID()]
 	text := fmt.Sprintf("producer: %d records to %s (acks=%s): %s", len(op.RecordIDs), p.name(), acksName(op.Acks), result)
 	if result == ResultAcked {
 		text = fmt.Sprintf("producer: %d records to %s acknowledged at offsets %d..%d (acks=%s)", len(op.RecordIDs), p.name(), base, base+int64(len(op.RecordIDs))-1, acksName(op.Acks))
@@ -113,11 +119,10 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	}
 	switch resp.Error {
 	case ErrNone:
-		p := e.partitions[op.PID()]
 		e.clients.Acked(op, resp.BaseOffset)
 		e.finishProduce(op, ResultAcked, resp.BaseOffset)
 		if op.Acks == -1 {
-			e.noteAckedAll(p, resp.BaseOffset)
+			e.noteAckedAll(op.PID(), resp.BaseOffset)
 		}
 	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
 		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException

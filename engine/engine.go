@@ -33,7 +33,7 @@ type Engine struct {
 	agenda  agenda
 	nextMsg uint64
 	// pending holds requests awaiting an answer, by message id.
-	pending map[uint64]*Message
+	pending inFlight
 
 	topics     []topicInfo
 	partitions []*partition
@@ -122,13 +122,12 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 		return nil, err
 	}
 	e := &Engine{
-		cfg:     cfg,
-		era:     eraFor(cfg.InterBrokerProtocolVersion),
-		seed:    sc.Seed,
-		rng:     rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
-		pending: map[uint64]*Message{},
-		trace:   trace,
-		keep:    keep,
+		cfg:   cfg,
+		era:   eraFor(cfg.InterBrokerProtocolVersion),
+		seed:  sc.Seed,
+		rng:   rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
+		trace: trace,
+		keep:  keep,
 
 		generalStart: general,
 	}
@@ -322,7 +321,8 @@ func (e *Engine) Step() bool {
 }
 
 func (e *Engine) processNext() {
-	it := e.agenda.pop()
+	var it item
+	e.agenda.pop(&it)
 	e.now = it.at
 	e.processed++
 	e.out.active = true
@@ -431,8 +431,40 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
-// pidOf is the dense index of the partition tp names, or -1 if there is none.
+// tpOf is partition pid's names, from its topic's entry: the partition object of a large
+// cluster is a cache miss where the topics are not (issue 12).
+func (e *Engine) tpOf(pid int32) TP {
+	t := &e.topics[0]
+	if len(e.topics) > 1 {
+		t = e.topicOf(pid)
+	}
+	return TP{Topic: t.name, Partition: pid - t.first}
+}
+
+// topicOf is the entry of the topic partition pid is in.
+func (e *Engine) topicOf(pid int32) *topicInfo {
+	if len(e.topics) == 1 { // as pidOf
+		return &e.topics[0]
+	}
+	for i := range e.topics {
+		if t := &e.topics[i]; pid < t.first+t.count {
+			return t
+		}
+	}
+	panic(fmt.Sprintf("no partition %d", pid))
+}
+
+// pidOf is the dense index of the partition tp names, or -1 if there is none. The brokers ask
+// it millions of times a run: a cluster of one topic is answered without the loop, whose state
+// the compiler saves around each string comparison's call.
 func (e *Engine) pidOf(tp TP) int32 {
+	if len(e.topics) == 1 {
+		t := &e.topics[0]
+		if t.name != tp.Topic || tp.Partition < 0 || tp.Partition >= t.count {
+			return -1
+		}
+		return t.first + tp.Partition
+	}
 	for _, t := range e.topics {
 		if t.name == tp.Topic {
 			if tp.Partition < 0 || tp.Partition >= t.count {

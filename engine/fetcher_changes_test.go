@@ -150,7 +150,7 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 	for range 4 {
 		s.doWork(t)
 	}
-	if s.f.InFlight() == 0 || s.e.pending[s.f.InFlight()].Type != MsgFetch || s.f.SentCount() != 5 {
+	if s.f.InFlight() == 0 || s.e.pending.get(s.f.InFlight()).Type != MsgFetch || s.f.SentCount() != 5 {
 		t.Fatalf("want a Fetch of the 5 partitions in flight, have #%d carrying %d", s.f.InFlight(), s.f.SentCount())
 	}
 	for i := range 3 {

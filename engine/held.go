@@ -18,7 +18,7 @@ func (e *Engine) hold(m *Message, toGen uint64) {
 		Text: fmt.Sprintf("%s #%d from %s to %s held: the link is cut (TCP keeps retransmitting it)", m.Type, m.ID, NodeName(m.From), NodeName(m.To))})
 	req := m
 	if !isRequest(m.Type) {
-		req = e.pending[m.ReplyTo]
+		req = e.pending.get(m.ReplyTo)
 	}
 	if req == nil {
 		return
@@ -71,9 +71,9 @@ func (e *Engine) givenUp(m *Message, h netsim.Held) bool {
 	if !isRequest(m.Type) {
 		reqID = m.ReplyTo
 	}
-	req, pending := e.pending[reqID]
+	req := e.pending.get(reqID)
 	switch {
-	case !pending:
+	case req == nil:
 		return true
 	case e.brokers[m.From].Dead() || e.brokers[m.From].incarnation != h.FromGen:
 		if !isRequest(m.Type) {

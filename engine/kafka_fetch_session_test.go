@@ -366,7 +366,7 @@ func TestKafkaFetchSessionFailedFetch(t *testing.T) {
 	s.doWork(t)
 	_, resp := s.lastExchange(t)
 	id := resp.SessionID
-	inflight := s.e.pending[s.f.InFlight()]
+	inflight := s.e.pending.get(s.f.InFlight())
 	s.e.requestFailed(inflight, true)
 	if s.f.At(0).DelayUntil() <= s.e.now {
 		t.Error("the partitions did not back off after the failed Fetch")

@@ -222,13 +222,13 @@ func doWorkOnce(t testing.TB, e *Engine, b *broker, f *fetcher) {
 	}
 	for {
 		id := f.InFlight()
-		typ := e.pending[id].Type
-		for e.pending[id] != nil {
+		typ := e.pending.get(id).Type
+		for e.pending.get(id) != nil {
 			next()
 		}
 		then := ""
-		if f.InFlight() != 0 && e.pending[f.InFlight()] != nil {
-			then = e.pending[f.InFlight()].Type
+		if f.InFlight() != 0 && e.pending.get(f.InFlight()) != nil {
+			then = e.pending.get(f.InFlight()).Type
 		}
 		switch {
 		case typ == MsgOffsetsForEpoch && then == MsgFetch, typ == MsgFetch && then == MsgListOffsets:

@@ -55,7 +55,7 @@ func (e *Engine) send(m *Message) {
 	m.ID = e.nextMsg
 	m.Sent = e.now
 	if isRequest(m.Type) {
-		e.pending[m.ID] = m
+		e.pending.put(m)
 	}
 	if e.out.recycle.lent != nil {
 		e.sentFetch(m) // a reused Fetch is registered (recycle.go)
@@ -90,7 +90,11 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.Delivers(key, at)
 	}
-	e.schedule(deliverMsg{m, gen}.due(at))
+	if e.out.active {
+		e.schedule(deliverMsg{m, gen}.due(at))
+		return
+	}
+	e.agenda.pushDeliver(at, gen, m)
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
@@ -108,11 +112,11 @@ func (e *Engine) scheduleFailure(req *Message, timedOut bool, at int64) {
 // deliver hands an arriving message to its receiver.
 func (e *Engine) deliver(m *Message, gen uint64) {
 	if m.To == ClientNode {
-		req, ok := e.pending[m.ReplyTo]
-		if !ok {
+		req := e.pending.get(m.ReplyTo)
+		if req == nil {
 			return // the request already failed
 		}
-		delete(e.pending, m.ReplyTo)
+		e.pending.remove(m.ReplyTo)
 		e.clientReceive(m, req)
 		return
 	}
@@ -137,11 +141,10 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	// response's correlation id.
 	var req *Message
 	if !isRequest(m.Type) {
-		var ok bool
-		if req, ok = e.pending[m.ReplyTo]; !ok {
+		if req = e.pending.get(m.ReplyTo); req == nil {
 			return // the requester gave up, or restarted, meanwhile
 		}
-		delete(e.pending, m.ReplyTo)
+		e.pending.remove(m.ReplyTo)
 	}
 	// A broker-bound message is the broker's (brk.Broker.Handle, KafkaApis.handle); the rest is
 	// its controller's (controller.go).
@@ -164,10 +167,10 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 // requestFailed tells the requester that its request got no answer.
 func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	e.out.recycle.failing--
-	if _, ok := e.pending[req.ID]; !ok {
+	if e.pending.get(req.ID) == nil {
 		return // answered meanwhile
 	}
-	delete(e.pending, req.ID)
+	e.pending.remove(req.ID)
 	if req.From == ClientNode {
 		e.clientRequestFailed(req, timedOut)
 		return
@@ -186,17 +189,17 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 
 // forgetRequestsOf drops every pending request a broker sent (it crashed; its connections are gone).
 func (e *Engine) forgetRequestsOf(b int32) {
-	for _, id := range sortedKeys(e.pending) {
-		if e.pending[id].From == b {
-			delete(e.pending, id)
+	for _, id := range e.pending.ids() {
+		if e.pending.get(id).From == b {
+			e.pending.remove(id)
 		}
 	}
 }
 
 // resetRequestsTo fails every pending request addressed to a broker that just crashed.
 func (e *Engine) resetRequestsTo(b int32) {
-	for _, id := range sortedKeys(e.pending) {
-		if m := e.pending[id]; m.To == b {
+	for _, id := range e.pending.ids() {
+		if m := e.pending.get(id); m.To == b {
 			e.reset(m)
 		}
 	}

@@ -19,8 +19,9 @@ type observer interface {
 	// logCut: b's replica of pid lost its records from offset from on (a truncation or a power
 	// loss).
 	logCut(pid, b int32, from int64)
-	// ackedAll: the producer got an acks=all acknowledgement for a batch at offset base of p.
-	ackedAll(p *partition, base int64)
+	// ackedAll: the producer got an acks=all acknowledgement for a batch at offset base of
+	// partition pid (by id, as the replicas' facts: the partition object is cold by then).
+	ackedAll(pid int32, base int64)
 	// partitionWritten: the controller wrote p's leader and ISR; the leader epoch was old.
 	partitionWritten(p *partition, oldEpoch int32)
 	// isrChanged: p's committed ISR changed from old to isr (ZooKeeper's, written by the
@@ -37,7 +38,7 @@ func (ignores) sent(*Message)                           {}
 func (ignores) hwMoved(int32, int32, int64)             {}
 func (ignores) hwConfirmed(int32, int32)                {}
 func (ignores) logCut(int32, int32, int64)              {}
-func (ignores) ackedAll(*partition, int64)              {}
+func (ignores) ackedAll(int32, int64)                   {}
 func (ignores) partitionWritten(*partition, int32)      {}
 func (ignores) isrChanged(*partition, []int32, []int32) {}
 func (ignores) elected(*partition)                      {}
@@ -68,9 +69,9 @@ func (e *Engine) noteLogCut(pid, b int32, from int64) {
 	}
 }
 
-func (e *Engine) noteAckedAll(p *partition, base int64) {
+func (e *Engine) noteAckedAll(pid int32, base int64) {
 	for _, o := range e.observers {
-		o.ackedAll(p, base)
+		o.ackedAll(pid, base)
 	}
 }
 

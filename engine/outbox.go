@@ -51,11 +51,12 @@ type outbox struct {
 // schedule sets a timer: on the agenda now, or when the running item's outbox is drained.
 func (e *Engine) schedule(it item) {
 	if e.out.active {
-		e.out.timers = append(e.out.timers, e.agenda.enter(&it))
+		e.out.timers = append(e.out.timers, entry{})
+		e.agenda.enter(&it, &e.out.timers[len(e.out.timers)-1])
 		e.out.effs = append(e.out.effs, effect{kind: effTimer, ev: int32(len(e.out.timers) - 1)})
 		return
 	}
-	e.agenda.push(it)
+	e.agenda.push(&it)
 }
 
 // drainOutbox carries out the running item's effects in order.
@@ -67,7 +68,7 @@ func (e *Engine) drainOutbox() {
 		case effSend:
 			e.transmit(e.out.sends[f.ev], f.gen, f.up)
 		case effTimer:
-			e.agenda.pushEntry(e.out.timers[f.ev])
+			e.agenda.pushEntry(&e.out.timers[f.ev])
 		case effEvent:
 			e.events = append(e.events, e.out.events[f.ev])
 		case effResend:

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"iter"
-	"math/bits"
 	"slices"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
@@ -181,6 +180,13 @@ const numKinds = int(itShutdownRetry) + 1
 // the heap alone would have given: the order is the same, without a log n sift over tens of
 // thousands of items (a steady 1,000 produces a second keep 30 s of timeouts waiting).
 //
+// The least of those sources is found through heads, each non-empty source's least (at, seq)
+// kept inline in order: a push changes it only when its lane was empty or it is the big heap's
+// new top, and a pop re-files the one source it took from, moving it back past the sources now
+// before it (usually none or one: the next delivery is mostly due before any timer). Looking at
+// every lane's head on each pop cost some 200 instructions an item, a binary heap of the heads
+// some 80 (issue 12).
+//
 // The heap and the lanes hold entries, items without pointers: an item's pointer (a message, a
 // parked fetch or produce) waits in refs while the item is queued. Tens of thousands of queued
 // items are then memory the collector never scans, and moving one (a push, a take, a heap swap)
@@ -189,14 +195,11 @@ const numKinds = int(itShutdownRetry) + 1
 type agenda struct {
 	heap  []entry
 	lanes [numKinds]lane
-	// live has bit k set when lane k holds items.
-	live uint32
-	n    int
-	seq  uint64
-	// least is next's answer while known is set: kept until the agenda changes (the loop peeks,
-	// then pops).
-	least int
-	known bool
+	n     int
+	seq   uint64
+	// heads[:nheads] is each non-empty source's least item, least first.
+	heads  [heapSrc + 1]head
+	nheads int
 	// refs holds the pointers of queued items, by entry.ref-1; free the unused slots.
 	refs []itemRef
 	free []int32
@@ -213,6 +216,23 @@ type entry struct {
 	kind   itemKind
 }
 
+// head is a source's least item: a lane's head (src its kind) or the heap's top (src heapSrc).
+type head struct {
+	at  int64
+	seq uint64
+	src int32
+}
+
+// heapSrc is the big heap's number among the sources, after the lanes'.
+const heapSrc = int32(numKinds)
+
+func (h *head) before(o *head) bool {
+	if h.at != o.at {
+		return h.at < o.at
+	}
+	return h.seq < o.seq
+}
+
 // itemRef is a queued item's pointers.
 type itemRef struct {
 	msg     *Message
@@ -220,21 +240,33 @@ type itemRef struct {
 	produce *brk.DelayedProduce
 }
 
-// enter is it as queued, its pointers put in refs.
-func (q *agenda) enter(it *item) entry {
-	en := entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
-	if it.msg == nil && it.fetch == nil && it.produce == nil {
-		return en
+// enter fills en with it as queued, its pointers put in refs (in place, as leave).
+func (q *agenda) enter(it *item, en *entry) {
+	*en = entry{at: it.at, seq: it.seq, u: it.u, n: it.n, broker: it.broker, kind: it.kind}
+	if it.msg != nil || it.fetch != nil || it.produce != nil {
+		en.ref = q.ref(itemRef{it.msg, it.fetch, it.produce})
 	}
+}
+
+// ref files a queued item's pointers in refs and gives their number (entry.ref).
+func (q *agenda) ref(r itemRef) int32 {
+	var ref int32
 	if k := len(q.free) - 1; k >= 0 {
-		en.ref = q.free[k]
+		ref = q.free[k]
 		q.free = q.free[:k]
 	} else {
 		q.refs = append(grown(q.refs), itemRef{})
-		en.ref = int32(len(q.refs))
+		ref = int32(len(q.refs))
 	}
-	q.refs[en.ref-1] = itemRef{it.msg, it.fetch, it.produce}
-	return en
+	q.refs[ref-1] = r
+	return ref
+}
+
+// pushDeliver is push(deliverMsg{msg, gen}.due(at)) for the loop's most common item, without
+// building the item to copy it into an entry.
+func (q *agenda) pushDeliver(at int64, gen uint64, msg *Message) {
+	en := entry{at: at, u: gen, broker: -1, kind: itDeliver, ref: q.ref(itemRef{msg: msg})}
+	q.pushEntry(&en)
 }
 
 // itemOf is the item en stands for, its pointers read from refs.
@@ -247,14 +279,17 @@ func (q *agenda) itemOf(en *entry) item {
 	return it
 }
 
-// leave is the item en stands for, leaving the agenda: its refs slot is freed.
-func (q *agenda) leave(en entry) item {
-	it := q.itemOf(&en)
+// leave fills it with the item en stands for, leaving the agenda: its refs slot is freed. It
+// writes in place: an item is nine words, and returning it by value copied it three times on
+// the way to the loop (issue 12).
+func (q *agenda) leave(en *entry, it *item) {
+	*it = item{at: en.at, seq: en.seq, kind: en.kind, broker: en.broker, u: en.u, n: en.n}
 	if en.ref != 0 {
-		q.refs[en.ref-1] = itemRef{}
+		r := &q.refs[en.ref-1]
+		it.msg, it.fetch, it.produce = r.msg, r.fetch, r.produce
+		*r = itemRef{}
 		q.free = append(q.free, en.ref)
 	}
-	return it
 }
 
 // lane is a FIFO of one kind's items, (at, seq) ascending from head.
@@ -265,9 +300,8 @@ type lane struct {
 
 func (l *lane) empty() bool { return l.head == len(l.items) }
 
-// take removes the head; the space before head is reclaimed once it is half the lane.
-func (l *lane) take() entry {
-	en := l.items[l.head]
+// drop removes the head; the space before head is reclaimed once it is half the lane.
+func (l *lane) drop() {
 	l.head++
 	switch {
 	case l.head == len(l.items):
@@ -276,7 +310,6 @@ func (l *lane) take() entry {
 		n := copy(l.items, l.items[l.head:])
 		l.items, l.head = l.items[:n], 0
 	}
-	return en
 }
 
 // grown is s with room for one more: a full array doubles. append would grow a long one by a
@@ -299,20 +332,25 @@ func before(a, b *entry) bool {
 
 func (q *agenda) less(i, j int) bool { return before(&q.heap[i], &q.heap[j]) }
 
-func (q *agenda) push(it item) { q.pushEntry(q.enter(&it)) }
+func (q *agenda) push(it *item) {
+	var en entry
+	q.enter(it, &en)
+	q.pushEntry(&en)
+}
 
-// pushEntry queues en (entered: its pointers in refs), numbered now.
-func (q *agenda) pushEntry(en entry) {
-	q.known = false
+// pushEntry queues en (entered: its pointers in refs), numbered now (en.seq is set).
+func (q *agenda) pushEntry(en *entry) {
 	q.seq++
 	en.seq = q.seq
 	q.n++
 	if l := &q.lanes[en.kind]; l.empty() || en.at >= l.items[len(l.items)-1].at {
-		l.items = append(grown(l.items), en)
-		q.live |= 1 << en.kind
+		if l.empty() {
+			q.addHead(head{en.at, en.seq, int32(en.kind)})
+		}
+		l.items = append(grown(l.items), *en)
 		return
 	}
-	q.heap = append(q.heap, en)
+	q.heap = append(q.heap, *en)
 	i := len(q.heap) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -322,61 +360,84 @@ func (q *agenda) pushEntry(en entry) {
 		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
 		i = p
 	}
+	switch {
+	case i > 0: // the heap's top is unchanged
+	case len(q.heap) == 1:
+		q.addHead(head{en.at, en.seq, heapSrc})
+	default: // a new top: the heap's head moves earlier
+		for j := range q.nheads {
+			if h := &q.heads[j]; h.src == heapSrc {
+				h.at, h.seq = en.at, en.seq
+				q.forward(j)
+				break
+			}
+		}
+	}
+}
+
+// addHead files a source that was empty among the heads.
+func (q *agenda) addHead(h head) {
+	q.heads[q.nheads] = h
+	q.nheads++
+	q.forward(q.nheads - 1)
+}
+
+// forward moves heads[i] towards the front while it is before the one ahead of it.
+func (q *agenda) forward(i int) {
+	h := q.heads[i]
+	for ; i > 0 && h.before(&q.heads[i-1]); i-- {
+		q.heads[i] = q.heads[i-1]
+	}
+	q.heads[i] = h
+}
+
+// refile puts the front source's new least item, en, in its place, or drops the source from the
+// heads if it is empty now (en nil).
+func (q *agenda) refile(en *entry) {
+	n := q.nheads
+	if en == nil {
+		copy(q.heads[:n-1], q.heads[1:n])
+		q.nheads--
+		return
+	}
+	h := head{en.at, en.seq, q.heads[0].src}
+	i := 0
+	for ; i+1 < n && q.heads[i+1].before(&h); i++ {
+		q.heads[i] = q.heads[i+1]
+	}
+	q.heads[i] = h
 }
 
 func (q *agenda) len() int { return q.n }
 
-// next is where the least item is: a lane's kind, or -1 for the heap's top. The agenda must not
-// be empty.
-func (q *agenda) next() int {
-	if !q.known {
-		q.least, q.known = q.scan(), true
-	}
-	return q.least
-}
+// peekAt is the least item's time. The agenda must not be empty.
+func (q *agenda) peekAt() int64 { return q.heads[0].at }
 
-// scan is next, found by looking at the heap's top and every lane's head.
-func (q *agenda) scan() int {
-	src := -1
-	var least *entry
-	if len(q.heap) > 0 {
-		least = &q.heap[0]
-	}
-	for m := q.live; m != 0; m &= m - 1 {
-		k := bits.TrailingZeros32(m)
-		l := &q.lanes[k]
-		if h := &l.items[l.head]; least == nil || before(h, least) {
-			src, least = k, h
-		}
-	}
-	return src
-}
-
-func (q *agenda) peekAt() int64 {
-	if k := q.next(); k >= 0 {
-		l := &q.lanes[k]
-		return l.items[l.head].at
-	}
-	return q.heap[0].at
-}
-
-func (q *agenda) pop() item {
+// pop takes the least item out into it. The agenda must not be empty.
+func (q *agenda) pop(it *item) {
 	q.n--
-	k := q.next()
-	q.known = false
-	if k >= 0 {
+	if k := q.heads[0].src; k != heapSrc {
 		l := &q.lanes[k]
-		en := l.take()
+		q.leave(&l.items[l.head], it) // before drop, which may move the lane
+		l.drop()
 		if l.empty() {
-			q.live &^= 1 << k
+			q.refile(nil)
+		} else {
+			q.refile(&l.items[l.head])
 		}
-		return q.leave(en)
+		return
 	}
-	return q.leave(q.popHeap())
+	q.leave(&q.heap[0], it)
+	q.popHeap()
+	if len(q.heap) == 0 {
+		q.refile(nil)
+	} else {
+		q.refile(&q.heap[0])
+	}
 }
 
-func (q *agenda) popHeap() entry {
-	top := q.heap[0]
+// popHeap removes the heap's top.
+func (q *agenda) popHeap() {
 	n := len(q.heap) - 1
 	q.heap[0] = q.heap[n]
 	q.heap = q.heap[:n]
@@ -396,7 +457,6 @@ func (q *agenda) popHeap() entry {
 		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
 		i = m
 	}
-	return top
 }
 
 // all yields every item, the heap's then each lane's in kind order: not in (at, seq) order. Each

@@ -295,10 +295,9 @@ type Flow struct {
 // Tallies returns the run-wide tallies.
 func (e *Engine) Tallies() Tallies {
 	t := Tallies{ISRShrinks: e.tally.isrShrinks, ISRExpands: e.tally.isrExpands, LeaderChanges: e.tally.leaderChanges}
-	for _, k := range netsim.SortedLinks(e.tally.flows) {
-		f := e.tally.flows[k]
+	e.tally.eachFlow(func(k netsim.Link, f *flow) {
 		t.Flows = append(t.Flows, Flow{From: k.From, To: k.To, Fetches: f.fetches, Records: f.records})
-	}
+	})
 	return t
 }
 

@@ -111,7 +111,7 @@ func (e *Engine) Timers() []Timer {
 			t.Kind = TimerHWCheckpoint
 		case itRequestFailed:
 			f := it.requestFailed()
-			if !f.timedOut || e.pending[f.req.ID] != f.req {
+			if !f.timedOut || e.pending.get(f.req.ID) != f.req {
 				continue // only a held request's timeout (held.go); resets are immediate
 			}
 			t.Kind, t.Request = TimerRequestTimeout, f.req

@@ -107,6 +107,15 @@ const MaxCaptionChars = 2000
 
 // ParseScenario reads and validates a scenario file. Errors name the field and the reason.
 func ParseScenario(data []byte) (*Scenario, error) {
+	if sc, ok := parseScenarioFast(data); ok {
+		return sc, nil
+	}
+	return parseScenarioGeneral(data)
+}
+
+// parseScenarioGeneral is ParseScenario for any file, and its error messages; parseScenarioFast
+// must agree with it (TestParseScenarioFastAgrees).
+func parseScenarioGeneral(data []byte) (*Scenario, error) {
 	// A valid file's top level is cut without decoding (splitObject); anything else is left to
 	// encoding/json, whose errors the messages reword.
 	top, ok := map[string]json.RawMessage(nil), false
@@ -292,6 +301,21 @@ func exRawReplicas(fields map[string]json.RawMessage) map[string]json.RawMessage
 
 // Validate checks the scenario against itself: sizes, ids, time order and config names.
 func (sc *Scenario) Validate() error {
+	if err := sc.validateHead(); err != nil {
+		return err
+	}
+	var last int64
+	for i := range sc.Steps {
+		if err := sc.validateStep(i, &sc.Steps[i], last); err != nil {
+			return err
+		}
+		last = sc.Steps[i].At
+	}
+	return nil
+}
+
+// validateHead is Validate but for the steps.
+func (sc *Scenario) validateHead() error {
 	if strings.TrimSpace(sc.Name) == "" {
 		return errors.New("name: must not be empty")
 	}
@@ -318,15 +342,16 @@ func (sc *Scenario) Validate() error {
 	if sc.Duration < 0 {
 		return fmt.Errorf("duration: %d is negative", sc.Duration)
 	}
-	var last int64
-	for i, st := range sc.Steps {
-		if st.At < last {
-			return fmt.Errorf("steps[%d].at: %d is before the previous step's %d (times must not go backwards)", i, st.At, last)
-		}
-		last = st.At
-		if err := sc.validateAction(st.Action); err != nil {
-			return fmt.Errorf("steps[%d].%v", i, err)
-		}
+	return nil
+}
+
+// validateStep is Validate's check of step i, st, the previous step's time being last.
+func (sc *Scenario) validateStep(i int, st *Step, last int64) error {
+	if st.At < last {
+		return fmt.Errorf("steps[%d].at: %d is before the previous step's %d (times must not go backwards)", i, st.At, last)
+	}
+	if err := sc.validateAction(st.Action); err != nil {
+		return fmt.Errorf("steps[%d].%v", i, err)
 	}
 	return nil
 }

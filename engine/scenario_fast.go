@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"strconv"
 )
 
 // The fast path of ParseStep. A long scenario is mostly produce steps (a load file has 100,000),
@@ -14,23 +13,34 @@ import (
 // TestParseStepFastAgrees holds the two paths to the same results.
 
 func parseStepFast(raw []byte) (Step, bool) {
+	st, end, ok := parseStepAt(raw, 0, false)
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return Step{}, false
+	}
+	return st, true
+}
+
+// parseStepAt is parseStepFast for the step object at i (after any space), giving the index
+// after its closing brace. strict asks for a comma between members: parseScenarioFast reads a
+// file nobody checked is valid JSON, while ParseStep's input was (or is taken as it was).
+func parseStepAt(raw []byte, i int, strict bool) (Step, int, bool) {
 	var st Step
 	a := &st.Action
 	var keys [16]string
 	given := keys[:0]
-	i := skipSpace(raw, 0)
+	i = skipSpace(raw, i)
 	if i >= len(raw) || raw[i] != '{' {
-		return Step{}, false
+		return Step{}, i, false
 	}
 	i = skipSpace(raw, i+1)
 	for i < len(raw) && raw[i] != '}' {
 		key, j, ok := scanPlainString(raw, i)
 		if !ok || contains(given, key) {
-			return Step{}, false
+			return Step{}, i, false
 		}
 		given = append(given, key)
 		if i = skipSpace(raw, j); i >= len(raw) || raw[i] != ':' {
-			return Step{}, false
+			return Step{}, i, false
 		}
 		i = skipSpace(raw, i+1)
 		switch key {
@@ -66,31 +76,33 @@ func parseStepFast(raw []byte) (Step, bool) {
 		case "down":
 			a.Down, j, ok = scanBool(raw, i)
 		default:
-			return Step{}, false
+			return Step{}, i, false
 		}
 		if !ok {
-			return Step{}, false
+			return Step{}, i, false
 		}
 		i = skipSpace(raw, j)
 		if i < len(raw) && raw[i] == ',' {
 			if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
-				return Step{}, false // a trailing comma
+				return Step{}, i, false // a trailing comma
 			}
+		} else if strict && (i >= len(raw) || raw[i] != '}') {
+			return Step{}, i, false
 		}
 	}
-	if i >= len(raw) || skipSpace(raw, i+1) != len(raw) || !contains(given, "at") || st.At < 0 {
-		return Step{}, false
+	if i >= len(raw) || !contains(given, "at") || st.At < 0 {
+		return Step{}, i, false
 	}
 	allowed, ok := actionFields[a.Do]
 	if !ok || a.Do == "expect" || a.Do == "config" {
-		return Step{}, false
+		return Step{}, i, false
 	}
 	for _, k := range given {
 		if k != "at" && k != "do" && !contains(allowed, k) {
-			return Step{}, false
+			return Step{}, i, false
 		}
 	}
-	return st, true
+	return st, i + 1, true
 }
 
 func skipSpace(raw []byte, i int) int {
@@ -198,8 +210,24 @@ func scanInt(raw []byte, i, bits int) (int64, int, bool) {
 	if j < len(raw) && (raw[j] == '.' || raw[j] == 'e' || raw[j] == 'E') {
 		return 0, i, false
 	}
-	v, err := strconv.ParseInt(string(raw[i:j]), 10, bits)
-	return v, j, err == nil
+	// The digits are summed here, as strconv.ParseInt would (a load file has 200,000 numbers,
+	// and ParseInt wants a string): limit is the magnitude's bound, 2^(bits-1) when negative.
+	limit := uint64(1)<<(bits-1) - 1
+	if start > i {
+		limit++
+	}
+	var v uint64
+	for _, c := range raw[start:j] {
+		d := uint64(c - '0')
+		if v > (limit-d)/10 {
+			return 0, i, false
+		}
+		v = 10*v + d
+	}
+	if start > i {
+		return -int64(v), j, true
+	}
+	return int64(v), j, true
 }
 
 func scanInt64(raw []byte, i int) (*int64, int, bool) {
@@ -352,4 +380,121 @@ func valueEnd(raw []byte, i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// parseScenarioFast is ParseScenario in one pass over the file, for a file that is valid JSON
+// whose top-level keys are plain and given once and whose steps are objects: a load file is
+// megabytes, which json.Valid, then splitObject's and splitArray's cuts, then each step's parse
+// walked four times (issue 12). It does not know the file is valid JSON, so it checks as it
+// reads: the members and elements must be separated by single commas, a step is read strictly
+// (parseStepAt) or by encoding/json (parseStepGeneral), the head's values by encoding/json
+// (parseHead). ok is false for anything else, an error included: ParseScenario then takes its
+// general path, which gives the answer and the error message.
+func parseScenarioFast(data []byte) (*Scenario, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	top := map[string]json.RawMessage{}
+	var steps []Step
+	// checked is the scenario of the members before the steps, when it is valid: the steps are
+	// then checked against it as they are read (Validate's pass over them afterwards missed the
+	// cache on every step of a load file), and it is the answer if no member follows them.
+	var checked *Scenario
+	hasSteps, after := false, false
+	for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		key, j, ok := scanPlainString(data, i)
+		if _, twice := top[key]; !ok || twice || key == "steps" && hasSteps {
+			return nil, false
+		}
+		if i = skipSpace(data, j); i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+		end := 0
+		if key == "steps" {
+			if sc, err := parseHead(top); err == nil && sc.validateHead() == nil {
+				checked = sc
+			}
+			steps, end, ok = parseStepsAt(data, i, checked)
+			hasSteps = true
+		} else if end, ok = valueEnd(data, i); ok {
+			top[key] = json.RawMessage(data[i:end])
+			after = hasSteps
+		}
+		if !ok {
+			return nil, false
+		}
+		if i = skipSpace(data, end); i < len(data) && data[i] == ',' {
+			if i = skipSpace(data, i+1); i >= len(data) || data[i] != '"' {
+				return nil, false
+			}
+		} else if i >= len(data) || data[i] != '}' {
+			return nil, false
+		}
+	}
+	if i >= len(data) || skipSpace(data, i+1) != len(data) {
+		return nil, false
+	}
+	if checked != nil && !after {
+		checked.Steps = steps
+		return checked, true
+	}
+	sc, err := parseHead(top)
+	if err != nil {
+		return nil, false
+	}
+	if hasSteps {
+		sc.Steps = steps
+	}
+	if sc.Validate() != nil {
+		return nil, false
+	}
+	return sc, true
+}
+
+// parseStepsAt reads the array of step objects at i and gives the index after it; each step is
+// checked against sc (Validate's check) unless sc is nil.
+func parseStepsAt(raw []byte, i int, sc *Scenario) ([]Step, int, bool) {
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, i, false
+	}
+	// A produce step is some 60 bytes: room for all of a load file's without growing.
+	steps := make([]Step, 0, (len(raw)-i)/48)
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return steps, i + 1, true
+	}
+	for {
+		st, end, ok := parseStepAt(raw, i, true)
+		if !ok {
+			if end, ok = valueEnd(raw, i); !ok || raw[i] != '{' {
+				return nil, i, false
+			}
+			var err error
+			if st, err = parseStepGeneral(raw[i:end]); err != nil {
+				return nil, i, false
+			}
+		}
+		steps = append(steps, st)
+		if n := len(steps); sc != nil {
+			last := int64(0) // Validate's time before the first step
+			if n > 1 {
+				last = steps[n-2].At
+			}
+			if sc.validateStep(n-1, &steps[n-1], last) != nil {
+				return nil, i, false
+			}
+		}
+		if i = skipSpace(raw, end); i >= len(raw) {
+			return nil, i, false
+		}
+		switch raw[i] {
+		case ']':
+			return steps, i + 1, true
+		case ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return nil, i, false
+		}
+	}
 }

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -192,4 +194,88 @@ func FuzzSplitObject(f *testing.F) {
 			t.Fatalf("split %v, decoded %v", got, want)
 		}
 	})
+}
+
+// TestParseScenarioFastAgrees: whatever file the one-pass reader accepts, the general path (which
+// checks the whole file with json.Valid first) accepts too, with the same scenario. The files are
+// the scenarios and every one-byte deletion, and many one-byte changes and insertions of JSON's
+// structural characters, of a small file that has every kind of member and step.
+func TestParseScenarioFastAgrees(t *testing.T) {
+	small := `{"name":"s","seed":3,"brokers":3,"topics":[{"name":"t","partitions":2,"replicationFactor":2}],` +
+		`"config":{"min.insync.replicas":2},"duration":50,"steps":[{"at":1,"do":"produce","topic":"t","partition":0},` +
+		` {"at":2,"do":"kill","broker":1,"loseUnflushed":true}, {"at":3,"do":"caption","text":"a \"b\", {c}"},` +
+		`{"at":4,"do":"expect","topic":"t","partition":0,"leader":0,"isr":[0]},{"at":5,"do":"produce","topic":"t","partition":1,"acks":"all"}]}`
+	inputs := []string{small, `{"name":"e","brokers":1,"topics":[{"name":"t","partitions":1,"replicationFactor":1}],"steps":[]}`,
+		`{"name":"e","brokers":1,"topics":[{"name":"t","partitions":1,"replicationFactor":1}]}`}
+	files, _ := filepath.Glob("../scenarios/*.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(data))
+	}
+	// Steps checked against the members before them, or after all of them when a member follows.
+	head := `"name":"h","brokers":2,"topics":[{"name":"t","partitions":1,"replicationFactor":2}]`
+	for _, steps := range []string{`[{"at":2,"do":"kill","broker":1},{"at":1,"do":"restart","broker":1}]`,
+		`[{"at":1,"do":"produce","topic":"t","partition":1}]`, `[{"at":1,"do":"kill","broker":2}]`,
+		`[{"at":1,"do":"produce","topic":"u","partition":0}]`, `[{"at":1,"do":"produce","topic":"t","partition":0}]`} {
+		inputs = append(inputs, `{`+head+`,"steps":`+steps+`}`, `{"steps":`+steps+`,`+head+`}`,
+			`{"name":"h","steps":`+steps+`,"brokers":2,"topics":[{"name":"t","partitions":1,"replicationFactor":2}]}`,
+			`{`+head+`,"steps":`+steps+`,"duration":-1}`)
+	}
+	for i := range len(small) {
+		inputs = append(inputs, small[:i]+small[i+1:])
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const structural = `{}[]:,"\ 0-9etrufalsn.x`
+	for range 20_000 {
+		i, c := rng.IntN(len(small)), structural[rng.IntN(len(structural))]
+		if rng.IntN(2) == 0 {
+			inputs = append(inputs, small[:i]+string(c)+small[i+1:])
+		} else {
+			inputs = append(inputs, small[:i]+string(c)+small[i:])
+		}
+	}
+	fast := 0
+	for k, in := range inputs {
+		got, ok := parseScenarioFast([]byte(in))
+		if !ok {
+			if k < 3+len(files) {
+				t.Errorf("input %d: the fast path gave up on a plain file", k)
+			}
+			continue
+		}
+		fast++
+		want, err := parseScenarioGeneral([]byte(in))
+		if err != nil {
+			t.Errorf("%q: the fast path accepted what the general path rejects: %v", in, err)
+		} else if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: the fast path's scenario differs from the general path's", in)
+		}
+	}
+	t.Logf("%d of %d inputs read by the fast path", fast, len(inputs))
+}
+
+// TestScanIntAgrees: scanInt's own digit sum gives strconv.ParseInt's answer at every bound.
+func TestScanIntAgrees(t *testing.T) {
+	var nums []string
+	for _, b := range []int{32, 64} {
+		for _, v := range []int64{0, 1, 9, 10, 99, 1<<(b-1) - 1, -1 << (b - 1)} {
+			for _, d := range []int64{-1, 0, 1} {
+				nums = append(nums, strconv.FormatInt(v+d, 10))
+			}
+		}
+	}
+	nums = append(nums, "-0", "9223372036854775808", "-9223372036854775809", "99999999999999999999",
+		"2147483648", "-2147483649", "4294967296", "18446744073709551616", "1234567890123")
+	for _, n := range nums {
+		for _, bits := range []int{32, 64} {
+			want, err := strconv.ParseInt(n, 10, bits)
+			got, end, ok := scanInt([]byte(n+","), 0, bits)
+			if ok != (err == nil) || ok && (got != want || end != len(n)) {
+				t.Errorf("%s (%d bits): scanInt %d, %d, %v; ParseInt %d, %v", n, bits, got, end, ok, want, err)
+			}
+		}
+	}
 }

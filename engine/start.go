@@ -72,7 +72,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}
-		if f.Add(st, r.Log(), e.partitions[r.Pid()].tp()) {
+		if f.Add(st, r.Log(), e.tpOf(r.Pid())) {
 			f.WakeUp(h, e.now)
 		}
 	}
@@ -91,7 +91,7 @@ func (e *Engine) bulkStartApplies(b *broker, req *LeaderAndIsrRequest) bool {
 	}
 	for i := range req.Partitions {
 		ps, r := &req.Partitions[i], b.ReplicaAt(i)
-		if p := e.partitions[r.Pid()]; ps.TP.Partition != p.index || ps.TP.Topic != p.topic ||
+		if tp := e.tpOf(r.Pid()); ps.TP.Partition != tp.Partition || ps.TP.Topic != tp.Topic ||
 			!slices.Contains(ps.Replicas, b.id) || r.Offline() || ps.LeaderEpoch <= r.LeaderEpoch() {
 			return false
 		}
@@ -111,8 +111,8 @@ func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32
 		counts = make([]int32, n)
 	}
 	for k, i := range restart {
-		p := e.partitions[b.ReplicaAt(int(i)).Pid()]
-		ids[k] = brk.FetcherID(p.topic, p.index, nf)
+		tp := e.tpOf(b.ReplicaAt(int(i)).Pid())
+		ids[k] = brk.FetcherID(tp.Topic, tp.Partition, nf)
 		if counts != nil {
 			counts[int64(req.Partitions[i].Leader)*nf+int64(ids[k])]++
 		}
@@ -126,7 +126,7 @@ func (e *Engine) newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartAr
 	for i := range req.Partitions {
 		if ps := &req.Partitions[i]; ps.Leader == b.id {
 			ids += len(ps.ISR)
-			reps += max(0, len(e.partitions[b.ReplicaAt(i).Pid()].hosts)-1)
+			reps += max(0, len(ps.Replicas)-1) // the assignment: at the start, the partition's hosts
 			leaders++
 		}
 	}

@@ -56,11 +56,12 @@ func TestAgendaOrder(t *testing.T) {
 	var q agenda
 	var want []item
 	now := int64(0)
-	check := func(got item) {
+	var got item
+	check := func() {
 		t.Helper()
 		w := want[0]
 		want = want[1:]
-		if got.at != w.at || got.seq != w.seq || got.kind != w.kind {
+		if got.at != w.at || got.seq != w.seq || got.kind != w.kind || got.msg != w.msg {
 			t.Fatalf("popped (at %d, seq %d, kind %d), want (at %d, seq %d, kind %d)", got.at, got.seq, got.kind, w.at, w.seq, w.kind)
 		}
 		now = got.at
@@ -73,8 +74,12 @@ func TestAgendaOrder(t *testing.T) {
 			if rng.IntN(5) == 0 {
 				at = now + rng.Int64N(200)
 			}
-			q.push(item{at: at, kind: kind})
-			want = append(want, item{at: at, seq: q.seq, kind: kind})
+			var m *Message // some items carry a pointer (the lanes' and the heap's refs)
+			if rng.IntN(2) == 0 {
+				m = &Message{}
+			}
+			q.push(&item{at: at, kind: kind, msg: m})
+			want = append(want, item{at: at, seq: q.seq, kind: kind, msg: m})
 		}
 		slices.SortFunc(want, func(a, b item) int {
 			if a.at != b.at {
@@ -92,17 +97,25 @@ func TestAgendaOrder(t *testing.T) {
 			if at := q.peekAt(); at != want[0].at {
 				t.Fatalf("round %d: peekAt %d, want %d", round, at, want[0].at)
 			}
-			check(q.pop())
+			q.pop(&got)
+			check()
 		}
-		n := 0
-		for range q.all() {
+		n, ptrs := 0, map[*Message]bool{}
+		for it := range q.all() {
 			n++
+			ptrs[it.msg] = true
+		}
+		for _, w := range want {
+			if !ptrs[w.msg] {
+				t.Fatalf("round %d: all does not yield the item (at %d, seq %d) with its pointer", round, w.at, w.seq)
+			}
 		}
 		if n != len(want) {
 			t.Fatalf("round %d: all yields %d items, want %d", round, n, len(want))
 		}
 	}
 	for q.len() > 0 {
-		check(q.pop())
+		q.pop(&got)
+		check()
 	}
 }

@@ -16,14 +16,42 @@ type tallies struct {
 	isrShrinks    int64
 	isrExpands    int64
 	leaderChanges int64
-	// flows counts replication traffic per (follower, leader) pair.
-	flows map[netsim.Link]*flow
+	// flows counts replication traffic per (follower, leader) pair, at follower*width+leader:
+	// every Fetch and its answer count, and a map hashed twice per round trip (issue 12).
+	flows []flow
+	width int
 }
 
 // flow is the replica fetch traffic from one follower broker to one leader broker since time 0:
-// Fetch requests sent and records the responses returned.
+// Fetch requests sent and records the responses returned; seen once the pair has any.
 type flow struct {
 	fetches, records int64
+	seen             bool
+}
+
+// flow is the pair key's counters, the table widened to take it.
+func (t *tallies) flow(key netsim.Link) *flow {
+	from, to := int(key.From), int(key.To)
+	if from >= t.width || to >= t.width {
+		w := max(from, to, t.width) + 1
+		flows := make([]flow, w*w)
+		for f := range t.width {
+			copy(flows[f*w:f*w+t.width], t.flows[f*t.width:(f+1)*t.width])
+		}
+		t.flows, t.width = flows, w
+	}
+	f := &t.flows[from*t.width+to]
+	f.seen = true
+	return f
+}
+
+// eachFlow calls fn on every pair with traffic, in (follower, leader) order.
+func (t *tallies) eachFlow(fn func(key netsim.Link, f *flow)) {
+	for i := range t.flows {
+		if f := &t.flows[i]; f.seen {
+			fn(netsim.Link{From: int32(i / t.width), To: int32(i % t.width)}, f)
+		}
+	}
 }
 
 // countISRChange tallies a committed ISR change as a shrink, an expand, or both (a replica out
@@ -56,14 +84,7 @@ func (t *tallies) sent(m *Message) {
 	default:
 		return
 	}
-	if t.flows == nil {
-		t.flows = map[netsim.Link]*flow{}
-	}
-	f := t.flows[key]
-	if f == nil {
-		f = &flow{}
-		t.flows[key] = f
-	}
+	f := t.flow(key)
 	if m.Fetch != nil {
 		f.fetches++
 		return
