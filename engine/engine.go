@@ -338,15 +338,21 @@ func (e *Engine) emit(ev Event) {
 		return
 	}
 	ev.T = e.now
-	if e.keep != nil && !e.keep(e, &ev) {
+	// The event is appended first and the filter shown it in place: handing keep &ev would move
+	// every event to the heap (a 288-byte allocation per event of a recorded run).
+	dst := &e.events
+	if e.out.active {
+		dst = &e.out.events
+	}
+	*dst = append(*dst, ev)
+	if n := len(*dst) - 1; e.keep != nil && !e.keep(e, &(*dst)[n]) {
+		(*dst)[n] = Event{} // nothing kept alive by a dropped event
+		*dst = (*dst)[:n]
 		return
 	}
 	if e.out.active {
-		e.out.events = append(e.out.events, ev)
 		e.out.effs = append(e.out.effs, effect{kind: effEvent, ev: int32(len(e.out.events) - 1)})
-		return
 	}
-	e.events = append(e.events, ev)
 }
 
 // tracing reports whether events are recorded; when not, it counts the event the caller skips

@@ -50,7 +50,11 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "--trace: %v\n", err)
 			return 2
 		}
-		tw = newTraceWriter(f)
+		var reuse func([]engine.Event)
+		if built.e != nil {
+			reuse = built.e.ReuseEvents
+		}
+		tw = newTraceWriter(f, reuse)
 		sink = tw.sink
 	}
 	// Unnarrated: the trace writer narrates the events on its own goroutine.

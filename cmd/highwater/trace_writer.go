@@ -15,6 +15,12 @@ const (
 	// traceQueue is how many groups may wait for the writer. The bound keeps memory bounded when
 	// the disk is slower than the engine: the engine then waits in the sink.
 	traceQueue = 4
+	// traceReuse is how many written batches may wait to be handed back to the engine
+	// (engine.ReuseEvents), and traceReuseCap the largest batch handed back: a run's first
+	// batch, its cluster's start, holds three events per replica and would be kept alive for
+	// batches of a step's dozen.
+	traceReuse    = 4096
+	traceReuseCap = 4096
 )
 
 // traceWriter writes `highwater run --trace`: one JSON object per event and line, the bytes
@@ -32,22 +38,35 @@ type traceWriter struct {
 	events int
 	groups chan [][]engine.Event
 	done   chan struct{}
-	f      *os.File
-	w      *bufio.Writer
+	// written carries batches back from the writer, cleared, for reuse: to reuse, on the
+	// engine's goroutine (the sink).
+	written chan []engine.Event
+	reuse   func([]engine.Event)
+	f       *os.File
+	w       *bufio.Writer
 	// err is the first encode or write error; the writer goroutine owns it until done closes.
 	err error
 }
 
-// newTraceWriter starts the writer goroutine on f; close ends it.
-func newTraceWriter(f *os.File) *traceWriter {
+// newTraceWriter starts the writer goroutine on f; close ends it. reuse (engine.ReuseEvents, or
+// nil) takes back the batches written.
+func newTraceWriter(f *os.File, reuse func([]engine.Event)) *traceWriter {
 	t := &traceWriter{groups: make(chan [][]engine.Event, traceQueue), done: make(chan struct{}),
+		written: make(chan []engine.Event, traceReuse), reuse: reuse,
 		f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	go t.loop()
 	return t
 }
 
-// sink is the run's event sink.
+// sink is the run's event sink. It hands the engine a written batch back, if one is waiting.
 func (t *traceWriter) sink(evs []engine.Event) {
+	if t.reuse != nil {
+		select {
+		case buf := <-t.written:
+			t.reuse(buf)
+		default:
+		}
+	}
 	t.group = append(t.group, evs)
 	t.events += len(evs)
 	if t.events >= traceGroupEvents {
@@ -61,6 +80,16 @@ func (t *traceWriter) loop() {
 	for group := range t.groups {
 		for _, evs := range group {
 			t.write(evs)
+			if cap(evs) > traceReuseCap {
+				continue
+			}
+			// Cleared here, off the engine's goroutine: a reused batch keeps nothing alive,
+			// and every element past its length is zero (ReuseEvents' terms).
+			clear(evs)
+			select {
+			case t.written <- evs:
+			default:
+			}
 		}
 	}
 }

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,7 +20,7 @@ func TestTraceWriterDiskFull(t *testing.T) {
 	if err != nil {
 		t.Skip("no /dev/full:", err)
 	}
-	tw := newTraceWriter(f)
+	tw := newTraceWriter(f, nil)
 	for i := range 3 * traceGroupEvents {
 		tw.sink([]engine.Event{{T: int64(i), Type: engine.EvCaption, Text: "a line of the trace"}})
 	}
@@ -41,5 +46,69 @@ func TestRunTraceDiskFullFails(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ok: every expectation held") {
 		t.Fatalf("stdout %q: the run's own result is still reported", out.String())
+	}
+}
+
+// TestTraceWriterReusesBatches: on a run long enough for the writer to hand written batches back
+// (engine.ReuseEvents), the engine records into them and the file is still, byte for byte,
+// engine.Run's events encoded by json.Encoder; each batch comes back cleared.
+func TestTraceWriterReusesBatches(t *testing.T) {
+	var steps []string
+	for i := range 3000 {
+		steps = append(steps, fmt.Sprintf(`{"at":%d,"do":"produce","topic":"t","partition":%d}`, 1+i, i%6))
+	}
+	data := []byte(`{"name":"reuse","seed":3,"brokers":3,"topics":[{"name":"t","partitions":6,"replicationFactor":3}],` +
+		`"duration":4000,"steps":[` + strings.Join(steps, ",") + `]}`)
+	sc, err := engine.ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	if _, _, err := engine.Run(sc, func(evs []engine.Event) {
+		for i := range evs {
+			if err := enc.Encode(&evs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	e, err := engine.NewRun(sc, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused := 0
+	tw := newTraceWriter(f, func(buf []engine.Event) {
+		for i, ev := range buf[:cap(buf)] {
+			if !reflect.ValueOf(ev).IsZero() {
+				t.Fatalf("a batch handed back holds event %d: %+v", i, ev)
+			}
+		}
+		reused++
+		e.ReuseEvents(buf)
+	})
+	if _, err := e.RunStepsUnnarrated(sc, tw.sink); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused < 100 {
+		t.Fatalf("%d batches reused; the run should hand back hundreds", reused)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("the trace differs from encoding/json's (%d bytes, want %d); first difference at byte %d",
+			len(got), want.Len(), firstDifference(got, want.Bytes()))
 	}
 }
