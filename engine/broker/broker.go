@@ -46,7 +46,7 @@ func NewBroker(id int32, c Cluster, index *HostIndex, n int) *Broker {
 // one, set up in its zeroed slot (Init is NewPartition). It returns its slot, for the index.
 func (b *Broker) AddReplica(pid int32) int32 {
 	slot := int32(len(b.hosted))
-	b.replicas[slot].Init(b.id, pid)
+	b.replicas[slot].Init(b.id, pid, slot)
 	b.hosted = append(b.hosted, pid)
 	return slot
 }

@@ -68,6 +68,7 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 		return false
 	}
 	p.log.SetHighWatermark(cand)
+	rm.noteHW(p)
 	h.HWChanged(pid, old, "leader", follower)
 	return true
 }

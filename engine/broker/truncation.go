@@ -61,6 +61,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	oldHW := p.log.HighWatermark()
 	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
 	cut := p.log.TruncateTo(to)
+	rm.noteHW(p)
 	if p.log.LogStartOffset() != oldStart {
 		rm.fetchers.LogStartMoved(pid) // below the log start: the log starts anew at to, with or without records cut
 	}
@@ -83,6 +84,7 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	dropped := p.log.Records()
 	oldLEO, oldHW := p.log.LogEndOffset(), p.log.HighWatermark()
 	p.log.TruncateFullyAndStartAt(offset)
+	rm.noteHW(p)
 	p.SessionsChanged()
 	rm.fetchers.LogStartMoved(pid)
 	emitTruncated(h, pid, p, oldLEO, dropped, why)
@@ -95,7 +97,9 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 // may go down. The HW is confirmed once it comes from the current leadership.
 func (rm *ReplicaManager) SetFollowerHW(h Host, pid int32, p *Partition, leaderHW int64) {
 	old := p.log.HighWatermark()
-	if p.log.SetHighWatermark(leaderHW) != old {
+	hw := p.log.SetHighWatermark(leaderHW)
+	rm.noteHW(p) // also a HW the log start just raised (processPartitionData)
+	if hw != old {
 		h.HWChanged(pid, old, "follower", -1)
 	}
 	if p.ConfirmHW() {
