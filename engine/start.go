@@ -72,7 +72,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}
-		if f.Add(st, r.Log(), e.partitions[r.Pid()].tp()) {
+		if f.Add(st, r, e.partitions[r.Pid()].tp()) {
 			f.WakeUp(h, e.now)
 		}
 	}

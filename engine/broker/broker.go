@@ -78,23 +78,25 @@ func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 
 // The replica manager's changes a fetcher thread asks for (Follower).
 
-func (b *Broker) Truncate(pid int32, offset int64, why string) {
-	b.rm.Truncate(b, pid, b.Replica(pid), offset, why)
+// They take the replica itself (a fetch state keeps it), not its pid: no lookup.
+
+func (b *Broker) Truncate(p *Partition, offset int64, why string) {
+	b.rm.Truncate(b, p.pid, p, offset, why)
 }
 
-func (b *Broker) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	b.rm.TruncateFullyAndStartAt(b, pid, b.Replica(pid), offset, why)
+func (b *Broker) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
+	b.rm.TruncateFullyAndStartAt(b, p.pid, p, offset, why)
 }
 
-func (b *Broker) SetHighWatermark(pid int32, hw int64) {
-	b.rm.SetFollowerHW(b, pid, b.Replica(pid), hw)
+func (b *Broker) SetHighWatermark(p *Partition, hw int64) {
+	b.rm.SetFollowerHW(b, p.pid, p, hw)
 }
 
-// Appended counts n records appended to pid's replica toward log.flush.interval.messages, and
+// Appended counts n records appended to replica p toward log.flush.interval.messages, and
 // flushes the log when they reach it.
-func (b *Broker) Appended(pid int32, n int) {
-	if r := b.Replica(pid); r.Appended(int64(n), b.FlushIntervalMessages()) {
-		r.Log().Flush()
+func (b *Broker) Appended(p *Partition, n int) {
+	if p.Appended(int64(n), b.FlushIntervalMessages()) {
+		p.Log().Flush()
 	}
 }
 
@@ -107,10 +109,9 @@ func (b *Broker) LogStartMoved(pid int32) {
 
 // HWChanged tells the sessions caching the partition its HW moved, then the cluster: its event
 // and the observers' fact (emitHWMoved).
-func (b *Broker) HWChanged(pid int32, old int64, role string, follower int32) {
-	r := b.Replica(pid)
+func (b *Broker) HWChanged(r *Partition, old int64, role string, follower int32) {
 	r.SessionsChanged()
-	emitHWMoved(b.cluster, pid, r, old, role, follower)
+	emitHWMoved(b.cluster, r.pid, r, old, role, follower)
 }
 
 // HostIndex finds a broker's replica of a partition: partition pid's hosts are

@@ -26,10 +26,12 @@ type PartitionFetchState struct {
 	delayUntil  int64 // backoff deadline
 	sentOffset  int64
 	sess        SessionPartition
-	// log is the broker's own replica's log (a Fetch carries its log start), tp the partition's
-	// name: set when the thread takes the state (FetcherThread.Add).
-	log *commitlog.Log
-	tp  protocol.TP
+	// replica is the broker's own replica (a Fetch carries its log start; an answer appends to
+	// its log and moves its HW), tp the partition's name: set when the thread takes the state
+	// (FetcherThread.Add). A Partition never moves (it lives in the broker's slab), so the answers
+	// reach it without a lookup by pid.
+	replica *Partition
+	tp      protocol.TP
 }
 
 // NewPartitionFetchState is partition pid's state as addPartitions takes it (InitialFetchState):

@@ -69,6 +69,6 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 	}
 	p.log.SetHighWatermark(cand)
 	rm.noteHW(p)
-	h.HWChanged(pid, old, "leader", follower)
+	h.HWChanged(p, old, "leader", follower)
 	return true
 }

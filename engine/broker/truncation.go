@@ -73,7 +73,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	p.SessionsChanged()
 	emitTruncated(h, pid, p, oldLEO, cut, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
-		h.HWChanged(pid, oldHW, "truncation", -1)
+		h.HWChanged(p, oldHW, "truncation", -1)
 	}
 	h.LogCut(pid, to)
 }
@@ -89,7 +89,7 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	rm.fetchers.LogStartMoved(pid)
 	emitTruncated(h, pid, p, oldLEO, dropped, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
-		h.HWChanged(pid, oldHW, "follower", -1)
+		h.HWChanged(p, oldHW, "follower", -1)
 	}
 }
 
@@ -100,7 +100,7 @@ func (rm *ReplicaManager) SetFollowerHW(h Host, pid int32, p *Partition, leaderH
 	hw := p.log.SetHighWatermark(leaderHW)
 	rm.noteHW(p) // also a HW the log start just raised (processPartitionData)
 	if hw != old {
-		h.HWChanged(pid, old, "follower", -1)
+		h.HWChanged(p, old, "follower", -1)
 	}
 	if p.ConfirmHW() {
 		h.HWConfirmed(pid)
