@@ -37,7 +37,11 @@ type Partition struct {
 	// slot is its index among the broker's replicas (Host.ReplicaAt): the checkpoint's list of
 	// HWs moved keeps slots, not pointers the collector would scan. It also brings the struct to
 	// 256 bytes, so that in the broker's slab every Partition starts a cache line.
-	slot             int32
+	slot int32
+	// cached: fetchSessions is not empty. In the first cache line, where the fetchSessions
+	// header is in the last: a follower's every append and HW move tells the sessions caching
+	// its replica (SessionsChanged), and on a follower there are none.
+	cached           bool
 	epochStartOffset int64 // only while leader; -1 otherwise
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
@@ -105,7 +109,7 @@ func (p *Partition) ResetMemory() {
 	p.state.Commit(nil)
 	p.remotes = nil
 	p.produces.Clear()
-	p.watchers, p.fetchSessions = nil, nil
+	p.watchers, p.fetchSessions, p.cached = nil, nil, false
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
 
