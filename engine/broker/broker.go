@@ -80,8 +80,8 @@ func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 
 // They take the replica itself (a fetch state keeps it), not its pid: no lookup.
 
-func (b *Broker) Truncate(p *Partition, offset int64, why string) {
-	b.rm.Truncate(b, p.pid, p, offset, why)
+func (b *Broker) Truncate(pid int32, p *Partition, offset int64, why string) {
+	b.rm.Truncate(b, pid, p, offset, why)
 }
 
 func (b *Broker) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {

@@ -67,7 +67,7 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
 		to, _ := TruncationOffset(log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
-		h.Truncate(p, to, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
+		h.Truncate(st.Pid(), p, to, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.Fetched(log.LogEndOffset(), log.Cache().Latest())
 		t.NoteChange(st)
 		return
@@ -145,7 +145,7 @@ func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Messag
 			return
 		case resp.LogEndOffset < log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
-			h.Truncate(p, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
+			h.Truncate(pid, p, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
 			st.Fetched(log.LogEndOffset(), log.Cache().Latest())
 		case resp.LogStartOffset > log.LogEndOffset():
 			h.TruncateFullyAndStartAt(p, resp.LogStartOffset, "offset out of range: the leader's log starts past ours")
@@ -181,7 +181,7 @@ func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Me
 			continue
 		}
 		to, done := TruncationOffset(log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
-		h.Truncate(p, to, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
+		h.Truncate(pid, p, to, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
 		st.SetFetchOffset(log.LogEndOffset())
 		if done {
 			t.SetTruncating(st, false)

@@ -66,7 +66,7 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 		latest := log.Cache().Latest()
 		if !rules.EpochRequests || (latest < 0 && !rules.EmptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
-			h.Truncate(st.replica, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
+			h.Truncate(st.Pid(), st.replica, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
 			t.SetTruncating(st, false)
 			st.SetFetchOffset(log.LogEndOffset())
 			continue

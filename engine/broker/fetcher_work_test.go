@@ -49,9 +49,9 @@ func (h *fakeFollower) Send(m *protocol.Message) {
 func (h *fakeFollower) NewFetch() *FetchMessage                 { return &FetchMessage{} }
 func (h *fakeFollower) KeepFetch(*FetchMessage)                 {}
 func (h *fakeFollower) ScheduleWake(_ *FetcherThread, at int64) { h.wakes = append(h.wakes, at) }
-func (h *fakeFollower) Truncate(p *Partition, offset int64, why string) {
+func (h *fakeFollower) Truncate(pid int32, p *Partition, offset int64, why string) {
 	p.Log().TruncateTo(offset)
-	h.calls = append(h.calls, fmt.Sprintf("truncate %d to %d: %s", p.Pid(), offset, why))
+	h.calls = append(h.calls, fmt.Sprintf("truncate %d to %d: %s", pid, offset, why))
 }
 func (h *fakeFollower) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
 	p.Log().TruncateFullyAndStartAt(offset)

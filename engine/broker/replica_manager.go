@@ -242,7 +242,7 @@ func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int3
 	r := h.Replica(pid)
 	log := r.Log()
 	if rules.TruncateToHW {
-		h.Truncate(r, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+		h.Truncate(pid, r, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 	}
 	rm.CompleteDelayedProduces(h, pid, r)
 	rm.TryCompleteWatchers(h, r)

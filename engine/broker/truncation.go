@@ -56,12 +56,16 @@ func TruncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, 
 
 // Truncate is Log.truncateTo on p, the broker's replica of pid, with what it tells the rest of
 // the broker: the fetch sessions caching it, the trace, a HW it moved, and the checker (Host); a
-// log start moved below puts it back on its fetcher thread's change list.
+// log start moved below puts it back on its fetcher thread's change list. A truncation at or past
+// the log's end (every follower's first turn at a cluster's start) reads only the log's line of
+// the Partition: the HW note is read when the HW moved.
 func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, why string) {
 	oldHW := p.log.HighWatermark()
 	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
 	cut := p.log.TruncateTo(to)
-	rm.noteHW(p)
+	if p.log.HighWatermark() != oldHW {
+		rm.noteHW(p)
+	}
 	if p.log.LogStartOffset() != oldStart {
 		rm.fetchers.LogStartMoved(pid) // below the log start: the log starts anew at to, with or without records cut
 	}
