@@ -63,7 +63,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
 		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
-		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), ps)
+		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), r, ps)
 		if !ok {
 			continue
 		}

@@ -204,6 +204,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []protocol.LeaderAndIsrState, liveLeaders []int32) {
 	var restart []int32 // indexes into states
 	pids := make([]int32, 0, len(states))
+	var reps []*Partition // the replicas of pids, for FollowerRestarts
 	for i := range states {
 		ps := &states[i]
 		pid, r := h.ReplicaNamed(ps.TP)
@@ -217,7 +218,7 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 		}
 		if rm.MakeFollower(h, rules, pid, r, *ps) {
 			restart = append(restart, int32(i))
-			pids = append(pids, pid)
+			pids, reps = append(pids, pid), append(reps, r)
 		}
 	}
 	if len(restart) == 0 {
@@ -225,7 +226,7 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 	}
 	rm.fetchers.RemoveFetcherForPartitions(pids)
 	for k, i := range restart {
-		if st, ok := rm.FollowerRestarts(h, rules, pids[k], &states[i]); ok {
+		if st, ok := rm.FollowerRestarts(h, rules, pids[k], reps[k], &states[i]); ok {
 			rm.fetchers.AddFetcher(h, states[i].Leader, st, rules.NumReplicaFetchers)
 		}
 	}
@@ -237,9 +238,9 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 // truncates to its own high watermark at once, before its parked requests complete and whether
 // or not it is shutting down: 0.10.2.2's ReplicaManager.makeFollowers calls
 // logManager.truncateTo(... highWatermark) and then tryCompleteDelayedProduce, and only the
-// adding of fetchers waits on isShuttingDown.
-func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
-	r := h.Replica(pid)
+// adding of fetchers waits on isShuttingDown. r is the broker's replica of pid (the callers have
+// it: no lookup).
+func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, r *Partition, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
 	log := r.Log()
 	if rules.TruncateToHW {
 		h.Truncate(pid, r, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
