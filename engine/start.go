@@ -63,7 +63,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
 		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
-		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), ps)
+		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), r, ps)
 		if !ok {
 			continue
 		}
@@ -72,7 +72,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
 		}
-		if f.Add(st, r.Log(), e.tpOf(r.Pid())) {
+		if f.Add(st, r, e.tpOf(r.Pid())) {
 			f.WakeUp(h, e.now)
 		}
 	}

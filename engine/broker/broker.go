@@ -46,7 +46,7 @@ func NewBroker(id int32, c Cluster, index *HostIndex, n int) *Broker {
 // one, set up in its zeroed slot (Init is NewPartition). It returns its slot, for the index.
 func (b *Broker) AddReplica(pid int32) int32 {
 	slot := int32(len(b.hosted))
-	b.replicas[slot].Init(b.id, pid)
+	b.replicas[slot].Init(b.id, pid, slot)
 	b.hosted = append(b.hosted, pid)
 	return slot
 }
@@ -78,23 +78,25 @@ func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 
 // The replica manager's changes a fetcher thread asks for (Follower).
 
-func (b *Broker) Truncate(pid int32, offset int64, why string) {
-	b.rm.Truncate(b, pid, b.Replica(pid), offset, why)
+// They take the replica itself (a fetch state keeps it), not its pid: no lookup.
+
+func (b *Broker) Truncate(pid int32, p *Partition, offset int64, why string) {
+	b.rm.Truncate(b, pid, p, offset, why)
 }
 
-func (b *Broker) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	b.rm.TruncateFullyAndStartAt(b, pid, b.Replica(pid), offset, why)
+func (b *Broker) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
+	b.rm.TruncateFullyAndStartAt(b, p.pid, p, offset, why)
 }
 
-func (b *Broker) SetHighWatermark(pid int32, hw int64) {
-	b.rm.SetFollowerHW(b, pid, b.Replica(pid), hw)
+func (b *Broker) SetHighWatermark(p *Partition, hw int64) {
+	b.rm.SetFollowerHW(b, p.pid, p, hw)
 }
 
-// Appended counts n records appended to pid's replica toward log.flush.interval.messages, and
+// Appended counts n records appended to replica p toward log.flush.interval.messages, and
 // flushes the log when they reach it.
-func (b *Broker) Appended(pid int32, n int) {
-	if r := b.Replica(pid); r.Appended(int64(n), b.FlushIntervalMessages()) {
-		r.Log().Flush()
+func (b *Broker) Appended(p *Partition, n int) {
+	if p.Appended(int64(n), b.FlushIntervalMessages()) {
+		p.Log().Flush()
 	}
 }
 
@@ -107,10 +109,9 @@ func (b *Broker) LogStartMoved(pid int32) {
 
 // HWChanged tells the sessions caching the partition its HW moved, then the cluster: its event
 // and the observers' fact (emitHWMoved).
-func (b *Broker) HWChanged(pid int32, old int64, role string, follower int32) {
-	r := b.Replica(pid)
+func (b *Broker) HWChanged(r *Partition, old int64, role string, follower int32) {
 	r.SessionsChanged()
-	emitHWMoved(b.cluster, pid, r, old, role, follower)
+	emitHWMoved(b.cluster, r.pid, r, old, role, follower)
 }
 
 // HostIndex finds a broker's replica of a partition: partition pid's hosts are
@@ -141,13 +142,17 @@ func (x *HostIndex) Place(pid int32, i int, broker, slot int32) {
 	x.at[int(x.start[pid])+i] = hostSlot{broker, slot}
 }
 
-// slot is broker's slot for pid's replica, or -1.
+// slot is broker's slot for pid's replica, or -1. With a uniform replication factor it reads
+// start not at all (its line would be a second miss per lookup).
 func (x *HostIndex) slot(pid, broker int32) int32 {
-	lo, hi := x.start[pid], x.start[pid+1]
-	if x.rf > 0 {
-		lo, hi = pid*x.rf, pid*x.rf+x.rf
+	var hosts []hostSlot
+	if rf := int(x.rf); rf > 0 {
+		lo := int(pid) * rf
+		hosts = x.at[lo : lo+rf]
+	} else {
+		hosts = x.at[x.start[pid]:x.start[pid+1]]
 	}
-	for _, h := range x.at[lo:hi] {
+	for _, h := range hosts {
 		if h.broker == broker {
 			return h.slot
 		}

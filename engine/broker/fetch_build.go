@@ -53,7 +53,7 @@ func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
 		bd.next = min(bd.next, st.delayUntil)
 		return true
 	}
-	logStart, currentEpoch, lastFetched := st.log.LogStartOffset(), int32(-1), int32(-1)
+	logStart, currentEpoch, lastFetched := st.replica.log.LogStartOffset(), int32(-1), int32(-1)
 	if bd.fencing {
 		currentEpoch = st.epoch // era.requestEpoch
 	}

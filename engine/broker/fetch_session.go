@@ -191,11 +191,15 @@ func (ref *sessionRef) index(pid int32) int {
 // unlink takes s off p's session list.
 func (p *Partition) unlink(s *FetchSession) {
 	p.fetchSessions = slices.DeleteFunc(p.fetchSessions, func(x sessionRef) bool { return x.s == s })
+	p.cached = len(p.fetchSessions) > 0
 }
 
 // SessionsChanged marks p dirty in every session caching it: something a fetch of p reads or
 // updates changed (see above). Called before the change where the change resets follower state.
 func (p *Partition) SessionsChanged() {
+	if !p.cached {
+		return
+	}
 	for k := range p.fetchSessions {
 		ref := &p.fetchSessions[k]
 		if i := ref.index(p.pid); i >= 0 {
@@ -310,6 +314,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 		s.parts = append(s.parts, cp)
 		if cp.r != nil {
 			cp.r.fetchSessions = append(cp.r.fetchSessions, sessionRef{s, int32(i)}) // i: unless sorted below
+			cp.r.cached = true
 		}
 	}
 	// A follower lists its partitions in pid order; sort in case a request did not.
@@ -340,6 +345,7 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 	cp.updateRequestParams(fp)
 	if r != nil {
 		r.fetchSessions = append(r.fetchSessions, sessionRef{s, int32(i)})
+		r.cached = true
 	}
 	cp.dirty = true
 	s.dirty = append(s.dirty, int32(i))

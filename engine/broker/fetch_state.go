@@ -25,11 +25,19 @@ type PartitionFetchState struct {
 	fetchOffset int64
 	delayUntil  int64 // backoff deadline
 	sentOffset  int64
-	sess        SessionPartition
-	// log is the broker's own replica's log (a Fetch carries its log start), tp the partition's
-	// name: set when the thread takes the state (FetcherThread.Add).
-	log *commitlog.Log
-	tp  protocol.TP
+	// replica is the broker's own replica (a Fetch carries its log start; an answer appends to
+	// its log and moves its HW), tp the partition's name: set when the thread takes the state
+	// (FetcherThread.Add). A Partition never moves (it lives in the broker's slab), so the answers
+	// reach it without a lookup by pid.
+	replica *Partition
+	sess    SessionPartition
+	tp      protocol.TP
+	// The fields up to sess.in are what an answer's partition reads (what the Fetch carried,
+	// readiness, the fetch offset, the replica): the first 64 bytes. The padding makes the state
+	// 128 bytes, so that in a thread's array (its size a multiple of 128 bytes, and so aligned to
+	// it) each state starts a cache line and an answered partition costs one line, not two or
+	// three.
+	_ [16]byte
 }
 
 // NewPartitionFetchState is partition pid's state as addPartitions takes it (InitialFetchState):

@@ -50,8 +50,8 @@ func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 
 // processPartitionData applies one partition of a fetch response.
 func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st *PartitionFetchState, d protocol.FetchPartitionData, sentEpoch int32) {
-	pid := st.Pid()
-	log := st.log // the broker's replica's log (stable: a Partition never moves), without a lookup by pid
+	p := st.replica // the broker's replica (stable: a Partition never moves), without a lookup by pid
+	log := &p.log
 	switch d.Error {
 	case protocol.ErrNone:
 	case protocol.ErrFencedLeaderEpoch:
@@ -67,7 +67,7 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	if d.DivergingEpoch != nil {
 		// Truncate on fetch: same rule as the truncation phase; the response's HW is not applied.
 		to, _ := TruncationOffset(log, st.FetchOffset(), d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
-		h.Truncate(pid, to, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
+		h.Truncate(st.Pid(), p, to, fmt.Sprintf("diverging epoch %d ends at offset %d", d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset))
 		st.Fetched(log.LogEndOffset(), log.Cache().Latest())
 		t.NoteChange(st)
 		return
@@ -78,16 +78,16 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	}
 	if len(d.Records) > 0 {
 		log.AppendAsFollower(d.Records)
-		h.Replica(pid).SessionsChanged() // the leader's sessions caching it, if it led before
-		h.Appended(pid, len(d.Records))
+		p.SessionsChanged() // the leader's sessions caching it, if it led before
+		h.Appended(p, len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		t.NoteChange(st)
 	}
 	if d.LogStartOffset > log.LogStartOffset() {
 		log.SetLogStartOffset(d.LogStartOffset)
-		h.LogStartMoved(pid)
+		h.LogStartMoved(p.pid)
 	}
-	h.SetHighWatermark(pid, d.HighWatermark)
+	h.SetHighWatermark(p, d.HighWatermark)
 }
 
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
@@ -127,7 +127,8 @@ func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Messag
 	st, sent := t.State(pid), t.TakeSent().Of(pid)
 	if st != nil && sent != nil && st.Epoch() == sent.Epoch() {
 		rules := h.Rules()
-		log := h.Replica(pid).Log()
+		p := st.replica
+		log := &p.log
 		t.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch {
 		case resp.Error == protocol.ErrFencedLeaderEpoch:
@@ -144,10 +145,10 @@ func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Messag
 			return
 		case resp.LogEndOffset < log.LogEndOffset():
 			// The unclean-election case: divergence below this point is not repaired.
-			h.Truncate(pid, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
+			h.Truncate(pid, p, resp.LogEndOffset, fmt.Sprintf("offset out of range: the leader's log ends at %d", resp.LogEndOffset))
 			st.Fetched(log.LogEndOffset(), log.Cache().Latest())
 		case resp.LogStartOffset > log.LogEndOffset():
-			h.TruncateFullyAndStartAt(pid, resp.LogStartOffset, "offset out of range: the leader's log starts past ours")
+			h.TruncateFullyAndStartAt(p, resp.LogStartOffset, "offset out of range: the leader's log starts past ours")
 			st.Fetched(resp.LogStartOffset, -1)
 		default:
 			st.SetFetchOffset(max(resp.LogStartOffset, log.LogEndOffset()))
@@ -167,7 +168,8 @@ func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Me
 		if st == nil || sent == nil || !st.Truncating() || st.Epoch() != sent.Epoch() {
 			continue
 		}
-		log := h.Replica(pid).Log()
+		p := st.replica
+		log := &p.log
 		t.NoteChange(st) // each case changes its fetch data or readiness, or removes it
 		switch res.Error {
 		case protocol.ErrNone:
@@ -179,7 +181,7 @@ func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Me
 			continue
 		}
 		to, done := TruncationOffset(log, st.FetchOffset(), res.LeaderEpoch, res.EndOffset)
-		h.Truncate(pid, to, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
+		h.Truncate(pid, p, to, fmt.Sprintf("OffsetsForLeaderEpoch(%d) answered (epoch %d, offset %d)", sent.AskedEpoch(), res.LeaderEpoch, res.EndOffset))
 		st.SetFetchOffset(log.LogEndOffset())
 		if done {
 			t.SetTruncating(st, false)

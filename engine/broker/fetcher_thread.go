@@ -3,7 +3,6 @@ package broker
 import (
 	"slices"
 
-	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -112,13 +111,12 @@ func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
 func (t *FetcherThread) Pids() []int32    { return t.pids }
 func (t *FetcherThread) Changes() []int32 { return t.changes }
 
-// Add gives st to the thread (addPartitions), fetching from log (the broker's own replica's) as
-// tp. A state already there at the same leader epoch is kept (no re-truncation) and Add reports
+// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica) as tp. A state already there at the same leader epoch is kept (no re-truncation) and Add reports
 // false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
 // in flight carried. A partition new to the thread takes back its session entry if it left since
 // the last build.
-func (t *FetcherThread) Add(st PartitionFetchState, log *commitlog.Log, tp protocol.TP) bool {
-	st.log, st.tp = log, tp
+func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP) bool {
+	st.replica, st.tp = r, tp
 	i, found := slices.BinarySearch(t.pids, st.pid)
 	if found {
 		old := &t.parts[i]

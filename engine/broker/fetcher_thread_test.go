@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -31,14 +30,14 @@ func TestFetcherThread(t *testing.T) {
 	if th.InFlight() != 0 {
 		t.Error("answered, a request is still in flight")
 	}
-	logs := make([]commitlog.Log, 4)
+	replicas := make([]Partition, 4)
 	tp := func(pid int32) protocol.TP { return protocol.TP{Topic: "t", Partition: pid} }
 	for _, pid := range []int32{2, 0, 3, 1} {
-		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &logs[pid], tp(pid)) {
+		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &replicas[pid], tp(pid)) {
 			t.Fatalf("partition %d not added", pid)
 		}
 	}
-	if th.Add(NewPartitionFetchState(1, 5, 99, 4, true), &logs[1], tp(1)) || th.State(1).FetchOffset() != 10 {
+	if th.Add(NewPartitionFetchState(1, 5, 99, 4, true), &replicas[1], tp(1)) || th.State(1).FetchOffset() != 10 {
 		t.Error("a state at the same leader epoch replaced the one there")
 	}
 	if th.Len() != 4 || !slices.Equal(th.Pids(), []int32{0, 1, 2, 3}) || th.TruncatingCount() != 1 || len(th.Changes()) != 4 {
@@ -107,12 +106,12 @@ func TestFetcherThread(t *testing.T) {
 	if e, o, ok := th.Carried(2, nil); !ok || e != 5 || o != 10 {
 		t.Errorf("the gone partition carried (%d, %d, %v)", e, o, ok)
 	}
-	th.Add(NewPartitionFetchState(2, 5, 10, 4, false), &logs[2], tp(2))
+	th.Add(NewPartitionFetchState(2, 5, 10, 4, false), &replicas[2], tp(2))
 	if st := th.State(2); !st.InSession() || th.InSessionCount() != 4 {
 		t.Errorf("rejoined: in the session %v, %d counted", st.InSession(), th.InSessionCount())
 	}
 	// A new leader epoch: the state is replaced, the session's entry kept, the change noted.
-	th.Add(NewPartitionFetchState(0, 6, 12, 5, false), &logs[0], tp(0))
+	th.Add(NewPartitionFetchState(0, 6, 12, 5, false), &replicas[0], tp(0))
 	if st := th.State(0); st.Epoch() != 6 || !st.InSession() || !st.Listed() {
 		t.Errorf("at a new epoch: %+v", st)
 	}

@@ -62,11 +62,11 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 		if !st.Truncating() || st.DelayUntil() > now {
 			continue
 		}
-		log := st.log
+		log := &st.replica.log
 		latest := log.Cache().Latest()
 		if !rules.EpochRequests || (latest < 0 && !rules.EmptyCacheAsks) {
 			// No epochs to ask about: truncate to the fetch offset (the HW) and fetch.
-			h.Truncate(st.Pid(), st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
+			h.Truncate(st.Pid(), st.replica, st.FetchOffset(), "truncate to the high watermark (no leader epoch to ask about)")
 			t.SetTruncating(st, false)
 			st.SetFetchOffset(log.LogEndOffset())
 			continue

@@ -49,22 +49,22 @@ func (h *fakeFollower) Send(m *protocol.Message) {
 func (h *fakeFollower) NewFetch() *FetchMessage                 { return &FetchMessage{} }
 func (h *fakeFollower) KeepFetch(*FetchMessage)                 {}
 func (h *fakeFollower) ScheduleWake(_ *FetcherThread, at int64) { h.wakes = append(h.wakes, at) }
-func (h *fakeFollower) Truncate(pid int32, offset int64, why string) {
-	h.replicas[pid].Log().TruncateTo(offset)
+func (h *fakeFollower) Truncate(pid int32, p *Partition, offset int64, why string) {
+	p.Log().TruncateTo(offset)
 	h.calls = append(h.calls, fmt.Sprintf("truncate %d to %d: %s", pid, offset, why))
 }
-func (h *fakeFollower) TruncateFullyAndStartAt(pid int32, offset int64, why string) {
-	h.replicas[pid].Log().TruncateFullyAndStartAt(offset)
-	h.calls = append(h.calls, fmt.Sprintf("start %d at %d: %s", pid, offset, why))
+func (h *fakeFollower) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
+	p.Log().TruncateFullyAndStartAt(offset)
+	h.calls = append(h.calls, fmt.Sprintf("start %d at %d: %s", p.Pid(), offset, why))
 }
-func (h *fakeFollower) Appended(pid int32, n int) {
-	h.calls = append(h.calls, fmt.Sprintf("appended %d to %d", n, pid))
+func (h *fakeFollower) Appended(p *Partition, n int) {
+	h.calls = append(h.calls, fmt.Sprintf("appended %d to %d", n, p.Pid()))
 }
 func (h *fakeFollower) LogStartMoved(pid int32) {
 	h.calls = append(h.calls, fmt.Sprintf("log start of %d moved", pid))
 }
-func (h *fakeFollower) SetHighWatermark(pid int32, hw int64) {
-	h.calls = append(h.calls, fmt.Sprintf("HW of %d: %d", pid, hw))
+func (h *fakeFollower) SetHighWatermark(p *Partition, hw int64) {
+	h.calls = append(h.calls, fmt.Sprintf("HW of %d: %d", p.Pid(), hw))
 }
 func (h *fakeFollower) BrokerID() int32 { return 1 }
 func (h *fakeFollower) Exit(pid int32, why string) {
@@ -98,7 +98,7 @@ func TestFetcherThreadWithFakeBroker(t *testing.T) {
 	h := newFakeFollower(0)
 	th0 := NewFetcherThread(1, 0, 0)
 	th := &th0
-	th.Add(NewPartitionFetchState(0, 3, 0, -1, false), h.replicas[0].Log(), h.TP(0))
+	th.Add(NewPartitionFetchState(0, 3, 0, -1, false), h.replicas[0], h.TP(0))
 
 	h.now = 10
 	th.DoWork(h)
@@ -156,7 +156,7 @@ func TestFetcherThreadWithFakeBroker(t *testing.T) {
 	}
 
 	// The answer comes in the millisecond the thread sent: it waits for the next one.
-	th.Add(NewPartitionFetchState(0, 4, 1, 3, false), h.replicas[0].Log(), h.TP(0))
+	th.Add(NewPartitionFetchState(0, 4, 1, 3, false), h.replicas[0], h.TP(0))
 	th.HandleFetchResponse(h, &protocol.Message{Type: protocol.MsgFetchResponse, ReplyTo: m.ID,
 		FetchResponse: &protocol.FetchResponse{SessionID: 7}})
 	if len(h.sent) != 4 || !slices.Equal(h.wakes, []int64{14}) {
@@ -180,7 +180,7 @@ func TestFetcherThreadTruncationPhase(t *testing.T) {
 	h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 1}, {ID: 2, Epoch: 2}, {ID: 3, Epoch: 2}})
 	th0 := NewFetcherThread(1, 0, 0)
 	th := &th0
-	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0].Log(), h.TP(0))
+	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0], h.TP(0))
 	h.now = 1
 	th.DoWork(h)
 	m, _ := h.last(t, 1)
@@ -204,7 +204,7 @@ func TestFetcherThreadTruncationPhase(t *testing.T) {
 	h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}})
 	th1 := NewFetcherThread(1, 0, 0)
 	th = &th1
-	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0].Log(), h.TP(0))
+	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0], h.TP(0))
 	h.now = 1
 	th.DoWork(h)
 	m, calls = h.last(t, 1)
@@ -236,7 +236,7 @@ func TestFetcherThreadOutOfRange(t *testing.T) {
 			h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}, {ID: 3, Epoch: 0}})
 			th0 := NewFetcherThread(1, 0, 0)
 			th := &th0
-			th.Add(NewPartitionFetchState(0, 1, 3, 0, false), h.replicas[0].Log(), h.TP(0))
+			th.Add(NewPartitionFetchState(0, 1, 3, 0, false), h.replicas[0], h.TP(0))
 			h.now = 1
 			th.DoWork(h)
 			m, _ := h.last(t, 1)

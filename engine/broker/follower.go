@@ -30,16 +30,17 @@ type Follower interface {
 	// ScheduleWake has thread t work again at time at (its wake-up is recorded: t.Wake).
 	ScheduleWake(t *FetcherThread, at int64)
 
-	// The replica manager's changes to the replica of pid, each with its events:
-	// Truncate cuts its log to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
+	// The replica manager's changes to replica p (the one a fetch state keeps: no lookup by
+	// pid) or to the replica of pid, each with its events: Truncate cuts its log (pid is p's,
+	// which the caller has at hand: a truncation that moves nothing reads no more of p) to offset (Log.truncateTo); TruncateFullyAndStartAt empties it and
 	// starts it at offset; Appended follows an append of n records (the flush count: the fetch
 	// sessions are told by the caller);
 	// LogStartMoved follows a move of its log start; SetHighWatermark takes the leader's HW.
-	Truncate(pid int32, offset int64, why string)
-	TruncateFullyAndStartAt(pid int32, offset int64, why string)
-	Appended(pid int32, n int)
+	Truncate(pid int32, p *Partition, offset int64, why string)
+	TruncateFullyAndStartAt(p *Partition, offset int64, why string)
+	Appended(p *Partition, n int)
 	LogStartMoved(pid int32)
-	SetHighWatermark(pid int32, hw int64)
+	SetHighWatermark(p *Partition, hw int64)
 	// Emit records the threads' and the fetcher manager's events (PartitionFailed, FetcherAdded,
 	// FetcherRemoved: events.go), as the broker's Cluster does.
 	Emit(ev Event)

@@ -41,6 +41,9 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 	if !p.IsLeader() || p.offline {
 		return false
 	}
+	if p.log.LogEndOffset() <= p.log.HighWatermark() {
+		return false // the candidate is at most the LEO: no rise, without reading the rules
+	}
 	rules := h.HWRules()
 	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
@@ -68,6 +71,7 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 		return false
 	}
 	p.log.SetHighWatermark(cand)
-	h.HWChanged(pid, old, "leader", follower)
+	rm.noteHW(p)
+	h.HWChanged(p, old, "leader", follower)
 	return true
 }

@@ -10,15 +10,16 @@ type Host interface {
 	Follower
 	Cluster
 	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none); Hosted
-	// lists the broker's pids in order.
+	// lists the broker's pids in order; ReplicaAt is the replica in slot i (Partition.slot).
 	ReplicaNamed(tp protocol.TP) (int32, *Partition)
 	Hosted() []int32
+	ReplicaAt(i int) *Partition
 	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
 	ShuttingDown() bool
-	// HWChanged: pid's HW moved from old, the follower whose fetch moved a leader's HW named
+	// HWChanged: replica p's HW moved from old, the follower whose fetch moved a leader's HW named
 	// (-1: none); a Broker tells the sessions caching the partition, then the cluster
 	// (emitHWMoved: the event and the fact).
-	HWChanged(pid int32, old int64, role string, follower int32)
+	HWChanged(p *Partition, old int64, role string, follower int32)
 }
 
 // Cluster is what a Broker asks of the cluster it runs in, which the engine implements per

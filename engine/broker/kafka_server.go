@@ -215,6 +215,7 @@ func (b *Broker) started(recover bool) {
 		r := &b.replicas[i]
 		r.ResetMemory()
 		r.Log().Recover(r.HWCheckpoint())
+		b.rm.noteHW(r)
 		r.SetUnflushed(r.Log().UnflushedCount())
 	}
 }
@@ -241,6 +242,7 @@ func (b *Broker) losePageCache() {
 			b.LogCut(r.pid, r.Log().LogEndOffset())
 		}
 		r.SetUnflushed(0)
+		b.rm.noteHW(r)
 	}
 }
 

@@ -313,7 +313,8 @@ func (rm *ReplicaManager) LoseFetchSessions(h Host) {
 		s.markAllDirty()
 	}
 	for _, pid := range h.Hosted() {
-		h.Replica(pid).fetchSessions = nil
+		r := h.Replica(pid)
+		r.fetchSessions, r.cached = nil, false
 	}
 	rm.sessions.Clear()
 }

@@ -25,12 +25,23 @@ type Partition struct {
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
 	// has applied a fetch response in its current leader epoch). A HW recovered from the
 	// checkpoint after a restart is only a claim until then.
-	hwConfirmed    bool
+	hwConfirmed bool
+	// hwNoted: it is on its replica manager's list of HWs moved since the last checkpoint
+	// (ReplicaManager.noteHW); in the padding, beside the flags the fetch path reads.
+	hwNoted        bool
 	partitionEpoch int32
 	// pid is the partition's dense id (the engine's names: protocol.TP on the wire). Here, in
 	// the padding before epochStartOffset: a session's or a watch list's partition is named by
 	// it, without a pointer back into the engine.
-	pid              int32
+	pid int32
+	// slot is its index among the broker's replicas (Host.ReplicaAt): the checkpoint's list of
+	// HWs moved keeps slots, not pointers the collector would scan. It also brings the struct to
+	// 256 bytes, so that in the broker's slab every Partition starts a cache line.
+	slot int32
+	// cached: fetchSessions is not empty. In the first cache line, where the fetchSessions
+	// header is in the last: a follower's every append and HW move tells the sessions caching
+	// its replica (SessionsChanged), and on a follower there are none.
+	cached           bool
 	epochStartOffset int64 // only while leader; -1 otherwise
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
@@ -50,17 +61,19 @@ type Partition struct {
 	fetchSessions []sessionRef
 }
 
-// NewPartition is broker b's replica of partition pid, before any LeaderAndIsr (ResetMemory).
+// NewPartition is broker b's replica of partition pid, before any LeaderAndIsr (ResetMemory),
+// in slot pid (a broker's tests keep their replicas by pid).
 func NewPartition(b, pid int32) Partition {
-	p := Partition{broker: b, pid: pid}
+	p := Partition{broker: b, pid: pid, slot: pid}
 	p.ResetMemory()
 	return p
 }
 
-// Init makes the zero Partition p broker b's replica of pid before any LeaderAndIsr, in place:
-// what NewPartition returns, without copying a large struct (a cluster's build makes millions).
-func (p *Partition) Init(b, pid int32) {
-	p.broker, p.pid = b, pid
+// Init makes the zero Partition p broker b's replica of pid in slot before any LeaderAndIsr, in
+// place: what NewPartition returns, without copying a large struct (a cluster's build makes
+// millions).
+func (p *Partition) Init(b, pid, slot int32) {
+	p.broker, p.pid, p.slot = b, pid, slot
 	p.leader, p.leaderEpoch = -1, -1
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
@@ -96,7 +109,7 @@ func (p *Partition) ResetMemory() {
 	p.state.Commit(nil)
 	p.remotes = nil
 	p.produces.Clear()
-	p.watchers, p.fetchSessions = nil, nil
+	p.watchers, p.fetchSessions, p.cached = nil, nil, false
 	p.partitionEpoch, p.epochStartOffset = -1, -1
 }
 

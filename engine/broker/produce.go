@@ -60,7 +60,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
 		To: protocol.Some(p.log.LogEndOffset()), Epoch: protocol.Some(int64(p.leaderEpoch))})
 	p.SessionsChanged()
-	h.Appended(pid, len(req.RecordIDs))
+	h.Appended(p, len(req.RecordIDs))
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
 	rm.TryCompleteWatchers(h, p)
 	if hwMoved {

@@ -30,6 +30,14 @@ type ReplicaManager struct {
 	dirtySpare  []int32
 	sessionData []protocol.FetchPartitionData
 	answerData  []protocol.FetchPartitionData
+	// hwMoved are the replicas whose HW may differ from their checkpoint (each marked hwNoted),
+	// kept beside the replicas so that the checkpoint task visits them only: a walk over every
+	// replica reads a Partition and its log each, cold, where in a large cluster most HWs did not
+	// move in an interval. Every replica known, online and with its HW not at its checkpoint is
+	// on it (noteHW, called wherever a HW, the known flag or the log moves), so the task writes
+	// what a walk over all would. Slots (Host.ReplicaAt), not pointers: nothing for the
+	// collector to scan.
+	hwMoved []int32
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -114,13 +122,25 @@ func (rm *ReplicaManager) StartCheckpoints(h Host, rules *ReplicaRules) {
 }
 
 // CheckpointHighWatermarks writes every known, online replica's HW to its checkpoint
-// (replication-offset-checkpoint).
+// (replication-offset-checkpoint). Only those on hwMoved can differ from theirs; one unknown or
+// offline is taken off the list, and put back when created (the only way back for both).
 func (rm *ReplicaManager) CheckpointHighWatermarks(h Host) {
-	for _, pid := range h.Hosted() {
-		r := h.Replica(pid)
+	for _, slot := range rm.hwMoved {
+		r := h.ReplicaAt(int(slot))
+		r.hwNoted = false
 		if r.Known() && !r.Offline() {
 			r.CheckpointHW(r.Log().HighWatermark())
 		}
+	}
+	rm.hwMoved = rm.hwMoved[:0]
+}
+
+// noteHW puts p on the checkpoint's list if its HW is not at its checkpoint: called after
+// anything that moves a HW (a log's HW, truncation, start or recovery) or creates a replica.
+func (rm *ReplicaManager) noteHW(p *Partition) {
+	if !p.hwNoted && p.log.HighWatermark() != p.hwCheckpoint {
+		p.hwNoted = true
+		rm.hwMoved = append(rm.hwMoved, p.slot)
 	}
 }
 
@@ -154,6 +174,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	r.SessionsChanged() // before the followers' state is reset
 	wasLeader := r.IsLeader()
 	r.Create()
+	rm.noteHW(r)
 	r.State().Commit(arena.clone(ps.ISR))
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.Log().LogEndOffset()
@@ -183,6 +204,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []protocol.LeaderAndIsrState, liveLeaders []int32) {
 	var restart []int32 // indexes into states
 	pids := make([]int32, 0, len(states))
+	var reps []*Partition // the replicas of pids, for FollowerRestarts
 	for i := range states {
 		ps := &states[i]
 		pid, r := h.ReplicaNamed(ps.TP)
@@ -191,11 +213,12 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 			// keeps the old leader and epoch (ReplicaManager.makeFollowers).
 			r.SessionsChanged()
 			r.Create()
+			rm.noteHW(r)
 			continue
 		}
 		if rm.MakeFollower(h, rules, pid, r, *ps) {
 			restart = append(restart, int32(i))
-			pids = append(pids, pid)
+			pids, reps = append(pids, pid), append(reps, r)
 		}
 	}
 	if len(restart) == 0 {
@@ -203,7 +226,7 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 	}
 	rm.fetchers.RemoveFetcherForPartitions(pids)
 	for k, i := range restart {
-		if st, ok := rm.FollowerRestarts(h, rules, pids[k], &states[i]); ok {
+		if st, ok := rm.FollowerRestarts(h, rules, pids[k], reps[k], &states[i]); ok {
 			rm.fetchers.AddFetcher(h, states[i].Leader, st, rules.NumReplicaFetchers)
 		}
 	}
@@ -215,12 +238,12 @@ func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []pr
 // truncates to its own high watermark at once, before its parked requests complete and whether
 // or not it is shutting down: 0.10.2.2's ReplicaManager.makeFollowers calls
 // logManager.truncateTo(... highWatermark) and then tryCompleteDelayedProduce, and only the
-// adding of fetchers waits on isShuttingDown.
-func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
-	r := h.Replica(pid)
+// adding of fetchers waits on isShuttingDown. r is the broker's replica of pid (the callers have
+// it: no lookup).
+func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int32, r *Partition, ps *protocol.LeaderAndIsrState) (PartitionFetchState, bool) {
 	log := r.Log()
 	if rules.TruncateToHW {
-		h.Truncate(pid, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+		h.Truncate(pid, r, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
 	}
 	rm.CompleteDelayedProduces(h, pid, r)
 	rm.TryCompleteWatchers(h, r)
@@ -246,6 +269,7 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 		restart = r.Leader() != ps.Leader
 	}
 	r.Create()
+	rm.noteHW(r)
 	if newEpoch || r.IsLeader() {
 		r.UnconfirmHW()
 	}

@@ -51,6 +51,7 @@ func (h *fakeHost) Hosted() []int32 {
 	slices.Sort(pids)
 	return pids
 }
+func (h *fakeHost) ReplicaAt(i int) *Partition { return h.replicas[int32(i)] }
 func (h *fakeHost) note(format string, args ...any) {
 	h.calls = append(h.calls, fmt.Sprintf(format, args...))
 }
@@ -85,8 +86,8 @@ func (h *fakeHost) ScheduleProduceTimeout(_ *DelayedProduce, at int64) {
 }
 
 // HWChanged is the Broker's (a fake broker has no fetch sessions to tell): the event and the fact.
-func (h *fakeHost) HWChanged(pid int32, old int64, role string, follower int32) {
-	emitHWMoved(h, pid, h.replicas[pid], old, role, follower)
+func (h *fakeHost) HWChanged(p *Partition, old int64, role string, follower int32) {
+	emitHWMoved(h, p.Pid(), p, old, role, follower)
 }
 
 // HWMoved and IsrChanged are the observers' facts, noted apart from the calls.

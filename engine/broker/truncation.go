@@ -56,11 +56,16 @@ func TruncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, 
 
 // Truncate is Log.truncateTo on p, the broker's replica of pid, with what it tells the rest of
 // the broker: the fetch sessions caching it, the trace, a HW it moved, and the checker (Host); a
-// log start moved below puts it back on its fetcher thread's change list.
+// log start moved below puts it back on its fetcher thread's change list. A truncation at or past
+// the log's end (every follower's first turn at a cluster's start) reads only the log's line of
+// the Partition: the HW note is read when the HW moved.
 func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, why string) {
 	oldHW := p.log.HighWatermark()
 	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
 	cut := p.log.TruncateTo(to)
+	if p.log.HighWatermark() != oldHW {
+		rm.noteHW(p)
+	}
 	if p.log.LogStartOffset() != oldStart {
 		rm.fetchers.LogStartMoved(pid) // below the log start: the log starts anew at to, with or without records cut
 	}
@@ -72,7 +77,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	p.SessionsChanged()
 	emitTruncated(h, pid, p, oldLEO, cut, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
-		h.HWChanged(pid, oldHW, "truncation", -1)
+		h.HWChanged(p, oldHW, "truncation", -1)
 	}
 	h.LogCut(pid, to)
 }
@@ -83,11 +88,12 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	dropped := p.log.Records()
 	oldLEO, oldHW := p.log.LogEndOffset(), p.log.HighWatermark()
 	p.log.TruncateFullyAndStartAt(offset)
+	rm.noteHW(p)
 	p.SessionsChanged()
 	rm.fetchers.LogStartMoved(pid)
 	emitTruncated(h, pid, p, oldLEO, dropped, why)
 	if hw := p.log.HighWatermark(); hw != oldHW {
-		h.HWChanged(pid, oldHW, "follower", -1)
+		h.HWChanged(p, oldHW, "follower", -1)
 	}
 }
 
@@ -95,8 +101,10 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 // may go down. The HW is confirmed once it comes from the current leadership.
 func (rm *ReplicaManager) SetFollowerHW(h Host, pid int32, p *Partition, leaderHW int64) {
 	old := p.log.HighWatermark()
-	if p.log.SetHighWatermark(leaderHW) != old {
-		h.HWChanged(pid, old, "follower", -1)
+	hw := p.log.SetHighWatermark(leaderHW)
+	rm.noteHW(p) // also a HW the log start just raised (processPartitionData)
+	if hw != old {
+		h.HWChanged(p, old, "follower", -1)
 	}
 	if p.ConfirmHW() {
 		h.HWConfirmed(pid)
