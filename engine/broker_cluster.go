@@ -33,7 +33,8 @@ func (h *cluster) ReplicaRules() brk.ReplicaRules {
 		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
 		TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
 		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
-		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch}
+		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
+		CheckpointCheck: e.checkpointCheck}
 }
 
 // LeaderFetchRules reads the era and the config at each fetch: a config action can change the

@@ -78,6 +78,10 @@ type Engine struct {
 	// checks the change lists before every incremental build (package broker's fetcher_check.go).
 	followerWalkAll bool
 	followerCheck   func(problem string)
+	// checkpointCheck, when set (tests only), hears of every replica a HW checkpoint, which
+	// visits only the replicas whose HW moved, left behind (package broker's
+	// checkpoint_check.go).
+	checkpointCheck func(problem string)
 	// generalStart (tests only) starts the cluster through the general path, the reference the
 	// bulk path of time 0 must match (start.go).
 	generalStart bool

@@ -125,4 +125,7 @@ type ReplicaRules struct {
 	// EpochAnswerNamesEpoch: an OffsetsForLeaderEpoch answer names (epoch, end offset) (KIP-279,
 	// 2.0); before, an offset only.
 	EpochAnswerNamesEpoch bool
+	// CheckpointCheck, when set (tests only), hears of every known, online replica whose
+	// checkpoint does not hold its HW after a checkpoint (checkpoint_check.go).
+	CheckpointCheck func(problem string)
 }

@@ -133,6 +133,9 @@ func (rm *ReplicaManager) CheckpointHighWatermarks(h Host) {
 		}
 	}
 	rm.hwMoved = rm.hwMoved[:0]
+	if check := h.ReplicaRules().CheckpointCheck; check != nil {
+		checkCheckpoints(h, check)
+	}
 }
 
 // noteHW puts p on the checkpoint's list if its HW is not at its checkpoint: called after
