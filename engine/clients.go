@@ -199,9 +199,9 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 
 // Produces returns every produce so far, in order.
 func (e *Engine) Produces() []ProduceOp {
-	ops := e.clients.ProduceOps()
-	out := make([]ProduceOp, len(ops)) // never nil: [] in JSON
-	for i, op := range ops {
+	out := make([]ProduceOp, e.clients.ProduceCount()) // never nil: [] in JSON
+	for i := range out {
+		op := e.clients.Produce(int64(i + 1))
 		out[i] = *op
 		out[i].RecordIDs = slices.Clone(op.RecordIDs)
 	}
