@@ -39,6 +39,10 @@ const (
 	chunkShift = 6
 	chunkLen   = 1 << chunkShift
 	chunkMask  = chunkLen - 1
+	// firstChunk is the least room a log's first chunk is made with (256 bytes): a log grows a
+	// batch at a time, and from a batch's exact size (10 records) it would double at 20 and 40
+	// on its way to a full chunk.
+	firstChunk = 16
 )
 
 // chunkOf is the index in chunks of the chunk holding offset o (≥ start).
@@ -157,7 +161,12 @@ func (l *Log) room(want int) *[]Record {
 	}
 	size := chunkLen
 	if n == 0 {
-		size = min(chunkLen-int(l.start&chunkMask), want)
+		size = min(chunkLen-int(l.start&chunkMask), max(want, firstChunk))
+		if cap(l.chunks) == 0 {
+			// Room for a second chunk's header: a log past its first chunk would grow the list
+			// at once.
+			l.chunks = make([][]Record, 0, 2)
+		}
 	}
 	l.chunks = append(l.chunks, make([]Record, 0, size))
 	return &l.chunks[n]
