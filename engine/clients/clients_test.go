@@ -49,3 +49,31 @@ func TestProduceStepsByID(t *testing.T) {
 		}
 	}
 }
+
+// TestAckedListsGrow: acknowledgements in batches of every size give the lists append would
+// build, and a list handed out earlier never changes.
+func TestAckedListsGrow(t *testing.T) {
+	var c Clients
+	c.Init(1)
+	var want []OffsetID
+	var seen [][]OffsetID
+	base := int64(0)
+	for i := range 200 {
+		op := c.NewProduce("t", 0, 0, -1, int64(i%(2*ackedStep)), 0)
+		c.Acked(op, base)
+		for j, id := range op.RecordIDs {
+			want = append(want, OffsetID{Offset: base + int64(j), ID: id})
+		}
+		base += int64(len(op.RecordIDs))
+		got := c.Partition(0).AckedAll()
+		if !slices.Equal(got, want) {
+			t.Fatalf("batch %d: acked %v, want %v", i, got, want)
+		}
+		seen = append(seen, got)
+	}
+	for _, s := range seen {
+		if !slices.Equal(s, want[:len(s)]) {
+			t.Fatalf("a list handed out changed")
+		}
+	}
+}
