@@ -106,7 +106,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
-		e.produceDone(req)
+		e.produceDone(m, req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
 	}
@@ -199,9 +199,9 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 
 // Produces returns every produce so far, in order.
 func (e *Engine) Produces() []ProduceOp {
-	ops := e.clients.ProduceOps()
-	out := make([]ProduceOp, len(ops)) // never nil: [] in JSON
-	for i, op := range ops {
+	out := make([]ProduceOp, e.clients.ProduceCount()) // never nil: [] in JSON
+	for i := range out {
+		op := e.clients.Produce(int64(i + 1))
 		out[i] = *op
 		out[i].RecordIDs = slices.Clone(op.RecordIDs)
 	}
@@ -218,7 +218,10 @@ func (e *Engine) Produces() []ProduceOp {
 // is a requestFailed timer (a reset when its leader crashed with the answer on its way): no
 // request is reused while any waits (failing).
 
-// producePool is the storage of the producers' requests.
+// The brokers' answers to them are reused on the same terms: an answer, once delivered and
+// handled by the producer, is referred to by nothing (the producer keeps its values, not it).
+
+// producePool is the storage of the producers' requests and of their answers.
 type producePool struct {
 	// free holds answered requests, each with its own body (Message.Produce, in the same
 	// allocation).
@@ -227,6 +230,47 @@ type producePool struct {
 	// registered one is reused. A later one landing on a slot still registered overwrites it (the
 	// earlier one is then never reused).
 	sent []*Message
+	// freeAnswers and answers are the answers' free storage and registered ones, as free and
+	// sent are the requests'.
+	freeAnswers []*produceAnswer
+	answers     []*produceAnswer
+}
+
+// produceAnswer is the storage of an answer to a Produce: the message and its body in one
+// allocation.
+type produceAnswer struct {
+	m    Message
+	body ProduceResponse
+}
+
+// SendProduceAnswer sends broker h.b's answer resp to Produce req (the produce path is package
+// broker's; the storage the engine's, here beside the requests').
+func (h *cluster) SendProduceAnswer(req *Message, resp ProduceResponse) {
+	h.e.sendProduceAnswer(h.b.id, req, resp)
+}
+
+// sendProduceAnswer sends from's answer resp to Produce req, in answered storage if messages are
+// reused (then registered), else in new storage.
+func (e *Engine) sendProduceAnswer(from int32, req *Message, resp ProduceResponse) {
+	pp := &e.out.produce
+	reuse := e.recycling()
+	var x *produceAnswer
+	if n := len(pp.freeAnswers) - 1; n >= 0 && reuse {
+		x = pp.freeAnswers[n]
+		pp.freeAnswers[n] = nil
+		pp.freeAnswers = pp.freeAnswers[:n]
+	} else {
+		x = &produceAnswer{}
+	}
+	x.body = resp
+	x.m = Message{Type: MsgProduceResponse, From: from, To: req.From, ReplyTo: req.ID, ProduceResponse: &x.body}
+	e.send(&x.m)
+	if reuse {
+		if pp.answers == nil {
+			pp.answers = make([]*produceAnswer, produceSlots)
+		}
+		pp.answers[x.m.ID&(produceSlots-1)] = x
+	}
 }
 
 // produceSlots is the size of the table of registered requests: more than a steady load has
@@ -263,11 +307,22 @@ func (e *Engine) sentProduce(m *Message) {
 	pp.sent[m.ID&(produceSlots-1)] = m
 }
 
-// produceDone is called when the answer to request req was delivered and handled: req is free for
-// reuse if registered (see above).
-func (e *Engine) produceDone(req *Message) {
+// produceDone is called when answer m to request req was delivered and handled: both are free
+// for reuse if registered (see above). A requestFailed timer may point at req (failing), never
+// at an answer.
+func (e *Engine) produceDone(m, req *Message) {
 	pp := &e.out.produce
-	if pp.sent == nil || !e.recycling() || e.out.recycle.failing != 0 {
+	if !e.recycling() {
+		return
+	}
+	if pp.answers != nil {
+		if s := &pp.answers[m.ID&(produceSlots-1)]; *s != nil && &(*s).m == m {
+			pp.freeAnswers = append(pp.freeAnswers, *s)
+			*s = nil
+			e.out.recycle.reused++
+		}
+	}
+	if pp.sent == nil || e.out.recycle.failing != 0 {
 		return
 	}
 	if s := &pp.sent[req.ID&(produceSlots-1)]; *s == req {

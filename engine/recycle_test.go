@@ -64,13 +64,18 @@ func TestRecycledFetchRoundsMatchTrace(t *testing.T) {
 	t.Logf("%d messages reused", reused)
 }
 
-// copyMessage is m with its own copy of a Fetch's, a Fetch answer's or a Produce's body (the
-// messages reused: recycle.go, clients.go); other bodies are shared, as they are never written to.
+// copyMessage is m with its own copy of a Fetch's, a Fetch answer's, a Produce's or a Produce
+// answer's body (the messages reused: recycle.go, clients.go); other bodies are shared, as they
+// are never written to.
 func copyMessage(m *Message) *Message {
 	c := *m
 	if m.Produce != nil {
 		p := *m.Produce
 		c.Produce = &p
+	}
+	if m.ProduceResponse != nil {
+		p := *m.ProduceResponse
+		c.ProduceResponse = &p
 	}
 	if m.Fetch != nil {
 		f := *m.Fetch

@@ -48,7 +48,7 @@ type Cluster interface {
 	// thread's next Fetch (NewFetch; KeepFetch takes back one built but not sent), the answers
 	// to a Fetch (SendFetchResponse a full answer, SendSessionAnswer an incremental one whose
 	// partitions are in a buffer the replica manager reuses, copied out at their size), a parked
-	// produce (NewDelayedProduce). ProcessGone is the network's part of the process gone: its
+	// produce (NewDelayedProduce), a produce's answer (SendProduceAnswer). ProcessGone is the network's part of the process gone: its
 	// requests forgotten and those to it failed, its ZooKeeper session closed (clean) or left to
 	// expire (a crash).
 	Send(m *protocol.Message)
@@ -57,6 +57,7 @@ type Cluster interface {
 	SendFetchResponse(req *protocol.Message, resp protocol.FetchResponse)
 	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
 	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
+	SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse)
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,

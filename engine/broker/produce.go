@@ -80,15 +80,10 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	}
 }
 
-// respondProduce answers produce m.
+// respondProduce answers produce m, in storage the engine reuses once the producer has the
+// answer (recycle.go's terms): a steady acks=all load answers a batch a millisecond.
 func (rm *ReplicaManager) respondProduce(h Host, m *protocol.Message, errName protocol.KafkaError, base int64) {
-	// The message and its body in one allocation (one per batch answered).
-	x := &struct {
-		m    protocol.Message
-		body protocol.ProduceResponse
-	}{body: protocol.ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base}}
-	x.m = protocol.Message{Type: protocol.MsgProduceResponse, From: rm.broker, To: m.From, ReplyTo: m.ID, ProduceResponse: &x.body}
-	h.Send(&x.m)
+	h.SendProduceAnswer(m, protocol.ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base})
 }
 
 // CompleteDelayedProduces is DelayedProduce.tryComplete for every produce parked on p, the

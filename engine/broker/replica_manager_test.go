@@ -70,6 +70,9 @@ func (h *fakeHost) SendSessionAnswer(req *protocol.Message, resp protocol.FetchR
 	resp.Partitions = slices.Clone(resp.Partitions)
 	h.SendFetchResponse(req, resp)
 }
+func (h *fakeHost) SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse) {
+	h.Send(&protocol.Message{Type: protocol.MsgProduceResponse, From: 1, To: req.From, ReplyTo: req.ID, ProduceResponse: &resp})
+}
 func (h *fakeHost) ScheduleFetchTimeout(df *DelayedFetch, at int64) {
 	h.fetchTimeouts = append(h.fetchTimeouts, fetchTimeout{df, df.Seq(), at})
 }

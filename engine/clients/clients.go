@@ -6,8 +6,6 @@
 package clients
 
 import (
-	"slices"
-
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
@@ -60,9 +58,12 @@ const (
 
 // Clients is every client's state. The zero value is not ready: call Init.
 type Clients struct {
-	produces []*ProduceOp
-	// opChunk and idChunk are the chunks NewProduce hands steps and record ids out of.
-	opChunk    []ProduceOp
+	// opChunks hold the produce steps, opChunkSize a chunk (every chunk but the last full): step
+	// id is found by its number, with no list of pointers to them to grow (a pointer list, copied
+	// at each growth under the collector's write barriers, and scanned whole at every cycle).
+	opChunks [][]ProduceOp
+	produced int
+	// idChunk is the chunk NewProduce hands record ids out of.
 	idChunk    []int64
 	consumes   []*ConsumeOp
 	nextRecord int64
@@ -109,12 +110,14 @@ func (c *Clients) NextRecordID() int64 {
 
 // NewProduce records a produce step of count new records, sent at now.
 func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.Acks, count, now int64) *ProduceOp {
-	if len(c.opChunk) == cap(c.opChunk) {
-		c.opChunk = make([]ProduceOp, 0, opChunkSize)
+	if c.produced%opChunkSize == 0 {
+		c.opChunks = append(c.opChunks, make([]ProduceOp, 0, opChunkSize))
 	}
-	c.opChunk = append(c.opChunk, ProduceOp{ID: int64(len(c.produces) + 1), Topic: topic, Partition: partition, Acks: acks,
+	chunk := &c.opChunks[len(c.opChunks)-1]
+	c.produced++
+	*chunk = append(*chunk, ProduceOp{ID: int64(c.produced), Topic: topic, Partition: partition, Acks: acks,
 		Sent: now, BaseOffset: -1, pid: pid})
-	op := &c.opChunk[len(c.opChunk)-1]
+	op := &(*chunk)[len(*chunk)-1]
 	if count > 0 {
 		if int64(cap(c.idChunk)-len(c.idChunk)) < count {
 			c.idChunk = make([]int64, 0, max(idChunkSize, count))
@@ -125,7 +128,6 @@ func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.A
 		}
 		op.RecordIDs = c.idChunk[n:len(c.idChunk):len(c.idChunk)] // capped: an append copies
 	}
-	c.produces = append(c.produces, op)
 	return op
 }
 
@@ -138,13 +140,22 @@ const (
 )
 
 // Produce is the produce step with an id (from 1).
-func (c *Clients) Produce(id int64) *ProduceOp { return c.produces[id-1] }
+func (c *Clients) Produce(id int64) *ProduceOp {
+	return &c.opChunks[(id-1)/opChunkSize][(id-1)%opChunkSize]
+}
 
 // ProduceCount counts the produce steps.
-func (c *Clients) ProduceCount() int { return len(c.produces) }
+func (c *Clients) ProduceCount() int { return c.produced }
 
-// ProduceOps are the produce steps, in order (shared: do not change).
-func (c *Clients) ProduceOps() []*ProduceOp { return c.produces }
+// ProduceOps are the produce steps, in order: a new list each call (the steps are shared: do not
+// change them).
+func (c *Clients) ProduceOps() []*ProduceOp {
+	ops := make([]*ProduceOp, c.produced)
+	for i := range ops {
+		ops[i] = c.Produce(int64(i + 1))
+	}
+	return ops
+}
 
 // Acked records that a produce was acknowledged at base.
 func (c *Clients) Acked(op *ProduceOp, base int64) {
@@ -152,9 +163,9 @@ func (c *Clients) Acked(op *ProduceOp, base int64) {
 	p.acked += int64(len(op.RecordIDs))
 	// One growth per batch at most (record by record, a young list grows at 1, 2, 4, 8).
 	if op.Acks == -1 {
-		p.ackedAll = slices.Grow(p.ackedAll, len(op.RecordIDs))
+		p.ackedAll = grown(p.ackedAll, len(op.RecordIDs))
 	} else {
-		p.acked1 = slices.Grow(p.acked1, len(op.RecordIDs))
+		p.acked1 = grown(p.acked1, len(op.RecordIDs))
 	}
 	for i, id := range op.RecordIDs {
 		rec := OffsetID{Offset: base + int64(i), ID: id}
@@ -165,6 +176,22 @@ func (c *Clients) Acked(op *ProduceOp, base int64) {
 		}
 	}
 }
+
+// grown is list with room for n more records. A list grows to twice its size, from ackedStep
+// records at least: from a batch's exact size (10 records) it was copied at 20, 40, 80 and 160
+// records, and past 256 append grows it by a quarter (copying it five times over on its way).
+// Returned lists see no change: the new records go past their ends.
+func grown(list []OffsetID, n int) []OffsetID {
+	if cap(list)-len(list) >= n {
+		return list
+	}
+	out := make([]OffsetID, len(list), max(2*cap(list), len(list)+n, ackedStep))
+	copy(out, list)
+	return out
+}
+
+// ackedStep is the least room an acknowledged list is made with (512 bytes).
+const ackedStep = 32
 
 // NewConsume records a consume step, reading from the consumer's next offset.
 func (c *Clients) NewConsume(topic string, partition, pid int32) *ConsumeOp {

@@ -29,3 +29,51 @@ func TestClientsRecord(t *testing.T) {
 		t.Fatalf("next consume at %d, next read %d, consumed %v; want 2, 2 and two records", next.Offset, p.NextRead(), p.Consumed())
 	}
 }
+
+// TestProduceStepsByID: across several chunks, step id is the step NewProduce returned (the same
+// pointer, as a list of them held), and ProduceOps lists them in order.
+func TestProduceStepsByID(t *testing.T) {
+	var c Clients
+	c.Init(1)
+	var made []*ProduceOp
+	for i := range 3*opChunkSize + 5 {
+		made = append(made, c.NewProduce("t", 0, 0, -1, int64(i%3), int64(i)))
+	}
+	if c.ProduceCount() != len(made) {
+		t.Fatalf("%d steps, want %d", c.ProduceCount(), len(made))
+	}
+	ops := c.ProduceOps()
+	for i, op := range made {
+		if got := c.Produce(int64(i + 1)); got != op || ops[i] != op || op.ID != int64(i+1) || op.Sent != int64(i) {
+			t.Fatalf("step %d: Produce %p, ProduceOps %p, made %p (id %d)", i+1, got, ops[i], op, op.ID)
+		}
+	}
+}
+
+// TestAckedListsGrow: acknowledgements in batches of every size give the lists append would
+// build, and a list handed out earlier never changes.
+func TestAckedListsGrow(t *testing.T) {
+	var c Clients
+	c.Init(1)
+	var want []OffsetID
+	var seen [][]OffsetID
+	base := int64(0)
+	for i := range 200 {
+		op := c.NewProduce("t", 0, 0, -1, int64(i%(2*ackedStep)), 0)
+		c.Acked(op, base)
+		for j, id := range op.RecordIDs {
+			want = append(want, OffsetID{Offset: base + int64(j), ID: id})
+		}
+		base += int64(len(op.RecordIDs))
+		got := c.Partition(0).AckedAll()
+		if !slices.Equal(got, want) {
+			t.Fatalf("batch %d: acked %v, want %v", i, got, want)
+		}
+		seen = append(seen, got)
+	}
+	for _, s := range seen {
+		if !slices.Equal(s, want[:len(s)]) {
+			t.Fatalf("a list handed out changed")
+		}
+	}
+}

@@ -6,8 +6,6 @@
 // batch. Every record counts as one byte-free unit; the engine decides what "bytes" mean.
 package commitlog
 
-import "slices"
-
 // Record is one record of the log. ID is unique across the whole run, so two replicas that hold
 // different records at one offset can be told apart.
 type Record struct {
@@ -17,8 +15,12 @@ type Record struct {
 
 // Log is one replica's log. Offsets are Kafka's: LEO and HW are exclusive.
 type Log struct {
-	// records[i] is at offset start+i.
-	records []Record
+	// chunks hold the records. chunks[0][0] is at the log start; chunks[k], k ≥ 1, holds the
+	// offsets from the k-th multiple of chunkLen after the log start's (the chunks are aligned
+	// to offsets), so a record is found without a search. Every chunk but the last is full to
+	// its aligned end; the last is the only one appended to. nil until the first append after
+	// an empty start (Records tells a log never written from one emptied).
+	chunks [][]Record
 	// start is the log start offset. Invariant: start ≤ hw ≤ LEO.
 	start int64
 	hw    int64
@@ -27,8 +29,44 @@ type Log struct {
 	cache   EpochCache
 }
 
+// A log's records are kept in chunks of chunkLen (aligned to offsets) instead of one slice
+// doubled as it grows: a growing slice allocates about twice what it holds (five times past 256
+// records, where append grows by a quarter), and every record is copied at each growth. A chunk
+// is allocated once and never copied; only a young log's first chunk grows, by doubling, so a
+// short log stays small. Issue 12: under WebAssembly the collector is single-threaded and every
+// byte allocated costs it.
+const (
+	chunkShift = 6
+	chunkLen   = 1 << chunkShift
+	chunkMask  = chunkLen - 1
+	// firstChunk is the least room a log's first chunk is made with (256 bytes): a log grows a
+	// batch at a time, and from a batch's exact size (10 records) it would double at 20 and 40
+	// on its way to a full chunk.
+	firstChunk = 16
+)
+
+// chunkOf is the index in chunks of the chunk holding offset o (≥ start).
+func (l *Log) chunkOf(o int64) int { return int(o>>chunkShift - l.start>>chunkShift) }
+
+// index is offset o's index in its chunk k.
+func (l *Log) index(k int, o int64) int64 {
+	if k == 0 {
+		return o - l.start
+	}
+	return o & chunkMask
+}
+
 // LogEndOffset returns the offset the next record will get.
-func (l *Log) LogEndOffset() int64 { return l.start + int64(len(l.records)) }
+func (l *Log) LogEndOffset() int64 {
+	n := len(l.chunks)
+	switch n {
+	case 0:
+		return l.start
+	case 1:
+		return l.start + int64(len(l.chunks[0]))
+	}
+	return (l.start>>chunkShift+int64(n-1))<<chunkShift + int64(len(l.chunks[n-1]))
+}
 
 // LogStartOffset returns the first offset held.
 func (l *Log) LogStartOffset() int64 { return l.start }
@@ -55,18 +93,83 @@ func (l *Log) At(o int64) (Record, bool) {
 	if o < l.start || o >= l.LogEndOffset() {
 		return Record{}, false
 	}
-	return l.records[o-l.start], true
+	k := l.chunkOf(o)
+	return l.chunks[k][l.index(k, o)], true
 }
 
 // Read returns the records in [from, to). The result shares memory with the log but stays valid:
-// truncation never writes into memory a returned slice can see.
+// truncation never writes into memory a returned slice can see. A range across a chunk's end
+// is copied (a follower's fetch reads a batch or a few, so seldom).
 func (l *Log) Read(from, to int64) []Record {
 	from = max(from, l.start)
 	to = min(to, l.LogEndOffset())
 	if from >= to {
 		return nil
 	}
-	return l.records[from-l.start : to-l.start : to-l.start]
+	k := l.chunkOf(from)
+	if l.chunkOf(to-1) == k {
+		c, i := l.chunks[k], l.index(k, from)
+		j := i + to - from
+		return c[i:j:j]
+	}
+	return l.copyOut(from, to)
+}
+
+// copyOut is a copy of the records in [from, to) (held), nil if empty.
+func (l *Log) copyOut(from, to int64) []Record {
+	if from >= to {
+		return nil
+	}
+	out := make([]Record, 0, to-from)
+	for o := from; o < to; {
+		k := l.chunkOf(o)
+		c := l.chunks[k][l.index(k, o):]
+		n := min(int64(len(c)), to-o)
+		out = append(out, c[:n]...)
+		o += n
+	}
+	return out
+}
+
+// room returns the last chunk with room for a record past its end, making it (or a copy of it)
+// first if needed; want is how many records are to come. Only the last chunk is ever written:
+// a truncation caps its length at its capacity, so that the next append here copies it, and
+// records a returned Read slice sees are never overwritten.
+func (l *Log) room(want int) *[]Record {
+	n := len(l.chunks)
+	if n > 0 {
+		c := &l.chunks[n-1]
+		if len(*c) < cap(*c) {
+			return c
+		}
+		// limit is how many records the chunk holds when full: the first ends at the aligned
+		// offset after the log start.
+		limit := chunkLen
+		if n == 1 {
+			limit -= int(l.start & chunkMask)
+		}
+		if len(*c) < limit {
+			size := limit
+			if n == 1 { // a young log's only chunk grows by doubling
+				size = min(limit, max(2*len(*c), len(*c)+want))
+			}
+			grown := make([]Record, len(*c), size)
+			copy(grown, *c)
+			*c = grown
+			return c
+		}
+	}
+	size := chunkLen
+	if n == 0 {
+		size = min(chunkLen-int(l.start&chunkMask), max(want, firstChunk))
+		if cap(l.chunks) == 0 {
+			// Room for a second chunk's header: a log past its first chunk would grow the list
+			// at once.
+			l.chunks = make([][]Record, 0, 2)
+		}
+	}
+	l.chunks = append(l.chunks, make([]Record, 0, size))
+	return &l.chunks[n]
 }
 
 // AppendAsLeader appends records stamped with epoch and returns the offset of the first one.
@@ -74,11 +177,13 @@ func (l *Log) Read(from, to int64) []Record {
 func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
 	base := l.LogEndOffset()
 	l.cache.Assign(epoch, base)
-	// One growth per batch at most: record by record, a young log's backing array would be
-	// reallocated at 1, 2, 4 and 8 records.
-	l.records = slices.Grow(l.records, len(ids))
-	for _, id := range ids {
-		l.records = append(l.records, Record{ID: id, Epoch: epoch})
+	for len(ids) > 0 {
+		c := l.room(len(ids))
+		n := min(len(ids), cap(*c)-len(*c))
+		for _, id := range ids[:n] {
+			*c = append(*c, Record{ID: id, Epoch: epoch})
+		}
+		ids = ids[n:]
 	}
 	return base
 }
@@ -92,7 +197,12 @@ func (l *Log) AppendAsFollower(recs []Record) {
 			l.cache.Assign(r.Epoch, leo+int64(i))
 		}
 	}
-	l.records = append(l.records, recs...) // one growth per batch at most
+	for len(recs) > 0 {
+		c := l.room(len(recs))
+		n := min(len(recs), cap(*c)-len(*c))
+		*c = append(*c, recs[:n]...)
+		recs = recs[n:]
+	}
 }
 
 // TruncateTo cuts the log at offset t (UnifiedLog.truncateTo). At or past the end it only trims
@@ -106,14 +216,23 @@ func (l *Log) TruncateTo(t int64) []Record {
 	}
 	if t < l.start {
 		// Below the first offset held: empty the log and start it at t, as Kafka does.
-		cut := append([]Record(nil), l.records...)
+		cut := l.copyOut(l.start, leo)
 		l.TruncateFullyAndStartAt(t)
 		return cut
 	}
-	cut := append([]Record(nil), l.records[t-l.start:]...)
-	// The full slice expression caps the backing array so the next append copies: records that
-	// fetch responses in flight still point at are never overwritten.
-	l.records = l.records[: t-l.start : t-l.start]
+	cut := l.copyOut(t, leo)
+	if t == l.start {
+		clear(l.chunks)
+		l.chunks = l.chunks[:0] // emptied, not nil: the log was written
+	} else {
+		k := l.chunkOf(t - 1) // the last chunk kept
+		clear(l.chunks[k+1:])
+		l.chunks = l.chunks[:k+1]
+		// Capped at its length, so that the next append copies it: records that fetch responses
+		// in flight still point at are never overwritten.
+		i := l.index(k, t-1) + 1
+		l.chunks[k] = l.chunks[k][:i:i]
+	}
 	l.cache.TruncateFromEnd(t)
 	if l.hw > t {
 		l.hw = t
@@ -127,7 +246,8 @@ func (l *Log) TruncateTo(t int64) []Record {
 // TruncateFullyAndStartAt empties the log and moves its start to o (a follower far behind the
 // leader's log start).
 func (l *Log) TruncateFullyAndStartAt(o int64) {
-	l.records = nil
+	clear(l.chunks)
+	l.chunks = nil
 	l.start = o
 	l.hw = o
 	l.flushed = o
@@ -141,7 +261,18 @@ func (l *Log) SetLogStartOffset(o int64) {
 		return
 	}
 	o = min(o, l.LogEndOffset())
-	l.records = l.records[o-l.start:]
+	// The chunks wholly below o go; the one holding o starts at o. Past a full last chunk's
+	// end, o is in none: every chunk goes, and the log stays written (not nil).
+	k := l.chunkOf(o)
+	if k < len(l.chunks) {
+		i := l.index(k, o)
+		clear(l.chunks[:k])
+		l.chunks = l.chunks[k:]
+		l.chunks[0] = l.chunks[0][i:]
+	} else {
+		clear(l.chunks)
+		l.chunks = l.chunks[:0]
+	}
 	l.start = o
 	l.hw = max(l.hw, o)
 	l.flushed = max(l.flushed, o)
@@ -167,5 +298,18 @@ func (l *Log) Recover(checkpointHW int64) {
 	l.SetHighWatermark(checkpointHW)
 }
 
-// Records returns all records from the log start. The slice must not be modified.
-func (l *Log) Records() []Record { return l.records[:len(l.records):len(l.records)] }
+// Records returns all records from the log start (a copy when they span chunks); nil if the log
+// was never written since it was last emptied fully. The slice must not be modified.
+func (l *Log) Records() []Record {
+	switch len(l.chunks) {
+	case 0:
+		if l.chunks == nil {
+			return nil
+		}
+		return []Record{}
+	case 1:
+		c := l.chunks[0]
+		return c[:len(c):len(c)]
+	}
+	return l.copyOut(l.start, l.LogEndOffset())
+}
