@@ -70,9 +70,11 @@ func (h *cluster) FlushIntervalMessages() int64 { return h.e.cfg.LogFlushInterva
 
 func (h *cluster) PidOf(tp TP) int32 { return h.e.pidOf(tp) }
 
-func (h *cluster) TP(pid int32) TP { return h.e.partitions[pid].tp() }
+// TP and Assignment read the topics and the packed replica lists, not the partition object (a
+// cache miss at scale): a leader reads the replication factor at every produce and HW move.
+func (h *cluster) TP(pid int32) TP { return h.e.tpOf(pid) }
 
-func (h *cluster) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
+func (h *cluster) Assignment(pid int32) []int32 { return h.e.hostsOf(pid) }
 
 // The network and the storage it lends.
 

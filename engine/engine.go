@@ -38,7 +38,14 @@ type Engine struct {
 
 	topics     []topicInfo
 	partitions []*partition
-	brokers    []*broker
+	// hosts is every partition's replica list, packed in pid order; pid's begins at
+	// hostStart[pid], or at pid·hostsRF when every partition has hostsRF replicas (else 0).
+	// hostsOf reads it: a partition object of a large cluster is a cache miss behind another
+	// (its pointer), and the replication factor alone reads no memory (issue 12).
+	hosts     []int32
+	hostStart []int32
+	hostsRF   int32
+	brokers   []*broker
 	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
 	ctrl    *controller.Controller
 	net     netsim.Network
@@ -194,6 +201,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
+	e.hosts, e.hostStart, e.hostsRF = hosts, start, uniformRF(start)
 	x := brk.NewHostIndex(start)
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
@@ -451,6 +459,32 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 		}
 	}
 	return nil
+}
+
+// hostsOf is partition pid's replica list (its partition's hosts), capped as they are.
+func (e *Engine) hostsOf(pid int32) []int32 {
+	if rf := e.hostsRF; rf > 0 {
+		lo := pid * rf
+		return e.hosts[lo : lo+rf : lo+rf]
+	}
+	lo, hi := e.hostStart[pid], e.hostStart[pid+1]
+	return e.hosts[lo:hi:hi]
+}
+
+// uniformRF is the replication factor of every partition whose hosts begin at start[pid], or 0
+// if they differ (as package broker's HostIndex).
+func uniformRF(start []int32) int32 {
+	n := int32(len(start) - 1)
+	if n <= 0 || start[n]%n != 0 {
+		return 0
+	}
+	rf := start[n] / n
+	for pid := range n {
+		if start[pid+1]-start[pid] != rf {
+			return 0
+		}
+	}
+	return rf
 }
 
 // tpOf is partition pid's names, from its topic's entry: the partition object of a large
