@@ -17,6 +17,8 @@ type cluster struct {
 
 func (h *cluster) Now() int64 { return h.e.now }
 
+func (h *cluster) Clock() *int64 { return &h.e.now }
+
 // Rules reads the era and the config at each turn: a config action can change the settings.
 func (h *cluster) Rules() brk.FetcherRules {
 	e := h.e
