@@ -36,7 +36,9 @@ type Engine struct {
 	// pending holds requests awaiting an answer, by message id.
 	pending inFlight
 
-	topics     []topicInfo
+	topics []topicInfo
+	// names is the topics again, as the brokers read them (brk.TopicNames: PidOf, TP).
+	names      brk.TopicNames
 	partitions []*partition
 	// hosts is every partition's replica list, packed in pid order; pid's begins at
 	// hostStart[pid], or at pid·hostsRF when every partition has hostsRF replicas (else 0).
@@ -207,7 +209,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	// its partitions in pid order on both brokers.
 	for i, n := range hosted {
 		b := e.brokers[i]
-		b.Broker = brk.NewBroker(b.id, &cluster{e: e, b: b}, x, int(n))
+		b.Broker = brk.NewBroker(b.id, &cluster{e: e, b: b}, x, &e.names, int(n)) // e.names is filled below
 		b.rm, b.fetchers = b.ReplicaManager(), b.Fetchers()
 	}
 	parts := make([]partition, len(start)-1)
@@ -216,6 +218,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
 		e.topics = append(e.topics, topicInfo{name: t.Name, first: first, count: int32(len(assign))})
+		e.names.Add(t.Name, int32(len(assign)))
 		for idx, reps := range assign {
 			pid := first + int32(idx)
 			p := &parts[pid]
@@ -487,15 +490,9 @@ func uniformRF(start []int32) int32 {
 	return rf
 }
 
-// tpOf is partition pid's names, from its topic's entry: the partition object of a large
-// cluster is a cache miss where the topics are not (issue 12).
-func (e *Engine) tpOf(pid int32) TP {
-	t := &e.topics[0]
-	if len(e.topics) > 1 {
-		t = e.topicOf(pid)
-	}
-	return TP{Topic: t.name, Partition: pid - t.first}
-}
+// tpOf is partition pid's names, from the topic table (brk.TopicNames, the brokers' too): the
+// partition object of a large cluster is a cache miss where the topics are not (issue 12).
+func (e *Engine) tpOf(pid int32) TP { return e.names.TP(pid) }
 
 // topicOf is the entry of the topic partition pid is in.
 func (e *Engine) topicOf(pid int32) *topicInfo {
@@ -510,27 +507,9 @@ func (e *Engine) topicOf(pid int32) *topicInfo {
 	panic(fmt.Sprintf("no partition %d", pid))
 }
 
-// pidOf is the dense index of the partition tp names, or -1 if there is none. The brokers ask
-// it millions of times a run: a cluster of one topic is answered without the loop, whose state
-// the compiler saves around each string comparison's call.
-func (e *Engine) pidOf(tp TP) int32 {
-	if len(e.topics) == 1 {
-		t := &e.topics[0]
-		if t.name != tp.Topic || tp.Partition < 0 || tp.Partition >= t.count {
-			return -1
-		}
-		return t.first + tp.Partition
-	}
-	for _, t := range e.topics {
-		if t.name == tp.Topic {
-			if tp.Partition < 0 || tp.Partition >= t.count {
-				return -1
-			}
-			return t.first + tp.Partition
-		}
-	}
-	return -1
-}
+// pidOf is the dense index of the partition tp names, or -1 if there is none (brk.TopicNames,
+// the brokers' table too).
+func (e *Engine) pidOf(tp TP) int32 { return e.names.PidOf(tp) }
 
 // replicaOn is broker b's replica of partition pid, or nil (no such broker, or b holds none),
 // read through its broker (brk.Broker.Replica). The read API, the checker's adapter and
