@@ -17,6 +17,8 @@ type cluster struct {
 
 func (h *cluster) Now() int64 { return h.e.now }
 
+func (h *cluster) Clock() *int64 { return &h.e.now }
+
 // Rules reads the era and the config at each turn: a config action can change the settings.
 func (h *cluster) Rules() brk.FetcherRules {
 	e := h.e
@@ -70,9 +72,11 @@ func (h *cluster) FlushIntervalMessages() int64 { return h.e.cfg.LogFlushInterva
 
 func (h *cluster) PidOf(tp TP) int32 { return h.e.pidOf(tp) }
 
-func (h *cluster) TP(pid int32) TP { return h.e.partitions[pid].tp() }
+// TP and Assignment read the topics and the packed replica lists, not the partition object (a
+// cache miss at scale): a leader reads the replication factor at every produce and HW move.
+func (h *cluster) TP(pid int32) TP { return h.e.tpOf(pid) }
 
-func (h *cluster) Assignment(pid int32) []int32 { return h.e.partitions[pid].hosts }
+func (h *cluster) Assignment(pid int32) []int32 { return h.e.hostsOf(pid) }
 
 // The network and the storage it lends.
 

@@ -72,7 +72,7 @@ func (c checkCluster) Leader(pid int32) (int32, int32) {
 	return c.e.ctrl.Leader(pid), c.e.ctrl.LeaderEpoch(pid)
 }
 
-func (c checkCluster) Hosts(pid int32) []int32 { return c.e.partitions[pid].hosts }
+func (c checkCluster) Hosts(pid int32) []int32 { return c.e.hostsOf(pid) }
 
 func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].Dead() }
 

@@ -36,9 +36,18 @@ type Engine struct {
 	// pending holds requests awaiting an answer, by message id.
 	pending inFlight
 
-	topics     []topicInfo
+	topics []topicInfo
+	// names is the topics again, as the brokers read them (brk.TopicNames: PidOf, TP).
+	names      brk.TopicNames
 	partitions []*partition
-	brokers    []*broker
+	// hosts is every partition's replica list, packed in pid order; pid's begins at
+	// hostStart[pid], or at pid·hostsRF when every partition has hostsRF replicas (else 0).
+	// hostsOf reads it: a partition object of a large cluster is a cache miss behind another
+	// (its pointer), and the replication factor alone reads no memory (issue 12).
+	hosts     []int32
+	hostStart []int32
+	hostsRF   int32
+	brokers   []*broker
 	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
 	ctrl    *controller.Controller
 	net     netsim.Network
@@ -194,12 +203,13 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
+	e.hosts, e.hostStart, e.hostsRF = hosts, start, uniformRF(start)
 	x := brk.NewHostIndex(start)
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	for i, n := range hosted {
 		b := e.brokers[i]
-		b.Broker = brk.NewBroker(b.id, &cluster{e: e, b: b}, x, int(n))
+		b.Broker = brk.NewBroker(b.id, &cluster{e: e, b: b}, x, &e.names, int(n)) // e.names is filled below
 		b.rm, b.fetchers = b.ReplicaManager(), b.Fetchers()
 	}
 	parts := make([]partition, len(start)-1)
@@ -208,6 +218,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
 		e.topics = append(e.topics, topicInfo{name: t.Name, first: first, count: int32(len(assign))})
+		e.names.Add(t.Name, int32(len(assign)))
 		for idx, reps := range assign {
 			pid := first + int32(idx)
 			p := &parts[pid]
@@ -453,15 +464,35 @@ func (e *Engine) partitionOf(topic string, index int32) *partition {
 	return nil
 }
 
-// tpOf is partition pid's names, from its topic's entry: the partition object of a large
-// cluster is a cache miss where the topics are not (issue 12).
-func (e *Engine) tpOf(pid int32) TP {
-	t := &e.topics[0]
-	if len(e.topics) > 1 {
-		t = e.topicOf(pid)
+// hostsOf is partition pid's replica list (its partition's hosts), capped as they are.
+func (e *Engine) hostsOf(pid int32) []int32 {
+	if rf := e.hostsRF; rf > 0 {
+		lo := pid * rf
+		return e.hosts[lo : lo+rf : lo+rf]
 	}
-	return TP{Topic: t.name, Partition: pid - t.first}
+	lo, hi := e.hostStart[pid], e.hostStart[pid+1]
+	return e.hosts[lo:hi:hi]
 }
+
+// uniformRF is the replication factor of every partition whose hosts begin at start[pid], or 0
+// if they differ (as package broker's HostIndex).
+func uniformRF(start []int32) int32 {
+	n := int32(len(start) - 1)
+	if n <= 0 || start[n]%n != 0 {
+		return 0
+	}
+	rf := start[n] / n
+	for pid := range n {
+		if start[pid+1]-start[pid] != rf {
+			return 0
+		}
+	}
+	return rf
+}
+
+// tpOf is partition pid's names, from the topic table (brk.TopicNames, the brokers' too): the
+// partition object of a large cluster is a cache miss where the topics are not (issue 12).
+func (e *Engine) tpOf(pid int32) TP { return e.names.TP(pid) }
 
 // topicOf is the entry of the topic partition pid is in.
 func (e *Engine) topicOf(pid int32) *topicInfo {
@@ -476,27 +507,9 @@ func (e *Engine) topicOf(pid int32) *topicInfo {
 	panic(fmt.Sprintf("no partition %d", pid))
 }
 
-// pidOf is the dense index of the partition tp names, or -1 if there is none. The brokers ask
-// it millions of times a run: a cluster of one topic is answered without the loop, whose state
-// the compiler saves around each string comparison's call.
-func (e *Engine) pidOf(tp TP) int32 {
-	if len(e.topics) == 1 {
-		t := &e.topics[0]
-		if t.name != tp.Topic || tp.Partition < 0 || tp.Partition >= t.count {
-			return -1
-		}
-		return t.first + tp.Partition
-	}
-	for _, t := range e.topics {
-		if t.name == tp.Topic {
-			if tp.Partition < 0 || tp.Partition >= t.count {
-				return -1
-			}
-			return t.first + tp.Partition
-		}
-	}
-	return -1
-}
+// pidOf is the dense index of the partition tp names, or -1 if there is none (brk.TopicNames,
+// the brokers' table too).
+func (e *Engine) pidOf(tp TP) int32 { return e.names.PidOf(tp) }
 
 // replicaOn is broker b's replica of partition pid, or nil (no such broker, or b holds none),
 // read through its broker (brk.Broker.Replica). The read API, the checker's adapter and

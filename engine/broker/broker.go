@@ -13,6 +13,10 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 type Broker struct {
 	cluster // Cluster, embedded unexported: the engine hands it in once (NewBroker)
 	id      int32
+	// clock is the cluster's time (Cluster.Clock), read by Now; names the partitions' names
+	// (static, as index: every broker's is the cluster's one table), read by PidOf and TP.
+	clock *int64
+	names *TopicNames
 	// hosted are the partitions it has a replica of, in pid order, and replicas those replicas,
 	// in the same order (side by side: a fetcher walks its partitions in pid order); index finds
 	// a partition's place in both (Replica).
@@ -36,8 +40,8 @@ var _ Host = (*Broker)(nil)
 
 // NewBroker is broker id, hosting n replicas (AddReplica places them), found through index, in
 // cluster c.
-func NewBroker(id int32, c Cluster, index *HostIndex, n int) *Broker {
-	b := &Broker{cluster: c, id: id, index: index, replicas: make([]Partition, n), hosted: make([]int32, 0, n)}
+func NewBroker(id int32, c Cluster, index *HostIndex, names *TopicNames, n int) *Broker {
+	b := &Broker{cluster: c, id: id, clock: c.Clock(), names: names, index: index, replicas: make([]Partition, n), hosted: make([]int32, 0, n)}
 	b.rm = NewReplicaManager(id, &b.fetchers)
 	return b
 }
@@ -52,6 +56,13 @@ func (b *Broker) AddReplica(pid int32) int32 {
 }
 
 func (b *Broker) BrokerID() int32 { return b.id }
+
+// Now is the simulated time, read where the cluster keeps it (Cluster.Clock).
+func (b *Broker) Now() int64 { return *b.clock }
+
+// PidOf and TP translate between the wire's partition names and pids (TopicNames).
+func (b *Broker) PidOf(tp protocol.TP) int32 { return b.names.PidOf(tp) }
+func (b *Broker) TP(pid int32) protocol.TP   { return b.names.TP(pid) }
 
 // Hosted lists the broker's pids in order; ReplicaAt is the replica of the i-th.
 func (b *Broker) Hosted() []int32                 { return b.hosted }

@@ -119,7 +119,9 @@ func brokerOfTwo(t *testing.T, rules ReplicaRules) (*fakeHost, *Broker) {
 	x := NewHostIndex([]int32{0, 3, 6})
 	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: rules,
 		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}
-	b := NewBroker(1, h, x, 2)
+	var names TopicNames
+	names.Add("t", 2)
+	b := NewBroker(1, h, x, &names, 2)
 	for pid, hosts := range [][]int32{{0, 1, 2}, {1, 2, 0}} {
 		for i, host := range hosts {
 			slot := int32(pid) // the other brokers' slots, as theirs would be

@@ -158,9 +158,9 @@ func (s *FetchSession) newPark(m *protocol.Message, seq uint64) *DelayedFetch {
 	return df
 }
 
-// index is where partition pid is among the session's partitions, or -1. A plain binary search.
+// index is where partition pid is among the session's partitions, or -1 (searchPids).
 func (s *FetchSession) index(pid int32) int {
-	if i, ok := slices.BinarySearch(s.pids, pid); ok {
+	if i, ok := searchPids(s.pids, pid); ok {
 		return i
 	}
 	return -1
@@ -333,7 +333,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 // add adds partition pid (the broker's replica r, nil if none) with the request data of fp, dirty
 // (the session has sent nothing for it yet), and puts s on r's list (FetchSession.update).
 func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition) {
-	i, _ := slices.BinarySearch(s.pids, pid)
+	i, _ := searchPids(s.pids, pid)
 	s.parts = slices.Insert(s.parts, i, CachedPartition{pid: pid, r: r, highWatermark: -1, localLogStartOffset: -1})
 	s.pids = slices.Insert(s.pids, i, pid)
 	for k, j := range s.dirty { // the partitions after it moved up one
@@ -353,7 +353,7 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 
 // remove drops partition pid from s (a forgotten partition).
 func (s *FetchSession) remove(pid int32) {
-	i, ok := slices.BinarySearch(s.pids, pid)
+	i, ok := searchPids(s.pids, pid)
 	if !ok {
 		return
 	}

@@ -35,7 +35,8 @@ func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 		}
 	}
 	now := h.Now()
-	for _, d := range m.FetchResponse.Partitions {
+	for i := range m.FetchResponse.Partitions {
+		d := &m.FetchResponse.Partitions[i] // read in place: an answer is not changed once sent
 		pid := h.PidOf(d.TP)
 		st := t.State(pid)
 		if st == nil {
@@ -49,7 +50,7 @@ func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 }
 
 // processPartitionData applies one partition of a fetch response.
-func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st *PartitionFetchState, d protocol.FetchPartitionData, sentEpoch int32) {
+func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st *PartitionFetchState, d *protocol.FetchPartitionData, sentEpoch int32) {
 	p := st.replica // the broker's replica (stable: a Partition never moves), without a lookup by pid
 	log := &p.log
 	switch d.Error {

@@ -88,7 +88,7 @@ func (t *FetcherThread) At(i int) *PartitionFetchState { return &t.parts[i] }
 
 // State is partition pid's state, nil if the thread does not fetch it.
 func (t *FetcherThread) State(pid int32) *PartitionFetchState {
-	i, found := slices.BinarySearch(t.pids, pid)
+	i, found := searchPids(t.pids, pid)
 	if !found {
 		return nil
 	}
@@ -117,7 +117,7 @@ func (t *FetcherThread) Changes() []int32 { return t.changes }
 // the last build.
 func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP) bool {
 	st.replica, st.tp = r, tp
-	i, found := slices.BinarySearch(t.pids, st.pid)
+	i, found := searchPids(t.pids, st.pid)
 	if found {
 		old := &t.parts[i]
 		if old.epoch == st.epoch {
@@ -230,4 +230,37 @@ func (t *FetcherThread) Carried(pid int32, st *PartitionFetchState) (epoch int32
 		return st.sentEpoch, st.sentOffset, st.sess.in
 	}
 	return t.session.GoneSent(pid)
+}
+
+// searchPids is slices.BinarySearch over pids, sorted and each once (a thread's or a fetch
+// session's partitions), with a first guess where pid would be if pids were evenly spread: a
+// thread or session holds a leader's partitions with one follower, and an assignment spreads
+// those evenly (Kafka's and the scenarios' default alike: a leader's partitions a broker count
+// apart), so the guess is usually right. A binary search of a thousand partitions reads five or
+// six cache lines of pids that are cold by the next fetch; the guess reads the two ends and one.
+func searchPids(pids []int32, pid int32) (int, bool) {
+	n := len(pids)
+	if n == 0 {
+		return 0, false
+	}
+	lo, hi := pids[0], pids[n-1]
+	switch {
+	case pid <= lo:
+		return 0, pid == lo
+	case pid >= hi:
+		if pid == hi {
+			return n - 1, true
+		}
+		return n, false
+	}
+	g := int(int64(pid-lo) * int64(n-1) / int64(hi-lo)) // lo < pid < hi: 0 ≤ g < n-1
+	switch at := pids[g]; {
+	case at == pid:
+		return g, true
+	case at < pid:
+		i, ok := slices.BinarySearch(pids[g+1:], pid)
+		return g + 1 + i, ok
+	default:
+		return slices.BinarySearch(pids[:g], pid)
+	}
 }

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -122,5 +123,30 @@ func TestFetcherThread(t *testing.T) {
 	th.RemovePartition(0)
 	if th.State(0) != nil || !slices.Equal(th.Pids(), []int32{1, 2, 3}) {
 		t.Errorf("after removing partition 0: pids %v", th.Pids())
+	}
+}
+
+// TestSearchPids: the guessing search answers as slices.BinarySearch does, for pids evenly
+// spread (the guess right), uneven, and every target in and around them.
+func TestSearchPids(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		n := rng.IntN(40)
+		var pids []int32
+		next := int32(rng.IntN(5))
+		for range n {
+			pids = append(pids, next)
+			if round%2 == 0 {
+				next += 7 // evenly spread
+			} else {
+				next += 1 + int32(rng.IntN(30))
+			}
+		}
+		for pid := int32(0); pid <= next+3; pid++ {
+			wi, wok := slices.BinarySearch(pids, pid)
+			if i, ok := searchPids(pids, pid); i != wi || ok != wok {
+				t.Fatalf("searchPids(%v, %d) = %d, %v; want %d, %v", pids, pid, i, ok, wi, wok)
+			}
+		}
 	}
 }

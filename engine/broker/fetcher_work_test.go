@@ -35,6 +35,7 @@ func newFakeFollower(pids ...int32) *fakeFollower {
 }
 
 func (h *fakeFollower) Now() int64                   { return h.now }
+func (h *fakeFollower) Clock() *int64                { return &h.now }
 func (h *fakeFollower) Rules() FetcherRules          { return h.rules }
 func (h *fakeFollower) Dead() bool                   { return h.dead }
 func (h *fakeFollower) BrokerEpoch() int64           { return 42 }

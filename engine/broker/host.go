@@ -29,6 +29,10 @@ type Cluster interface {
 	// Time and rules: the simulated time; the era's and the config's rules, read at each use (a
 	// config step may change them); the partitions' names and the static assignment.
 	Now() int64
+	// Clock is where the simulated time is kept, for a Broker's Now to read in place: the time
+	// is read at nearly every step, where Now through the embedded interface is two calls and a
+	// copy deep (issue 12). The broker never writes it.
+	Clock() *int64
 	Rules() FetcherRules
 	ReplicaRules() ReplicaRules
 	LeaderFetchRules() LeaderFetchRules

@@ -74,12 +74,12 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)
-		d, n := rm.readPartition(h, rules, pid, r, req, fp, true)
-		bytes += n
+		data = append(data, protocol.FetchPartitionData{})
+		d := &data[len(data)-1]
+		bytes += rm.readPartitionTo(d, h, rules, pid, r, req, fp, true)
 		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
-		data = append(data, d)
 		if !now && r != nil {
 			r.watchers = addWatcher(r.watchers, df)
 		}
@@ -170,12 +170,12 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 	for _, i := range work {
 		cp := &s.parts[i]
 		fp := cp.fetchPartition(h)
-		d, n := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, true)
-		bytes += n
+		data = append(data, protocol.FetchPartitionData{})
+		d := &data[len(data)-1]
+		bytes += rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, true)
 		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
-		data = append(data, d)
 	}
 	if now || bytes >= req.MinBytes {
 		// The partitions with news are moved to the front of the reads, then copied out.
@@ -219,9 +219,20 @@ func (rm *ReplicaManager) ReadPartition(h Host, pid int32, r *Partition, req *pr
 
 func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int32, r *Partition, req *protocol.FetchRequest,
 	fp *protocol.FetchPartition, update bool) (protocol.FetchPartitionData, int64) {
-	d := protocol.FetchPartitionData{TP: fp.TP, HighWatermark: -1, LogStartOffset: -1, LogEndOffset: -1}
+	var d protocol.FetchPartitionData
+	n := rm.readPartitionTo(&d, h, rules, pid, r, req, fp, update)
+	return d, n
+}
+
+// readPartitionTo is readPartition writing the data into *d, a zero entry of the answer's
+// partitions: a fetch round's reads write in place, where returning the data by value copied
+// it twice on its way into the answer (issue 12). Nothing a read sets off (a HW move, a produce
+// completed, a parked fetch answered) writes into the answer being built.
+func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host, rules *LeaderFetchRules, pid int32, r *Partition,
+	req *protocol.FetchRequest, fp *protocol.FetchPartition, update bool) int64 {
+	d.TP, d.HighWatermark, d.LogStartOffset, d.LogEndOffset = fp.TP, -1, -1, -1
 	if d.Error = r.CheckLeaderRequest(fp.CurrentLeaderEpoch, req.ReplicaID, rules.NotLeaderForUnknownLocal); d.Error != protocol.ErrNone {
-		return d, 0
+		return 0
 	}
 	log := r.Log()
 	hw, start, leo := log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset()
@@ -232,16 +243,16 @@ func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int
 		switch {
 		case ep == -1 && off == -1, fp.FetchOffset < start:
 			d.Error = protocol.ErrOffsetOutOfRange
-			return d, 0
+			return 0
 		case ep < fp.LastFetchedEpoch || off < fp.FetchOffset:
 			// No follower state update on a divergence (KAFKA-13141).
 			d.DivergingEpoch = &protocol.EpochEndOffset{Epoch: ep, EndOffset: off}
-			return d, 0
+			return 0
 		}
 	}
 	if fp.FetchOffset > leo || fp.FetchOffset < start {
 		d.Error = protocol.ErrOffsetOutOfRange
-		return d, 0
+		return 0
 	}
 	end := leo
 	if consumer {
@@ -258,7 +269,7 @@ func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int
 	if update && !consumer {
 		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)
 	}
-	return d, int64(len(d.Records)) * rules.RecordSizeBytes
+	return int64(len(d.Records)) * rules.RecordSizeBytes
 }
 
 // updateFollowerFetchState is ReplicaManager.updateFollowerFetchState with

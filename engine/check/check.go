@@ -244,7 +244,7 @@ func (k *Checker) checkCommittedRange(pid, b int32, r Replica, from, to int64) {
 		return // nothing newly committed (every replica at a cluster's start)
 	}
 	for _, h := range k.c.Hosts(pid) {
-		if h == b || k.c.BrokerDead(h) {
+		if h == b {
 			continue
 		}
 		// Only replicas in the same leader epoch are compared: a deposed leader cut off from the
@@ -253,7 +253,13 @@ func (k *Checker) checkCommittedRange(pid, b int32, r Replica, from, to int64) {
 		if !s.HWConfirmed || s.LeaderEpoch != r.LeaderEpoch {
 			continue
 		}
+		// Only live replicas are compared; whether h is dead is asked last, as the range below
+		// h's HW is usually empty (a leader's HW moves before its followers learn it) and the
+		// broker's state is a cache miss at scale.
 		end := min(to, s.Log.HighWatermark())
+		if end <= from || k.c.BrokerDead(h) {
+			continue
+		}
 		for o := from; o < end; o++ {
 			a, okA := r.Log.At(o)
 			c, okC := s.Log.At(o)
