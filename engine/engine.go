@@ -203,7 +203,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
-	e.hosts, e.hostStart, e.hostsRF = hosts, start, uniformRF(start)
+	e.hosts, e.hostStart, e.hostsRF = hosts, start, brk.UniformRF(start)
 	x := brk.NewHostIndex(start)
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
@@ -472,22 +472,6 @@ func (e *Engine) hostsOf(pid int32) []int32 {
 	}
 	lo, hi := e.hostStart[pid], e.hostStart[pid+1]
 	return e.hosts[lo:hi:hi]
-}
-
-// uniformRF is the replication factor of every partition whose hosts begin at start[pid], or 0
-// if they differ (as package broker's HostIndex).
-func uniformRF(start []int32) int32 {
-	n := int32(len(start) - 1)
-	if n <= 0 || start[n]%n != 0 {
-		return 0
-	}
-	rf := start[n] / n
-	for pid := range n {
-		if start[pid+1]-start[pid] != rf {
-			return 0
-		}
-	}
-	return rf
 }
 
 // tpOf is partition pid's names, from the topic table (brk.TopicNames, the brokers' too): the

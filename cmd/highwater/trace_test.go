@@ -29,17 +29,7 @@ func TestRunTraceIsEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			if _, _, err := engine.Run(sc, func(evs []engine.Event) {
-				for i := range evs {
-					if err := enc.Encode(&evs[i]); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}); err != nil {
-				t.Fatal(err)
-			}
+			want := encodedRun(t, sc)
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			if code := runScenario([]string{file, "--trace", trace}, io.Discard, io.Discard); code == 2 {
 				t.Fatalf("exit %d", code)
@@ -54,6 +44,24 @@ func TestRunTraceIsEncodingJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// encodedRun is every event of engine.Run on sc, encoded by json.Encoder: what the trace file
+// must hold byte for byte.
+func encodedRun(t *testing.T, sc *engine.Scenario) *bytes.Buffer {
+	t.Helper()
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	if _, _, err := engine.Run(sc, func(evs []engine.Event) {
+		for i := range evs {
+			if err := enc.Encode(&evs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return &want
 }
 
 // firstDifference is the index of the first byte where a and b differ.

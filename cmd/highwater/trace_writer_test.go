@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,17 +62,7 @@ func TestTraceWriterReusesBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want bytes.Buffer
-	enc := json.NewEncoder(&want)
-	if _, _, err := engine.Run(sc, func(evs []engine.Event) {
-		for i := range evs {
-			if err := enc.Encode(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	want := encodedRun(t, sc)
 
 	e, err := engine.NewRun(sc, true)
 	if err != nil {

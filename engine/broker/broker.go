@@ -145,7 +145,7 @@ type hostSlot struct{ broker, slot int32 }
 // NewHostIndex is the index of partitions whose hosts start at start[pid] (start[n] is the
 // count of replicas); Place fills it.
 func NewHostIndex(start []int32) *HostIndex {
-	return &HostIndex{start: start, rf: uniformRF(start), at: make([]hostSlot, start[len(start)-1])}
+	return &HostIndex{start: start, rf: UniformRF(start), at: make([]hostSlot, start[len(start)-1])}
 }
 
 // Place records that host i (in pid's assignment order) is broker, whose replica is in slot.
@@ -171,9 +171,9 @@ func (x *HostIndex) slot(pid, broker int32) int32 {
 	return -1
 }
 
-// uniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
-// if they differ.
-func uniformRF(start []int32) int32 {
+// UniformRF is the replication factor of every partition whose hosts start at start[pid], or 0
+// if they differ (the engine's packed host lists use it too).
+func UniformRF(start []int32) int32 {
 	n := int32(len(start) - 1)
 	if n <= 0 || start[n]%n != 0 {
 		return 0

@@ -106,8 +106,8 @@ func TestUniformRF(t *testing.T) {
 		start []int32
 		rf    int32
 	}{{[]int32{0, 3, 6, 9}, 3}, {[]int32{0, 3, 5, 9}, 0}, {[]int32{0, 2, 6}, 0}, {[]int32{0, 1}, 1}, {[]int32{0}, 0}} {
-		if got := uniformRF(c.start); got != c.rf {
-			t.Errorf("uniformRF(%v) = %d, want %d", c.start, got, c.rf)
+		if got := UniformRF(c.start); got != c.rf {
+			t.Errorf("UniformRF(%v) = %d, want %d", c.start, got, c.rf)
 		}
 	}
 }
