@@ -91,14 +91,7 @@ func (e *Engine) Apply(a Action) error {
 	return nil
 }
 
-func (e *Engine) topicPartitions(name string) int {
-	for _, t := range e.topics {
-		if t.name == name {
-			return int(t.count)
-		}
-	}
-	return -1
-}
+func (e *Engine) topicPartitions(name string) int { return e.names.Partitions(name) }
 
 func (e *Engine) setLink(from, to int32, latency *int64, down bool) {
 	lat := e.net.SetLink(netsim.Link{From: from, To: to}, latency, down, e.cfg.NetworkLatencyMs)

@@ -38,8 +38,8 @@ func (e *Engine) produce(p *partition, count int64, acks Acks) { e.produceOn(p.p
 // topic's entry, not from the partition: a load's produce steps pick partitions at random, and
 // reading one's names was a last-level cache miss per step (issue 12).
 func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
-	t := e.topicOf(pid)
-	op := e.clients.NewProduce(t.name, pid-t.first, pid, acks, count, e.now)
+	tp := e.tpOf(pid)
+	op := e.clients.NewProduce(tp.Topic, tp.Partition, pid, acks, count, e.now)
 	e.sendProduce(op)
 }
 

@@ -36,8 +36,8 @@ type Engine struct {
 	// pending holds requests awaiting an answer, by message id.
 	pending inFlight
 
-	topics []topicInfo
-	// names is the topics again, as the brokers read them (brk.TopicNames: PidOf, TP).
+	// names is the topics: each one's partitions and their pids, the table the brokers read too
+	// (brk.TopicNames: PidOf, TP, Partitions).
 	names      brk.TopicNames
 	partitions []*partition
 	// hosts is every partition's replica list, packed in pid order; pid's begins at
@@ -106,12 +106,6 @@ type unsafeRules struct {
 	// noEpochStartRule: a follower may join the ISR before reaching the current leader epoch's
 	// start offset (before KAFKA-7128).
 	noEpochStartRule bool
-}
-
-type topicInfo struct {
-	name  string
-	first int32 // pid of partition 0
-	count int32
 }
 
 // New builds the cluster a scenario describes, at time 0: every partition led by its first
@@ -217,7 +211,6 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	first := int32(0)
 	for ti, t := range sc.Topics {
 		assign := assigns[ti]
-		e.topics = append(e.topics, topicInfo{name: t.Name, first: first, count: int32(len(assign))})
 		e.names.Add(t.Name, int32(len(assign)))
 		for idx, reps := range assign {
 			pid := first + int32(idx)
@@ -453,13 +446,8 @@ func (e *Engine) handle(it *item) {
 
 // partitionOf returns the partition with this topic and index, or nil.
 func (e *Engine) partitionOf(topic string, index int32) *partition {
-	for _, t := range e.topics {
-		if t.name == topic {
-			if index < 0 || index >= t.count {
-				return nil
-			}
-			return e.partitions[t.first+index]
-		}
+	if pid := e.pidOf(TP{Topic: topic, Partition: index}); pid >= 0 {
+		return e.partitions[pid]
 	}
 	return nil
 }
@@ -477,19 +465,6 @@ func (e *Engine) hostsOf(pid int32) []int32 {
 // tpOf is partition pid's names, from the topic table (brk.TopicNames, the brokers' too): the
 // partition object of a large cluster is a cache miss where the topics are not (issue 12).
 func (e *Engine) tpOf(pid int32) TP { return e.names.TP(pid) }
-
-// topicOf is the entry of the topic partition pid is in.
-func (e *Engine) topicOf(pid int32) *topicInfo {
-	if len(e.topics) == 1 { // as pidOf
-		return &e.topics[0]
-	}
-	for i := range e.topics {
-		if t := &e.topics[i]; pid < t.first+t.count {
-			return t
-		}
-	}
-	panic(fmt.Sprintf("no partition %d", pid))
-}
 
 // pidOf is the dense index of the partition tp names, or -1 if there is none (brk.TopicNames,
 // the brokers' table too).

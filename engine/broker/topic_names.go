@@ -50,6 +50,16 @@ func (n *TopicNames) PidOf(tp protocol.TP) int32 {
 	return -1
 }
 
+// Partitions is the partition count of the topic called name, or -1 if there is none.
+func (n *TopicNames) Partitions(name string) int {
+	for _, t := range n.topics {
+		if t.name == name {
+			return int(t.count)
+		}
+	}
+	return -1
+}
+
 // TP is partition pid's names (pid must be a partition's).
 func (n *TopicNames) TP(pid int32) protocol.TP {
 	t := &n.topics[0]
