@@ -175,10 +175,12 @@ type sessionRef struct {
 	hint int32
 }
 
-// index is where partition pid is among the session's partitions, or -1.
+// index is where partition pid is among the session's partitions, or -1. The guess is checked
+// against the partition's own entry, not pids: every caller reads that entry next (its dirty
+// flag), so a right guess costs the session no other cache line.
 func (ref *sessionRef) index(pid int32) int {
 	s := ref.s
-	if h := int(ref.hint); h >= 0 && h < len(s.pids) && s.pids[h] == pid {
+	if h := int(ref.hint); h >= 0 && h < len(s.parts) && s.parts[h].pid == pid {
 		return h
 	}
 	i := s.index(pid)
