@@ -235,13 +235,20 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 	for _, i := range work {
 		cp := &s.parts[i]
 		cp.dirty = false
-		fp := cp.fetchPartition(h)
-		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false)
-		if cp.maybeUpdateResponseData(&d, true) {
-			news = append(news, d)
-		}
-		if !s.clean(cp, &d) {
+		fp := cp.fetchData() // unnamed: the answer names what it carries
+		// Read in place into the answer's next entry, which stays only if it has news.
+		news = append(news, protocol.FetchPartitionData{})
+		d := &news[len(news)-1]
+		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false)
+		must := cp.maybeUpdateResponseData(d, true)
+		if !s.clean(cp, d) {
 			s.redirty(i)
+		}
+		if must {
+			d.TP = cp.name(h)
+		} else {
+			*d = protocol.FetchPartitionData{}
+			news = news[:len(news)-1]
 		}
 	}
 	rm.doneWithDirty(work)
