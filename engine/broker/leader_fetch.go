@@ -81,7 +81,7 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 			now = true
 		}
 		if !now && r != nil {
-			r.watchers = addWatcher(r.watchers, df)
+			r.watch(df)
 		}
 	}
 	if now || bytes >= req.MinBytes {
