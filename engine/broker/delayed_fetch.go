@@ -42,6 +42,25 @@ func (df *DelayedFetch) SessionSize() int {
 	return len(df.sess.parts)
 }
 
+// watchList is the full fetches parked on a replica, in the order they parked.
+type watchList struct{ fetches []*DelayedFetch }
+
+// watching is the full fetches parked on r (some may be done, until its list is next checked).
+func (r *Partition) watching() []*DelayedFetch {
+	if r.watchers == nil {
+		return nil
+	}
+	return r.watchers.fetches
+}
+
+// watch parks df on r's watch list (addWatcher), made at the first.
+func (r *Partition) watch(df *DelayedFetch) {
+	if r.watchers == nil {
+		r.watchers = &watchList{}
+	}
+	r.watchers.fetches = addWatcher(r.watchers.fetches, df)
+}
+
 // addWatcher parks df on a replica's watch list, dropping the fetches already completed (they
 // are skipped when the list is checked; without this, a partition that gets no new data keeps
 // every fetch that ever waited on it, and each holds its whole request).
@@ -65,9 +84,11 @@ func (rm *ReplicaManager) TryCompleteWatchers(h Host, r *Partition) {
 	// follower.
 	var buf [8]*DelayedFetch
 	parked := buf[:0]
-	for _, df := range r.watchers {
-		if !df.done {
-			parked = append(parked, df)
+	if w := r.watchers; w != nil {
+		for _, df := range w.fetches {
+			if !df.done {
+				parked = append(parked, df)
+			}
 		}
 	}
 	sessions := false
@@ -87,15 +108,18 @@ func (rm *ReplicaManager) TryCompleteWatchers(h Host, r *Partition) {
 			}
 		}
 	}
-	if len(r.watchers) > 0 {
-		kept := r.watchers[:0]
-		for _, df := range r.watchers {
+	if w := r.watchers; w != nil {
+		kept := w.fetches[:0]
+		for _, df := range w.fetches {
 			if !df.done {
 				kept = append(kept, df)
 			}
 		}
-		clear(r.watchers[len(kept):])
-		r.watchers = kept
+		clear(w.fetches[len(kept):])
+		w.fetches = kept
+		if len(kept) == 0 {
+			r.watchers = nil // a steady cluster's fetches park in sessions: no list to look in
+		}
 	}
 }
 
@@ -235,13 +259,20 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 	for _, i := range work {
 		cp := &s.parts[i]
 		cp.dirty = false
-		fp := cp.fetchPartition(h)
-		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false)
-		if cp.maybeUpdateResponseData(&d, true) {
-			news = append(news, d)
-		}
-		if !s.clean(cp, &d) {
+		fp := cp.fetchData() // unnamed: the answer names what it carries
+		// Read in place into the answer's next entry, which stays only if it has news.
+		news = append(news, protocol.FetchPartitionData{})
+		d := &news[len(news)-1]
+		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false)
+		must := cp.maybeUpdateResponseData(d, true)
+		if !s.clean(cp, d) {
 			s.redirty(i)
+		}
+		if must {
+			d.TP = cp.name(h)
+		} else {
+			*d = protocol.FetchPartitionData{}
+			news = news[:len(news)-1]
 		}
 	}
 	rm.doneWithDirty(work)

@@ -41,12 +41,26 @@ type CachedPartition struct {
 
 // fetchPartition is the partition's fetch data, as the follower last sent it.
 func (cp *CachedPartition) fetchPartition(h Host) protocol.FetchPartition {
-	fp := protocol.FetchPartition{FetchOffset: cp.fetchOffset, LogStartOffset: cp.fetcherLogStartOffset,
-		CurrentLeaderEpoch: cp.leaderEpoch, LastFetchedEpoch: cp.lastFetchedEpoch}
-	if cp.pid >= 0 {
-		fp.TP = h.TP(cp.pid)
-	}
+	fp := cp.fetchData()
+	fp.TP = cp.name(h)
 	return fp
+}
+
+// fetchData is fetchPartition without the partition's name. A read does not need the name, only
+// the answer does (its partitions are named where the answer takes them: nameAnswered), and most
+// of a session's reads find nothing to answer: naming every read was 2% of the 100 × 100,000 user
+// path.
+func (cp *CachedPartition) fetchData() protocol.FetchPartition {
+	return protocol.FetchPartition{FetchOffset: cp.fetchOffset, LogStartOffset: cp.fetcherLogStartOffset,
+		CurrentLeaderEpoch: cp.leaderEpoch, LastFetchedEpoch: cp.lastFetchedEpoch}
+}
+
+// name is the partition's name (none if the broker does not know it: pid -1).
+func (cp *CachedPartition) name(h Host) protocol.TP {
+	if cp.pid >= 0 {
+		return h.TP(cp.pid)
+	}
+	return protocol.TP{}
 }
 
 // maybeUpdateResponseData is CachedPartition.maybeUpdateResponseData: whether an incremental
@@ -175,10 +189,12 @@ type sessionRef struct {
 	hint int32
 }
 
-// index is where partition pid is among the session's partitions, or -1.
+// index is where partition pid is among the session's partitions, or -1. The guess is checked
+// against the partition's own entry, not pids: every caller reads that entry next (its dirty
+// flag), so a right guess costs the session no other cache line.
 func (ref *sessionRef) index(pid int32) int {
 	s := ref.s
-	if h := int(ref.hint); h >= 0 && h < len(s.pids) && s.pids[h] == pid {
+	if h := int(ref.hint); h >= 0 && h < len(s.parts) && s.parts[h].pid == pid {
 		return h
 	}
 	i := s.index(pid)

@@ -13,32 +13,75 @@ import (
 
 // sentByName is what the Fetch in flight carried (FetchSent) as the session handler asks it
 // (SentFetch): by partition name. The thread keeps one, so an answer's handling allocates none.
+// Each partition it is asked about is resolved (its pid and fetch state) and written down in the
+// thread's answered, in the order asked: the handler's incremental check asks about every
+// partition of the answer, in the answer's order, before any is processed, and the processing
+// then reads what it resolved rather than resolving each partition a second time.
 type sentByName struct {
 	FetchSent
-	names PidNamer
+	names Follower
 }
 
-func (s *sentByName) Carried(tp protocol.TP) bool { return s.Has(s.names.PidOf(tp)) }
+// answeredPartition is an answered partition resolved: its pid and the index of its fetch state
+// in the thread's parts (-1: not in the thread). An index, not a pointer: the thread's scratch
+// list then holds no pointers, which the collector's write barriers would check.
+type answeredPartition struct{ pid, at int32 }
+
+func (s *sentByName) Carried(tp protocol.TP) bool {
+	t := s.t
+	pid := s.names.PidOf(tp)
+	var st *PartitionFetchState
+	at, found := searchPids(t.pids, pid) // State, keeping the index
+	if found {
+		st = &t.parts[at]
+	} else {
+		at = -1
+	}
+	t.answered = append(t.answered, answeredPartition{pid: pid, at: int32(at)})
+	_, ok := s.Of(pid, st) // with a recorded list (walkAll), Of does not read st
+	return ok
+}
 
 // HandleFetchResponse applies the answer m to the thread's Fetch.
 func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 	t.Answered()
 	rules := h.Rules()
 	sent := t.TakeFetchSent(rules.WalkAll)
+	parts := m.FetchResponse.Partitions // read in place: an answer is not changed once sent
+	t.answered = t.answered[:0]
 	if rules.Sessions {
-		t.sentNames = sentByName{FetchSent: sent, names: h}
-		ok := t.session.HandleResponse(m.FetchResponse, &t.sentNames)
-		t.sentNames = sentByName{}
-		if !ok {
+		// Read from the stamps, what the handler is handed is the same at every answer: it is
+		// written once, not at every answer (a write of its pointers costs barriers while the
+		// collector runs). A recorded list (walkAll) is new at every answer.
+		if sent.walkAll || t.sentNames.walkAll || t.sentNames.t != t || t.sentNames.names != h {
+			t.sentNames = sentByName{FetchSent: sent, names: h}
+		}
+		if !t.session.HandleResponse(m.FetchResponse, &t.sentNames) {
 			t.DoWork(h) // a session error: nothing to process, no backoff; the next Fetch is full
 			return
 		}
 	}
+	// An incremental answer's check resolved every partition (answered); a full one's did not.
+	// A partition failing below leaves the thread, and those after it move down one: a state
+	// is taken where the check found it only if it is still there (pids are each once), else
+	// looked up again.
+	resolved := len(t.answered) == len(parts)
 	now := h.Now()
-	for i := range m.FetchResponse.Partitions {
-		d := &m.FetchResponse.Partitions[i] // read in place: an answer is not changed once sent
-		pid := h.PidOf(d.TP)
-		st := t.State(pid)
+	for i := range parts {
+		d := &parts[i]
+		var pid int32
+		var st *PartitionFetchState
+		if resolved {
+			a := t.answered[i]
+			if pid = a.pid; a.at >= 0 && int(a.at) < len(t.parts) && t.parts[a.at].pid == pid {
+				st = &t.parts[a.at]
+			} else {
+				st = t.State(pid) // not in the thread when checked (rare), or moved since
+			}
+		} else {
+			pid = h.PidOf(d.TP)
+			st = t.State(pid)
+		}
 		if st == nil {
 			continue // removed meanwhile
 		}

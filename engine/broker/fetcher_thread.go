@@ -36,8 +36,10 @@ type FetcherThread struct {
 	changes, changesSpare []int32
 	truncatingCount       int
 	inSession, sentCount  int
-	// sentNames hands an answer's session handler what the Fetch carried (fetcher_answers.go).
+	// sentNames hands an answer's session handler what the Fetch carried, and answered is what
+	// its incremental check resolved, for the answer's own handling (fetcher_answers.go).
 	sentNames sentByName
+	answered  []answeredPartition
 	// exited: the thread stopped on a fatal error (Follower.Exit); it does no more work, and
 	// what its manager gives it is never fetched, as with Kafka's dead thread.
 	exited bool

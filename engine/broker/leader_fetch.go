@@ -81,7 +81,7 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 			now = true
 		}
 		if !now && r != nil {
-			r.watchers = addWatcher(r.watchers, df)
+			r.watch(df)
 		}
 	}
 	if now || bytes >= req.MinBytes {
@@ -169,7 +169,7 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 	now := req.MaxWaitMs <= 0
 	for _, i := range work {
 		cp := &s.parts[i]
-		fp := cp.fetchPartition(h)
+		fp := cp.fetchData() // unnamed: the answer names what it carries
 		data = append(data, protocol.FetchPartitionData{})
 		d := &data[len(data)-1]
 		bytes += rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, true)
@@ -189,6 +189,7 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 			}
 			if must {
 				data[kept] = data[i]
+				data[kept].TP = cp.name(h)
 				kept++
 			}
 		}

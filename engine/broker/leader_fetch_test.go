@@ -130,7 +130,7 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 	old := fetchFrom(h, 2, protocol.InvalidSessionID, protocol.FinalEpoch, 3, 0, 1)
 	old.Fetch.Partitions[0].FetchOffset = 2
 	rm.FetchMessages(h, old)
-	if _, _, ok := answered(h, old); ok || len(h.fetchTimeouts) != 3 || len(t0.watchers) != 1 || len(t1.watchers) != 1 {
+	if _, _, ok := answered(h, old); ok || len(h.fetchTimeouts) != 3 || len(t0.watching()) != 1 || len(t1.watching()) != 1 {
 		t.Fatalf("a sessionless Fetch at the log end: answered %v; want it parked on both partitions", ok)
 	}
 	h.now = 710
@@ -138,11 +138,11 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 		Produce: &protocol.ProduceRequest{TP: h.TP(0), Acks: 0, RecordIDs: []int64{3}, TimeoutMs: 30000}})
 	resp, parts, ok = answered(h, old)
 	if !ok || resp.SessionID != protocol.InvalidSessionID || !slices.Equal(parts, []string{"t-0 1 records, HW 2", "t-1 0 records, HW 2"}) ||
-		len(t0.watchers) != 0 || len(t1.watchers) != 1 {
+		len(t0.watching()) != 0 || len(t1.watching()) != 1 {
 		t.Fatalf("after an append to t-0: answered %v, %q, watchers %d and %d; want the whole answer, t-0's list emptied",
-			ok, parts, len(t0.watchers), len(t1.watchers))
+			ok, parts, len(t0.watching()), len(t1.watching()))
 	}
-	if n := len(t1.watchers); n != 1 || !t1.watchers[0].Done() {
+	if n := len(t1.watching()); n != 1 || !t1.watching()[0].Done() {
 		t.Errorf("t-1's watch list: %d, want the answered fetch, skipped until the list is next pruned", n)
 	}
 }

@@ -54,11 +54,16 @@ type Partition struct {
 	// state is the committed ISR (leader only) and the change in flight (KIP-497).
 	state    PartitionState
 	produces ProducePurgatory
-	// watchers are the full fetches parked on this leader replica (an incremental fetch waits
-	// through its session: fetchSessions); fetchSessions are the broker's fetch sessions caching
-	// the partition, each with where the partition was last found among its partitions.
-	watchers      []*DelayedFetch
+	// watchers are the full fetches parked on this leader replica, nil before the first (an
+	// incremental fetch waits through its session: fetchSessions); fetchSessions are the
+	// broker's fetch sessions caching the partition, each with where the partition was last
+	// found among its partitions. watchers is behind a pointer: with fetch sessions only a
+	// follower's first Fetch is full, and the 16 bytes a slice header would take more make room
+	// for the log's LEO within the 256 bytes.
+	watchers      *watchList
 	fetchSessions []sessionRef
+	// The struct is 256 bytes (see slot): 8 are free.
+	_ [8]byte
 }
 
 // NewPartition is broker b's replica of partition pid, before any LeaderAndIsr (ResetMemory),

@@ -21,12 +21,18 @@ type Log struct {
 	// its aligned end; the last is the only one appended to. nil until the first append after
 	// an empty start (Records tells a log never written from one emptied).
 	chunks [][]Record
-	// start is the log start offset. Invariant: start ≤ hw ≤ LEO.
+	// start is the log start offset. Invariant: start ≤ hw ≤ leo.
 	start int64
 	hw    int64
+	cache EpochCache
+	// leo is the log end offset, what the chunks hold (their lengths from start), kept by every
+	// change to them: LogEndOffset is read at every fetch, produce and HW step, and computing it
+	// read the last chunk's header, in the chunk list's own allocation (a cache miss per cold
+	// partition). After the cache: in a Partition, the fields up to leo share its second cache
+	// line.
+	leo int64
 	// flushed is the recovery point: offsets below it are on stable storage and survive power loss.
 	flushed int64
-	cache   EpochCache
 }
 
 // A log's records are kept in chunks of chunkLen (aligned to offsets) instead of one slice
@@ -57,7 +63,10 @@ func (l *Log) index(k int, o int64) int64 {
 }
 
 // LogEndOffset returns the offset the next record will get.
-func (l *Log) LogEndOffset() int64 {
+func (l *Log) LogEndOffset() int64 { return l.leo }
+
+// chunksEnd is the log end offset as the chunks hold it (leo must equal it: the tests check).
+func (l *Log) chunksEnd() int64 {
 	n := len(l.chunks)
 	switch n {
 	case 0:
@@ -177,6 +186,7 @@ func (l *Log) room(want int) *[]Record {
 func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
 	base := l.LogEndOffset()
 	l.cache.Assign(epoch, base)
+	l.leo += int64(len(ids))
 	for len(ids) > 0 {
 		c := l.room(len(ids))
 		n := min(len(ids), cap(*c)-len(*c))
@@ -197,6 +207,7 @@ func (l *Log) AppendAsFollower(recs []Record) {
 			l.cache.Assign(r.Epoch, leo+int64(i))
 		}
 	}
+	l.leo += int64(len(recs))
 	for len(recs) > 0 {
 		c := l.room(len(recs))
 		n := min(len(recs), cap(*c)-len(*c))
@@ -233,6 +244,7 @@ func (l *Log) TruncateTo(t int64) []Record {
 		i := l.index(k, t-1) + 1
 		l.chunks[k] = l.chunks[k][:i:i]
 	}
+	l.leo = t
 	l.cache.TruncateFromEnd(t)
 	if l.hw > t {
 		l.hw = t
@@ -248,7 +260,7 @@ func (l *Log) TruncateTo(t int64) []Record {
 func (l *Log) TruncateFullyAndStartAt(o int64) {
 	clear(l.chunks)
 	l.chunks = nil
-	l.start = o
+	l.start, l.leo = o, o
 	l.hw = o
 	l.flushed = o
 	l.cache.Clear()

@@ -112,8 +112,9 @@ func TestChunkedLogMatchesSlice(t *testing.T) {
 				}
 				reads = append(reads, kept{got, slices.Clone(want)})
 			}
-			if l.LogStartOffset() != ref.start || l.LogEndOffset() != ref.leo() {
-				t.Fatalf("seed %d step %d: [%d, %d), want [%d, %d)", seed, step, l.LogStartOffset(), l.LogEndOffset(), ref.start, ref.leo())
+			if l.LogStartOffset() != ref.start || l.LogEndOffset() != ref.leo() || l.chunksEnd() != ref.leo() {
+				t.Fatalf("seed %d step %d: [%d, %d) (chunks end at %d), want [%d, %d)", seed, step, l.LogStartOffset(), l.LogEndOffset(),
+					l.chunksEnd(), ref.start, ref.leo())
 			}
 			got, want := l.Records(), ref.records[:len(ref.records):len(ref.records)]
 			if !slices.Equal(got, want) || (got == nil) != (want == nil) {
