@@ -47,7 +47,10 @@ type Engine struct {
 	hosts     []int32
 	hostStart []int32
 	hostsRF   int32
-	brokers   []*broker
+	// index finds each host's replica among its broker's (the brokers' one brk.HostIndex): the
+	// checker reads a partition's replicas through it (checker.go).
+	index   *brk.HostIndex
+	brokers []*broker
 	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
 	ctrl    *controller.Controller
 	net     netsim.Network
@@ -199,6 +202,7 @@ func (e *Engine) buildTopics(sc *Scenario) {
 	}
 	e.hosts, e.hostStart, e.hostsRF = hosts, start, brk.UniformRF(start)
 	x := brk.NewHostIndex(start)
+	e.index = x
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	for i, n := range hosted {

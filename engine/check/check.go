@@ -45,11 +45,13 @@ type Cluster interface {
 	PartitionName(pid int32) (topic string, index int32)
 	// Leader is the controller's leader of the partition (-1 for none) and its leader epoch.
 	Leader(pid int32) (leader, epoch int32)
-	// Hosts are the brokers holding a replica, in assignment order.
-	Hosts(pid int32) []int32
 	BrokerDead(b int32) bool
 	// Replica is broker b's replica of the partition.
 	Replica(pid, b int32) Replica
+	// Replicas are the partition's replicas, one per host in assignment order, appended to buf:
+	// a HW move compares the replica with every other, so they are read at once (the hosts'
+	// list, then each replica), not host by host.
+	Replicas(pid int32, buf []Replica) []Replica
 	// AckedAll and Consumed are the records acknowledged with acks=all and the records consumed,
 	// each in the order it happened; records are only ever added at the end.
 	AckedAll(pid int32) []clients.OffsetID
@@ -58,7 +60,8 @@ type Cluster interface {
 
 // Replica is what the checker reads of one replica.
 type Replica struct {
-	Log *commitlog.Log
+	Broker int32 // the broker holding it
+	Log    *commitlog.Log
 	// HWConfirmed: the replica's HW comes from its current leadership (see the engine's replica).
 	HWConfirmed bool
 	LeaderEpoch int32
@@ -76,6 +79,8 @@ type Checker struct {
 	// acked and consumed: how long a prefix of each partition's AckedAll and Consumed is known to
 	// be in offset order, by pid (see ordered).
 	acked, consumed []int32
+	// reps holds the replicas of the partition being checked (replicas), reused.
+	reps []Replica
 }
 
 // New returns a checker reading c; violated hears each violation as it is found (the engine
@@ -108,10 +113,11 @@ func (k *Checker) name(pid int32) string {
 
 // HWMoved: broker b's replica of pid moved its high watermark from old to what its log holds now.
 func (k *Checker) HWMoved(pid, b int32, old int64) {
-	r := k.c.Replica(pid, b)
+	rs := k.replicas(pid)
+	r := replicaOf(rs, b)
 	now := r.Log.HighWatermark()
 	if now > old && r.HWConfirmed {
-		k.checkCommittedRange(pid, b, r, old, now)
+		k.checkCommittedRange(pid, r, rs, old, now)
 	} else if r.IsLeader {
 		k.violate(pid, "hw-regression", []int32{b}, nil,
 			fmt.Sprintf("leader %d of %s lowered its high watermark from %d to %d in leader epoch %d", b, k.name(pid), old, now, r.LeaderEpoch))
@@ -121,8 +127,12 @@ func (k *Checker) HWMoved(pid, b int32, old int64) {
 // HWConfirmed: broker b's replica learned a high watermark in its current leader epoch for the
 // first time.
 func (k *Checker) HWConfirmed(pid, b int32) {
+	// Its own replica first: at a cluster's start every replica confirms an empty range, and the
+	// others are read only for a range to compare.
 	r := k.c.Replica(pid, b)
-	k.checkCommittedRange(pid, b, r, r.Log.LogStartOffset(), r.Log.HighWatermark())
+	if from, to := r.Log.LogStartOffset(), r.Log.HighWatermark(); from < to {
+		k.checkCommittedRange(pid, &r, k.replicas(pid), from, to)
+	}
 }
 
 // LogCut: broker b's log lost its records from offset from on (a truncation or a power loss).
@@ -235,21 +245,40 @@ func ordered(known *[]int32, pid int32, recs []clients.OffsetID) int {
 	return n
 }
 
-// checkCommittedRange compares broker b's records in [from, to), now below its HW, with every
-// other live replica's below that replica's HW (committed-divergence). Records below a replica's
-// HW only change by a truncation that also lowers the HW, so checking each range when it becomes
-// committed is enough.
-func (k *Checker) checkCommittedRange(pid, b int32, r Replica, from, to int64) {
-	if from >= to {
-		return // nothing newly committed (every replica at a cluster's start)
+// replicas are the partition's replicas (Cluster.Replicas), in the checker's reused buffer: valid
+// until the next call.
+func (k *Checker) replicas(pid int32) []Replica {
+	k.reps = k.c.Replicas(pid, k.reps[:0])
+	return k.reps
+}
+
+// replicaOf is broker b's replica among rs (there is one: b holds the replica whose fact it is).
+func replicaOf(rs []Replica, b int32) *Replica {
+	for i := range rs {
+		if rs[i].Broker == b {
+			return &rs[i]
+		}
 	}
-	for _, h := range k.c.Hosts(pid) {
+	panic("check: no replica on the broker stating the fact")
+}
+
+// checkCommittedRange compares replica r's records in [from, to), now below its HW, with every
+// other live replica's of rs (the partition's) below that replica's HW (committed-divergence).
+// Records below a replica's HW only change by a truncation that also lowers the HW, so checking
+// each range when it becomes committed is enough.
+func (k *Checker) checkCommittedRange(pid int32, r *Replica, rs []Replica, from, to int64) {
+	if from >= to {
+		return // nothing newly committed
+	}
+	b := r.Broker
+	for i := range rs {
+		s := &rs[i]
+		h := s.Broker
 		if h == b {
 			continue
 		}
 		// Only replicas in the same leader epoch are compared: a deposed leader cut off from the
 		// cluster keeps its old HW until it hears of the new epoch.
-		s := k.c.Replica(pid, h)
 		if !s.HWConfirmed || s.LeaderEpoch != r.LeaderEpoch {
 			continue
 		}

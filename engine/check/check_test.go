@@ -23,12 +23,17 @@ type fake struct {
 func (f *fake) Now() int64                          { return f.now }
 func (f *fake) PartitionName(int32) (string, int32) { return "t", 0 }
 func (f *fake) Leader(int32) (int32, int32)         { return f.leader, f.epoch }
-func (f *fake) Hosts(int32) []int32                 { return []int32{0, 1, 2} }
 func (f *fake) BrokerDead(b int32) bool             { return f.dead[b] }
 func (f *fake) AckedAll(int32) []clients.OffsetID   { return f.acked }
 func (f *fake) Consumed(int32) []clients.OffsetID   { return f.consumed }
 func (f *fake) Replica(_ int32, b int32) Replica {
-	return Replica{Log: &f.logs[b], HWConfirmed: true, LeaderEpoch: f.epoch, IsLeader: f.leaders[b]}
+	return Replica{Broker: b, Log: &f.logs[b], HWConfirmed: true, LeaderEpoch: f.epoch, IsLeader: f.leaders[b]}
+}
+func (f *fake) Replicas(pid int32, buf []Replica) []Replica {
+	for b := range int32(len(f.logs)) {
+		buf = append(buf, f.Replica(pid, b))
+	}
+	return buf
 }
 
 // TestCheckerOnItsOwn drives the checker with facts alone: a leader lowering its HW, then an
