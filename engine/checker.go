@@ -104,9 +104,15 @@ func checkReplica(r *replica) check.Replica {
 	return d
 }
 
-func (c checkCluster) AckedAll(pid int32) []offsetID { return c.e.clients.Partition(pid).AckedAll() }
+func (c checkCluster) AckedAll(pid int32) ([]offsetID, int) {
+	p := c.e.clients.Partition(pid)
+	return p.AckedAll(), p.AckedAllSorted()
+}
 
-func (c checkCluster) Consumed(pid int32) []offsetID { return c.e.clients.Partition(pid).Consumed() }
+func (c checkCluster) Consumed(pid int32) ([]offsetID, int) {
+	p := c.e.clients.Partition(pid)
+	return p.Consumed(), p.ConsumedSorted()
+}
 
 // Violations returns every violation so far, in order.
 func (e *Engine) Violations() []Violation { return append([]Violation{}, e.checker.Violations()...) }

@@ -53,9 +53,10 @@ type Cluster interface {
 	// list, then each replica), not host by host.
 	Replicas(pid int32, buf []Replica) []Replica
 	// AckedAll and Consumed are the records acknowledged with acks=all and the records consumed,
-	// each in the order it happened; records are only ever added at the end.
-	AckedAll(pid int32) []clients.OffsetID
-	Consumed(pid int32) []clients.OffsetID
+	// each in the order it happened, and how long a prefix of each is in offset order
+	// (non-decreasing); records are only ever added at the end.
+	AckedAll(pid int32) (recs []clients.OffsetID, sorted int)
+	Consumed(pid int32) (recs []clients.OffsetID, sorted int)
 }
 
 // Replica is what the checker reads of one replica.
@@ -76,9 +77,6 @@ type Checker struct {
 	violations []Violation
 	broken     map[int32][]string // by pid
 	removals   map[int32][]removal
-	// acked and consumed: how long a prefix of each partition's AckedAll and Consumed is known to
-	// be in offset order, by pid (see ordered).
-	acked, consumed []int32
 	// reps holds the replicas of the partition being checked (replicas), reused.
 	reps []Replica
 }
@@ -195,13 +193,14 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 		from = 0
 	}
 	log := k.c.Replica(pid, leader).Log
-	acked, consumed := k.c.AckedAll(pid), k.c.Consumed(pid)
-	if lost := missing(log, acked, from, ordered(&k.acked, pid, acked)); len(lost) > 0 {
+	acked, ackedSorted := k.c.AckedAll(pid)
+	consumed, consumedSorted := k.c.Consumed(pid)
+	if lost := missing(log, acked, from, ackedSorted); len(lost) > 0 {
 		k.violateCaused(pid, "acked-write-lost", []int32{leader}, lost, k.causeOf(pid, leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), leader, k.name(pid), lost[0].ID, lost[0].Offset))
 	}
-	if gone := missing(log, consumed, from, ordered(&k.consumed, pid, consumed)); len(gone) > 0 {
+	if gone := missing(log, consumed, from, consumedSorted); len(gone) > 0 {
 		k.violateCaused(pid, "consumed-record-changed", []int32{leader}, gone, k.causeOf(pid, leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), leader, k.name(pid), gone[0].ID, gone[0].Offset))
@@ -209,9 +208,10 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 }
 
 // missing is the records of recs at offsets ≥ from that log does not hold, in recs' order;
-// recs[:sorted] are in offset order (ordered), so those below from are skipped by a binary search
-// instead of one by one: a partition's acknowledged records are checked at every acknowledgement,
-// and a long run's lists would make that quadratic.
+// recs[:sorted] are in offset order (a list stays ordered unless records were lost: an
+// acknowledged record's offset is then taken again), so those below from are skipped by a binary
+// search instead of one by one: a partition's acknowledged records are checked at every
+// acknowledgement, and a long run's lists would make that quadratic.
 func missing(log *commitlog.Log, recs []clients.OffsetID, from int64, sorted int) []clients.OffsetID {
 	var out []clients.OffsetID
 	skip, _ := slices.BinarySearchFunc(recs[:sorted], from, func(r clients.OffsetID, o int64) int { return cmp.Compare(r.Offset, o) })
@@ -224,25 +224,6 @@ func missing(log *commitlog.Log, recs []clients.OffsetID, from int64, sorted int
 		}
 	}
 	return out
-}
-
-// ordered is how long a prefix of recs, partition pid's list that only grows at its end, is in
-// offset order (non-decreasing), remembered in (*known)[pid]: each record is looked at once. A
-// list stays ordered unless records were lost (an acknowledged record's offset is then taken
-// again), and past the first record out of order the rest is read one by one.
-func ordered(known *[]int32, pid int32, recs []clients.OffsetID) int {
-	if len(recs) == 0 {
-		return 0
-	}
-	if int(pid) >= len(*known) {
-		*known = append(*known, make([]int32, int(pid)+1-len(*known))...)
-	}
-	n := min(int((*known)[pid]), len(recs))
-	for n < len(recs) && (n == 0 || recs[n].Offset >= recs[n-1].Offset) {
-		n++
-	}
-	(*known)[pid] = int32(n)
-	return n
 }
 
 // replicas are the partition's replicas (Cluster.Replicas), in the checker's reused buffer: valid
