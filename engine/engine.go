@@ -97,8 +97,10 @@ type Engine struct {
 	// generalStart (tests only) starts the cluster through the general path, the reference the
 	// bulk path of time 0 must match (start.go).
 	generalStart bool
-	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it).
+	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it);
+	// startPlan is the plan of the one being applied (start.go).
 	bulkStarts int
+	startPlan  startPlan
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -186,16 +188,22 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		for p := range n {
 			at := len(hosts)
 			if t.Assignment == nil {
-				for i := range t.ReplicationFactor {
-					hosts = append(hosts, int32((p+i)%sc.Brokers))
+				// Replica i is on broker (p+i) mod the broker count, counted on from p's.
+				b := p % sc.Brokers
+				for range t.ReplicationFactor {
+					hosts = append(hosts, int32(b))
+					hosted[b]++
+					if b++; b == sc.Brokers {
+						b = 0
+					}
 				}
 			} else {
 				hosts = append(hosts, t.Assignment[p]...)
+				for _, b := range t.Assignment[p] {
+					hosted[b]++
+				}
 			}
 			assign[p] = hosts[at:len(hosts):len(hosts)]
-			for _, b := range assign[p] {
-				hosted[b]++
-			}
 			start = append(start, int32(len(hosts)))
 		}
 		assigns[ti], names[ti] = assign, t.Name
@@ -251,6 +259,7 @@ func (e *Engine) start() {
 	// Broker 0 becoming controller at time 0 is a controller failover like any other: its first
 	// leader-imbalance check comes 5 s later.
 	e.startController()
+	e.startPlan = startPlan{} // the bulk path's scratch (start.go), done with
 }
 
 // Config returns the settings in force.
