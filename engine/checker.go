@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/highwater-sim/highwater/engine/check"
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/check"
+)
 
 // The contract's invariants are checked by package check, an observer of the facts protocol code
 // states (observe.go). This file is the engine's side of it: the facts handed on with partitions
@@ -72,18 +76,43 @@ func (c checkCluster) Leader(pid int32) (int32, int32) {
 	return c.e.ctrl.Leader(pid), c.e.ctrl.LeaderEpoch(pid)
 }
 
-func (c checkCluster) Hosts(pid int32) []int32 { return c.e.hostsOf(pid) }
-
 func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].Dead() }
 
-func (c checkCluster) Replica(pid, b int32) check.Replica {
-	r := c.e.replicaOn(pid, b)
-	return check.Replica{Log: r.Log(), HWConfirmed: r.HWConfirmed(), LeaderEpoch: r.LeaderEpoch(), IsLeader: r.IsLeader()}
+func (c checkCluster) Replica(pid, b int32) check.Replica { return checkReplica(c.e.replicaOn(pid, b)) }
+
+// Replicas reads the hosts' replicas through the index's one line for the partition
+// (brk.HostIndex.HostsOf), not through a lookup per host.
+func (c checkCluster) Replicas(pid int32, buf []check.Replica) []check.Replica {
+	brokers, hosts, n := c.e.brokers, c.e.index.HostsOf(pid), len(buf)
+	buf = slices.Grow(buf, len(hosts))[:n+len(hosts)]
+	for i, h := range hosts {
+		fillCheckReplica(&buf[n+i], brokers[h.Broker()].ReplicaAt(h.Slot()))
+	}
+	return buf
 }
 
-func (c checkCluster) AckedAll(pid int32) []offsetID { return c.e.clients.Partition(pid).AckedAll() }
+// fillCheckReplica sets d to what the checker reads of r (in place: a HW move reads every
+// replica of its partition).
+func fillCheckReplica(d *check.Replica, r *replica) {
+	d.Broker, d.LeaderEpoch, d.HWConfirmed, d.IsLeader = r.Broker(), r.LeaderEpoch(), r.HWConfirmed(), r.IsLeader()
+	d.Log = r.Log()
+}
 
-func (c checkCluster) Consumed(pid int32) []offsetID { return c.e.clients.Partition(pid).Consumed() }
+func checkReplica(r *replica) check.Replica {
+	var d check.Replica
+	fillCheckReplica(&d, r)
+	return d
+}
+
+func (c checkCluster) AckedAll(pid int32) ([]offsetID, int) {
+	p := c.e.clients.Partition(pid)
+	return p.AckedAll(), p.AckedAllSorted()
+}
+
+func (c checkCluster) Consumed(pid int32) ([]offsetID, int) {
+	p := c.e.clients.Partition(pid)
+	return p.Consumed(), p.ConsumedSorted()
+}
 
 // Violations returns every violation so far, in order.
 func (e *Engine) Violations() []Violation { return append([]Violation{}, e.checker.Violations()...) }

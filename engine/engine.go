@@ -47,7 +47,10 @@ type Engine struct {
 	hosts     []int32
 	hostStart []int32
 	hostsRF   int32
-	brokers   []*broker
+	// index finds each host's replica among its broker's (the brokers' one brk.HostIndex): the
+	// checker reads a partition's replicas through it (checker.go).
+	index   *brk.HostIndex
+	brokers []*broker
 	// ctrl is the controller and the ZooKeeper it keeps its state in (controller.go).
 	ctrl    *controller.Controller
 	net     netsim.Network
@@ -94,8 +97,10 @@ type Engine struct {
 	// generalStart (tests only) starts the cluster through the general path, the reference the
 	// bulk path of time 0 must match (start.go).
 	generalStart bool
-	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it).
+	// bulkStarts counts the brokers whose first LeaderAndIsr took the bulk path (tests read it);
+	// startPlan is the plan of the one being applied (start.go).
 	bulkStarts int
+	startPlan  startPlan
 }
 
 // unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
@@ -183,22 +188,29 @@ func (e *Engine) buildTopics(sc *Scenario) {
 		for p := range n {
 			at := len(hosts)
 			if t.Assignment == nil {
-				for i := range t.ReplicationFactor {
-					hosts = append(hosts, int32((p+i)%sc.Brokers))
+				// Replica i is on broker (p+i) mod the broker count, counted on from p's.
+				b := p % sc.Brokers
+				for range t.ReplicationFactor {
+					hosts = append(hosts, int32(b))
+					hosted[b]++
+					if b++; b == sc.Brokers {
+						b = 0
+					}
 				}
 			} else {
 				hosts = append(hosts, t.Assignment[p]...)
+				for _, b := range t.Assignment[p] {
+					hosted[b]++
+				}
 			}
 			assign[p] = hosts[at:len(hosts):len(hosts)]
-			for _, b := range assign[p] {
-				hosted[b]++
-			}
 			start = append(start, int32(len(hosts)))
 		}
 		assigns[ti], names[ti] = assign, t.Name
 	}
 	e.hosts, e.hostStart, e.hostsRF = hosts, start, brk.UniformRF(start)
 	x := brk.NewHostIndex(start)
+	e.index = x
 	// Each broker's replicas lie side by side in pid order (memory layout only): a fetcher walks
 	// its partitions in pid order on both brokers.
 	for i, n := range hosted {
@@ -247,6 +259,7 @@ func (e *Engine) start() {
 	// Broker 0 becoming controller at time 0 is a controller failover like any other: its first
 	// leader-imbalance check comes 5 s later.
 	e.startController()
+	e.startPlan = startPlan{} // the bulk path's scratch (start.go), done with
 }
 
 // Config returns the settings in force.

@@ -15,16 +15,19 @@ import (
 // equal, with generalStart forcing the general one.
 
 // applyFirstLeaderAndIsr applies broker b's LeaderAndIsr at the cluster's start, at once (no
-// network round trip at time 0; nobody reads the answer). When b is fresh (bulkStartApplies) it
+// network round trip at time 0; nobody reads the answer). When b is fresh (bulkStartPlan) it
 // is becomeLeaderOrFollower simplified:
 //   - each partition's replica is the broker's i-th (the controller lists b's partitions in pid
 //     order), where the general path looks each up by name, three times;
 //   - nothing is removed from fetchers (b has none), and no answer is built;
 //   - the leaders' ISRs, followers' state and first epoch cache entries are cut from three arrays
 //     (brk.StartArena), and the fetchers are sized once for their partitions, instead of an
-//     allocation or a growth each.
+//     allocation or a growth each;
+//   - the request is read whole once (bulkStartPlan, which lists its leaders and followers),
+//     then each partition once more: a broker's request is some 250 KB at 100,000 partitions,
+//     out of the first-level cache, where each of five passes cost a miss per partition.
 func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
-	if e.generalStart || !e.bulkStartApplies(b, req) {
+	if e.generalStart || !e.bulkStartPlan(b, req) {
 		e.becomeLeaderOrFollower(b, req)
 		return
 	}
@@ -32,22 +35,21 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	h, rm := b.Broker, b.rm
 	rules := h.ReplicaRules()
 	rm.SetControllerEpoch(req.ControllerEpoch)
-	arena := e.newStartArena(b, req)
-	for i := range req.Partitions {
-		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			r := b.ReplicaAt(i)
-			rm.MakeLeader(h, r.Pid(), r, *ps, arena)
-		}
+	plan := &e.startPlan
+	arena := brk.NewStartArena(plan.ids, plan.reps, len(plan.leaders))
+	for _, i := range plan.leaders {
+		r := b.ReplicaAt(int(i))
+		rm.MakeLeader(h, r.Pid(), r, req.Partitions[i], arena)
 	}
 	// makeFollowers: the followers whose leader lives become followers, in order; then each
-	// whose fetcher restarts is completed and handed to its fetcher.
-	var restart []int32
-	for i := range req.Partitions {
-		ps := &req.Partitions[i]
-		if ps.Leader == b.id {
-			continue
-		}
-		r := b.ReplicaAt(i)
+	// whose fetcher restarts is completed and handed to its fetcher. Its fetcher id and each
+	// fetcher's count of partitions are found as it is listed (fetcherCounts).
+	var restart, ids []int32
+	counts := e.fetcherCounts()
+	nf := e.cfg.NumReplicaFetchers
+	followers := plan.followers
+	for k, i := range followers {
+		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
 		if !slices.Contains(req.LiveLeaders, ps.Leader) {
 			r.SessionsChanged()
 			r.Create()
@@ -55,12 +57,16 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		}
 		if rm.MakeFollower(h, &rules, r.Pid(), r, *ps) {
 			if restart == nil {
-				restart = make([]int32, 0, len(req.Partitions)-i)
+				n := len(followers) - k
+				restart, ids = make([]int32, 0, n), make([]int32, 0, n)
 			}
-			restart = append(restart, int32(i))
+			id := brk.FetcherID(ps.TP.Topic, ps.TP.Partition, nf)
+			restart, ids = append(restart, i), append(ids, id)
+			if counts != nil {
+				counts[int64(ps.Leader)*nf+int64(id)]++
+			}
 		}
 	}
-	ids, counts := e.fetcherIDs(b, req, restart)
 	for k, i := range restart {
 		ps, r := &req.Partitions[i], b.ReplicaAt(int(i))
 		st, ok := rm.FollowerRestarts(h, &rules, r.Pid(), r, ps)
@@ -70,7 +76,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		// addFetcher, with the fetcher id known and a new thread sized for what it will take.
 		f := b.fetchers.Started(h, ps.Leader, ids[k])
 		if f.Len() == 0 && counts != nil {
-			f.Reserve(int(counts[int64(ps.Leader)*e.cfg.NumReplicaFetchers+int64(ids[k])]))
+			f.Reserve(int(counts[int64(ps.Leader)*nf+int64(ids[k])]))
 		}
 		if f.Add(st, r, e.tpOf(r.Pid())) {
 			f.WakeUp(h, e.now)
@@ -80,55 +86,50 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	e.shutdownIdleFetchers(b)
 }
 
-// bulkStartApplies reports whether the bulk path may apply req to b: b has no fetcher,
-// req names b's partitions in pid order, and becomeLeaderOrFollower would accept the request and
-// each of its partitions (so neither path answers with an error, which the bulk path does not
-// build).
-func (e *Engine) bulkStartApplies(b *broker, req *LeaderAndIsrRequest) bool {
+// startPlan is what bulkStartPlan found of a broker's first LeaderAndIsr: the indexes (into the
+// request and the broker's replicas) of the partitions it leads and follows, in order, and the
+// sizes of the leaders' arena (brk.NewStartArena: ISR members, followers). Its lists are reused
+// from broker to broker.
+type startPlan struct {
+	leaders, followers []int32
+	ids, reps          int
+}
+
+// bulkStartPlan reports whether the bulk path may apply req to b: b has no fetcher, req names
+// b's partitions in pid order, and becomeLeaderOrFollower would accept the request and each of
+// its partitions (so neither path answers with an error, which the bulk path does not build).
+// If so, e.startPlan is req's plan.
+func (e *Engine) bulkStartPlan(b *broker, req *LeaderAndIsrRequest) bool {
 	if len(*b.fetchers) != 0 || len(req.Partitions) != len(b.Hosted()) ||
 		(e.era.brokerEpochs && req.BrokerEpoch < b.brokerEpoch) || req.ControllerEpoch < b.rm.ControllerEpoch() {
 		return false
 	}
+	plan := &e.startPlan
+	plan.leaders, plan.followers, plan.ids, plan.reps = plan.leaders[:0], plan.followers[:0], 0, 0
 	for i := range req.Partitions {
 		ps, r := &req.Partitions[i], b.ReplicaAt(i)
 		if tp := e.tpOf(r.Pid()); ps.TP.Partition != tp.Partition || ps.TP.Topic != tp.Topic ||
 			!slices.Contains(ps.Replicas, b.id) || r.Offline() || ps.LeaderEpoch <= r.LeaderEpoch() {
 			return false
 		}
+		if ps.Leader == b.id {
+			plan.leaders = append(plan.leaders, int32(i))
+			plan.ids += len(ps.ISR)
+			plan.reps += max(0, len(ps.Replicas)-1) // the assignment: at the start, the partition's hosts
+		} else {
+			plan.followers = append(plan.followers, int32(i))
+		}
 	}
 	return true
 }
 
-// fetcherIDs are the fetcher ids of the partitions of restart (indexes into req and b's
-// replicas), and how many partitions each fetcher will take, at leader·num.replica.fetchers + id
-// (an array: a map updated per partition cost more than the rest of the count). counts is nil
-// when that array would be large (thousands of fetchers per leader): the threads then grow as
-// they fill.
-func (e *Engine) fetcherIDs(b *broker, req *LeaderAndIsrRequest, restart []int32) (ids, counts []int32) {
-	nf := e.cfg.NumReplicaFetchers
-	ids = make([]int32, len(restart))
-	if n := int64(len(e.brokers)) * nf; n <= 1<<20 {
-		counts = make([]int32, n)
+// fetcherCounts is an array for how many partitions each fetcher will take, at
+// leader·num.replica.fetchers + id (an array: a map updated per partition cost more than the rest
+// of the count), or nil when that array would be large (thousands of fetchers per leader): the
+// threads then grow as they fill.
+func (e *Engine) fetcherCounts() []int32 {
+	if n := int64(len(e.brokers)) * e.cfg.NumReplicaFetchers; n <= 1<<20 {
+		return make([]int32, n)
 	}
-	for k, i := range restart {
-		tp := e.tpOf(b.ReplicaAt(int(i)).Pid())
-		ids[k] = brk.FetcherID(tp.Topic, tp.Partition, nf)
-		if counts != nil {
-			counts[int64(req.Partitions[i].Leader)*nf+int64(ids[k])]++
-		}
-	}
-	return ids, counts
-}
-
-// newStartArena sizes an arena for the leaders among req's partitions (b's replicas).
-func (e *Engine) newStartArena(b *broker, req *LeaderAndIsrRequest) *brk.StartArena {
-	ids, reps, leaders := 0, 0, 0
-	for i := range req.Partitions {
-		if ps := &req.Partitions[i]; ps.Leader == b.id {
-			ids += len(ps.ISR)
-			reps += max(0, len(ps.Replicas)-1) // the assignment: at the start, the partition's hosts
-			leaders++
-		}
-	}
-	return brk.NewStartArena(ids, reps, leaders)
+	return nil
 }

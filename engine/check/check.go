@@ -45,20 +45,24 @@ type Cluster interface {
 	PartitionName(pid int32) (topic string, index int32)
 	// Leader is the controller's leader of the partition (-1 for none) and its leader epoch.
 	Leader(pid int32) (leader, epoch int32)
-	// Hosts are the brokers holding a replica, in assignment order.
-	Hosts(pid int32) []int32
 	BrokerDead(b int32) bool
 	// Replica is broker b's replica of the partition.
 	Replica(pid, b int32) Replica
+	// Replicas are the partition's replicas, one per host in assignment order, appended to buf:
+	// a HW move compares the replica with every other, so they are read at once (the hosts'
+	// list, then each replica), not host by host.
+	Replicas(pid int32, buf []Replica) []Replica
 	// AckedAll and Consumed are the records acknowledged with acks=all and the records consumed,
-	// each in the order it happened; records are only ever added at the end.
-	AckedAll(pid int32) []clients.OffsetID
-	Consumed(pid int32) []clients.OffsetID
+	// each in the order it happened, and how long a prefix of each is in offset order
+	// (non-decreasing); records are only ever added at the end.
+	AckedAll(pid int32) (recs []clients.OffsetID, sorted int)
+	Consumed(pid int32) (recs []clients.OffsetID, sorted int)
 }
 
 // Replica is what the checker reads of one replica.
 type Replica struct {
-	Log *commitlog.Log
+	Broker int32 // the broker holding it
+	Log    *commitlog.Log
 	// HWConfirmed: the replica's HW comes from its current leadership (see the engine's replica).
 	HWConfirmed bool
 	LeaderEpoch int32
@@ -73,9 +77,8 @@ type Checker struct {
 	violations []Violation
 	broken     map[int32][]string // by pid
 	removals   map[int32][]removal
-	// acked and consumed: how long a prefix of each partition's AckedAll and Consumed is known to
-	// be in offset order, by pid (see ordered).
-	acked, consumed []int32
+	// reps holds the replicas of the partition being checked (replicas), reused.
+	reps []Replica
 }
 
 // New returns a checker reading c; violated hears each violation as it is found (the engine
@@ -108,10 +111,11 @@ func (k *Checker) name(pid int32) string {
 
 // HWMoved: broker b's replica of pid moved its high watermark from old to what its log holds now.
 func (k *Checker) HWMoved(pid, b int32, old int64) {
-	r := k.c.Replica(pid, b)
+	rs := k.replicas(pid)
+	r := replicaOf(rs, b)
 	now := r.Log.HighWatermark()
 	if now > old && r.HWConfirmed {
-		k.checkCommittedRange(pid, b, r, old, now)
+		k.checkCommittedRange(pid, r, rs, old, now)
 	} else if r.IsLeader {
 		k.violate(pid, "hw-regression", []int32{b}, nil,
 			fmt.Sprintf("leader %d of %s lowered its high watermark from %d to %d in leader epoch %d", b, k.name(pid), old, now, r.LeaderEpoch))
@@ -121,8 +125,12 @@ func (k *Checker) HWMoved(pid, b int32, old int64) {
 // HWConfirmed: broker b's replica learned a high watermark in its current leader epoch for the
 // first time.
 func (k *Checker) HWConfirmed(pid, b int32) {
+	// Its own replica first: at a cluster's start every replica confirms an empty range, and the
+	// others are read only for a range to compare.
 	r := k.c.Replica(pid, b)
-	k.checkCommittedRange(pid, b, r, r.Log.LogStartOffset(), r.Log.HighWatermark())
+	if from, to := r.Log.LogStartOffset(), r.Log.HighWatermark(); from < to {
+		k.checkCommittedRange(pid, &r, k.replicas(pid), from, to)
+	}
 }
 
 // LogCut: broker b's log lost its records from offset from on (a truncation or a power loss).
@@ -185,13 +193,14 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 		from = 0
 	}
 	log := k.c.Replica(pid, leader).Log
-	acked, consumed := k.c.AckedAll(pid), k.c.Consumed(pid)
-	if lost := missing(log, acked, from, ordered(&k.acked, pid, acked)); len(lost) > 0 {
+	acked, ackedSorted := k.c.AckedAll(pid)
+	consumed, consumedSorted := k.c.Consumed(pid)
+	if lost := missing(log, acked, from, ackedSorted); len(lost) > 0 {
 		k.violateCaused(pid, "acked-write-lost", []int32{leader}, lost, k.causeOf(pid, leader, lost[0]),
 			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
 				len(lost), leader, k.name(pid), lost[0].ID, lost[0].Offset))
 	}
-	if gone := missing(log, consumed, from, ordered(&k.consumed, pid, consumed)); len(gone) > 0 {
+	if gone := missing(log, consumed, from, consumedSorted); len(gone) > 0 {
 		k.violateCaused(pid, "consumed-record-changed", []int32{leader}, gone, k.causeOf(pid, leader, gone[0]),
 			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
 				len(gone), leader, k.name(pid), gone[0].ID, gone[0].Offset))
@@ -199,9 +208,10 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 }
 
 // missing is the records of recs at offsets ≥ from that log does not hold, in recs' order;
-// recs[:sorted] are in offset order (ordered), so those below from are skipped by a binary search
-// instead of one by one: a partition's acknowledged records are checked at every acknowledgement,
-// and a long run's lists would make that quadratic.
+// recs[:sorted] are in offset order (a list stays ordered unless records were lost: an
+// acknowledged record's offset is then taken again), so those below from are skipped by a binary
+// search instead of one by one: a partition's acknowledged records are checked at every
+// acknowledgement, and a long run's lists would make that quadratic.
 func missing(log *commitlog.Log, recs []clients.OffsetID, from int64, sorted int) []clients.OffsetID {
 	var out []clients.OffsetID
 	skip, _ := slices.BinarySearchFunc(recs[:sorted], from, func(r clients.OffsetID, o int64) int { return cmp.Compare(r.Offset, o) })
@@ -216,40 +226,40 @@ func missing(log *commitlog.Log, recs []clients.OffsetID, from int64, sorted int
 	return out
 }
 
-// ordered is how long a prefix of recs, partition pid's list that only grows at its end, is in
-// offset order (non-decreasing), remembered in (*known)[pid]: each record is looked at once. A
-// list stays ordered unless records were lost (an acknowledged record's offset is then taken
-// again), and past the first record out of order the rest is read one by one.
-func ordered(known *[]int32, pid int32, recs []clients.OffsetID) int {
-	if len(recs) == 0 {
-		return 0
-	}
-	if int(pid) >= len(*known) {
-		*known = append(*known, make([]int32, int(pid)+1-len(*known))...)
-	}
-	n := min(int((*known)[pid]), len(recs))
-	for n < len(recs) && (n == 0 || recs[n].Offset >= recs[n-1].Offset) {
-		n++
-	}
-	(*known)[pid] = int32(n)
-	return n
+// replicas are the partition's replicas (Cluster.Replicas), in the checker's reused buffer: valid
+// until the next call.
+func (k *Checker) replicas(pid int32) []Replica {
+	k.reps = k.c.Replicas(pid, k.reps[:0])
+	return k.reps
 }
 
-// checkCommittedRange compares broker b's records in [from, to), now below its HW, with every
-// other live replica's below that replica's HW (committed-divergence). Records below a replica's
-// HW only change by a truncation that also lowers the HW, so checking each range when it becomes
-// committed is enough.
-func (k *Checker) checkCommittedRange(pid, b int32, r Replica, from, to int64) {
-	if from >= to {
-		return // nothing newly committed (every replica at a cluster's start)
+// replicaOf is broker b's replica among rs (there is one: b holds the replica whose fact it is).
+func replicaOf(rs []Replica, b int32) *Replica {
+	for i := range rs {
+		if rs[i].Broker == b {
+			return &rs[i]
+		}
 	}
-	for _, h := range k.c.Hosts(pid) {
+	panic("check: no replica on the broker stating the fact")
+}
+
+// checkCommittedRange compares replica r's records in [from, to), now below its HW, with every
+// other live replica's of rs (the partition's) below that replica's HW (committed-divergence).
+// Records below a replica's HW only change by a truncation that also lowers the HW, so checking
+// each range when it becomes committed is enough.
+func (k *Checker) checkCommittedRange(pid int32, r *Replica, rs []Replica, from, to int64) {
+	if from >= to {
+		return // nothing newly committed
+	}
+	b := r.Broker
+	for i := range rs {
+		s := &rs[i]
+		h := s.Broker
 		if h == b {
 			continue
 		}
 		// Only replicas in the same leader epoch are compared: a deposed leader cut off from the
 		// cluster keeps its old HW until it hears of the new epoch.
-		s := k.c.Replica(pid, h)
 		if !s.HWConfirmed || s.LeaderEpoch != r.LeaderEpoch {
 			continue
 		}

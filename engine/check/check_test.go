@@ -23,12 +23,30 @@ type fake struct {
 func (f *fake) Now() int64                          { return f.now }
 func (f *fake) PartitionName(int32) (string, int32) { return "t", 0 }
 func (f *fake) Leader(int32) (int32, int32)         { return f.leader, f.epoch }
-func (f *fake) Hosts(int32) []int32                 { return []int32{0, 1, 2} }
 func (f *fake) BrokerDead(b int32) bool             { return f.dead[b] }
-func (f *fake) AckedAll(int32) []clients.OffsetID   { return f.acked }
-func (f *fake) Consumed(int32) []clients.OffsetID   { return f.consumed }
+func (f *fake) AckedAll(int32) ([]clients.OffsetID, int) {
+	return f.acked, sortedPrefix(f.acked)
+}
+func (f *fake) Consumed(int32) ([]clients.OffsetID, int) {
+	return f.consumed, sortedPrefix(f.consumed)
+}
+
+// sortedPrefix is how long a prefix of recs is in offset order.
+func sortedPrefix(recs []clients.OffsetID) int {
+	n := 0
+	for n < len(recs) && (n == 0 || recs[n].Offset >= recs[n-1].Offset) {
+		n++
+	}
+	return n
+}
 func (f *fake) Replica(_ int32, b int32) Replica {
-	return Replica{Log: &f.logs[b], HWConfirmed: true, LeaderEpoch: f.epoch, IsLeader: f.leaders[b]}
+	return Replica{Broker: b, Log: &f.logs[b], HWConfirmed: true, LeaderEpoch: f.epoch, IsLeader: f.leaders[b]}
+}
+func (f *fake) Replicas(pid int32, buf []Replica) []Replica {
+	for b := range int32(len(f.logs)) {
+		buf = append(buf, f.Replica(pid, b))
+	}
+	return buf
 }
 
 // TestCheckerOnItsOwn drives the checker with facts alone: a leader lowering its HW, then an
@@ -78,7 +96,8 @@ func TestCheckerOnItsOwn(t *testing.T) {
 
 // TestMissingSkipsInOrder: missing with the ordered prefix of a list gives what it gives reading
 // every record, for every from, on a list in offset order and on one that is not past its middle
-// (records lost, their offsets acknowledged again).
+// (records lost, their offsets acknowledged again). The clients keep the prefix as a list grows
+// (clients' TestSortedPrefixKept).
 func TestMissingSkipsInOrder(t *testing.T) {
 	var log commitlog.Log
 	log.AppendAsLeader(1, []int64{10, 11, 12, 13, 14, 15})
@@ -86,12 +105,11 @@ func TestMissingSkipsInOrder(t *testing.T) {
 	inOrder := []clients.OffsetID{at(0, 10), at(1, 11), at(2, 99), at(3, 13), at(3, 13), at(5, 98)}
 	outOfOrder := append(slices.Clone(inOrder), at(1, 97), at(4, 14))
 	for _, recs := range [][]clients.OffsetID{nil, inOrder, outOfOrder} {
-		var known []int32
-		for grown := range len(recs) + 1 { // the list as it grows, remembered between calls
+		for grown := range len(recs) + 1 { // the list as it grows
 			list := recs[:grown]
-			sorted := ordered(&known, 3, list)
+			sorted := sortedPrefix(list)
 			if want := min(grown, len(inOrder)); sorted != want {
-				t.Fatalf("ordered(%v) = %d, want %d", list, sorted, want)
+				t.Fatalf("sortedPrefix(%v) = %d, want %d", list, sorted, want)
 			}
 			for from := int64(-1); from <= 7; from++ {
 				if got, want := missing(&log, list, from, sorted), missing(&log, list, from, 0); !slices.Equal(got, want) {

@@ -67,34 +67,89 @@ type Clients struct {
 	idChunk    []int64
 	consumes   []*ConsumeOp
 	nextRecord int64
-	// parts is what the clients know of each partition, by pid.
-	parts []Partition
+	// parts is what the clients know of each partition, by pid; moreChunk is the chunk their
+	// partitionMores are made from.
+	parts     []Partition
+	moreChunk []partitionMore
 }
 
 // Partition is the clients' record of one partition: what producers were told and what
-// consumers read. The checker and `expect` read it.
+// consumers read. The checker and `expect` read it. An acks=all acknowledgement writes it and
+// the checker reads it at once (the leader's log must hold what was acknowledged and consumed),
+// so what both touch fills one cache line, 64 bytes (a large table's backing array starts a
+// page); the rest, which most partitions of a load never have (acks=1 acknowledgements, a
+// consumer's position), is behind more.
 type Partition struct {
-	acked    int64      // records acknowledged to producers (acks 1 and all)
 	ackedAll []OffsetID // records acknowledged with acks=all, in ack order
-	acked1   []OffsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	consumed []OffsetID // records consumers read
+	// ackedAllSorted and consumedSorted are how long a prefix of ackedAll and of consumed is in
+	// offset order (non-decreasing), kept as records are added (sortedPrefix).
+	ackedAllSorted, consumedSorted int32
+	more                           *partitionMore
+}
+
+// partitionMore is the rest of a partition's record, made at its first acks=1 acknowledgement or
+// consume.
+type partitionMore struct {
+	acked1   []OffsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	nextRead int64      // the consumer's next offset
 }
 
-// Acked counts the records acknowledged to producers (acks 1 and all).
-func (p *Partition) Acked() int64 { return p.acked }
+// Acked counts the records acknowledged to producers (acks 1 and all): each is in one of the
+// two lists.
+func (p *Partition) Acked() int64 { return int64(len(p.ackedAll) + len(p.AckedOne())) }
 
 // AckedAll are the records acknowledged with acks=all, in ack order (shared: do not change).
 func (p *Partition) AckedAll() []OffsetID { return p.ackedAll }
 
+// AckedAllSorted is how long a prefix of AckedAll is in offset order. A list stays in order
+// unless records were lost (an acknowledged record's offset is then taken again): the checker
+// skips the records below an offset by a binary search over it.
+func (p *Partition) AckedAllSorted() int { return int(p.ackedAllSorted) }
+
 // AckedOne are the records acknowledged with acks=1, in ack order (shared: do not change).
-func (p *Partition) AckedOne() []OffsetID { return p.acked1 }
+func (p *Partition) AckedOne() []OffsetID {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.acked1
+}
 
 // Consumed are the records consumers read, in order (shared: do not change).
 func (p *Partition) Consumed() []OffsetID { return p.consumed }
 
+// ConsumedSorted is how long a prefix of Consumed is in offset order (as AckedAllSorted).
+func (p *Partition) ConsumedSorted() int { return int(p.consumedSorted) }
+
 // NextRead is the consumer's next offset.
-func (p *Partition) NextRead() int64 { return p.nextRead }
+func (p *Partition) NextRead() int64 {
+	if p.more == nil {
+		return 0
+	}
+	return p.more.nextRead
+}
+
+// sortedPrefix is how long a prefix of list is in offset order, given that list[:n] is (list
+// only grows at its end, so each record is looked at once).
+func sortedPrefix(list []OffsetID, n int32) int32 {
+	for int(n) < len(list) && (n == 0 || list[n].Offset >= list[n-1].Offset) {
+		n++
+	}
+	return n
+}
+
+// moreOf is p's partitionMore, made from c's chunk of them at first (a load's consumes and
+// acks=1 batches cost no allocation each).
+func (c *Clients) moreOf(p *Partition) *partitionMore {
+	if p.more == nil {
+		if len(c.moreChunk) == cap(c.moreChunk) {
+			c.moreChunk = make([]partitionMore, 0, moreChunkSize)
+		}
+		c.moreChunk = c.moreChunk[:len(c.moreChunk)+1]
+		p.more = &c.moreChunk[len(c.moreChunk)-1]
+	}
+	return p.more
+}
 
 // Init makes the clients of a cluster with partitions partitions.
 func (c *Clients) Init(partitions int) { c.parts = make([]Partition, partitions) }
@@ -135,8 +190,9 @@ func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.A
 // kept for the run, so a chunk lives no longer than its steps would, and a batch costs no
 // allocation of its own (a steady load sends a thousand a second).
 const (
-	opChunkSize = 128
-	idChunkSize = 1024
+	opChunkSize   = 128
+	idChunkSize   = 1024
+	moreChunkSize = 256
 )
 
 // Produce is the produce step with an id (from 1).
@@ -160,21 +216,23 @@ func (c *Clients) ProduceOps() []*ProduceOp {
 // Acked records that a produce was acknowledged at base.
 func (c *Clients) Acked(op *ProduceOp, base int64) {
 	p := &c.parts[op.pid]
-	p.acked += int64(len(op.RecordIDs))
-	// One growth per batch at most (record by record, a young list grows at 1, 2, 4, 8).
 	if op.Acks == -1 {
-		p.ackedAll = grown(p.ackedAll, len(op.RecordIDs))
-	} else {
-		p.acked1 = grown(p.acked1, len(op.RecordIDs))
+		p.ackedAll = appendAcked(p.ackedAll, op.RecordIDs, base)
+		p.ackedAllSorted = sortedPrefix(p.ackedAll, p.ackedAllSorted)
+	} else if len(op.RecordIDs) > 0 {
+		m := c.moreOf(p)
+		m.acked1 = appendAcked(m.acked1, op.RecordIDs, base)
 	}
-	for i, id := range op.RecordIDs {
-		rec := OffsetID{Offset: base + int64(i), ID: id}
-		if op.Acks == -1 {
-			p.ackedAll = append(p.ackedAll, rec)
-		} else {
-			p.acked1 = append(p.acked1, rec)
-		}
+}
+
+// appendAcked appends the records ids acknowledged at base, with one growth at most (record by
+// record, a young list grows at 1, 2, 4, 8).
+func appendAcked(list []OffsetID, ids []int64, base int64) []OffsetID {
+	list = grown(list, len(ids))
+	for i, id := range ids {
+		list = append(list, OffsetID{Offset: base + int64(i), ID: id})
 	}
+	return list
 }
 
 // grown is list with room for n more records. A list grows to twice its size, from ackedStep
@@ -195,7 +253,7 @@ const ackedStep = 32
 
 // NewConsume records a consume step, reading from the consumer's next offset.
 func (c *Clients) NewConsume(topic string, partition, pid int32) *ConsumeOp {
-	op := &ConsumeOp{ID: int64(len(c.consumes) + 1), Topic: topic, Partition: partition, Offset: c.parts[pid].nextRead, pid: pid}
+	op := &ConsumeOp{ID: int64(len(c.consumes) + 1), Topic: topic, Partition: partition, Offset: c.parts[pid].NextRead(), pid: pid}
 	c.consumes = append(c.consumes, op)
 	return op
 }
@@ -214,5 +272,6 @@ func (c *Clients) Consumed(op *ConsumeOp, records []commitlog.Record) {
 		op.Records = append(op.Records, rec)
 		p.consumed = append(p.consumed, rec)
 	}
-	p.nextRead = op.Offset + int64(len(records))
+	p.consumedSorted = sortedPrefix(p.consumed, p.consumedSorted)
+	c.moreOf(p).nextRead = op.Offset + int64(len(records))
 }

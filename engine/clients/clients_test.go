@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -75,5 +76,44 @@ func TestAckedListsGrow(t *testing.T) {
 		if !slices.Equal(s, want[:len(s)]) {
 			t.Fatalf("a list handed out changed")
 		}
+	}
+}
+
+// TestSortedPrefixKept: as acknowledgements and consumes add records, in order and then out of
+// order (records lost, their offsets acknowledged again), AckedAllSorted and ConsumedSorted are
+// how long a prefix of each list is in offset order, read from scratch.
+func TestSortedPrefixKept(t *testing.T) {
+	fromScratch := func(recs []OffsetID) int {
+		n := 0
+		for n < len(recs) && (n == 0 || recs[n].Offset >= recs[n-1].Offset) {
+			n++
+		}
+		return n
+	}
+	var c Clients
+	c.Init(1)
+	p := c.Partition(0)
+	for i, base := range []int64{0, 2, 2, 4, 1, 6, 0} {
+		c.Acked(c.NewProduce("t", 0, 0, -1, int64(i%3), 0), base)
+		if got, want := p.AckedAllSorted(), fromScratch(p.AckedAll()); got != want {
+			t.Fatalf("batch %d: AckedAllSorted %d, want %d (%v)", i, got, want, p.AckedAll())
+		}
+		r := c.NewConsume("t", 0, 0)
+		r.Offset = base
+		c.Consumed(r, make([]commitlog.Record, i%3))
+		if got, want := p.ConsumedSorted(), fromScratch(p.Consumed()); got != want {
+			t.Fatalf("consume %d: ConsumedSorted %d, want %d (%v)", i, got, want, p.Consumed())
+		}
+	}
+	if p.AckedAllSorted() == len(p.AckedAll()) || p.ConsumedSorted() == len(p.Consumed()) {
+		t.Fatalf("the lists should have gone out of order: %v, %v", p.AckedAll(), p.Consumed())
+	}
+}
+
+// TestPartitionIsALine: what an acknowledgement writes and the checker reads of a partition is
+// one cache line (Partition).
+func TestPartitionIsALine(t *testing.T) {
+	if n := reflect.TypeFor[Partition]().Size(); n != 64 {
+		t.Fatalf("a Partition is %d bytes, want 64", n)
 	}
 }

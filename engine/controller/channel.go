@@ -34,8 +34,9 @@ func (k *Controller) LeaderAndIsrFor(b int32, pids []int32) *protocol.LeaderAndI
 // thousands of partitions. Shared, they are the znodes' own (Start: a request applied at once
 // and dropped, which never travels).
 func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32, pids []int32, shared bool) {
+	// Every field of each partition's entry is written below, so the reused array is not cleared.
 	*req = protocol.LeaderAndIsrRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
-		BrokerEpoch: k.zk.sessions[b].epoch, Partitions: slices.Grow(req.Partitions[:0], len(pids))}
+		BrokerEpoch: k.zk.sessions[b].epoch, Partitions: slices.Grow(req.Partitions[:0], len(pids))[:len(pids)]}
 	// The live leaders, marked by broker: a map written per partition cost more than the rest
 	// of the request.
 	leaders := make([]bool, k.brokers)
@@ -49,7 +50,7 @@ func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32
 		slab = make([]int32, 0, n)
 	}
 	cut := func(s []int32) []int32 {
-		if s == nil || shared {
+		if s == nil {
 			return s // as slices.Clone: a nil ISR stays nil on the wire
 		}
 		at := len(slab)
@@ -57,14 +58,19 @@ func (k *Controller) fillLeaderAndIsr(req *protocol.LeaderAndIsrRequest, b int32
 		return slab[at:len(slab):len(slab)]
 	}
 	var t *topic // pid's, kept while the pids stay in it (they are usually in order)
-	for _, pid := range pids {
+	for i, pid := range pids {
 		if t == nil || pid < t.first || pid >= t.first+t.count {
 			t = k.topicOf(pid)
 		}
 		p := &k.zk.partitions[pid]
-		req.Partitions = append(req.Partitions, protocol.LeaderAndIsrState{TP: protocol.TP{Topic: t.name, Partition: pid - t.first}, Leader: p.leader,
-			LeaderEpoch: p.leaderEpoch, ISR: cut(p.isr), PartitionEpoch: p.partitionEpoch,
-			Replicas: cut(p.assignment)})
+		isr, reps := p.isr, p.assignment
+		if !shared {
+			isr, reps = cut(isr), cut(reps)
+		}
+		ps := &req.Partitions[i]
+		ps.TP = protocol.TP{Topic: t.name, Partition: pid - t.first}
+		ps.Leader, ps.LeaderEpoch, ps.PartitionEpoch = p.leader, p.leaderEpoch, p.partitionEpoch
+		ps.ISR, ps.Replicas = isr, reps
 		if p.leader >= 0 && k.live[p.leader] != 0 {
 			leaders[p.leader] = true
 		}
