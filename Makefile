@@ -77,7 +77,8 @@ sim:
 
 # The engine on steady clusters up to 100 brokers × 100,000 partitions natively (and the page's
 # overview view of the largest); under WebAssembly (Node) the two smaller sizes, which are what a
-# page holds; the native/in-page speed ratio on the same scenarios (cmd/benchratio); `highwater run`
+# page holds; the native/in-page speed ratio on the same scenarios (cmd/benchratio), and on plain Go
+# kernels shaped like the engine's work, for the ceiling Go's WebAssembly backend sets; `highwater run`
 # as a user runs it, in a child process (parse, setup and run, with and without --trace, at
 # 100 × 100,000 and 1,000 × 1,000,000 partitions: speed against real time and peak RSS;
 # HIGHWATER_BENCH_MILLION=0 leaves the million out); then the server's benchmarks.
@@ -85,7 +86,11 @@ bench:
 	@out=$$(mktemp -d); trap 'rm -rf $$out' EXIT; \
 	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -timeout 60m ./engine/ ./engine/view/ >$$out/native.txt; rc=$$?; cat $$out/native.txt; [ $$rc = 0 ] || exit $$rc; \
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'SteadyCluster/^brokers=(10|100)$$/^partitions=(1000|10000)$$' -benchtime=1x -count=1 -timeout 30m ./engine/ >$$out/in-page.txt; rc=$$?; cat $$out/in-page.txt; [ $$rc = 0 ] || exit $$rc; \
-	$(GO) run ./cmd/benchratio -unit sim-s/wall-s $$out/native.txt $$out/in-page.txt
+	$(GO) run ./cmd/benchratio -unit sim-s/wall-s $$out/native.txt $$out/in-page.txt && \
+	$(GO) test -run '^$$' -bench . -count=1 ./cmd/benchratio/ceiling/ >$$out/native.txt && \
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench . -count=1 ./cmd/benchratio/ceiling/ >$$out/in-page.txt && \
+	echo "plain Go kernels shaped like the engine's work (cmd/benchratio/ceiling), native/in-page:" && \
+	$(GO) run ./cmd/benchratio -unit ops/s $$out/native.txt $$out/in-page.txt
 	@echo "machine load (1, 5, 15 min): $$(cut -d' ' -f1-3 /proc/loadavg)"
 	HIGHWATER_BENCH_MILLION=$(or $(HIGHWATER_BENCH_MILLION),1) $(GO) test -run '^$$' -bench UserPath -benchtime=1x -count=1 -timeout 60m ./cmd/highwater/
 	$(MAKE) bench-server
