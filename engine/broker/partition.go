@@ -7,19 +7,36 @@ import (
 )
 
 // Partition is a broker's Partition object (Partition.scala, with its log's checkpointed HW and
-// flush count): the broker holding it, the leader and leader epoch it knows, whether a
-// LeaderAndIsr created it since the broker started (known), whether its log directory failed
-// (offline), whether its HW comes from the current leadership (HWConfirmed), the partition epoch
-// (the zkVersion before KIP-497's AlterPartition), its pid, the leader's epoch start offset, the
-// HW checkpoint (replication-offset-checkpoint) and the records appended since the last flush,
-// then the log, the followers, the ISR state, the parked produces and full fetches, and the
-// fetch sessions caching it. The leader's per-partition fetch path reads the first fields first.
-// The engine's replicas are these.
+// flush count): the broker holding it, the leader and leader epoch it knows, its pid and slot,
+// the partition epoch (the zkVersion before KIP-497's AlterPartition), whether a LeaderAndIsr
+// created it since the broker started (known), whether its log directory failed (offline),
+// whether its HW comes from the current leadership (HWConfirmed), the HW checkpoint
+// (replication-offset-checkpoint), then the log, the records appended since the last flush, the
+// leader's epoch start offset, the followers, the ISR state, the parked produces and full
+// fetches, and the fetch sessions caching it. The engine's replicas are these.
+//
+// The struct is 256 bytes, four cache lines (in the broker's slab every Partition starts one),
+// laid out by what is read together (TestPartitionLayout holds it): with 100,000 partitions
+// every one is cold when touched, and each line read is a miss.
+//   - Line 0: the ids and flags, the HW checkpoint and the log's HW, LEO and start: all that a
+//     follower's fetch answer without records, the checker (each replica at every HW move), the
+//     HW checkpoint and a leader's check of a request read.
+//   - Line 1: the log's chunks and epoch cache, the recovery point and the unflushed count: an
+//     append, and a leader's read of a follower's fetch (OffsetsForLeaderEpoch's check).
+//   - Lines 2 and 3: the leader's state (followers, ISR, purgatories, fetch sessions).
 type Partition struct {
 	broker      int32 // the broker holding this replica (localBrokerId)
 	leader      int32 // -1: none known
 	leaderEpoch int32
-	known       bool // a LeaderAndIsr created the Partition object since the broker started
+	// pid is the partition's dense id (the engine's names: protocol.TP on the wire): a
+	// session's or a watch list's partition is named by it, without a pointer back into the
+	// engine.
+	pid int32
+	// slot is its index among the broker's replicas (Host.ReplicaAt): the checkpoint's list of
+	// HWs moved keeps slots, not pointers the collector would scan.
+	slot           int32
+	partitionEpoch int32
+	known          bool // a LeaderAndIsr created the Partition object since the broker started
 	// offline: the log directory failed.
 	offline bool
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
@@ -27,30 +44,21 @@ type Partition struct {
 	// checkpoint after a restart is only a claim until then.
 	hwConfirmed bool
 	// hwNoted: it is on its replica manager's list of HWs moved since the last checkpoint
-	// (ReplicaManager.noteHW); in the padding, beside the flags the fetch path reads.
-	hwNoted        bool
-	partitionEpoch int32
-	// pid is the partition's dense id (the engine's names: protocol.TP on the wire). Here, in
-	// the padding before epochStartOffset: a session's or a watch list's partition is named by
-	// it, without a pointer back into the engine.
-	pid int32
-	// slot is its index among the broker's replicas (Host.ReplicaAt): the checkpoint's list of
-	// HWs moved keeps slots, not pointers the collector would scan. It also brings the struct to
-	// 256 bytes, so that in the broker's slab every Partition starts a cache line.
-	slot int32
+	// (ReplicaManager.noteHW), which compares the HW with hwCheckpoint: all three in line 0.
+	hwNoted bool
 	// cached: fetchSessions is not empty. In the first cache line, where the fetchSessions
 	// header is in the last: a follower's every append and HW move tells the sessions caching
 	// its replica (SessionsChanged), and on a follower there are none.
-	cached           bool
-	epochStartOffset int64 // only while leader; -1 otherwise
+	cached bool
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
-	unflushed    int64 // records appended since the last flush
 	// log is its UnifiedLog (on disk: it keeps unflushed records unless the page cache is lost).
-	log commitlog.Log
+	log       commitlog.Log
+	unflushed int64 // records appended since the last flush (on disk)
 
 	// In memory (continued).
-	remotes []Replica // the followers' state, leader only, in assignment order without self
+	epochStartOffset int64     // only while leader; -1 otherwise
+	remotes          []Replica // the followers' state, leader only, in assignment order without self
 	// state is the committed ISR (leader only) and the change in flight (KIP-497).
 	state    PartitionState
 	produces ProducePurgatory
@@ -59,10 +67,10 @@ type Partition struct {
 	// broker's fetch sessions caching the partition, each with where the partition was last
 	// found among its partitions. watchers is behind a pointer: with fetch sessions only a
 	// follower's first Fetch is full, and the 16 bytes a slice header would take more make room
-	// for the log's LEO within the 256 bytes.
+	// within the 256 bytes.
 	watchers      *watchList
 	fetchSessions []sessionRef
-	// The struct is 256 bytes (see slot): 8 are free.
+	// The struct is 256 bytes: 8 are free.
 	_ [8]byte
 }
 

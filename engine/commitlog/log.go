@@ -14,23 +14,29 @@ type Record struct {
 }
 
 // Log is one replica's log. Offsets are Kafka's: LEO and HW are exclusive.
+//
+// Its fields are in the order a Partition (the engine's replica, which embeds it) wants them:
+// the HW, the LEO and the log start first, in the Partition's first cache line with its flags
+// and ids (a follower's HW-only fetch answer, the HW checkpoint and the checker read nothing
+// else), then the chunks and the epoch cache, which an append and a leader's read of a
+// follower's fetch touch, together in the second.
 type Log struct {
+	// Invariant: start ≤ hw ≤ leo.
+	hw int64
+	// leo is the log end offset, what the chunks hold (their lengths from start), kept by every
+	// change to them: LogEndOffset is read at every fetch, produce and HW step, and computing it
+	// read the last chunk's header, in the chunk list's own allocation (a cache miss per cold
+	// partition).
+	leo int64
+	// start is the log start offset.
+	start int64
 	// chunks hold the records. chunks[0][0] is at the log start; chunks[k], k ≥ 1, holds the
 	// offsets from the k-th multiple of chunkLen after the log start's (the chunks are aligned
 	// to offsets), so a record is found without a search. Every chunk but the last is full to
 	// its aligned end; the last is the only one appended to. nil until the first append after
 	// an empty start (Records tells a log never written from one emptied).
 	chunks [][]Record
-	// start is the log start offset. Invariant: start ≤ hw ≤ leo.
-	start int64
-	hw    int64
-	cache EpochCache
-	// leo is the log end offset, what the chunks hold (their lengths from start), kept by every
-	// change to them: LogEndOffset is read at every fetch, produce and HW step, and computing it
-	// read the last chunk's header, in the chunk list's own allocation (a cache miss per cold
-	// partition). After the cache: in a Partition, the fields up to leo share its second cache
-	// line.
-	leo int64
+	cache  EpochCache
 	// flushed is the recovery point: offsets below it are on stable storage and survive power loss.
 	flushed int64
 }
