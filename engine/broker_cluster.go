@@ -175,6 +175,16 @@ func (h *cluster) Emit(be brk.Event) {
 	e.emit(ev)
 }
 
+// CountOnly: a run without a trace only counts the events only a trace hears (brk.Kind.TraceOnly;
+// none is a cause the checker keeps, hearsCause): the broker then builds none.
+func (h *cluster) CountOnly(k brk.Kind) bool {
+	if h.e.trace || !k.TraceOnly() {
+		return false
+	}
+	h.e.eventCount++
+	return true
+}
+
 // brokerRenders make a lazy broker event's text from the engine's event (Narrate), one per
 // kind: the broker's event again, from the fields the trace keeps and arg.
 var brokerRenders = func() []func(*Event) string {

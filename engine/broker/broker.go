@@ -118,6 +118,14 @@ func (b *Broker) LogStartMoved(pid int32) {
 	b.fetchers.LogStartMoved(pid)
 }
 
+// Emit hands ev to the cluster unless the cluster only counts events of its kind (CountOnly,
+// which counted it): a trace-only event its caller built is not copied on to be counted.
+func (b *Broker) Emit(ev Event) {
+	if !b.cluster.CountOnly(ev.Kind) {
+		b.cluster.Emit(ev)
+	}
+}
+
 // HWChanged tells the sessions caching the partition its HW moved, then the cluster: its event
 // and the observers' fact (emitHWMoved).
 func (b *Broker) HWChanged(r *Partition, old int64, role string, follower int32) {

@@ -137,3 +137,6 @@ func brokerOfTwo(t *testing.T, rules ReplicaRules) (*fakeHost, *Broker) {
 	h.replicas[0], h.replicas[1] = b.Replica(0), b.Replica(1) // the fake cluster's events read them
 	return h, b
 }
+
+// CountOnly: a fake cluster records every event (it has a trace).
+func (h *fakeHost) CountOnly(Kind) bool { return false }

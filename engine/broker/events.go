@@ -183,16 +183,19 @@ func (b *Broker) shutdownAttemptFailed(rules *ProcessRules, err protocol.KafkaEr
 }
 
 // emitHWMoved states a HW move of p (pid) from old: its event, naming the follower whose fetch
-// moved a leader's HW (-1: none), then the observers' fact.
+// moved a leader's HW (-1: none), built only if the cluster records it (CountOnly), then the
+// observers' fact.
 func emitHWMoved(c Cluster, pid int32, p *Partition, old int64, role string, follower int32) {
-	ev := Event{Kind: HighWatermarkMoved, Pid: protocol.Some(pid), From: protocol.Some(old),
-		To: protocol.Some(p.Log().HighWatermark()), Reason: role}
-	if follower >= 0 {
-		if rr := p.Remote(follower); rr != nil {
-			ev.Follower, ev.Arg[0] = protocol.Some(follower), rr.LogEndOffset()
+	if !c.CountOnly(HighWatermarkMoved) {
+		ev := Event{Kind: HighWatermarkMoved, Pid: protocol.Some(pid), From: protocol.Some(old),
+			To: protocol.Some(p.Log().HighWatermark()), Reason: role}
+		if follower >= 0 {
+			if rr := p.Remote(follower); rr != nil {
+				ev.Follower, ev.Arg[0] = protocol.Some(follower), rr.LogEndOffset()
+			}
 		}
+		c.Emit(ev)
 	}
-	c.Emit(ev)
 	c.HWMoved(pid, old)
 }
 

@@ -44,6 +44,9 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 	if p.log.LogEndOffset() <= p.log.HighWatermark() {
 		return false // the candidate is at most the LEO: no rise, without reading the rules
 	}
+	if p.heldByISR() {
+		return false // the common case: the leader appended, its followers have not fetched it yet
+	}
 	rules := h.HWRules()
 	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
@@ -74,4 +77,19 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 	rm.noteHW(p)
 	h.HWChanged(p, old, "leader", follower)
 	return true
+}
+
+// heldByISR reports that a follower in the committed ISR is at or below the HW: then the HW
+// cannot rise, whatever the rules (MaybeIncrementLeaderHW's candidate counts such a follower's LEO
+// under each of them: the committed ISR is part of the maximal ISR, and CommittedISROnly waits on
+// it alone), so the rules and the assignment need not be read. TestHeldByISRMeansNoRise holds it
+// to the whole computation.
+func (p *Partition) heldByISR() bool {
+	hw := p.log.HighWatermark()
+	for i := range p.remotes {
+		if rr := &p.remotes[i]; rr.LogEndOffset() <= hw && p.state.InISR(rr.Broker()) {
+			return true
+		}
+	}
+	return false
 }

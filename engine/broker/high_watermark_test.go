@@ -93,3 +93,72 @@ func TestTruncationWithFakeBroker(t *testing.T) {
 		t.Errorf("the leader's HW 9 over a LEO of 6: calls %q, want %q", h.calls, want)
 	}
 }
+
+// TestHeldByISRMeansNoRise: whenever heldByISR says a follower in the committed ISR holds the HW
+// (MaybeIncrementLeaderHW's return without reading the rules), the whole computation, under
+// either rule and with an expansion or a shrink in flight or none, finds no candidate above it.
+func TestHeldByISRMeansNoRise(t *testing.T) {
+	isrs := [][]int32{{1}, {0, 1}, {1, 2}, {0, 1, 2}}
+	held := 0
+	for _, isr := range isrs {
+		for pending := range 3 { // none, expanding by 0 or 2 (whichever is out), shrinking to the leader
+			for hw := range int64(2) {
+				for leo0 := range int64(3) {
+					for leo2 := range int64(3) {
+						h, _, p := leaderWithFollowers(t, isr, IsrRules{})
+						h.now = 10
+						p.Log().SetHighWatermark(hw)
+						p.Remote(0).UpdateFetchState(h.now, leo0, 0, 2, 42)
+						p.Remote(2).UpdateFetchState(h.now, leo2, 0, 2, 42)
+						switch {
+						case pending == 1 && len(isr) < 3:
+							out := int32(0)
+							if slices.Contains(isr, 0) {
+								out = 2
+							}
+							p.State().Prepare(true, []int32{out}, append(slices.Clone(isr), out))
+						case pending == 2 && len(isr) > 1:
+							p.State().Prepare(false, slices.DeleteFunc(slices.Clone(isr), func(b int32) bool { return b != 1 }), []int32{1})
+						}
+						if !p.heldByISR() {
+							continue
+						}
+						held++
+						for _, committedOnly := range []bool{false, true} {
+							rules := HWRules{LagTimeMaxMs: 10000, CommittedISROnly: committedOnly}
+							if cand := literalCandidate(h, p, &rules); cand > hw {
+								t.Errorf("ISR %v, pending %d, HW %d, follower LEOs %d %d, committed ISR only %v: held, but the candidate is %d",
+									isr, pending, hw, leo0, leo2, committedOnly, cand)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if held == 0 {
+		t.Fatal("no case held the HW")
+	}
+}
+
+// literalCandidate is MaybeIncrementLeaderHW's candidate HW for p under rules, computed whole.
+func literalCandidate(h *fakeHost, p *Partition, rules *HWRules) int64 {
+	cand := p.log.LogEndOffset()
+	for i := range p.remotes {
+		rr := &p.remotes[i]
+		if rr.LogEndOffset() >= cand {
+			continue
+		}
+		if rules.CommittedISROnly {
+			if p.state.InISR(rr.Broker()) {
+				cand = rr.LogEndOffset()
+			}
+			continue
+		}
+		if p.state.InMaximalISR(rr.Broker()) ||
+			(rr.IsCaughtUp(p.log.LogEndOffset(), h.now, rules.LagTimeMaxMs) && h.IsrEligible(rr.Broker())) {
+			cand = rr.LogEndOffset()
+		}
+	}
+	return cand
+}

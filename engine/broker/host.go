@@ -80,8 +80,12 @@ type Cluster interface {
 	// trace, each after or before its event as the broker states them: HWMoved (pid's HW moved
 	// from old: after its HighWatermarkMoved), IsrChanged (before 2.7, the leader's own ZooKeeper
 	// write changed the committed ISR: before its IsrWritten), LogCut (pid's log cut at to: after
-	// its Truncated), HWConfirmed (pid's HW now comes from the current leadership).
+	// its Truncated), HWConfirmed (pid's HW now comes from the current leadership). CountOnly
+	// reports that the cluster only counts events of kind k (a run without a trace, for the
+	// kinds only a trace hears: Kind.TraceOnly), and then has counted one: the broker builds
+	// none (an event is some 200 bytes, built and copied to be counted).
 	Emit(ev Event)
+	CountOnly(k Kind) bool
 	HWMoved(pid int32, old int64)
 	IsrChanged(pid int32, old, isr []int32)
 	LogCut(pid int32, to int64)
