@@ -57,8 +57,10 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		return
 	}
 	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
-	h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
-		To: protocol.Some(p.log.LogEndOffset()), Epoch: protocol.Some(int64(p.leaderEpoch))})
+	if !h.CountOnly(LeaderAppend) {
+		h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
+			To: protocol.Some(p.log.LogEndOffset()), Epoch: protocol.Some(int64(p.leaderEpoch))})
+	}
 	p.SessionsChanged()
 	h.Appended(p, len(req.RecordIDs))
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)

@@ -196,8 +196,10 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	if r.ConfirmHW() {
 		h.HWConfirmed(pid)
 	}
-	h.Emit(Event{Kind: BecameLeader, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
-		ISR: r.State().ISR(), Reason: "leader", Arg: [4]int64{r.EpochStartOffset()}})
+	if !h.CountOnly(BecameLeader) {
+		h.Emit(Event{Kind: BecameLeader, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
+			ISR: r.State().ISR(), Reason: "leader", Arg: [4]int64{r.EpochStartOffset()}})
+	}
 	if rm.MaybeIncrementLeaderHW(h, pid, r, -1) {
 		rm.CompleteDelayedProduces(h, pid, r)
 	}
@@ -282,8 +284,10 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.State().Commit(nil)
 	r.ClearRemotes()
-	h.Emit(Event{Kind: BecameFollower, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
-		Reason: "follower", Arg: [4]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
+	if !h.CountOnly(BecameFollower) {
+		h.Emit(Event{Kind: BecameFollower, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
+			Reason: "follower", Arg: [4]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})
+	}
 	return restart
 }
 
