@@ -27,7 +27,8 @@ type Host interface {
 // another broker's state (TestBrokerReachesOnlyItself). Its methods, by what they are:
 type Cluster interface {
 	// Time and rules: the simulated time; the era's and the config's rules, read at each use (a
-	// config step may change them); the partitions' names and the static assignment.
+	// config step may change them; a RuleKeeper lends them once instead); the partitions' names
+	// and the static assignment.
 	Now() int64
 	// Clock is where the simulated time is kept, for a Broker's Now to read in place: the time
 	// is read at nearly every step, where Now through the embedded interface is two calls and a
@@ -107,6 +108,26 @@ type Cluster interface {
 	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
 	ControlledShutdownInProcess() (remaining []protocol.TP, ok bool)
 	NotifyLogDirFailure()
+}
+
+// Rules are a broker's rules, each part as its users read it: those of the protocol era and
+// the config, and the tests' switches. A cluster that keeps them in one place (RuleKeeper: the
+// engine's) lends them to each Broker once, which reads them in place at each use (Broker.Rules
+// and the rest): a use builds and copies nothing through the cluster (issue 12).
+type Rules struct {
+	Fetcher     FetcherRules
+	Replica     ReplicaRules
+	LeaderFetch LeaderFetchRules
+	Isr         IsrRules
+	HW          HWRules
+	Process     ProcessRules
+}
+
+// RuleKeeper is a Cluster that keeps its brokers' rules in one place, RuleBook, up to date (a
+// config step rebuilds them there). A Broker made in one reads them there; in another (the
+// package's tests' fakes) it asks the Cluster at each use.
+type RuleKeeper interface {
+	RuleBook() *Rules
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the
