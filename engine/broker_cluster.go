@@ -218,7 +218,7 @@ func (h *cluster) IsrChanged(pid int32, old, isr []int32) {
 
 func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(pid, h.b.id, to) }
 
-func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(pid, h.b.id) }
+func (h *cluster) HWConfirmed(r *brk.Partition) { h.e.noteHWConfirmed(r) }
 
 // Named shortcuts to the cluster's state (shortcuts.go).
 

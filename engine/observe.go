@@ -13,9 +13,9 @@ type observer interface {
 	// its log holds now. The replica's facts name it by ids, as the broker states them
 	// (brk.Cluster): an observer reads what it needs through its own view of the cluster.
 	hwMoved(pid, b int32, old int64)
-	// hwConfirmed: b's replica of pid learned a high watermark in its current leader epoch for
-	// the first time.
-	hwConfirmed(pid, b int32)
+	// hwConfirmed: replica r learned a high watermark in its current leader epoch for the first
+	// time. The broker holds r as it states the fact, so it is handed on, not looked up again.
+	hwConfirmed(r *replica)
 	// logCut: b's replica of pid lost its records from offset from on (a truncation or a power
 	// loss).
 	logCut(pid, b int32, from int64)
@@ -36,7 +36,7 @@ type ignores struct{}
 
 func (ignores) sent(*Message)                           {}
 func (ignores) hwMoved(int32, int32, int64)             {}
-func (ignores) hwConfirmed(int32, int32)                {}
+func (ignores) hwConfirmed(*replica)                    {}
 func (ignores) logCut(int32, int32, int64)              {}
 func (ignores) ackedAll(int32, int64)                   {}
 func (ignores) partitionWritten(*partition, int32)      {}
@@ -57,9 +57,9 @@ func (e *Engine) noteHWMoved(pid, b int32, old int64) {
 	}
 }
 
-func (e *Engine) noteHWConfirmed(pid, b int32) {
+func (e *Engine) noteHWConfirmed(r *replica) {
 	for _, o := range e.observers {
-		o.hwConfirmed(pid, b)
+		o.hwConfirmed(r)
 	}
 }
 

@@ -81,7 +81,8 @@ type Cluster interface {
 	// trace, each after or before its event as the broker states them: HWMoved (pid's HW moved
 	// from old: after its HighWatermarkMoved), IsrChanged (before 2.7, the leader's own ZooKeeper
 	// write changed the committed ISR: before its IsrWritten), LogCut (pid's log cut at to: after
-	// its Truncated), HWConfirmed (pid's HW now comes from the current leadership). CountOnly
+	// its Truncated), HWConfirmed (replica p's HW now comes from the current leadership: the
+	// replica itself, which the caller holds, read by the checker without a lookup). CountOnly
 	// reports that the cluster only counts events of kind k (a run without a trace, for the
 	// kinds only a trace hears: Kind.TraceOnly), and then has counted one: the broker builds
 	// none (an event is some 200 bytes, built and copied to be counted).
@@ -90,7 +91,7 @@ type Cluster interface {
 	HWMoved(pid int32, old int64)
 	IsrChanged(pid int32, old, isr []int32)
 	LogCut(pid int32, to int64)
-	HWConfirmed(pid int32)
+	HWConfirmed(p *Partition)
 
 	// Named shortcuts to the cluster's state (the engine's shortcuts.go): the ZooKeeper
 	// registration (RegisterBroker: KafkaZkClient.registerBroker once ZooKeeper is reachable, an
