@@ -62,10 +62,11 @@ type Engine struct {
 	events     []Event
 	eventCount uint64
 	processed  uint64
-	// The observers (observe.go): the invariant checker and the overview's run-wide counters.
-	checker   *check.Checker
-	tally     tallies
-	observers []observer
+	// The observers (observe.go): the invariant checker (checks hands it the facts) and the
+	// overview's run-wide counters.
+	checker *check.Checker
+	checks  checkObserver
+	tally   tallies
 	// out holds the running agenda item's sends, timers and events (outbox.go).
 	out outbox
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
@@ -127,7 +128,7 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 	e.setRules()
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
-	e.observers = []observer{checkObserver{k: e.checker}, &e.tally}
+	e.checks = checkObserver{k: e.checker}
 	e.net.Init()
 	e.buildTopics(sc)
 	e.start()
