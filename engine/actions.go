@@ -117,6 +117,7 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	}
 	old := e.cfg
 	e.cfg = next
+	e.setRules()
 	e.emit(Event{Type: EvConfig, Text: fmt.Sprintf("config changed: %s", describeSet(set))})
 	if next.UncleanLeaderElectionEnable && !old.UncleanLeaderElectionEnable && e.era.uncleanEnableElects {
 		e.uncleanElectionEnabled()

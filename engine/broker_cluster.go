@@ -19,53 +19,57 @@ func (h *cluster) Now() int64 { return h.e.now }
 
 func (h *cluster) Clock() *int64 { return &h.e.now }
 
-// Rules reads the era and the config at each turn: a config action can change the settings.
-func (h *cluster) Rules() brk.FetcherRules {
-	e := h.e
-	return brk.FetcherRules{EpochRequests: e.era.epochRequests, EmptyCacheAsks: e.era.emptyCacheAsks,
-		Fencing: e.era.fencing, TruncateOnFetch: e.era.truncateOnFetch, Sessions: e.era.fetchSessions,
-		BackoffMs: max(1, e.cfg.ReplicaFetchBackoffMs), MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes: e.cfg.ReplicaFetchMinBytes, OutOfRangeFatal: !e.era.outOfRangeNeverFatal,
-		UncleanElection: e.cfg.UncleanLeaderElectionEnable, WalkAll: e.followerWalkAll, Check: e.followerCheck}
+// setRules builds the brokers' rules (Engine.rules) from their inputs, keeping the tests'
+// switches as they are. Their inputs are the era, the config, retry.backoff.ms's floor
+// (retryBackoff) and generalStart, and each write of one rebuilds them: buildEngine (all of
+// them), setConfig (the config: actions.go), and the test that turns generalStart off after the
+// start (start_test.go). The era never changes once the cluster runs. TestRulesKeptUpToDate
+// holds the kept rules to fresh ones at the end of every preset's run.
+func (e *Engine) setRules() { e.rules = e.freshRules() }
+
+// freshRules are the rules as their inputs make them now, with the tests' switches of the kept
+// ones.
+func (e *Engine) freshRules() brk.Rules {
+	t := &e.rules
+	return brk.Rules{
+		Fetcher: brk.FetcherRules{EpochRequests: e.era.epochRequests, EmptyCacheAsks: e.era.emptyCacheAsks,
+			Fencing: e.era.fencing, TruncateOnFetch: e.era.truncateOnFetch, Sessions: e.era.fetchSessions,
+			BackoffMs: max(1, e.cfg.ReplicaFetchBackoffMs), MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
+			MinBytes: e.cfg.ReplicaFetchMinBytes, OutOfRangeFatal: !e.era.outOfRangeNeverFatal,
+			UncleanElection: e.cfg.UncleanLeaderElectionEnable, WalkAll: t.Fetcher.WalkAll, Check: t.Fetcher.Check},
+		Replica: brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
+			FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
+			TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
+			NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
+			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
+			CheckpointCheck: t.Replica.CheckpointCheck},
+		LeaderFetch: brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
+			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
+			RecordSizeBytes: e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,
+			ReadAll: t.LeaderFetch.ReadAll, Check: t.LeaderFetch.Check},
+		Isr: brk.IsrRules{AlterPartition: e.era.alterPartition, ExpandNeedsEpochStart: e.era.expandNeedsEpochStart,
+			LevelFollowerStaysInIsr: e.era.levelFollowerStaysInIsr, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
+			RetryBackoffMs: e.retryBackoff(), NoEpochStartRule: t.Isr.NoEpochStartRule},
+		HW: brk.HWRules{MinIsrGatesHW: e.era.minIsrGatesHW, MinIsrCappedAtReplicas: e.era.minIsrCappedAtReplicas,
+			MinInsyncReplicas: e.cfg.MinInsyncReplicas, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
+			CommittedISROnly: t.HW.CommittedISROnly},
+		Process: brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
+			ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
+			BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
+			LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart},
+	}
 }
 
-func (h *cluster) ReplicaRules() brk.ReplicaRules {
-	e := h.e
-	return brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
-		FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
-		TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
-		NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
-		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
-		CheckpointCheck: e.checkpointCheck}
-}
+// RuleBook lends the brokers the rules kept up to date (brk.RuleKeeper): a Broker reads them in
+// place. The Cluster's rule methods below answer from them too.
+func (h *cluster) RuleBook() *brk.Rules { return &h.e.rules }
 
-// LeaderFetchRules reads the era and the config at each fetch: a config action can change the
-// settings.
-func (h *cluster) LeaderFetchRules() brk.LeaderFetchRules {
-	e := h.e
-	return brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
-		NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
-		RecordSizeBytes: e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,
-		ReadAll: e.sessionReadAll, Check: e.sessionCheck}
-}
-
-func (h *cluster) IsrRules() brk.IsrRules {
-	e := h.e
-	return brk.IsrRules{AlterPartition: e.era.alterPartition, ExpandNeedsEpochStart: e.era.expandNeedsEpochStart,
-		LevelFollowerStaysInIsr: e.era.levelFollowerStaysInIsr, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
-		RetryBackoffMs: e.retryBackoff(), NoEpochStartRule: e.unsafe.noEpochStartRule}
-}
-
-func (h *cluster) HWRules() brk.HWRules { return h.e.hwRules() }
-
-// ProcessRules reads the era and the config at each use: a config action can change them.
-func (h *cluster) ProcessRules() brk.ProcessRules {
-	e := h.e
-	return brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
-		ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
-		BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
-		LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart}
-}
+func (h *cluster) Rules() brk.FetcherRules                { return h.e.rules.Fetcher }
+func (h *cluster) ReplicaRules() brk.ReplicaRules         { return h.e.rules.Replica }
+func (h *cluster) LeaderFetchRules() brk.LeaderFetchRules { return h.e.rules.LeaderFetch }
+func (h *cluster) IsrRules() brk.IsrRules                 { return h.e.rules.Isr }
+func (h *cluster) HWRules() brk.HWRules                   { return h.e.rules.HW }
+func (h *cluster) ProcessRules() brk.ProcessRules         { return h.e.rules.Process }
 
 // FlushIntervalMessages is read at each append: a config action can change it.
 func (h *cluster) FlushIntervalMessages() int64 { return h.e.cfg.LogFlushIntervalMessages }
@@ -214,7 +218,7 @@ func (h *cluster) IsrChanged(pid int32, old, isr []int32) {
 
 func (h *cluster) LogCut(pid int32, to int64) { h.e.noteLogCut(pid, h.b.id, to) }
 
-func (h *cluster) HWConfirmed(pid int32) { h.e.noteHWConfirmed(pid, h.b.id) }
+func (h *cluster) HWConfirmed(r *brk.Partition) { h.e.noteHWConfirmed(r) }
 
 // Named shortcuts to the cluster's state (shortcuts.go).
 

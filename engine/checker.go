@@ -35,7 +35,7 @@ type checkObserver struct {
 }
 
 func (o checkObserver) hwMoved(pid, b int32, old int64)          { o.k.HWMoved(pid, b, old) }
-func (o checkObserver) hwConfirmed(pid, b int32)                 { o.k.HWConfirmed(pid, b) }
+func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), checkReplica(r)) }
 func (o checkObserver) logCut(pid, b int32, from int64)          { o.k.LogCut(pid, b, from) }
 func (o checkObserver) ackedAll(pid int32, base int64)           { o.k.AckedAll(pid, base) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }

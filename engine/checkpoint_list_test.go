@@ -3,7 +3,7 @@ package engine
 import "testing"
 
 // TestHWCheckpointList: a HW checkpoint visits only the replicas whose HW moved since the last
-// one (package broker's ReplicaManager.hwMoved); with the check on (e.checkpointCheck), after
+// one (package broker's ReplicaManager.hwMoved); with the check on (e.rules.Replica.CheckpointCheck), after
 // every checkpoint each known, online replica's checkpoint holds its HW, as Kafka's walk over
 // every replica would leave it. On the presets and seeds of every sweep mode: kills, bounces,
 // power losses, controlled shutdowns, isolation, disk failures, each era's truncation rules.
@@ -14,7 +14,7 @@ func TestHWCheckpointList(t *testing.T) {
 	for _, c := range cases {
 		problems := 0
 		runWith(t, c.sc, func(e *Engine) {
-			e.checkpointCheck = func(p string) {
+			e.rules.Replica.CheckpointCheck = func(p string) {
 				if problems++; problems <= 3 {
 					t.Errorf("%s: %s", c.name, p)
 				}

@@ -58,16 +58,15 @@ type Engine struct {
 
 	trace bool
 	// keep, when set, chooses the events the trace records (event_filter.go).
-	keep EventFilter
-	// unsafe turns off a safety rule, for tests that show what it prevents. Never set in a run.
-	unsafe     unsafeRules
+	keep       EventFilter
 	events     []Event
 	eventCount uint64
 	processed  uint64
-	// The observers (observe.go): the invariant checker and the overview's run-wide counters.
-	checker   *check.Checker
-	tally     tallies
-	observers []observer
+	// The observers (observe.go): the invariant checker (checks hands it the facts) and the
+	// overview's run-wide counters.
+	checker *check.Checker
+	checks  checkObserver
+	tally   tallies
 	// out holds the running agenda item's sends, timers and events (outbox.go).
 	out outbox
 	// The shortcuts broker code takes to the cluster's state (shortcuts.go).
@@ -77,23 +76,15 @@ type Engine struct {
 	spareFetch *brk.FetchMessage
 	// delayedProduces hands out the parked produces (broker_cluster.go: NewDelayedProduce; the produce path is package broker's).
 	delayedProduces brk.DelayedProduces
-	// sessionCheck, when set (tests only), has every incremental fetch also read its whole
-	// session and report here where that answer differs from the dirty partitions' one
-	// (package broker's fetch_session_check.go: brk.LeaderFetchRules.Check).
-	sessionCheck func(problem string)
-	// sessionReadAll (tests only) reads every session partition at every incremental fetch, as
-	// Kafka's leader does: the reference the dirty reads must match event for event.
-	sessionReadAll bool
-	// followerWalkAll (tests only) has every fetcher thread walk all its partitions at every turn
-	// and check Fetch answers against a list, as Kafka's does: the reference the change lists
-	// must match event for event (fetcher_changes.go). followerCheck, when set (tests only),
-	// checks the change lists before every incremental build (package broker's fetcher_check.go).
-	followerWalkAll bool
-	followerCheck   func(problem string)
-	// checkpointCheck, when set (tests only), hears of every replica a HW checkpoint, which
-	// visits only the replicas whose HW moved, left behind (package broker's
-	// checkpoint_check.go).
-	checkpointCheck func(problem string)
+	// rules are the brokers' rules (brk.Rules), built from the era and the config and rebuilt
+	// when the config changes (setRules lists every write of their inputs), read in place by every
+	// broker (brk.RuleKeeper). The tests' switches are fields of them, set in place: the session
+	// and change-list checks and reference paths (LeaderFetch.Check, LeaderFetch.ReadAll,
+	// Fetcher.Check, Fetcher.WalkAll: package broker's fetch_session_check.go, fetcher_check.go,
+	// the engine's fetcher_changes.go), the checkpoint check (Replica.CheckpointCheck), and the
+	// safety rules turned off to show what they prevent (HW.CommittedISROnly,
+	// Isr.NoEpochStartRule). Never set in a run.
+	rules brk.Rules
 	// generalStart (tests only) starts the cluster through the general path, the reference the
 	// bulk path of time 0 must match (start.go).
 	generalStart bool
@@ -101,16 +92,6 @@ type Engine struct {
 	// startPlan is the plan of the one being applied (start.go).
 	bulkStarts int
 	startPlan  startPlan
-}
-
-// unsafeRules are test switches that turn Kafka's fixes off, to show the anomalies they prevent.
-type unsafeRules struct {
-	// committedISROnly: the HW waits only on the committed ISR, not on a replica being added or a
-	// caught-up eligible follower (before KIP-497's maximal ISR).
-	committedISROnly bool
-	// noEpochStartRule: a follower may join the ISR before reaching the current leader epoch's
-	// start offset (before KAFKA-7128).
-	noEpochStartRule bool
 }
 
 // New builds the cluster a scenario describes, at time 0: every partition led by its first
@@ -144,9 +125,10 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 
 		generalStart: general,
 	}
+	e.setRules()
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
-	e.observers = []observer{checkObserver{k: e.checker}, &e.tally}
+	e.checks = checkObserver{k: e.checker}
 	e.net.Init()
 	e.buildTopics(sc)
 	e.start()

@@ -51,7 +51,7 @@ func runWith(t *testing.T, sc *Scenario, prepare func(*Engine)) ([]byte, string)
 	return trace, followers.String()
 }
 
-// TestFetchSessionDirtyReads: with the session check on (e.sessionCheck), every incremental
+// TestFetchSessionDirtyReads: with the session check on (e.rules.LeaderFetch.Check), every incremental
 // fetch's answer from its dirty partitions, and every parked incremental fetch's completion check,
 // equal what reading every session partition gives, and every clean partition reads quiet.
 func TestFetchSessionDirtyReads(t *testing.T) {
@@ -59,7 +59,7 @@ func TestFetchSessionDirtyReads(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			problems := 0
 			runWith(t, c.sc, func(e *Engine) {
-				e.sessionCheck = func(p string) {
+				e.rules.LeaderFetch.Check = func(p string) {
 					if problems++; problems <= 5 {
 						t.Error(p)
 					}
@@ -70,13 +70,13 @@ func TestFetchSessionDirtyReads(t *testing.T) {
 }
 
 // TestFetchSessionDirtyReadsMatchReadingAll: a run whose leaders read every session partition at
-// every fetch, as Kafka's do (e.sessionReadAll), has the same trace, event for event, and ends
+// every fetch, as Kafka's do (e.rules.LeaderFetch.ReadAll), has the same trace, event for event, and ends
 // with the same follower state (last fetch and caught-up times included) as the engine's run.
 func TestFetchSessionDirtyReadsMatchReadingAll(t *testing.T) {
 	for _, c := range dirtyReadCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			dirty, dirtyFollowers := runWith(t, c.sc, func(*Engine) {})
-			all, allFollowers := runWith(t, c.sc, func(e *Engine) { e.sessionReadAll = true })
+			all, allFollowers := runWith(t, c.sc, func(e *Engine) { e.rules.LeaderFetch.ReadAll = true })
 			if !bytes.Equal(dirty, all) {
 				t.Fatalf("the traces differ (first: dirty reads, second: every partition read); %s", firstDiff(dirty, all))
 			}

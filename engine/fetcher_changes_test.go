@@ -91,7 +91,7 @@ func dumpFetchers(w *strings.Builder, e *Engine) {
 	}
 }
 
-// TestFollowerChanges: with the check on (e.followerCheck), before every incremental Fetch build
+// TestFollowerChanges: with the check on (e.rules.Fetcher.Check), before every incremental Fetch build
 // every partition off its thread's change list is as the last build left it, and the thread's
 // counts of Truncating and session partitions are right.
 func TestFollowerChanges(t *testing.T) {
@@ -99,7 +99,7 @@ func TestFollowerChanges(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			problems := 0
 			runFollowers(t, c.sc, func(e *Engine) {
-				e.followerCheck = func(p string) {
+				e.rules.Fetcher.Check = func(p string) {
 					if problems++; problems <= 5 {
 						t.Error(p)
 					}
@@ -111,13 +111,13 @@ func TestFollowerChanges(t *testing.T) {
 
 // TestFollowerChangesMatchWalkingAll: a run whose fetcher threads walk every partition at every
 // turn and check answers against a list of what each Fetch carried, as Kafka's do
-// (e.followerWalkAll), has the same trace, event for event, and the same fetcher state every
+// (e.rules.Fetcher.WalkAll), has the same trace, event for event, and the same fetcher state every
 // simulated second, as the engine's run.
 func TestFollowerChangesMatchWalkingAll(t *testing.T) {
 	for _, c := range followerChangeCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			changes, changesFetchers := runFollowers(t, c.sc, func(*Engine) {})
-			all, allFetchers := runFollowers(t, c.sc, func(e *Engine) { e.followerWalkAll = true })
+			all, allFetchers := runFollowers(t, c.sc, func(e *Engine) { e.rules.Fetcher.WalkAll = true })
 			if !bytes.Equal(changes, all) {
 				t.Fatalf("the traces differ (first: change lists, second: every partition walked); %s", firstDiff(changes, all))
 			}
@@ -182,9 +182,9 @@ func followerInFlight(t *testing.T, prepare func(*Engine)) (string, *sessionSetu
 // lists checked.
 func TestFollowerChangesInFlight(t *testing.T) {
 	changes, s := followerInFlight(t, func(e *Engine) {
-		e.followerCheck = func(p string) { t.Error(p) }
+		e.rules.Fetcher.Check = func(p string) { t.Error(p) }
 	})
-	all, _ := followerInFlight(t, func(e *Engine) { e.followerWalkAll = true })
+	all, _ := followerInFlight(t, func(e *Engine) { e.rules.Fetcher.WalkAll = true })
 	if changes != all {
 		t.Fatalf("the traces differ (first: change lists, second: every partition walked); %s", firstDiff([]byte(changes), []byte(all)))
 	}

@@ -10,14 +10,7 @@ import brk "github.com/highwater-sim/highwater/engine/broker" // the package; br
 
 // effectiveMinIsr is the min.insync.replicas a leader of p applies (brk.HWRules.EffectiveMinIsr).
 func (e *Engine) effectiveMinIsr(p *partition) int {
-	rules := e.hwRules()
-	return rules.EffectiveMinIsr(len(p.hosts))
-}
-
-func (e *Engine) hwRules() brk.HWRules {
-	return brk.HWRules{MinIsrGatesHW: e.era.minIsrGatesHW, MinIsrCappedAtReplicas: e.era.minIsrCappedAtReplicas,
-		MinInsyncReplicas: e.cfg.MinInsyncReplicas, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
-		CommittedISROnly: e.unsafe.committedISROnly}
+	return e.rules.HW.EffectiveMinIsr(len(p.hosts))
 }
 
 // isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper

@@ -142,7 +142,7 @@ func TestKafkaFetchSessionEvictedWhileParked(t *testing.T) {
 	runUntilTrue(t, e, 200_000, "follower 1's old session with a parked Fetch", evictable)
 	at := e.now
 	var dirty []byte
-	dirty, _ = runWith(t, scenario(at), func(e *Engine) { e.sessionCheck = func(p string) { t.Error(p) } })
+	dirty, _ = runWith(t, scenario(at), func(e *Engine) { e.rules.LeaderFetch.Check = func(p string) { t.Error(p) } })
 	var texts []string
 	for _, line := range bytes.Split(dirty, []byte("\n")) {
 		var ev Event
@@ -159,7 +159,7 @@ func TestKafkaFetchSessionEvictedWhileParked(t *testing.T) {
 	if !slices.Equal(texts, want) {
 		t.Errorf("answers to follower 1 after the eviction:\n%q\nwant\n%q", texts, want)
 	}
-	all, _ := runWith(t, scenario(at), func(e *Engine) { e.sessionReadAll = true })
+	all, _ := runWith(t, scenario(at), func(e *Engine) { e.rules.LeaderFetch.ReadAll = true })
 	if !bytes.Equal(all, dirty) {
 		t.Errorf("the traces differ; %s", firstDiff(dirty, all))
 	}

@@ -75,6 +75,7 @@ func TestBulkStartMatchesGeneral(t *testing.T) {
 				t.Fatal(err)
 			}
 			general.generalStart = false // the run is the same code either way: only the start differs
+			general.setRules()
 			if bulk.bulkStarts != len(bulk.brokers) || general.bulkStarts != 0 {
 				t.Fatalf("brokers started through the bulk path: %d of %d, and %d with the general path forced", bulk.bulkStarts, len(bulk.brokers), general.bulkStarts)
 			}

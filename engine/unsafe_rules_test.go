@@ -36,7 +36,7 @@ func TestMaximalISR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.unsafe.committedISROnly = unsafe
+			e.rules.HW.CommittedISROnly = unsafe
 			p := e.partitions[0]
 			leader := e.replicaOn(p.pid, 1)
 			produce := func(acks Acks) { mustApply(t, e, Action{Do: "produce", Topic: "t", Partition: i32(0), Acks: &acks}) }
@@ -88,7 +88,7 @@ func TestEpochStartRule(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, nil)
-			e.unsafe.noEpochStartRule = unsafe
+			e.rules.Isr.NoEpochStartRule = unsafe
 			r := e.replicaOn(p.pid, 0)
 			r.Log().AppendAsLeader(r.LeaderEpoch(), []int64{101, 102, 103, 104, 105})
 			// A leader at a new epoch whose HW (1) lags its log end (5): epoch start 5.

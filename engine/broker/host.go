@@ -27,7 +27,8 @@ type Host interface {
 // another broker's state (TestBrokerReachesOnlyItself). Its methods, by what they are:
 type Cluster interface {
 	// Time and rules: the simulated time; the era's and the config's rules, read at each use (a
-	// config step may change them); the partitions' names and the static assignment.
+	// config step may change them; a RuleKeeper lends them once instead); the partitions' names
+	// and the static assignment.
 	Now() int64
 	// Clock is where the simulated time is kept, for a Broker's Now to read in place: the time
 	// is read at nearly every step, where Now through the embedded interface is two calls and a
@@ -80,7 +81,8 @@ type Cluster interface {
 	// trace, each after or before its event as the broker states them: HWMoved (pid's HW moved
 	// from old: after its HighWatermarkMoved), IsrChanged (before 2.7, the leader's own ZooKeeper
 	// write changed the committed ISR: before its IsrWritten), LogCut (pid's log cut at to: after
-	// its Truncated), HWConfirmed (pid's HW now comes from the current leadership). CountOnly
+	// its Truncated), HWConfirmed (replica p's HW now comes from the current leadership: the
+	// replica itself, which the caller holds, read by the checker without a lookup). CountOnly
 	// reports that the cluster only counts events of kind k (a run without a trace, for the
 	// kinds only a trace hears: Kind.TraceOnly), and then has counted one: the broker builds
 	// none (an event is some 200 bytes, built and copied to be counted).
@@ -89,7 +91,7 @@ type Cluster interface {
 	HWMoved(pid int32, old int64)
 	IsrChanged(pid int32, old, isr []int32)
 	LogCut(pid int32, to int64)
-	HWConfirmed(pid int32)
+	HWConfirmed(p *Partition)
 
 	// Named shortcuts to the cluster's state (the engine's shortcuts.go): the ZooKeeper
 	// registration (RegisterBroker: KafkaZkClient.registerBroker once ZooKeeper is reachable, an
@@ -107,6 +109,26 @@ type Cluster interface {
 	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
 	ControlledShutdownInProcess() (remaining []protocol.TP, ok bool)
 	NotifyLogDirFailure()
+}
+
+// Rules are a broker's rules, each part as its users read it: those of the protocol era and
+// the config, and the tests' switches. A cluster that keeps them in one place (RuleKeeper: the
+// engine's) lends them to each Broker once, which reads them in place at each use (Broker.Rules
+// and the rest): a use builds and copies nothing through the cluster (issue 12).
+type Rules struct {
+	Fetcher     FetcherRules
+	Replica     ReplicaRules
+	LeaderFetch LeaderFetchRules
+	Isr         IsrRules
+	HW          HWRules
+	Process     ProcessRules
+}
+
+// RuleKeeper is a Cluster that keeps its brokers' rules in one place, RuleBook, up to date (a
+// config step rebuilds them there). A Broker made in one reads them there; in another (the
+// package's tests' fakes) it asks the Cluster at each use.
+type RuleKeeper interface {
+	RuleBook() *Rules
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the

@@ -194,7 +194,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	r.SetPartitionEpoch(ps.PartitionEpoch)
 	r.SetLeader(rm.broker)
 	if r.ConfirmHW() {
-		h.HWConfirmed(pid)
+		h.HWConfirmed(r)
 	}
 	if !h.CountOnly(BecameLeader) {
 		h.Emit(Event{Kind: BecameLeader, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),

@@ -55,7 +55,7 @@ func (h *fakeHost) ReplicaAt(i int) *Partition { return h.replicas[int32(i)] }
 func (h *fakeHost) note(format string, args ...any) {
 	h.calls = append(h.calls, fmt.Sprintf(format, args...))
 }
-func (h *fakeHost) HWConfirmed(pid int32) { h.note("confirmed %d", pid) }
+func (h *fakeHost) HWConfirmed(p *Partition) { h.note("confirmed %d", p.Pid()) }
 
 func (h *fakeHost) LeaderFetchRules() LeaderFetchRules { return h.fetchRules }
 func (h *fakeHost) FlushIntervalMessages() int64       { return 1 << 62 }

@@ -107,6 +107,6 @@ func (rm *ReplicaManager) SetFollowerHW(h Host, pid int32, p *Partition, leaderH
 		h.HWChanged(p, old, "follower", -1)
 	}
 	if p.ConfirmHW() {
-		h.HWConfirmed(pid)
+		h.HWConfirmed(p)
 	}
 }

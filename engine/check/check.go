@@ -122,12 +122,11 @@ func (k *Checker) HWMoved(pid, b int32, old int64) {
 	}
 }
 
-// HWConfirmed: broker b's replica learned a high watermark in its current leader epoch for the
-// first time.
-func (k *Checker) HWConfirmed(pid, b int32) {
+// HWConfirmed: replica r of pid learned a high watermark in its current leader epoch for the
+// first time (its broker holds it as it states the fact: no lookup).
+func (k *Checker) HWConfirmed(pid int32, r Replica) {
 	// Its own replica first: at a cluster's start every replica confirms an empty range, and the
 	// others are read only for a range to compare.
-	r := k.c.Replica(pid, b)
 	if from, to := r.Log.LogStartOffset(), r.Log.HighWatermark(); from < to {
 		k.checkCommittedRange(pid, &r, k.replicas(pid), from, to)
 	}
