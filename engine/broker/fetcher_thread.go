@@ -113,12 +113,13 @@ func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
 func (t *FetcherThread) Pids() []int32    { return t.pids }
 func (t *FetcherThread) Changes() []int32 { return t.changes }
 
-// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica) as tp. A state already there at the same leader epoch is kept (no re-truncation) and Add reports
+// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica). tp, the
+// partition's name, is not kept (a Fetch build finds it from the pid: PartitionFetchState). A state already there at the same leader epoch is kept (no re-truncation) and Add reports
 // false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
 // in flight carried. A partition new to the thread takes back its session entry if it left since
 // the last build.
 func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP) bool {
-	st.replica, st.tp = r, tp
+	st.replica = r
 	i, found := searchPids(t.pids, st.pid)
 	if found {
 		old := &t.parts[i]
@@ -137,8 +138,8 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP
 		return true
 	}
 	st.listed = false
-	if sess, epoch, offset, ok := t.session.Rejoin(st.pid); ok {
-		st.Restore(sess, epoch, offset)
+	if sess, epoch, ok := t.session.Rejoin(st.pid); ok {
+		st.Restore(sess, epoch)
 	}
 	t.parts = slices.Insert(t.parts, i, st)
 	t.pids = slices.Insert(t.pids, i, st.pid)
@@ -146,7 +147,7 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP
 	if added.truncating {
 		t.truncatingCount++
 	}
-	if added.sess.in {
+	if added.in {
 		t.inSession++
 	}
 	t.NoteChange(added)
@@ -189,10 +190,10 @@ func (t *FetcherThread) leaving(st *PartitionFetchState) {
 	if st.truncating {
 		t.truncatingCount--
 	}
-	if st.sess.in {
+	if st.in {
 		t.inSession--
 	}
-	t.session.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
+	t.session.Leave(st.pid, st.Session(), st.sentEpoch)
 }
 
 // indexPids makes pids the pids of parts again, after partitions left.
@@ -229,7 +230,7 @@ func (t *FetcherThread) SetTruncating(st *PartitionFetchState, truncating bool) 
 // nil if it left the thread, when the session handler kept them), and whether it carried pid.
 func (t *FetcherThread) Carried(pid int32, st *PartitionFetchState) (epoch int32, fetchOffset int64, ok bool) {
 	if st != nil {
-		return st.sentEpoch, st.sentOffset, st.sess.in
+		return st.sentEpoch, st.sentOffset, st.in
 	}
 	return t.session.GoneSent(pid)
 }

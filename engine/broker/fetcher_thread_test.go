@@ -32,6 +32,8 @@ func TestFetcherThread(t *testing.T) {
 		t.Error("answered, a request is still in flight")
 	}
 	replicas := make([]Partition, 4)
+	var names TopicNames
+	names.Add("t", 4)
 	tp := func(pid int32) protocol.TP { return protocol.TP{Topic: "t", Partition: pid} }
 	for _, pid := range []int32{2, 0, 3, 1} {
 		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &replicas[pid], tp(pid)) {
@@ -45,7 +47,7 @@ func TestFetcherThread(t *testing.T) {
 		t.Fatalf("after adding: pids %v, %d Truncating, changes %v", th.Pids(), th.TruncatingCount(), th.Changes())
 	}
 	build := func(full bool, now int64) ([]protocol.FetchPartition, []protocol.TP, int64) {
-		bd := newFetchBuild(full, true, true, now, now+100, nil, nil)
+		bd := newFetchBuild(&names, full, true, true, now, now+100, nil, nil)
 		if full {
 			th.walkAll(&bd)
 		} else {
