@@ -152,3 +152,21 @@ func TestSearchPids(t *testing.T) {
 		}
 	}
 }
+
+// TestFetcherThreadIndex: index, which checks its guess on the states, finds what searchPids
+// finds in the pids, for partitions evenly spread or not, present or not.
+func TestFetcherThreadIndex(t *testing.T) {
+	for _, pids := range [][]int32{{}, {4}, {1, 7}, {0, 3, 6, 9, 12}, {2, 3, 10, 11, 40, 41, 90}, {5, 6, 7, 8}} {
+		var th FetcherThread
+		for _, pid := range pids {
+			th.Add(NewPartitionFetchState(pid, 0, 0, -1, false), nil, protocol.TP{})
+		}
+		for pid := int32(-1); pid < 95; pid++ {
+			i, ok := th.index(pid)
+			wi, wok := searchPids(pids, pid)
+			if i != wi || ok != wok || (ok && th.At(i).Pid() != pid) {
+				t.Errorf("pids %v: index(%d) = %d, %v; searchPids: %d, %v", pids, pid, i, ok, wi, wok)
+			}
+		}
+	}
+}
