@@ -71,22 +71,24 @@ func TestFetchSessionHandlerOnItsOwn(t *testing.T) {
 // carried for it; one not in the session leaves nothing behind.
 func TestFetchSessionHandlerGone(t *testing.T) {
 	var h FetchSessionHandler
-	a, b := protocol.TP{Topic: "t", Partition: 0}, protocol.TP{Topic: "t", Partition: 1}
+	var names TopicNames
+	names.Add("t", 2)
+	a := protocol.TP{Topic: "t", Partition: 0}
 	in := InSession(7, 0, 3, 2)
-	h.Leave(0, a, in, 3, 7)
-	h.Leave(1, b, SessionPartition{}, 3, 9) // not in the session
+	h.Leave(0, in, 3)
+	h.Leave(1, SessionPartition{fetchOffset: 9}, 3) // not in the session
 	if epoch, offset, ok := h.GoneSent(0); !ok || epoch != 3 || offset != 7 {
 		t.Errorf("what the Fetch carried for a partition gone: %d, %d, %v", epoch, offset, ok)
 	}
 	if _, _, ok := h.GoneSent(1); ok {
 		t.Error("a partition out of the session is remembered as gone")
 	}
-	sess, _, _, ok := h.Rejoin(0)
+	sess, _, ok := h.Rejoin(0)
 	if !ok || sess != in || h.HasGone() {
 		t.Fatalf("rejoin: %+v, %v; gone left %v", sess, ok, h.HasGone())
 	}
-	h.Leave(0, a, in, 3, 7)
-	if got := h.AppendGone(nil); len(got) != 1 || got[0] != a {
+	h.Leave(0, in, 3)
+	if got := h.AppendGone(nil, &names); len(got) != 1 || got[0] != a {
 		t.Errorf("forgotten: %v, want [%v]", got, a)
 	}
 	h.Built()

@@ -13,6 +13,7 @@ import (
 // forgets. FetcherThread.Build runs one; BuildFetch (fetcher_work.go) makes the request of what
 // it gathered.
 type fetchBuild struct {
+	names                     PartitionNamer
 	full, fencing, lastEpochs bool
 	now                       int64
 	next                      int64
@@ -23,8 +24,8 @@ type fetchBuild struct {
 // newFetchBuild starts a build at now, gathering into parts and forgotten; next is the latest
 // deadline it reports. fencing puts the leader epoch on the wire (KIP-320), lastEpochs the last
 // fetched epoch (truncate on fetch).
-func newFetchBuild(full, fencing, lastEpochs bool, now, next int64, parts []protocol.FetchPartition, forgotten []protocol.TP) fetchBuild {
-	return fetchBuild{full: full, fencing: fencing, lastEpochs: lastEpochs, now: now, next: next, parts: parts, forgotten: forgotten}
+func newFetchBuild(names PartitionNamer, full, fencing, lastEpochs bool, now, next int64, parts []protocol.FetchPartition, forgotten []protocol.TP) fetchBuild {
+	return fetchBuild{names: names, full: full, fencing: fencing, lastEpochs: lastEpochs, now: now, next: next, parts: parts, forgotten: forgotten}
 }
 
 // Result is what the build gathered: the partitions listed and forgotten, and the earliest
@@ -40,11 +41,11 @@ func (bd *fetchBuild) result() (parts []protocol.FetchPartition, forgotten []pro
 // whether the next build must look at st though nothing changes: it is backing off.
 func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
 	if st.truncating || st.delayUntil > bd.now {
-		if st.sess.in {
+		if st.in {
 			if !bd.full {
-				bd.forgotten = append(bd.forgotten, st.tp)
+				bd.forgotten = append(bd.forgotten, bd.names.TP(st.pid))
 			}
-			st.sess.in = false
+			st.in = false
 			t.inSession--
 		}
 		if st.truncating {
@@ -60,16 +61,19 @@ func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
 	if bd.lastEpochs {
 		lastFetched = st.lastFetchedEpoch
 	}
-	sp := InSession(st.fetchOffset, logStart, currentEpoch, lastFetched)
-	if bd.full || sp != st.sess {
-		bd.parts = append(bd.parts, protocol.FetchPartition{TP: st.tp, FetchOffset: st.fetchOffset, LogStartOffset: logStart,
-			CurrentLeaderEpoch: currentEpoch, LastFetchedEpoch: lastFetched})
-		if !st.sess.in {
+	// The session's entry differs from sp = InSession(st.fetchOffset, logStart, currentEpoch,
+	// lastFetched) (st.Session() != sp, read field by field from the stamps it is kept in).
+	if bd.full || !st.in || st.sentOffset != st.fetchOffset || st.sentLogStart != logStart ||
+		st.sentLastFetched != lastFetched || st.sentCurrentEpoch() != currentEpoch {
+		bd.parts = append(bd.parts, protocol.FetchPartition{TP: bd.names.TP(st.pid), FetchOffset: st.fetchOffset,
+			LogStartOffset: logStart, CurrentLeaderEpoch: currentEpoch, LastFetchedEpoch: lastFetched})
+		if !st.in {
 			t.inSession++
 		}
-		st.sess = sp
 	}
-	st.sentEpoch, st.sentOffset = st.epoch, st.fetchOffset
+	// st.SetSession(sp): the session entry sp (unchanged if it was already), stamped.
+	st.sentEpoch, st.sentOffset, st.sentLogStart, st.sentLastFetched = st.epoch, st.fetchOffset, logStart, lastFetched
+	st.in, st.unfenced = true, currentEpoch != st.epoch
 	return false
 }
 
@@ -110,8 +114,12 @@ func (t *FetcherThread) walkChanges(bd *fetchBuild) {
 	t.changesSpare = work[:0]
 }
 
-// PidNamer finds a partition's pid from its name on the wire.
-type PidNamer interface{ PidOf(tp protocol.TP) int32 }
+// PartitionNamer translates between a partition's name on the wire and its pid (the broker's
+// TopicNames: a Follower is one).
+type PartitionNamer interface {
+	PidOf(tp protocol.TP) int32
+	TP(pid int32) protocol.TP
+}
 
 // Build is RemoteLeaderEndPoint.buildFetch with FetchSessionHandler.Builder over the thread's
 // partitions: those it can fetch at now become the session (stamped with what the Fetch carries),
@@ -127,7 +135,7 @@ type PidNamer interface{ PidOf(tp protocol.TP) int32 }
 // partitions into into's storage when they fit (the caller's, allocated with its request: a
 // steady incremental Fetch usually carries one partition), else into a new slice: the request
 // is shared once sent.
-func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, names PidNamer,
+func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, backoff int64, names PartitionNamer,
 	into []protocol.FetchPartition) (parts []protocol.FetchPartition, forgotten []protocol.TP, next int64, ok bool) {
 	h := &t.session
 	full := !sessions || h.Full()
@@ -135,7 +143,7 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 	if full {
 		parts = make([]protocol.FetchPartition, 0, len(t.parts))
 	}
-	bd := newFetchBuild(full, fencing, lastEpochs, now, now+backoff, parts, t.forgetBuf[:0])
+	bd := newFetchBuild(names, full, fencing, lastEpochs, now, now+backoff, parts, t.forgetBuf[:0])
 	if full || walkAll {
 		t.walkAll(&bd)
 		if walkAll {
@@ -146,7 +154,7 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 	}
 	parts, forgotten, next = bd.result()
 	if !full && h.HasGone() {
-		forgotten = h.AppendGone(forgotten)
+		forgotten = h.AppendGone(forgotten, names)
 		// The request lists partitions in pid order (Kafka: added, then altered).
 		slices.SortFunc(forgotten, func(a, b protocol.TP) int { return cmp.Compare(names.PidOf(a), names.PidOf(b)) })
 	}

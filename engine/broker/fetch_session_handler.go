@@ -51,41 +51,40 @@ func (sp SessionPartition) In() bool { return sp.in }
 func (sp *SessionPartition) Leave() { sp.in = false }
 
 // gonePartition is a partition that left the thread since the last build, with what the session
-// last sent for it and what the Fetch in flight carried for it.
+// last sent for it and the leader epoch the Fetch in flight carried for it (its fetch offset is
+// the session entry's: PartitionFetchState).
 type gonePartition struct {
-	pid        int32
-	sentEpoch  int32
-	tp         protocol.TP
-	sess       SessionPartition
-	sentOffset int64
+	pid       int32
+	sentEpoch int32
+	sess      SessionPartition
 }
 
 // Leave records that partition pid left the thread (removeFetcherForPartitions, a failure), with
-// its session entry and what the Fetch in flight carried for it; nothing if it was not in the
-// session.
-func (h *FetchSessionHandler) Leave(pid int32, tp protocol.TP, sess SessionPartition, sentEpoch int32, sentOffset int64) {
+// its session entry and the leader epoch the Fetch in flight carried for it; nothing if it was
+// not in the session.
+func (h *FetchSessionHandler) Leave(pid int32, sess SessionPartition, sentEpoch int32) {
 	if sess.in {
-		h.gone = append(h.gone, gonePartition{pid: pid, sentEpoch: sentEpoch, tp: tp, sess: sess, sentOffset: sentOffset})
+		h.gone = append(h.gone, gonePartition{pid: pid, sentEpoch: sentEpoch, sess: sess})
 	}
 }
 
-// Rejoin gives back, for a partition added to the thread, its session entry and what the Fetch
-// in flight carried for it, if it left the thread since the last Fetch was built (ok).
-func (h *FetchSessionHandler) Rejoin(pid int32) (sess SessionPartition, sentEpoch int32, sentOffset int64, ok bool) {
+// Rejoin gives back, for a partition added to the thread, its session entry and the leader epoch
+// the Fetch in flight carried for it, if it left the thread since the last Fetch was built (ok).
+func (h *FetchSessionHandler) Rejoin(pid int32) (sess SessionPartition, sentEpoch int32, ok bool) {
 	i := slices.IndexFunc(h.gone, func(g gonePartition) bool { return g.pid == pid })
 	if i < 0 {
-		return sess, 0, 0, false
+		return sess, 0, false
 	}
 	g := h.gone[i]
 	h.gone = slices.Delete(h.gone, i, i+1)
-	return g.sess, g.sentEpoch, g.sentOffset, true
+	return g.sess, g.sentEpoch, true
 }
 
 // GoneSent is what the Fetch in flight carried for pid, if pid left the thread since the build.
 func (h *FetchSessionHandler) GoneSent(pid int32) (sentEpoch int32, sentOffset int64, ok bool) {
 	for i := range h.gone {
 		if g := &h.gone[i]; g.pid == pid {
-			return g.sentEpoch, g.sentOffset, true
+			return g.sentEpoch, g.sess.fetchOffset, true
 		}
 	}
 	return 0, 0, false
@@ -94,11 +93,11 @@ func (h *FetchSessionHandler) GoneSent(pid int32) (sentEpoch int32, sentOffset i
 // HasGone reports whether partitions left the thread since the last build.
 func (h *FetchSessionHandler) HasGone() bool { return len(h.gone) > 0 }
 
-// AppendGone appends the partitions that left the thread, in the order they left: an incremental
-// Fetch forgets them.
-func (h *FetchSessionHandler) AppendGone(dst []protocol.TP) []protocol.TP {
+// AppendGone appends the partitions that left the thread, named by names, in the order they
+// left: an incremental Fetch forgets them.
+func (h *FetchSessionHandler) AppendGone(dst []protocol.TP, names PartitionNamer) []protocol.TP {
 	for _, g := range h.gone {
-		dst = append(dst, g.tp)
+		dst = append(dst, names.TP(g.pid))
 	}
 	return dst
 }

@@ -1,6 +1,9 @@
 package broker
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestPartitionFetchState drives one partition's fetch state as a thread does: added Truncating,
 // out of Truncating, stamped and put in the session by a build, backing off out of it, taken
@@ -20,7 +23,6 @@ func TestPartitionFetchState(t *testing.T) {
 	st.Fetched(12, 5)
 	sp := InSession(st.FetchOffset(), 0, st.Epoch(), st.LastFetchedEpoch())
 	st.SetSession(sp)
-	st.Stamp()
 	if e, o := st.Sent(); e != 5 || o != 12 || !st.InSession() || st.Session() != sp {
 		t.Errorf("stamped at epoch %d offset %d, session %+v", e, o, st.Session())
 	}
@@ -39,7 +41,7 @@ func TestPartitionFetchState(t *testing.T) {
 	}
 	// Rejoining the thread: the handler gives back the entry and stamps it kept.
 	back := NewPartitionFetchState(3, 6, 12, 5, false)
-	back.Restore(sp, 5, 12)
+	back.Restore(sp, 5)
 	if e, o := back.Sent(); e != 5 || o != 12 || !back.InSession() {
 		t.Errorf("a rejoined state: %+v", back)
 	}
@@ -48,5 +50,43 @@ func TestPartitionFetchState(t *testing.T) {
 	back.SetEpochForTest(7)
 	if back.FetchOffset() != 20 || back.LastFetchedEpoch() != 6 || back.Epoch() != 7 {
 		t.Errorf("set by hand: %+v", back)
+	}
+}
+
+// TestPartitionFetchStateLayout pins a fetch state to one 64-byte cache line (its doc says why):
+// what the build, the answer's check and its processing read is all in it.
+func TestPartitionFetchStateLayout(t *testing.T) {
+	var st PartitionFetchState
+	if n := unsafe.Sizeof(st); n != 64 {
+		t.Errorf("a PartitionFetchState is %d bytes, want 64 (one cache line)", n)
+	}
+	if end := unsafe.Offsetof(st.listed) + unsafe.Sizeof(st.listed); end > 64 {
+		t.Errorf("its last field ends at byte %d", end)
+	}
+}
+
+// TestFetchStateSessionEntry: the session entry a state rebuilds from its stamps is the one it
+// was given, fenced (currentLeaderEpoch its epoch) or not (-1), and a new state's is the zero
+// entry, out of the session.
+func TestFetchStateSessionEntry(t *testing.T) {
+	st := NewPartitionFetchState(3, 5, 10, 4, false)
+	if st.Session() != (SessionPartition{}) {
+		t.Errorf("a new state's session entry: %+v", st.Session())
+	}
+	for _, sp := range []SessionPartition{InSession(10, 2, 5, 4), InSession(10, 2, -1, -1), InSession(10, 0, 5, -1)} {
+		st.SetSession(sp)
+		if e, o := st.Sent(); st.Session() != sp || e != 5 || o != 10 {
+			t.Errorf("carried %+v: entry %+v, stamps %d, %d", sp, st.Session(), e, o)
+		}
+		st.LeaveSession()
+		sp.Leave()
+		if st.Session() != sp {
+			t.Errorf("out of the session: %+v, want %+v", st.Session(), sp)
+		}
+	}
+	var back PartitionFetchState
+	back.Restore(InSession(8, 1, -1, 3), 2)
+	if e, o := back.Sent(); back.Session() != InSession(8, 1, -1, 3) || e != 2 || o != 8 {
+		t.Errorf("restored: entry %+v, stamps %d, %d", back.Session(), e, o)
 	}
 }

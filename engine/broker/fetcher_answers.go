@@ -31,7 +31,7 @@ func (s *sentByName) Carried(tp protocol.TP) bool {
 	t := s.t
 	pid := s.names.PidOf(tp)
 	var st *PartitionFetchState
-	at, found := searchPids(t.pids, pid) // State, keeping the index
+	at, found := t.index(pid) // State, keeping the index
 	if found {
 		st = &t.parts[at]
 	} else {

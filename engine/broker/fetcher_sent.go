@@ -52,7 +52,7 @@ func (t *FetcherThread) TakeSent() SentPartitions {
 func (t *FetcherThread) RecordSent() {
 	t.sent = t.sent[:0]
 	for i := range t.parts {
-		if st := &t.parts[i]; st.sess.in {
+		if st := &t.parts[i]; st.in {
 			t.AddSent(st, 0)
 		}
 	}

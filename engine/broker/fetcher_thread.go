@@ -90,11 +90,28 @@ func (t *FetcherThread) At(i int) *PartitionFetchState { return &t.parts[i] }
 
 // State is partition pid's state, nil if the thread does not fetch it.
 func (t *FetcherThread) State(pid int32) *PartitionFetchState {
-	i, found := searchPids(t.pids, pid)
+	i, found := t.index(pid)
 	if !found {
 		return nil
 	}
 	return &t.parts[i]
+}
+
+// index is where pid's state is in parts, and whether the thread has it: searchPids, with its
+// first guess checked on the state there rather than on pids. The guess is usually right, and
+// the state's line is read next anyway, where pids' line would be one more cold line (a miss per
+// answered or changed partition).
+func (t *FetcherThread) index(pid int32) (int, bool) {
+	pids := t.pids
+	if n := len(pids); n > 2 && len(t.parts) == n {
+		if lo, hi := pids[0], pids[n-1]; lo < pid && pid < hi {
+			g := int(int64(pid-lo) * int64(n-1) / int64(hi-lo)) // as searchPids guesses
+			if t.parts[g].pid == pid {
+				return g, true
+			}
+		}
+	}
+	return searchPids(pids, pid)
 }
 
 // Session is the thread's FetchSessionHandler.
@@ -113,12 +130,13 @@ func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
 func (t *FetcherThread) Pids() []int32    { return t.pids }
 func (t *FetcherThread) Changes() []int32 { return t.changes }
 
-// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica) as tp. A state already there at the same leader epoch is kept (no re-truncation) and Add reports
+// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica). tp, the
+// partition's name, is not kept (a Fetch build finds it from the pid: PartitionFetchState). A state already there at the same leader epoch is kept (no re-truncation) and Add reports
 // false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
 // in flight carried. A partition new to the thread takes back its session entry if it left since
 // the last build.
 func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP) bool {
-	st.replica, st.tp = r, tp
+	st.replica = r
 	i, found := searchPids(t.pids, st.pid)
 	if found {
 		old := &t.parts[i]
@@ -137,8 +155,8 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP
 		return true
 	}
 	st.listed = false
-	if sess, epoch, offset, ok := t.session.Rejoin(st.pid); ok {
-		st.Restore(sess, epoch, offset)
+	if sess, epoch, ok := t.session.Rejoin(st.pid); ok {
+		st.Restore(sess, epoch)
 	}
 	t.parts = slices.Insert(t.parts, i, st)
 	t.pids = slices.Insert(t.pids, i, st.pid)
@@ -146,7 +164,7 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP
 	if added.truncating {
 		t.truncatingCount++
 	}
-	if added.sess.in {
+	if added.in {
 		t.inSession++
 	}
 	t.NoteChange(added)
@@ -189,10 +207,10 @@ func (t *FetcherThread) leaving(st *PartitionFetchState) {
 	if st.truncating {
 		t.truncatingCount--
 	}
-	if st.sess.in {
+	if st.in {
 		t.inSession--
 	}
-	t.session.Leave(st.pid, st.tp, st.sess, st.sentEpoch, st.sentOffset)
+	t.session.Leave(st.pid, st.Session(), st.sentEpoch)
 }
 
 // indexPids makes pids the pids of parts again, after partitions left.
@@ -229,7 +247,7 @@ func (t *FetcherThread) SetTruncating(st *PartitionFetchState, truncating bool) 
 // nil if it left the thread, when the session handler kept them), and whether it carried pid.
 func (t *FetcherThread) Carried(pid int32, st *PartitionFetchState) (epoch int32, fetchOffset int64, ok bool) {
 	if st != nil {
-		return st.sentEpoch, st.sentOffset, st.sess.in
+		return st.sentEpoch, st.sentOffset, st.in
 	}
 	return t.session.GoneSent(pid)
 }

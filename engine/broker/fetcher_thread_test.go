@@ -32,6 +32,8 @@ func TestFetcherThread(t *testing.T) {
 		t.Error("answered, a request is still in flight")
 	}
 	replicas := make([]Partition, 4)
+	var names TopicNames
+	names.Add("t", 4)
 	tp := func(pid int32) protocol.TP { return protocol.TP{Topic: "t", Partition: pid} }
 	for _, pid := range []int32{2, 0, 3, 1} {
 		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &replicas[pid], tp(pid)) {
@@ -45,7 +47,7 @@ func TestFetcherThread(t *testing.T) {
 		t.Fatalf("after adding: pids %v, %d Truncating, changes %v", th.Pids(), th.TruncatingCount(), th.Changes())
 	}
 	build := func(full bool, now int64) ([]protocol.FetchPartition, []protocol.TP, int64) {
-		bd := newFetchBuild(full, true, true, now, now+100, nil, nil)
+		bd := newFetchBuild(&names, full, true, true, now, now+100, nil, nil)
 		if full {
 			th.walkAll(&bd)
 		} else {
@@ -146,6 +148,24 @@ func TestSearchPids(t *testing.T) {
 			wi, wok := slices.BinarySearch(pids, pid)
 			if i, ok := searchPids(pids, pid); i != wi || ok != wok {
 				t.Fatalf("searchPids(%v, %d) = %d, %v; want %d, %v", pids, pid, i, ok, wi, wok)
+			}
+		}
+	}
+}
+
+// TestFetcherThreadIndex: index, which checks its guess on the states, finds what searchPids
+// finds in the pids, for partitions evenly spread or not, present or not.
+func TestFetcherThreadIndex(t *testing.T) {
+	for _, pids := range [][]int32{{}, {4}, {1, 7}, {0, 3, 6, 9, 12}, {2, 3, 10, 11, 40, 41, 90}, {5, 6, 7, 8}} {
+		var th FetcherThread
+		for _, pid := range pids {
+			th.Add(NewPartitionFetchState(pid, 0, 0, -1, false), nil, protocol.TP{})
+		}
+		for pid := int32(-1); pid < 95; pid++ {
+			i, ok := th.index(pid)
+			wi, wok := searchPids(pids, pid)
+			if i != wi || ok != wok || (ok && th.At(i).Pid() != pid) {
+				t.Errorf("pids %v: index(%d) = %d, %v; searchPids: %d, %v", pids, pid, i, ok, wi, wok)
 			}
 		}
 	}

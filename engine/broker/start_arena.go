@@ -7,30 +7,25 @@ import (
 )
 
 // StartArena holds the arrays a broker's leaders keep from its first LeaderAndIsr at the
-// cluster's start: their ISRs, their followers' state and their epoch caches' first entries, cut
-// in turn (capped windows: an append copies), three allocations where each leader made three. Its
-// nil value allocates each array on its own (MakeLeader).
+// cluster's start: their ISRs and their followers' state, cut in turn (capped windows: an append
+// copies), two allocations where each leader made two. Its nil value allocates each array on its
+// own (MakeLeader).
 type StartArena struct {
-	ids    []int32
-	reps   []Replica
-	epochs []commitlog.EpochEntry
+	ids  []int32
+	reps []Replica
 }
 
-// NewStartArena is an arena for leaders holding ids ISR members and reps followers in all.
+// NewStartArena is an arena for leaders holding ids ISR members and reps followers in all (and
+// leaders leaders: unused, see entry).
 func NewStartArena(ids, reps, leaders int) *StartArena {
-	return &StartArena{ids: make([]int32, 0, ids), reps: make([]Replica, 0, reps),
-		epochs: make([]commitlog.EpochEntry, 0, leaders)}
+	return &StartArena{ids: make([]int32, 0, ids), reps: make([]Replica, 0, reps)}
 }
 
-// entry is an empty array with room for one epoch cache entry (nil: AssignIn allocates).
-func (a *StartArena) entry() []commitlog.EpochEntry {
-	if a == nil || len(a.epochs) == cap(a.epochs) {
-		return nil
-	}
-	at := len(a.epochs)
-	a.epochs = a.epochs[:at+1]
-	return a.epochs[at : at : at+1]
-}
+// entry is nil: AssignIn needs no array for a leader's new epoch cache entry. An epoch cache
+// keeps its latest entry in itself, and AssignIn builds its entries in the array it is given only
+// when they are two or more and the array has room for them all, which one cut for a single
+// entry never had; so this is what the arena's one-entry windows came to.
+func (a *StartArena) entry() []commitlog.EpochEntry { return nil }
 
 // clone is a copy of isr (slices.Clone: nil stays nil).
 func (a *StartArena) clone(isr []int32) []int32 {
