@@ -25,8 +25,9 @@ package engine
 //     one that left the thread since keeps its stamp in the handler's gone list, and takes it
 //     back if it rejoins before the next build (brk.FetchSent).
 //
-// followerWalkAll (tests) walks every partition at every build and at every maybeTruncate, and
-// checks answers against the list of what each Fetch carried, as Kafka's thread does;
-// TestFollowerChangesMatchWalkingAll requires the same trace, event for event, and the same fetcher
-// state. followerCheck (tests) checks, before each incremental build, that every partition off
-// the list is as the last build left it (package broker's fetcher_check.go).
+// e.rules.Fetcher.WalkAll (tests) walks every partition at every build and at every
+// maybeTruncate, and checks answers against the list of what each Fetch carried, as Kafka's
+// thread does; TestFollowerChangesMatchWalkingAll requires the same trace, event for event, and
+// the same fetcher state. e.rules.Fetcher.Check (tests) checks, before each incremental build,
+// that every partition off the list is as the last build left it (package broker's
+// fetcher_check.go).

@@ -473,11 +473,11 @@ func TestKafkaFetchSessionNewThread(t *testing.T) {
 // the session at epoch 1, without one stays full.
 func TestKafkaFetchSessionHandlerResponses(t *testing.T) {
 	// What the Fetch carried (partitions 0 and 1), stamped on a thread's fetch states and, as
-	// followerWalkAll has it, listed.
+	// FetcherRules.WalkAll has it, listed.
 	in := brk.InSession(0, 0, 0, 0)
 	f := &fetcher{}
 	for i := range int32(2) {
-		f.Add(brk.NewPartitionFetchState(i, 0, 0, -1, false), nil, TP{Partition: i})
+		f.Add(brk.NewPartitionFetchState(i, 0, 0, -1, false), nil)
 		f.State(i).SetSession(in)
 	}
 	f.SetSentCount(2)

@@ -36,7 +36,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	rules := h.ReplicaRules()
 	rm.SetControllerEpoch(req.ControllerEpoch)
 	plan := &e.startPlan
-	arena := brk.NewStartArena(plan.ids, plan.reps, len(plan.leaders))
+	arena := brk.NewStartArena(plan.ids, plan.reps)
 	for _, i := range plan.leaders {
 		r := b.ReplicaAt(int(i))
 		rm.MakeLeader(h, r.Pid(), r, req.Partitions[i], arena)
@@ -78,7 +78,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 		if f.Len() == 0 && counts != nil {
 			f.Reserve(int(counts[int64(ps.Leader)*nf+int64(ids[k])]))
 		}
-		if f.Add(st, r, e.tpOf(r.Pid())) {
+		if f.Add(st, r) {
 			f.WakeUp(h, e.now)
 		}
 	}

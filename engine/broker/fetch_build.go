@@ -78,7 +78,7 @@ func (t *FetcherThread) look(bd *fetchBuild, st *PartitionFetchState) bool {
 }
 
 // walkAll looks at every partition, in pid order (a full build; every build with the engine's
-// followerWalkAll), and starts the change list anew with the partitions backing off.
+// FetcherRules.WalkAll), and starts the change list anew with the partitions backing off.
 func (t *FetcherThread) walkAll(bd *fetchBuild) {
 	t.changes = t.changes[:0]
 	for i := range t.parts {
@@ -127,7 +127,7 @@ type PartitionNamer interface {
 // and forgets the partitions that left (in pid order: names, asked only when some left the
 // thread). Before fetch sessions (!sessions) every Fetch is full. A full build looks at every
 // partition; an incremental one only at those on the change list, unless walkAll (the engine's
-// followerWalkAll, which also records the list of what the Fetch carries). fencing and
+// FetcherRules.WalkAll, which also records the list of what the Fetch carries). fencing and
 // lastEpochs are what the era puts on the wire; backoff is replica.fetch.backoff.ms (at least 1).
 // It reports the lists, the earliest backoff deadline of a delayed partition, and whether there
 // is a Fetch to send (Kafka: not with an empty session and nothing to forget). An incremental

@@ -53,7 +53,7 @@ func (m *FetcherManager) Started(h Follower, leader, id int32) *FetcherThread {
 func (m *FetcherManager) AddFetcher(h Follower, leader int32, st PartitionFetchState, numFetchers int64) {
 	tp := h.TP(st.Pid())
 	t := m.Started(h, leader, FetcherID(tp.Topic, tp.Partition, numFetchers))
-	if t.Add(st, h.Replica(st.Pid()), tp) {
+	if t.Add(st, h.Replica(st.Pid())) {
 		t.WakeUp(h, h.Now())
 	}
 }

@@ -39,7 +39,7 @@ func (t *FetcherThread) AddSent(st *PartitionFetchState, askedEpoch int32) {
 func (t *FetcherThread) SentLen() int { return len(t.sent) }
 
 // TakeSent hands an OffsetsForLeaderEpoch or ListOffsets answer's handler (a Fetch's, with the
-// engine's followerWalkAll) what its request carried; the thread's next request records into
+// FetcherRules.WalkAll) what its request carried; the thread's next request records into
 // the other buffer.
 func (t *FetcherThread) TakeSent() SentPartitions {
 	s := t.sent
@@ -48,7 +48,7 @@ func (t *FetcherThread) TakeSent() SentPartitions {
 }
 
 // RecordSent lists what the Fetch just built carries, as Kafka's thread keeps its request's
-// partition data (followerWalkAll; the engine reads the stamps instead).
+// partition data (FetcherRules.WalkAll; the engine reads the stamps instead).
 func (t *FetcherThread) RecordSent() {
 	t.sent = t.sent[:0]
 	for i := range t.parts {
@@ -59,7 +59,7 @@ func (t *FetcherThread) RecordSent() {
 }
 
 // FetchSent is what the Fetch in flight carried, read from the fetch states' stamps, or, with the
-// engine's followerWalkAll, from the list its build recorded.
+// FetcherRules.WalkAll, from the list its build recorded.
 type FetchSent struct {
 	t       *FetcherThread
 	list    SentPartitions
@@ -74,7 +74,7 @@ func (t *FetcherThread) TakeFetchSent(walkAll bool) FetchSent {
 	return FetchSent{t: t}
 }
 
-// Listed reports whether it reads a recorded list (followerWalkAll) rather than stamps.
+// Listed reports whether it reads a recorded list (FetcherRules.WalkAll) rather than stamps.
 func (s FetchSent) Listed() bool { return s.walkAll }
 
 // Count is how many partitions the Fetch carried.

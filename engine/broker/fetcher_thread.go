@@ -20,7 +20,7 @@ type FetcherThread struct {
 	wakeAt            int64  // the pending wake-up, -1 for none
 	lastSent          int64  // when the last request left (-1: never)
 	// sent is an OffsetsForLeaderEpoch or ListOffsets request in flight's partitions, in pid
-	// order (a Fetch's too, with the engine's followerWalkAll); spare is a second buffer, so an
+	// order (a Fetch's too, with FetcherRules.WalkAll); spare is a second buffer, so an
 	// answer's handler can read what was sent while it sends the next request.
 	sent, spare []SentPartition
 	// partsBuf and forgetBuf are an incremental Fetch's buffers (Build).
@@ -130,12 +130,12 @@ func (t *FetcherThread) SetSentCount(n int) { t.sentCount = n }
 func (t *FetcherThread) Pids() []int32    { return t.pids }
 func (t *FetcherThread) Changes() []int32 { return t.changes }
 
-// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica). tp, the
-// partition's name, is not kept (a Fetch build finds it from the pid: PartitionFetchState). A state already there at the same leader epoch is kept (no re-truncation) and Add reports
-// false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
+// Add gives st to the thread (addPartitions), fetching into r (the broker's own replica); the
+// partition's name is not kept (a Fetch build finds it from the pid: PartitionFetchState). A
+// state already there at the same leader epoch is kept (no re-truncation) and Add reports false; one at another epoch is replaced, keeping what the session last sent and what the Fetch
 // in flight carried. A partition new to the thread takes back its session entry if it left since
 // the last build.
-func (t *FetcherThread) Add(st PartitionFetchState, r *Partition, tp protocol.TP) bool {
+func (t *FetcherThread) Add(st PartitionFetchState, r *Partition) bool {
 	st.replica = r
 	i, found := searchPids(t.pids, st.pid)
 	if found {

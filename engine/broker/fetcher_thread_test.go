@@ -36,11 +36,11 @@ func TestFetcherThread(t *testing.T) {
 	names.Add("t", 4)
 	tp := func(pid int32) protocol.TP { return protocol.TP{Topic: "t", Partition: pid} }
 	for _, pid := range []int32{2, 0, 3, 1} {
-		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &replicas[pid], tp(pid)) {
+		if !th.Add(NewPartitionFetchState(pid, 5, 10, 4, pid == 3), &replicas[pid]) {
 			t.Fatalf("partition %d not added", pid)
 		}
 	}
-	if th.Add(NewPartitionFetchState(1, 5, 99, 4, true), &replicas[1], tp(1)) || th.State(1).FetchOffset() != 10 {
+	if th.Add(NewPartitionFetchState(1, 5, 99, 4, true), &replicas[1]) || th.State(1).FetchOffset() != 10 {
 		t.Error("a state at the same leader epoch replaced the one there")
 	}
 	if th.Len() != 4 || !slices.Equal(th.Pids(), []int32{0, 1, 2, 3}) || th.TruncatingCount() != 1 || len(th.Changes()) != 4 {
@@ -67,7 +67,7 @@ func TestFetcherThread(t *testing.T) {
 	if _, _, ok := th.Carried(3, th.State(3)); ok {
 		t.Error("the Truncating partition was carried")
 	}
-	// What the Fetch carried, from the stamps and (followerWalkAll) from a recorded list, alike.
+	// What the Fetch carried, from the stamps and (FetcherRules.WalkAll) from a recorded list, alike.
 	th.RecordSent()
 	stamped, listed := FetchSent{t: th}, th.TakeFetchSent(true)
 	for _, s := range []FetchSent{stamped, listed} {
@@ -109,12 +109,12 @@ func TestFetcherThread(t *testing.T) {
 	if e, o, ok := th.Carried(2, nil); !ok || e != 5 || o != 10 {
 		t.Errorf("the gone partition carried (%d, %d, %v)", e, o, ok)
 	}
-	th.Add(NewPartitionFetchState(2, 5, 10, 4, false), &replicas[2], tp(2))
+	th.Add(NewPartitionFetchState(2, 5, 10, 4, false), &replicas[2])
 	if st := th.State(2); !st.InSession() || th.InSessionCount() != 4 {
 		t.Errorf("rejoined: in the session %v, %d counted", st.InSession(), th.InSessionCount())
 	}
 	// A new leader epoch: the state is replaced, the session's entry kept, the change noted.
-	th.Add(NewPartitionFetchState(0, 6, 12, 5, false), &replicas[0], tp(0))
+	th.Add(NewPartitionFetchState(0, 6, 12, 5, false), &replicas[0])
 	if st := th.State(0); st.Epoch() != 6 || !st.InSession() || !st.Listed() {
 		t.Errorf("at a new epoch: %+v", st)
 	}
@@ -159,7 +159,7 @@ func TestFetcherThreadIndex(t *testing.T) {
 	for _, pids := range [][]int32{{}, {4}, {1, 7}, {0, 3, 6, 9, 12}, {2, 3, 10, 11, 40, 41, 90}, {5, 6, 7, 8}} {
 		var th FetcherThread
 		for _, pid := range pids {
-			th.Add(NewPartitionFetchState(pid, 0, 0, -1, false), nil, protocol.TP{})
+			th.Add(NewPartitionFetchState(pid, 0, 0, -1, false), nil)
 		}
 		for pid := int32(-1); pid < 95; pid++ {
 			i, ok := th.index(pid)

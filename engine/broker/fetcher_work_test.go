@@ -99,7 +99,7 @@ func TestFetcherThreadWithFakeBroker(t *testing.T) {
 	h := newFakeFollower(0)
 	th0 := NewFetcherThread(1, 0, 0)
 	th := &th0
-	th.Add(NewPartitionFetchState(0, 3, 0, -1, false), h.replicas[0], h.TP(0))
+	th.Add(NewPartitionFetchState(0, 3, 0, -1, false), h.replicas[0])
 
 	h.now = 10
 	th.DoWork(h)
@@ -157,7 +157,7 @@ func TestFetcherThreadWithFakeBroker(t *testing.T) {
 	}
 
 	// The answer comes in the millisecond the thread sent: it waits for the next one.
-	th.Add(NewPartitionFetchState(0, 4, 1, 3, false), h.replicas[0], h.TP(0))
+	th.Add(NewPartitionFetchState(0, 4, 1, 3, false), h.replicas[0])
 	th.HandleFetchResponse(h, &protocol.Message{Type: protocol.MsgFetchResponse, ReplyTo: m.ID,
 		FetchResponse: &protocol.FetchResponse{SessionID: 7}})
 	if len(h.sent) != 4 || !slices.Equal(h.wakes, []int64{14}) {
@@ -181,7 +181,7 @@ func TestFetcherThreadTruncationPhase(t *testing.T) {
 	h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 1}, {ID: 2, Epoch: 2}, {ID: 3, Epoch: 2}})
 	th0 := NewFetcherThread(1, 0, 0)
 	th := &th0
-	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0], h.TP(0))
+	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0])
 	h.now = 1
 	th.DoWork(h)
 	m, _ := h.last(t, 1)
@@ -205,7 +205,7 @@ func TestFetcherThreadTruncationPhase(t *testing.T) {
 	h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}})
 	th1 := NewFetcherThread(1, 0, 0)
 	th = &th1
-	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0], h.TP(0))
+	th.Add(NewPartitionFetchState(0, 5, 1, -1, true), h.replicas[0])
 	h.now = 1
 	th.DoWork(h)
 	m, calls = h.last(t, 1)
@@ -237,7 +237,7 @@ func TestFetcherThreadOutOfRange(t *testing.T) {
 			h.replicas[0].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}, {ID: 3, Epoch: 0}})
 			th0 := NewFetcherThread(1, 0, 0)
 			th := &th0
-			th.Add(NewPartitionFetchState(0, 1, 3, 0, false), h.replicas[0], h.TP(0))
+			th.Add(NewPartitionFetchState(0, 1, 3, 0, false), h.replicas[0])
 			h.now = 1
 			th.DoWork(h)
 			m, _ := h.last(t, 1)

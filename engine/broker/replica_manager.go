@@ -182,7 +182,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.Log().LogEndOffset()
 		if h.ReplicaRules().AssignEpochOnElection {
-			r.Log().Cache().AssignIn(arena.entry(), ps.LeaderEpoch, start)
+			r.Log().Cache().Assign(ps.LeaderEpoch, start)
 		}
 		// The followers keep the original assignment's order (an operator's chosen-leader
 		// election reorders the request's Replicas).

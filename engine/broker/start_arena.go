@@ -1,10 +1,6 @@
 package broker
 
-import (
-	"slices"
-
-	"github.com/highwater-sim/highwater/engine/commitlog"
-)
+import "slices"
 
 // StartArena holds the arrays a broker's leaders keep from its first LeaderAndIsr at the
 // cluster's start: their ISRs and their followers' state, cut in turn (capped windows: an append
@@ -15,17 +11,11 @@ type StartArena struct {
 	reps []Replica
 }
 
-// NewStartArena is an arena for leaders holding ids ISR members and reps followers in all (and
-// leaders leaders: unused, see entry).
-func NewStartArena(ids, reps, leaders int) *StartArena {
+// NewStartArena is an arena for leaders holding ids ISR members and reps followers in all. (A
+// leader's epoch cache needs no room of its own: it keeps its one entry in itself.)
+func NewStartArena(ids, reps int) *StartArena {
 	return &StartArena{ids: make([]int32, 0, ids), reps: make([]Replica, 0, reps)}
 }
-
-// entry is nil: AssignIn needs no array for a leader's new epoch cache entry. An epoch cache
-// keeps its latest entry in itself, and AssignIn builds its entries in the array it is given only
-// when they are two or more and the array has room for them all, which one cut for a single
-// entry never had; so this is what the arena's one-entry windows came to.
-func (a *StartArena) entry() []commitlog.EpochEntry { return nil }
 
 // clone is a copy of isr (slices.Clone: nil stays nil).
 func (a *StartArena) clone(isr []int32) []int32 {
