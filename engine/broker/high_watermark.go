@@ -34,24 +34,10 @@ func (r *HWRules) EffectiveMinIsr(replicas int) int {
 	return int(min(r.MinInsyncReplicas, int64(replicas)))
 }
 
-// MaybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW of p, the broker's replica of pid,
-// after a fetch by follower (-1: another cause), which the narration names: the fetch that moved
-// the HW is the moment a record becomes committed. It reports a rise.
-func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition, follower int32) bool {
-	if !p.IsLeader() || p.offline {
-		return false
-	}
-	if p.log.LogEndOffset() <= p.log.HighWatermark() {
-		return false // the candidate is at most the LEO: no rise, without reading the rules
-	}
-	if p.heldByISR() {
-		return false // the common case: the leader appended, its followers have not fetched it yet
-	}
-	rules := h.HWRules()
-	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
-		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
-	}
-	now := h.Now()
+// hwCandidate is the leader p's candidate HW at now: the least LEO among itself and the followers
+// that count (the maximal ISR's, and those caught up within replica.lag.time.max.ms whose broker
+// may join the ISR; or the committed ISR's alone, rules.CommittedISROnly).
+func (p *Partition) hwCandidate(h Host, rules *HWRules, now int64) int64 {
 	cand := p.log.LogEndOffset()
 	for i := range p.remotes {
 		rr := &p.remotes[i]
@@ -69,6 +55,27 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 			cand = rr.LogEndOffset()
 		}
 	}
+	return cand
+}
+
+// MaybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW of p, the broker's replica of pid,
+// after a fetch by follower (-1: another cause), which the narration names: the fetch that moved
+// the HW is the moment a record becomes committed. It reports a rise.
+func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition, follower int32) bool {
+	if !p.IsLeader() || p.offline {
+		return false
+	}
+	if p.log.LogEndOffset() <= p.log.HighWatermark() {
+		return false // the candidate is at most the LEO: no rise, without reading the rules
+	}
+	if p.heldByISR() {
+		return false // the common case: the leader appended, its followers have not fetched it yet
+	}
+	rules := h.HWRules()
+	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
+		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
+	}
+	cand := p.hwCandidate(h, &rules, h.Now())
 	old := p.log.HighWatermark()
 	if cand <= old {
 		return false

