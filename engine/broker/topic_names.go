@@ -33,21 +33,22 @@ func (n *TopicNames) Add(name string, count int32) {
 // answered without the loop, whose state the compiler saves around each string comparison's call.
 func (n *TopicNames) PidOf(tp protocol.TP) int32 {
 	if len(n.topics) == 1 {
-		t := &n.topics[0]
-		if t.name != tp.Topic || tp.Partition < 0 || tp.Partition >= t.count {
-			return -1
-		}
-		return t.first + tp.Partition
+		return n.topics[0].pidOf(tp)
 	}
-	for _, t := range n.topics {
-		if t.name == tp.Topic {
-			if tp.Partition < 0 || tp.Partition >= t.count {
-				return -1
-			}
-			return t.first + tp.Partition
+	for i := range n.topics {
+		if t := &n.topics[i]; t.name == tp.Topic {
+			return t.pidOf(tp)
 		}
 	}
 	return -1
+}
+
+// pidOf is the pid of tp if it names one of t's partitions, else -1.
+func (t *topicName) pidOf(tp protocol.TP) int32 {
+	if t.name != tp.Topic || tp.Partition < 0 || tp.Partition >= t.count {
+		return -1
+	}
+	return t.first + tp.Partition
 }
 
 // Partitions is the partition count of the topic called name, or -1 if there is none.
