@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/highwater-sim/highwater/engine"
 	"github.com/highwater-sim/highwater/engine/session"
+	"github.com/highwater-sim/highwater/server/hugepages"
 )
 
 // conn is one websocket session. Only run's goroutine touches sess and play; the reader
@@ -366,6 +367,7 @@ func (c *conn) load(data []byte, scenario json.RawMessage) []byte {
 	if msg := c.srv.reservePartitions(c, max(n, prev)); msg != "" {
 		return c.errorReply(requestID(data), msg)
 	}
+	hugepages.Advise(hugepages.Estimate(sc, len(scenario))) // only with HIGHWATER_HUGEPAGES=on
 	out := c.handle(data)
 	// Keep the old share if the load failed (the old cluster stays), else the new one.
 	keep := n

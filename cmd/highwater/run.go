@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/server/hugepages"
 )
 
 // runScenario is `highwater run FILE.json [--trace OUT.jsonl]`. Exit codes are the contract's:
@@ -104,6 +105,7 @@ func parseAndBuild(data []byte, record bool) (*engine.Scenario, built, error) {
 	var b built
 	head, err := engine.ParseScenarioHead(data)
 	if err == nil {
+		hugepages.Advise(hugepages.Estimate(head, len(data)))
 		b.e, b.err = engine.NewRun(head, record)
 	}
 	p := <-whole

@@ -57,8 +57,10 @@ func buildHighwater(b *testing.B, dir string) string {
 
 // BenchmarkUserPath runs `highwater run` as a user does, in a child process: parse, cluster
 // setup and the run, with and without --trace. It reports simulated seconds per wall second
-// (the real-time factor) and the child's peak RSS. The million-partition size runs only with
-// HIGHWATER_BENCH_MILLION=1 (it needs about a minute and a few GB).
+// (the real-time factor) and the child's peak RSS. The 100,000-partition run without --trace is
+// also run with HIGHWATER_HUGEPAGES=on (server/hugepages), the others with it off. The
+// million-partition size runs only with HIGHWATER_BENCH_MILLION=1 (it needs about a minute and
+// a few GB).
 func BenchmarkUserPath(b *testing.B) {
 	type size struct{ brokers, partitions int }
 	sizes := []size{{100, 100_000}}
@@ -68,22 +70,34 @@ func BenchmarkUserPath(b *testing.B) {
 	dir := b.TempDir()
 	bin := buildHighwater(b, dir)
 	const rate, seconds = 10_000, 10
+	type variant struct {
+		trace     bool
+		hugepages string
+	}
 	for _, sz := range sizes {
 		file := filepath.Join(dir, fmt.Sprintf("load-%d.json", sz.partitions))
 		if err := writeLoadScenario(file, sz.brokers, sz.partitions, rate, seconds); err != nil {
 			b.Fatal(err)
 		}
-		for _, trace := range []bool{false, true} {
-			name := fmt.Sprintf("brokers=%d/partitions=%d/trace=%v", sz.brokers, sz.partitions, trace)
+		variants := []variant{{false, "off"}, {true, "off"}}
+		if sz.partitions == 100_000 {
+			variants = append(variants, variant{false, "on"})
+		}
+		for _, v := range variants {
+			name := fmt.Sprintf("brokers=%d/partitions=%d/trace=%v", sz.brokers, sz.partitions, v.trace)
+			if v.hugepages == "on" {
+				name += "/hugepages=on"
+			}
 			b.Run(name, func(b *testing.B) {
 				args := []string{"run", file}
-				if trace {
+				if v.trace {
 					args = append(args, "--trace", filepath.Join(dir, "trace.jsonl"))
 				}
 				var wall time.Duration
 				var rss int64
 				for range b.N {
 					cmd := exec.Command(bin, args...)
+					cmd.Env = append(os.Environ(), "HIGHWATER_HUGEPAGES="+v.hugepages)
 					start := time.Now()
 					out, err := cmd.CombinedOutput()
 					wall += time.Since(start)
