@@ -60,7 +60,7 @@ func TestAckedListsGrow(t *testing.T) {
 	var seen [][]OffsetID
 	base := int64(0)
 	for i := range 200 {
-		op := c.NewProduce("t", 0, 0, -1, int64(i%(2*ackedStep)), 0)
+		op := c.NewProduce("t", 0, 0, -1, int64(i%64), 0)
 		c.Acked(op, base)
 		for j, id := range op.RecordIDs {
 			want = append(want, OffsetID{Offset: base + int64(j), ID: id})
