@@ -58,7 +58,13 @@ type ProducePurgatory struct {
 }
 
 // Len is how many produces are parked (some may be done, until the next TryComplete).
-func (p *ProducePurgatory) Len() int { return len(p.produces) }
+// A nil purgatory (a replica holding no leader's state: Partition.Produces) has none.
+func (p *ProducePurgatory) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.produces)
+}
 
 // Add parks dp.
 func (p *ProducePurgatory) Add(dp *DelayedProduce) { p.produces = append(p.produces, dp) }

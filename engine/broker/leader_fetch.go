@@ -325,8 +325,10 @@ func (rm *ReplicaManager) LoseFetchSessions(h Host) {
 		s.markAllDirty()
 	}
 	for _, pid := range h.Hosted() {
-		r := h.Replica(pid)
-		r.fetchSessions, r.cached = nil, false
+		if r := h.Replica(pid); r.lead != nil {
+			r.lead.fetchSessions = nil
+			r.releaseIdle()
+		}
 	}
 	rm.sessions.Clear()
 }
