@@ -63,7 +63,15 @@ func (rm *ReplicaManager) FetchMessages(h Host, m *protocol.Message) {
 func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *protocol.Message, newSession bool) {
 	req := m.Fetch
 	consumer := req.ReplicaID == protocol.ClientNode
-	data := make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	// The reads go into a buffer kept for the next full fetch if this one parks (its reads are
+	// dropped: completeFetch reads again), and taken while in use; an answer sent at once keeps
+	// it. At a cluster's start most followers' first Fetch, full, parks: at 100,000 partitions
+	// their reads were 9 MB allocated and dropped at once.
+	data := rm.parkedData[:0]
+	rm.parkedData = nil
+	if cap(data) < len(req.Partitions) {
+		data = make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	}
 	var bytes int64
 	now := req.MaxWaitMs <= 0 || consumer || len(req.Partitions) == 0
 	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
@@ -89,6 +97,8 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 		rm.answerFull(h, rules, df, data)
 		return
 	}
+	clear(data) // its records and divergences are not kept alive
+	rm.parkedData = data[:0]
 	h.ScheduleFetchTimeout(df, h.Now()+req.MaxWaitMs)
 }
 

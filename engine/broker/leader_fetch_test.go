@@ -182,3 +182,26 @@ func TestLeaderFetchSessionErrors(t *testing.T) {
 		t.Errorf("after a restart: %d sessions, t-0 cached by %d", rm.FetchSessions().Len(), h.replicas[0].FetchSessionCount())
 	}
 }
+
+// TestParkedFetchReadsReuseNoAnswer: a full Fetch that parks leaves its reads' buffer for the
+// next full Fetch; one answered at once keeps the buffer in its answer, so a Fetch parking after
+// it reads into another and the answer sent stays as it was.
+func TestParkedFetchReadsReuseNoAnswer(t *testing.T) {
+	h, rm := leaderOfTwo(t)
+	h.now = 100
+	parked := fetchFrom(h, 0, protocol.InvalidSessionID, protocol.InitialEpoch, 2, 0, 1)
+	rm.FetchMessages(h, parked)
+	if _, _, ok := answered(h, parked); ok || cap(rm.parkedData) < 2 {
+		t.Fatalf("a Fetch at the LEO: answered %v, buffer kept with room for %d; want parked, room for 2", ok, cap(rm.parkedData))
+	}
+	now := fetchFrom(h, 2, protocol.InvalidSessionID, protocol.InitialEpoch, 0, 0, 1)
+	rm.FetchMessages(h, now)
+	_, before, ok := answered(h, now)
+	if !ok || rm.parkedData != nil {
+		t.Fatalf("a Fetch with records to read: answered %v, buffer kept %v; want answered with the buffer", ok, rm.parkedData != nil)
+	}
+	rm.FetchMessages(h, fetchFrom(h, 0, protocol.InvalidSessionID, protocol.InitialEpoch, 2, 1, 0))
+	if _, after, _ := answered(h, now); !slices.Equal(before, after) {
+		t.Errorf("a Fetch parking after an answer changed it: %q, then %q", before, after)
+	}
+}

@@ -26,10 +26,12 @@ type ReplicaManager struct {
 	// the number of the park it was set for.
 	parkSeq uint64
 	// Buffers the fetch sessions' reads reuse: the dirty indices handed out (takeDirty), a
-	// session read's data, and a parked session fetch's answer (completeSessionFetch).
+	// session read's data, and a parked session fetch's answer (completeSessionFetch); and a
+	// full fetch's reads when it parks (fetchMessages).
 	dirtySpare  []int32
 	sessionData []protocol.FetchPartitionData
 	answerData  []protocol.FetchPartitionData
+	parkedData  []protocol.FetchPartitionData
 	// hwMoved are the replicas whose HW may differ from their checkpoint (each marked hwNoted),
 	// kept beside the replicas so that the checkpoint task visits them only: a walk over every
 	// replica reads a Partition and its log each, cold, where in a large cluster most HWs did not
