@@ -42,8 +42,21 @@ func (df *DelayedFetch) SessionSize() int {
 	return len(df.sess.parts)
 }
 
-// watchList is the full fetches parked on a replica, in the order they parked.
-type watchList struct{ fetches []*DelayedFetch }
+// watchList is the full fetches parked on a replica, in the order they parked: in inline while
+// two fit, one allocation where the list and its array were three (at a cluster's start both
+// followers' first Fetch, full, parks on each leader replica: 300,000 of the 1,200,000
+// allocations of a 100,000-partition run).
+type watchList struct {
+	fetches []*DelayedFetch
+	inline  [2]*DelayedFetch
+}
+
+// newWatchList is an empty list, its fetches in inline.
+func newWatchList() *watchList {
+	w := &watchList{}
+	w.fetches = w.inline[:0]
+	return w
+}
 
 // watching is the full fetches parked on r (some may be done, until its list is next checked).
 func (r *Partition) watching() []*DelayedFetch {
@@ -57,7 +70,7 @@ func (r *Partition) watching() []*DelayedFetch {
 func (r *Partition) watch(df *DelayedFetch) {
 	l := r.leadership()
 	if l.watchers == nil {
-		l.watchers = &watchList{}
+		l.watchers = newWatchList()
 	}
 	l.watchers.fetches = addWatcher(l.watchers.fetches, df)
 }

@@ -205,3 +205,18 @@ func TestParkedFetchReadsReuseNoAnswer(t *testing.T) {
 		t.Errorf("a Fetch parking after an answer changed it: %q, then %q", before, after)
 	}
 }
+
+// TestWatchListInline: the first two full fetches parked on a replica take one allocation (the
+// list, holding them inline); a third grows it, and the order parked is kept.
+func TestWatchListInline(t *testing.T) {
+	df1, df2, df3 := &DelayedFetch{}, &DelayedFetch{}, &DelayedFetch{}
+	p := NewPartition(1, 0)
+	l := p.leadership()
+	if n := testing.AllocsPerRun(100, func() { l.watchers = nil; p.watch(df1); p.watch(df2) }); n != 1 {
+		t.Errorf("two fetches parked took %v allocations, want 1", n)
+	}
+	p.watch(df3)
+	if got := p.watching(); !slices.Equal(got, []*DelayedFetch{df1, df2, df3}) {
+		t.Errorf("parked %v, want the three in order", got)
+	}
+}
