@@ -32,7 +32,6 @@ type leaderState struct {
 	// follower's first Fetch is full, and a slice header would take the struct past 128 bytes.
 	watchers      *watchList
 	fetchSessions []sessionRef
-	_             [8]byte // the struct is 128 bytes: 8 are free
 }
 
 // newLeaderState is an empty leader's state: what a replica without one reads.
