@@ -94,3 +94,22 @@ func TestLeaderStateFollowsLeadership(t *testing.T) {
 		t.Fatal("a restart kept t-0's leader's state")
 	}
 }
+
+// TestLeaderSessionListSized: a leader's list of the sessions caching it is made with room for a
+// session per follower (one allocation for both of RF 3's), a follower's for one.
+func TestLeaderSessionListSized(t *testing.T) {
+	p := NewPartition(1, 0)
+	p.ResetRemotes(0, []int32{0, 1, 2}, nil, false, 0)
+	s1, s2 := &FetchSession{}, &FetchSession{}
+	if n := testing.AllocsPerRun(100, func() { p.lead.fetchSessions = nil; p.cachedBy(s1, 0); p.cachedBy(s2, 1) }); n != 1 {
+		t.Errorf("two sessions caching a leader of two followers took %v allocations, want 1", n)
+	}
+	if p.FetchSessionCount() != 2 || p.lead.fetchSessions[1] != (sessionRef{s2, 1}) {
+		t.Errorf("sessions %v, want s1 then s2", p.lead.fetchSessions)
+	}
+	f := NewPartition(1, 0)
+	f.cachedBy(s1, 0)
+	if c := cap(f.lead.fetchSessions); c != 1 {
+		t.Errorf("a follower's list was made with room for %d, want 1", c)
+	}
+}
