@@ -195,6 +195,9 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 		// election reorders the request's Replicas).
 		hosts := h.Assignment(pid)
 		r.ResetRemotesIn(arena.remotes(len(hosts)-1), h.Now(), hosts, ps.ISR, wasLeader, start)
+		if r.lead.fetchSessions == nil { // each follower's session will cache it
+			r.lead.fetchSessions = arena.sessionRefs(len(hosts) - 1)
+		}
 		r.SetLeaderEpoch(ps.LeaderEpoch)
 		r.SetEpochStartOffset(start)
 	}
