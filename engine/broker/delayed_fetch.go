@@ -238,7 +238,7 @@ func (rm *ReplicaManager) completeFetch(h Host, rules *LeaderFetchRules, df *Del
 		return
 	}
 	req := df.req.Fetch
-	data := make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	data := rm.parkedReads(len(req.Partitions)) // the answer keeps it
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)

@@ -184,8 +184,8 @@ func TestLeaderFetchSessionErrors(t *testing.T) {
 }
 
 // TestParkedFetchReadsReuseNoAnswer: a full Fetch that parks leaves its reads' buffer for the
-// next full Fetch; one answered at once keeps the buffer in its answer, so a Fetch parking after
-// it reads into another and the answer sent stays as it was.
+// next full Fetch or parked Fetch's answer; one answered at once keeps the buffer in its answer,
+// so a Fetch parking after it reads into another and the answer sent stays as it was.
 func TestParkedFetchReadsReuseNoAnswer(t *testing.T) {
 	h, rm := leaderOfTwo(t)
 	h.now = 100
@@ -203,6 +203,16 @@ func TestParkedFetchReadsReuseNoAnswer(t *testing.T) {
 	rm.FetchMessages(h, fetchFrom(h, 0, protocol.InvalidSessionID, protocol.InitialEpoch, 2, 1, 0))
 	if _, after, _ := answered(h, now); !slices.Equal(before, after) {
 		t.Errorf("a Fetch parking after an answer changed it: %q, then %q", before, after)
+	}
+	// The first parked Fetch's answer, at its max wait, takes the buffer the last one left.
+	ft := h.fetchTimeouts[0]
+	rm.DelayedFetchExpired(h, ft.df, ft.seq)
+	if _, parts, ok := answered(h, parked); !ok || len(parts) != 2 || rm.parkedData != nil {
+		t.Errorf("the parked Fetch at its max wait: answered %v, %q, buffer kept %v; want both partitions, the buffer taken",
+			ok, parts, rm.parkedData != nil)
+	}
+	if _, after, _ := answered(h, now); !slices.Equal(before, after) {
+		t.Errorf("a parked Fetch's answer changed another: %q, then %q", before, after)
 	}
 }
 
