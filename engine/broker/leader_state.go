@@ -13,8 +13,9 @@ import "slices"
 // broker's StartArena) or when a fetch, a produce or a fetch session parks on it without one
 // (a session keeps caching a replica that stopped leading), and gives it back where the whole
 // of it is reset anyway (ResetMemory) or is found empty (releaseIdle: makeFollower, once the
-// produces and fetches that were parked are answered, and when the fetch sessions are lost).
-// One empty is read exactly as none: the two differ in memory only.
+// produces and fetches that were parked are answered, when the process stops and drops them,
+// and when the fetch sessions are lost). One empty is read exactly as none: the two differ in
+// memory only (TestEmptyLeaderStateReadsAsNone).
 //
 // The struct is 128 bytes, two cache lines (TestLeaderStateLayout), both read at a follower's
 // fetch of the leader: line 0 the epoch start, the followers and the ISR (its HW and ISR

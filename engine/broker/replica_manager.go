@@ -26,8 +26,9 @@ type ReplicaManager struct {
 	// the number of the park it was set for.
 	parkSeq uint64
 	// Buffers the fetch sessions' reads reuse: the dirty indices handed out (takeDirty), a
-	// session read's data, and a parked session fetch's answer (completeSessionFetch); and a
-	// full fetch's reads when it parks (fetchMessages).
+	// session read's data, and a parked session fetch's answer (completeSessionFetch); and the
+	// reads of a full fetch that parked, for the next full fetch or parked fetch's answer
+	// (parkedReads).
 	dirtySpare  []int32
 	sessionData []protocol.FetchPartitionData
 	answerData  []protocol.FetchPartitionData
