@@ -36,7 +36,7 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 	rules := h.ReplicaRules()
 	rm.SetControllerEpoch(req.ControllerEpoch)
 	plan := &e.startPlan
-	arena := brk.NewStartArena(plan.ids, plan.reps)
+	arena := brk.NewStartArena(len(plan.leaders), plan.ids, plan.reps)
 	for _, i := range plan.leaders {
 		r := b.ReplicaAt(int(i))
 		rm.MakeLeader(h, r.Pid(), r, req.Partitions[i], arena)
@@ -88,8 +88,8 @@ func (e *Engine) applyFirstLeaderAndIsr(b *broker, req *LeaderAndIsrRequest) {
 
 // startPlan is what bulkStartPlan found of a broker's first LeaderAndIsr: the indexes (into the
 // request and the broker's replicas) of the partitions it leads and follows, in order, and the
-// sizes of the leaders' arena (brk.NewStartArena: ISR members, followers). Its lists are reused
-// from broker to broker.
+// sizes of the leaders' arena (brk.NewStartArena: leaders, ISR members, followers). Its lists
+// are reused from broker to broker.
 type startPlan struct {
 	leaders, followers []int32
 	ids, reps          int

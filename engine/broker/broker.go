@@ -101,7 +101,7 @@ func (b *Broker) ProcessRules() ProcessRules {
 // one, set up in its zeroed slot (Init is NewPartition). It returns its slot, for the index.
 func (b *Broker) AddReplica(pid int32) int32 {
 	slot := int32(len(b.hosted))
-	b.replicas[slot].Init(b.id, pid, slot)
+	b.replicas[slot].Init(b.id, pid)
 	b.hosted = append(b.hosted, pid)
 	return slot
 }

@@ -67,3 +67,25 @@ func TestDelayedProducesChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestProducePurgatoryInline: one produce parks without an allocation (inline), more grow an
+// array in the order parked, and once they are answered the next parks inline again.
+func TestProducePurgatoryInline(t *testing.T) {
+	var p ProducePurgatory
+	a, b := NewDelayedProduce(&protocol.Message{ID: 1}, 0, 1), NewDelayedProduce(&protocol.Message{ID: 2}, 1, 1)
+	if n := testing.AllocsPerRun(100, func() { p.Clear(); p.Add(a) }); n != 0 {
+		t.Errorf("one produce parked took %v allocations, want 0", n)
+	}
+	p.Add(b)
+	var got []uint64
+	record := func(dp *DelayedProduce, _ protocol.KafkaError, _ int64) { got = append(got, dp.Request().ID) }
+	var isr PartitionState
+	p.TryComplete(false, true, 2, &isr, 0, record)
+	if len(got) != 2 || got[0] != 1 || got[1] != 2 || p.Len() != 0 {
+		t.Fatalf("answered %v, %d parked; want 1 then 2, none left", got, p.Len())
+	}
+	c := NewDelayedProduce(&protocol.Message{ID: 3}, 2, 1)
+	if n := testing.AllocsPerRun(100, func() { p.produces = p.produces[:0]; p.Add(c) }); n != 0 || p.Len() != 1 {
+		t.Errorf("a produce parked once the others were answered took %v allocations (%d parked), want 0", n, p.Len())
+	}
+}

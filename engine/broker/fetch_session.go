@@ -204,20 +204,33 @@ func (ref *sessionRef) index(pid int32) int {
 	return i
 }
 
+// cachedBy puts s, where p's partition is its i-th, on p's session list. A leader's list is made
+// with room for a session per follower: each follower's caches it, and the list grown one by one
+// was two allocations per leader (100,000 of a 100,000-partition run's start).
+func (p *Partition) cachedBy(s *FetchSession, i int) {
+	l := p.leadership()
+	if l.fetchSessions == nil {
+		l.fetchSessions = make([]sessionRef, 0, max(1, len(l.remotes)))
+	}
+	l.fetchSessions = append(l.fetchSessions, sessionRef{s, int32(i)})
+}
+
 // unlink takes s off p's session list.
 func (p *Partition) unlink(s *FetchSession) {
-	p.fetchSessions = slices.DeleteFunc(p.fetchSessions, func(x sessionRef) bool { return x.s == s })
-	p.cached = len(p.fetchSessions) > 0
+	if l := p.lead; l != nil {
+		l.fetchSessions = slices.DeleteFunc(l.fetchSessions, func(x sessionRef) bool { return x.s == s })
+	}
 }
 
 // SessionsChanged marks p dirty in every session caching it: something a fetch of p reads or
 // updates changed (see above). Called before the change where the change resets follower state.
 func (p *Partition) SessionsChanged() {
-	if !p.cached {
-		return
+	if p.lead == nil {
+		return // a follower's: no session caches it
 	}
-	for k := range p.fetchSessions {
-		ref := &p.fetchSessions[k]
+	refs := p.lead.fetchSessions
+	for k := range refs {
+		ref := &refs[k]
 		if i := ref.index(p.pid); i >= 0 {
 			ref.s.markDirty(i)
 		}
@@ -225,12 +238,20 @@ func (p *Partition) SessionsChanged() {
 }
 
 // FetchSessionCount is how many of the broker's fetch sessions cache p.
-func (p *Partition) FetchSessionCount() int { return len(p.fetchSessions) }
+func (p *Partition) FetchSessionCount() int { return len(p.sessionRefs()) }
+
+// sessionRefs are the fetch sessions caching p (none without a leader's state).
+func (p *Partition) sessionRefs() []sessionRef {
+	if p.lead == nil {
+		return nil
+	}
+	return p.lead.fetchSessions
+}
 
 // SessionSentHW reports whether a fetch session of follower caching p last answered hw as its
 // HW (CachedPartition's response data).
 func (p *Partition) SessionSentHW(follower int32, hw int64) bool {
-	for _, ref := range p.fetchSessions {
+	for _, ref := range p.sessionRefs() {
 		if ref.s.replicaID == follower {
 			if i := ref.s.index(p.pid); i >= 0 && ref.s.parts[i].highWatermark == hw {
 				return true
@@ -244,8 +265,9 @@ func (p *Partition) SessionSentHW(follower int32, hw int64) bool {
 // up: the stored times, or the last read of a session in which p is clean.
 func (p *Partition) FollowerTimes(rr *Replica) (lastFetch, lastCaughtUp int64) {
 	lastFetch, lastCaughtUp = rr.LastFetchTime(), rr.LastCaughtUpTime()
-	for k := range p.fetchSessions {
-		ref := &p.fetchSessions[k]
+	refs := p.sessionRefs()
+	for k := range refs {
+		ref := &refs[k]
 		s := ref.s
 		if s.replicaID != rr.Broker() {
 			continue
@@ -329,8 +351,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 		cp.dirty = !s.clean(&cp, &data[i])
 		s.parts = append(s.parts, cp)
 		if cp.r != nil {
-			cp.r.fetchSessions = append(cp.r.fetchSessions, sessionRef{s, int32(i)}) // i: unless sorted below
-			cp.r.cached = true
+			cp.r.cachedBy(s, i) // i: unless sorted below
 		}
 	}
 	// A follower lists its partitions in pid order; sort in case a request did not.
@@ -360,8 +381,7 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 	cp := &s.parts[i]
 	cp.updateRequestParams(fp)
 	if r != nil {
-		r.fetchSessions = append(r.fetchSessions, sessionRef{s, int32(i)})
-		r.cached = true
+		r.cachedBy(s, i)
 	}
 	cp.dirty = true
 	s.dirty = append(s.dirty, int32(i))

@@ -39,18 +39,22 @@ func (r *HWRules) EffectiveMinIsr(replicas int) int {
 // may join the ISR; or the committed ISR's alone, rules.CommittedISROnly).
 func (p *Partition) hwCandidate(h Host, rules *HWRules, now int64) int64 {
 	cand := p.log.LogEndOffset()
-	for i := range p.remotes {
-		rr := &p.remotes[i]
+	l := p.lead
+	if l == nil {
+		return cand // no followers
+	}
+	for i := range l.remotes {
+		rr := &l.remotes[i]
 		if rr.LogEndOffset() >= cand {
 			continue
 		}
 		if rules.CommittedISROnly {
-			if p.state.InISR(rr.Broker()) {
+			if l.state.InISR(rr.Broker()) {
 				cand = rr.LogEndOffset()
 			}
 			continue
 		}
-		if p.state.InMaximalISR(rr.Broker()) ||
+		if l.state.InMaximalISR(rr.Broker()) ||
 			(rr.IsCaughtUp(p.log.LogEndOffset(), now, rules.LagTimeMaxMs) && h.IsrEligible(rr.Broker())) {
 			cand = rr.LogEndOffset()
 		}
@@ -72,7 +76,7 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 		return false // the common case: the leader appended, its followers have not fetched it yet
 	}
 	rules := h.HWRules()
-	if rules.MinIsrGatesHW && len(p.state.ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
+	if rules.MinIsrGatesHW && len(p.State().ISR()) < rules.EffectiveMinIsr(len(h.Assignment(pid))) {
 		return false // KAFKA-15583: the committed ISR is below min.insync.replicas
 	}
 	cand := p.hwCandidate(h, &rules, h.Now())
@@ -92,9 +96,13 @@ func (rm *ReplicaManager) MaybeIncrementLeaderHW(h Host, pid int32, p *Partition
 // it alone), so the rules and the assignment need not be read. TestHeldByISRMeansNoRise holds it
 // to the whole computation.
 func (p *Partition) heldByISR() bool {
+	l := p.lead
+	if l == nil {
+		return false // no followers
+	}
 	hw := p.log.HighWatermark()
-	for i := range p.remotes {
-		if rr := &p.remotes[i]; rr.LogEndOffset() <= hw && p.state.InISR(rr.Broker()) {
+	for i := range l.remotes {
+		if rr := &l.remotes[i]; rr.LogEndOffset() <= hw && l.state.InISR(rr.Broker()) {
 			return true
 		}
 	}

@@ -10,10 +10,9 @@ type Host interface {
 	Follower
 	Cluster
 	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none); Hosted
-	// lists the broker's pids in order; ReplicaAt is the replica in slot i (Partition.slot).
+	// lists the broker's pids in order.
 	ReplicaNamed(tp protocol.TP) (int32, *Partition)
 	Hosted() []int32
-	ReplicaAt(i int) *Partition
 	// ShuttingDown: the broker is in a controlled shutdown (it adds no fetchers).
 	ShuttingDown() bool
 	// HWChanged: replica p's HW moved from old, the follower whose fetch moved a leader's HW named

@@ -44,15 +44,15 @@ func (p *Partition) OutOfSync(rr *Replica, now int64, rules *IsrRules) bool {
 // MaybeExpandIsr is Partition.maybeExpandIsr of leader replica p of pid after an accepted fetch
 // by follower rr.
 func (rm *ReplicaManager) MaybeExpandIsr(h Host, pid int32, p *Partition, rr *Replica) {
-	if p.state.IsInflight() || p.state.InISR(rr.Broker()) || !h.IsrEligible(rr.Broker()) {
+	if s := p.State(); s.IsInflight() || s.InISR(rr.Broker()) || !h.IsrEligible(rr.Broker()) {
 		return
 	}
 	rules := h.IsrRules()
 	if rr.LogEndOffset() < p.log.HighWatermark() ||
-		(rr.LogEndOffset() < p.epochStartOffset && rules.ExpandNeedsEpochStart && !rules.NoEpochStartRule) {
+		(rr.LogEndOffset() < p.EpochStartOffset() && rules.ExpandNeedsEpochStart && !rules.NoEpochStartRule) {
 		return // KAFKA-7128: the follower must reach the current leader epoch
 	}
-	rm.submitAlterPartition(h, &rules, pid, p, true, []int32{rr.Broker()}, protocol.SortedUnion(p.state.ISR(), []int32{rr.Broker()}))
+	rm.submitAlterPartition(h, &rules, pid, p, true, []int32{rr.Broker()}, protocol.SortedUnion(p.State().ISR(), []int32{rr.Broker()}))
 }
 
 // IsrShrinkTask is the periodic shrink check over the broker's leaders: each ISR follower out of
@@ -62,17 +62,17 @@ func (rm *ReplicaManager) IsrShrinkTask(h Host) {
 	now := h.Now()
 	for _, pid := range h.Hosted() {
 		p := h.Replica(pid)
-		if !p.IsLeader() || p.offline || p.state.IsInflight() {
+		if !p.IsLeader() || p.offline || p.State().IsInflight() {
 			continue
 		}
 		var out []int32
-		for _, id := range p.state.ISR() {
+		for _, id := range p.State().ISR() {
 			if rr := p.Remote(id); rr != nil && p.OutOfSync(rr, now, &rules) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(p.state.ISR(), out))
+			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(p.State().ISR(), out))
 		}
 	}
 	h.ScheduleIsrShrink(now + max(1, rules.LagTimeMaxMs/2))
@@ -89,8 +89,8 @@ func (rm *ReplicaManager) submitAlterPartition(h Host, rules *IsrRules, pid int3
 		rm.writeIsr(h, pid, p, verb, newISR)
 		return
 	}
-	p.state.Prepare(expand, ids, newISR)
-	h.Emit(Event{Kind: IsrChangeAsked, Pid: protocol.Some(pid), OldISR: p.state.ISR(), ISR: newISR, Reason: verb})
+	p.leadership().state.Prepare(expand, ids, newISR)
+	h.Emit(Event{Kind: IsrChangeAsked, Pid: protocol.Some(pid), OldISR: p.State().ISR(), ISR: newISR, Reason: verb})
 	rm.sendAlterPartition(h, pid, p)
 }
 
@@ -104,15 +104,15 @@ func (rm *ReplicaManager) sendAlterPartition(h Host, pid int32, p *Partition) {
 	}
 	m := &protocol.Message{Type: protocol.MsgAlterPartition, From: rm.broker, To: to, AlterPartition: &protocol.AlterPartitionRequest{
 		BrokerID: rm.broker, BrokerEpoch: h.BrokerEpoch(), TP: h.TP(pid), LeaderEpoch: p.leaderEpoch,
-		PartitionEpoch: p.partitionEpoch, NewISR: p.state.PendingISR()}}
+		PartitionEpoch: p.partitionEpoch, NewISR: p.State().PendingISR()}}
 	h.Send(m)
-	p.state.Sent(m.ID)
+	p.leadership().state.Sent(m.ID)
 }
 
 // ResendAlterPartition is the retry timer of pid's pending change.
 func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
 	p := h.Replica(pid)
-	if p == nil || !p.IsLeader() || !p.state.IsInflight() || p.state.Stuck() || p.state.InFlight() != 0 {
+	if p == nil || !p.IsLeader() || !p.State().IsInflight() || p.State().Stuck() || p.State().InFlight() != 0 {
 		return
 	}
 	rm.sendAlterPartition(h, pid, p)
@@ -121,10 +121,10 @@ func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
 // AlterPartitionFailed handles a failed send or timeout of request req: try again later.
 func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 	pid, p := h.ReplicaNamed(req.AlterPartition.TP)
-	if p == nil || !p.state.IsInflight() || p.state.InFlight() != req.ID {
+	if p == nil || !p.State().IsInflight() || p.State().InFlight() != req.ID {
 		return
 	}
-	p.state.SendFailed()
+	p.leadership().state.SendFailed()
 	h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
 }
 
@@ -132,27 +132,27 @@ func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Message) {
 	resp := m.AlterPartitionResponse
 	pid, p := h.ReplicaNamed(resp.TP)
-	if p == nil || !p.state.IsInflight() || p.state.InFlight() != m.ReplyTo {
+	if p == nil || !p.State().IsInflight() || p.State().InFlight() != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
 	switch resp.Error {
 	case protocol.ErrNone:
 		if resp.LeaderEpoch != p.leaderEpoch || resp.PartitionEpoch < p.partitionEpoch {
-			p.state.WaitForMetadata()
+			p.leadership().state.WaitForMetadata()
 			return
 		}
 		p.SessionsChanged()
-		p.state.Commit(resp.ISR)
+		p.leadership().state.Commit(resp.ISR)
 		p.partitionEpoch = resp.PartitionEpoch
 		if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
 			rm.CompleteDelayedProduces(h, pid, p)
 		}
 	case protocol.ErrIneligibleReplica:
-		p.state.Revert() // back to the last committed state
+		p.leadership().state.Revert() // back to the last committed state
 	case protocol.ErrFencedLeaderEpoch, protocol.ErrInvalidUpdateVersion, protocol.ErrInvalidRequest, protocol.ErrUnknownTopicOrPartition:
-		p.state.WaitForMetadata() // wait for new metadata
+		p.leadership().state.WaitForMetadata() // wait for new metadata
 	default:
-		p.state.SendFailed()
+		p.leadership().state.SendFailed()
 		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
 	}
 }
@@ -180,12 +180,12 @@ type IsrWrite struct {
 func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {
 	w := h.UpdateIsr(pid, newISR, p.partitionEpoch)
 	if !w.Written {
-		h.Emit(Event{Kind: IsrWriteSkipped, Pid: protocol.Some(pid), OldISR: p.state.ISR(), ISR: newISR, Reason: verb,
+		h.Emit(Event{Kind: IsrWriteSkipped, Pid: protocol.Some(pid), OldISR: p.State().ISR(), ISR: newISR, Reason: verb,
 			Name: "skipped", Arg: [4]int64{int64(p.partitionEpoch), int64(w.Version), flag(w.Connected)}})
 		return
 	}
 	p.SessionsChanged()
-	p.state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
+	p.leadership().state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	p.partitionEpoch = w.Version
 	h.IsrChanged(pid, w.Old, w.ISR)
 	h.Emit(Event{Kind: IsrWritten, Pid: protocol.Some(pid), OldISR: w.Old, ISR: w.ISR,

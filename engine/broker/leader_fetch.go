@@ -63,7 +63,9 @@ func (rm *ReplicaManager) FetchMessages(h Host, m *protocol.Message) {
 func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *protocol.Message, newSession bool) {
 	req := m.Fetch
 	consumer := req.ReplicaID == protocol.ClientNode
-	data := make([]protocol.FetchPartitionData, 0, len(req.Partitions))
+	// The reads go into the buffer a parked fetch left (parkedReads), left in turn if this one
+	// parks too; an answer sent at once keeps it.
+	data := rm.parkedReads(len(req.Partitions))
 	var bytes int64
 	now := req.MaxWaitMs <= 0 || consumer || len(req.Partitions) == 0
 	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
@@ -89,7 +91,23 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 		rm.answerFull(h, rules, df, data)
 		return
 	}
+	clear(data) // its records and divergences are not kept alive
+	rm.parkedData = data[:0]
 	h.ScheduleFetchTimeout(df, h.Now()+req.MaxWaitMs)
+}
+
+// parkedReads is an empty buffer for n partitions' reads: the one a full fetch that parked left
+// (its reads are dropped: completeFetch reads again), taken while in use, or a new one. The next
+// full fetch or the answer of a parked one takes it, so it is not kept long: at a cluster's start
+// every follower's first Fetch, full, parks, and their reads were 17.6 MB at 100,000 partitions,
+// allocated and dropped at once.
+func (rm *ReplicaManager) parkedReads(n int) []protocol.FetchPartitionData {
+	data := rm.parkedData[:0]
+	rm.parkedData = nil
+	if cap(data) < n {
+		data = make([]protocol.FetchPartitionData, 0, n)
+	}
+	return data
 }
 
 // answerFull sends a full answer (every partition; FullFetchContext or SessionlessFetchContext):
@@ -325,8 +343,10 @@ func (rm *ReplicaManager) LoseFetchSessions(h Host) {
 		s.markAllDirty()
 	}
 	for _, pid := range h.Hosted() {
-		r := h.Replica(pid)
-		r.fetchSessions, r.cached = nil, false
+		if r := h.Replica(pid); r.lead != nil {
+			r.lead.fetchSessions = nil
+			r.releaseIdle()
+		}
 	}
 	rm.sessions.Clear()
 }

@@ -182,3 +182,51 @@ func TestLeaderFetchSessionErrors(t *testing.T) {
 		t.Errorf("after a restart: %d sessions, t-0 cached by %d", rm.FetchSessions().Len(), h.replicas[0].FetchSessionCount())
 	}
 }
+
+// TestParkedFetchReadsReuseNoAnswer: a full Fetch that parks leaves its reads' buffer for the
+// next full Fetch or parked Fetch's answer; one answered at once keeps the buffer in its answer,
+// so a Fetch parking after it reads into another and the answer sent stays as it was.
+func TestParkedFetchReadsReuseNoAnswer(t *testing.T) {
+	h, rm := leaderOfTwo(t)
+	h.now = 100
+	parked := fetchFrom(h, 0, protocol.InvalidSessionID, protocol.InitialEpoch, 2, 0, 1)
+	rm.FetchMessages(h, parked)
+	if _, _, ok := answered(h, parked); ok || cap(rm.parkedData) < 2 {
+		t.Fatalf("a Fetch at the LEO: answered %v, buffer kept with room for %d; want parked, room for 2", ok, cap(rm.parkedData))
+	}
+	now := fetchFrom(h, 2, protocol.InvalidSessionID, protocol.InitialEpoch, 0, 0, 1)
+	rm.FetchMessages(h, now)
+	_, before, ok := answered(h, now)
+	if !ok || rm.parkedData != nil {
+		t.Fatalf("a Fetch with records to read: answered %v, buffer kept %v; want answered with the buffer", ok, rm.parkedData != nil)
+	}
+	rm.FetchMessages(h, fetchFrom(h, 0, protocol.InvalidSessionID, protocol.InitialEpoch, 2, 1, 0))
+	if _, after, _ := answered(h, now); !slices.Equal(before, after) {
+		t.Errorf("a Fetch parking after an answer changed it: %q, then %q", before, after)
+	}
+	// The first parked Fetch's answer, at its max wait, takes the buffer the last one left.
+	ft := h.fetchTimeouts[0]
+	rm.DelayedFetchExpired(h, ft.df, ft.seq)
+	if _, parts, ok := answered(h, parked); !ok || len(parts) != 2 || rm.parkedData != nil {
+		t.Errorf("the parked Fetch at its max wait: answered %v, %q, buffer kept %v; want both partitions, the buffer taken",
+			ok, parts, rm.parkedData != nil)
+	}
+	if _, after, _ := answered(h, now); !slices.Equal(before, after) {
+		t.Errorf("a parked Fetch's answer changed another: %q, then %q", before, after)
+	}
+}
+
+// TestWatchListInline: the first two full fetches parked on a replica take one allocation (the
+// list, holding them inline); a third grows it, and the order parked is kept.
+func TestWatchListInline(t *testing.T) {
+	df1, df2, df3 := &DelayedFetch{}, &DelayedFetch{}, &DelayedFetch{}
+	p := NewPartition(1, 0)
+	l := p.leadership()
+	if n := testing.AllocsPerRun(100, func() { l.watchers = nil; p.watch(df1); p.watch(df2) }); n != 1 {
+		t.Errorf("two fetches parked took %v allocations, want 1", n)
+	}
+	p.watch(df3)
+	if got := p.watching(); !slices.Equal(got, []*DelayedFetch{df1, df2, df3}) {
+		t.Errorf("parked %v, want the three in order", got)
+	}
+}

@@ -9,8 +9,9 @@ import (
 // (CommittedPartitionState) and the change in flight, PendingExpandIsr or PendingShrinkIsr, with
 // the AlterPartition that carries it. The high watermark waits on the maximal ISR (the committed
 // one plus a replica being added) while an expansion is in flight. Its zero value is a follower's:
-// no ISR, nothing in flight. Before AlterIsr (IBP 2.7) the leader writes the ISR itself and
-// nothing is ever in flight.
+// no ISR, nothing in flight, and so is a nil one for its reads (a replica holding no leader's
+// state has none: Partition.State). Before AlterIsr (IBP 2.7) the leader writes the ISR itself
+// and nothing is ever in flight.
 type PartitionState struct {
 	isr []int32
 	// pending is the change in flight, nil for none: it is rare, and every replica of the
@@ -31,13 +32,18 @@ type pendingChange struct {
 
 // ISR is the committed ISR. It is shared: callers only read it (the HW and fetch paths read it
 // per partition, so it is not copied).
-func (s *PartitionState) ISR() []int32 { return s.isr }
+func (s *PartitionState) ISR() []int32 {
+	if s == nil {
+		return nil
+	}
+	return s.isr
+}
 
 // InISR reports whether broker b is in the committed ISR.
-func (s *PartitionState) InISR(b int32) bool { return slices.Contains(s.isr, b) }
+func (s *PartitionState) InISR(b int32) bool { return s != nil && slices.Contains(s.isr, b) }
 
 // IsInflight is PartitionState.isInflight: an ISR change waits for the controller's answer.
-func (s *PartitionState) IsInflight() bool { return s.pending != nil && s.pending.active }
+func (s *PartitionState) IsInflight() bool { return s != nil && s.pending != nil && s.pending.active }
 
 // Expanding reports whether the change in flight is an expansion (PendingExpandIsr).
 func (s *PartitionState) Expanding() bool { return s.IsInflight() && s.pending.expand }
@@ -47,7 +53,7 @@ func (s *PartitionState) Shrinking() bool { return s.IsInflight() && !s.pending.
 
 // Changing is the replica joining, or the replicas leaving, in the change in flight.
 func (s *PartitionState) Changing() []int32 {
-	if s.pending == nil {
+	if s == nil || s.pending == nil {
 		return nil
 	}
 	return s.pending.ids
@@ -55,7 +61,7 @@ func (s *PartitionState) Changing() []int32 {
 
 // PendingISR is the ISR the change in flight asks for.
 func (s *PartitionState) PendingISR() []int32 {
-	if s.pending == nil {
+	if s == nil || s.pending == nil {
 		return nil
 	}
 	return s.pending.newISR
@@ -64,6 +70,9 @@ func (s *PartitionState) PendingISR() []int32 {
 // InMaximalISR reports whether broker b is in the ISR the HW waits on: the committed ISR plus a
 // replica being added.
 func (s *PartitionState) InMaximalISR(b int32) bool {
+	if s == nil {
+		return false
+	}
 	if slices.Contains(s.isr, b) {
 		return true
 	}
@@ -72,6 +81,9 @@ func (s *PartitionState) InMaximalISR(b int32) bool {
 
 // MaximalISR is the ISR the HW waits on (maximalIsr).
 func (s *PartitionState) MaximalISR() []int32 {
+	if s == nil {
+		return nil
+	}
 	if s.Expanding() {
 		return protocol.SortedUnion(s.isr, s.pending.ids)
 	}
@@ -92,7 +104,7 @@ func (s *PartitionState) Prepare(expand bool, ids, newISR []int32) {
 // Sent records the AlterPartition that carries the change; InFlight is it, 0 while none is.
 func (s *PartitionState) Sent(msg uint64) { s.change().msg = msg }
 func (s *PartitionState) InFlight() uint64 {
-	if s.pending == nil {
+	if s == nil || s.pending == nil {
 		return 0
 	}
 	return s.pending.msg
@@ -107,7 +119,7 @@ func (s *PartitionState) SendFailed() {
 
 // Stuck reports whether the change waits for new metadata (the controller's answer said so), and
 // WaitForMetadata makes it so: only a LeaderAndIsr moves the partition on.
-func (s *PartitionState) Stuck() bool      { return s.pending != nil && s.pending.stuck }
+func (s *PartitionState) Stuck() bool      { return s != nil && s.pending != nil && s.pending.stuck }
 func (s *PartitionState) WaitForMetadata() { s.change().stuck = true }
 
 // Revert drops the change in flight: back to the last committed state (INELIGIBLE_REPLICA).

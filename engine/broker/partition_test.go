@@ -98,7 +98,7 @@ func TestPartitionRemotes(t *testing.T) {
 // TestPartitionInit: Init on a zero Partition is NewPartition.
 func TestPartitionInit(t *testing.T) {
 	var p Partition
-	p.Init(3, 4, 4)
+	p.Init(3, 4)
 	if q := NewPartition(3, 4); !reflect.DeepEqual(p, q) {
 		t.Fatalf("Init gives %+v, NewPartition %+v", p, q)
 	}

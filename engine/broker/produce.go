@@ -43,7 +43,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	pid, p := h.ReplicaNamed(req.TP)
 	hw := h.HWRules()
 	errName := p.CheckLeaderRequest(-1, protocol.ClientNode, h.ReplicaRules().NotLeaderForUnknownLocal)
-	if errName == protocol.ErrNone && req.Acks == -1 && len(p.state.ISR()) < hw.EffectiveMinIsr(len(h.Assignment(pid))) {
+	if errName == protocol.ErrNone && req.Acks == -1 && len(p.State().ISR()) < hw.EffectiveMinIsr(len(h.Assignment(pid))) {
 		errName = protocol.ErrNotEnoughReplicas
 	}
 	if errName != protocol.ErrNone {
@@ -74,7 +74,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		rm.respondProduce(h, m, protocol.ErrNone, base)
 	default:
 		dp := h.NewDelayedProduce(m, base, len(req.RecordIDs))
-		p.produces.Add(dp)
+		p.leadership().produces.Add(dp)
 		rm.CompleteDelayedProduces(h, pid, p)
 		if !dp.Done() {
 			h.ScheduleProduceTimeout(dp, h.Now()+req.TimeoutMs)
@@ -91,11 +91,12 @@ func (rm *ReplicaManager) respondProduce(h Host, m *protocol.Message, errName pr
 // CompleteDelayedProduces is DelayedProduce.tryComplete for every produce parked on p, the
 // broker's replica of pid.
 func (rm *ReplicaManager) CompleteDelayedProduces(h Host, pid int32, p *Partition) {
-	if p.produces.Len() == 0 {
+	l := p.lead
+	if l == nil || l.produces.Len() == 0 {
 		return
 	}
 	hw := h.HWRules()
-	p.produces.TryComplete(p.offline, p.IsLeader(), p.log.HighWatermark(), &p.state, hw.EffectiveMinIsr(len(h.Assignment(pid))),
+	l.produces.TryComplete(p.offline, p.IsLeader(), p.log.HighWatermark(), &l.state, hw.EffectiveMinIsr(len(h.Assignment(pid))),
 		func(dp *DelayedProduce, err protocol.KafkaError, base int64) {
 			rm.respondProduce(h, dp.Request(), err, base)
 		})

@@ -26,17 +26,22 @@ type ReplicaManager struct {
 	// the number of the park it was set for.
 	parkSeq uint64
 	// Buffers the fetch sessions' reads reuse: the dirty indices handed out (takeDirty), a
-	// session read's data, and a parked session fetch's answer (completeSessionFetch).
+	// session read's data, and a parked session fetch's answer (completeSessionFetch); and the
+	// reads of a full fetch that parked, for the next full fetch or parked fetch's answer
+	// (parkedReads).
 	dirtySpare  []int32
 	sessionData []protocol.FetchPartitionData
 	answerData  []protocol.FetchPartitionData
+	parkedData  []protocol.FetchPartitionData
 	// hwMoved are the replicas whose HW may differ from their checkpoint (each marked hwNoted),
 	// kept beside the replicas so that the checkpoint task visits them only: a walk over every
 	// replica reads a Partition and its log each, cold, where in a large cluster most HWs did not
 	// move in an interval. Every replica known, online and with its HW not at its checkpoint is
 	// on it (noteHW, called wherever a HW, the known flag or the log moves), so the task writes
-	// what a walk over all would. Slots (Host.ReplicaAt), not pointers: nothing for the
-	// collector to scan.
+	// what a walk over all would. Pids (Host.Replica), not pointers: nothing for the collector
+	// to scan. (A checkpoint looks each up in the host index: some 300,000 in a 100,000-partition
+	// run's ten seconds, where a slot kept in every Partition took the four bytes that keep it
+	// at two cache lines.)
 	hwMoved []int32
 }
 
@@ -125,8 +130,8 @@ func (rm *ReplicaManager) StartCheckpoints(h Host, rules *ReplicaRules) {
 // (replication-offset-checkpoint). Only those on hwMoved can differ from theirs; one unknown or
 // offline is taken off the list, and put back when created (the only way back for both).
 func (rm *ReplicaManager) CheckpointHighWatermarks(h Host) {
-	for _, slot := range rm.hwMoved {
-		r := h.ReplicaAt(int(slot))
+	for _, pid := range rm.hwMoved {
+		r := h.Replica(pid)
 		r.hwNoted = false
 		if r.Known() && !r.Offline() {
 			r.CheckpointHW(r.Log().HighWatermark())
@@ -143,7 +148,7 @@ func (rm *ReplicaManager) CheckpointHighWatermarks(h Host) {
 func (rm *ReplicaManager) noteHW(p *Partition) {
 	if !p.hwNoted && p.log.HighWatermark() != p.hwCheckpoint {
 		p.hwNoted = true
-		rm.hwMoved = append(rm.hwMoved, p.slot)
+		rm.hwMoved = append(rm.hwMoved, p.pid)
 	}
 }
 
@@ -167,9 +172,9 @@ func (rm *ReplicaManager) makeLeaders(h Host, states []protocol.LeaderAndIsrStat
 	}
 }
 
-// MakeLeader is Partition.makeLeader of r, the broker's replica of pid: it keeps the ISR, the
-// followers' state and a new epoch cache entry in arrays cut from arena (the cluster's start), or
-// in arrays of their own with arena nil.
+// MakeLeader is Partition.makeLeader of r, the broker's replica of pid: it keeps its leader's
+// state, the ISR, the followers' state and a new epoch cache entry in arrays cut from arena (the
+// cluster's start), or in arrays of their own with arena nil.
 func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protocol.LeaderAndIsrState, arena *StartArena) {
 	if ps.PartitionEpoch < r.PartitionEpoch() {
 		return
@@ -178,7 +183,10 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	wasLeader := r.IsLeader()
 	r.Create()
 	rm.noteHW(r)
-	r.State().Commit(arena.clone(ps.ISR))
+	if r.lead == nil {
+		r.lead = arena.leaderState()
+	}
+	r.lead.state.Commit(arena.clone(ps.ISR))
 	if ps.LeaderEpoch > r.LeaderEpoch() {
 		start := r.Log().LogEndOffset()
 		if h.ReplicaRules().AssignEpochOnElection {
@@ -188,6 +196,9 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 		// election reorders the request's Replicas).
 		hosts := h.Assignment(pid)
 		r.ResetRemotesIn(arena.remotes(len(hosts)-1), h.Now(), hosts, ps.ISR, wasLeader, start)
+		if r.lead.fetchSessions == nil { // each follower's session will cache it
+			r.lead.fetchSessions = arena.sessionRefs(len(hosts) - 1)
+		}
 		r.SetLeaderEpoch(ps.LeaderEpoch)
 		r.SetEpochStartOffset(start)
 	}
@@ -252,6 +263,7 @@ func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int3
 	}
 	rm.CompleteDelayedProduces(h, pid, r)
 	rm.TryCompleteWatchers(h, r)
+	r.releaseIdle() // the produces and fetches parked on it as a leader are answered
 	if h.ShuttingDown() {
 		return PartitionFetchState{}, false
 	}
@@ -282,8 +294,11 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 	r.SetLeaderEpoch(ps.LeaderEpoch)
 	r.SetEpochStartOffset(-1)
 	r.SetPartitionEpoch(ps.PartitionEpoch)
-	r.State().Commit(nil)
-	r.ClearRemotes()
+	if r.lead != nil { // a follower's ISR is empty, and it keeps no followers' state
+		r.lead.state.Commit(nil)
+		r.ClearRemotes()
+		r.releaseIdle()
+	}
 	if !h.CountOnly(BecameFollower) {
 		h.Emit(Event{Kind: BecameFollower, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
 			Reason: "follower", Arg: [4]int64{int64(ps.Leader), int64(ps.LeaderEpoch)}})

@@ -51,7 +51,6 @@ func (h *fakeHost) Hosted() []int32 {
 	slices.Sort(pids)
 	return pids
 }
-func (h *fakeHost) ReplicaAt(i int) *Partition { return h.replicas[int32(i)] }
 func (h *fakeHost) note(format string, args ...any) {
 	h.calls = append(h.calls, fmt.Sprintf(format, args...))
 }
