@@ -2,8 +2,10 @@ package hugepages
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -47,3 +49,28 @@ func advise(n int64) int64 {
 	runtime.GC()
 	return int64(to - from)
 }
+
+// Marked is how many bytes of this process's mappings are marked for huge pages (VmFlags "hg"
+// in /proc/self/smaps): what Advise asked for, and the runtime's own marked metadata.
+func Marked() (int64, error) {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, err
+	}
+	var total, size int64
+	for line := range bytes.Lines(data) {
+		if rest, ok := bytes.CutPrefix(line, []byte("Size:")); ok {
+			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/self/smaps: %q: %v", line, err)
+			}
+			size = kb << 10
+		}
+		if flags, ok := bytes.CutPrefix(line, []byte("VmFlags:")); ok && slices.ContainsFunc(bytes.Fields(flags), isHG) {
+			total += size
+		}
+	}
+	return total, nil
+}
+
+func isHG(flag []byte) bool { return string(flag) == "hg" }
