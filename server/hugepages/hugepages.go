@@ -35,8 +35,8 @@ import (
 const MinBytes = 128 << 20
 
 // bytesPerReplica and bytesPerFileByte estimate a cluster's heap from its scenario: at 100 ×
-// 100,000 partitions (RF 3) with 100,000 produce steps the heap reaches about 370 MB, and at
-// 1,000 × 1,000,000 about 2.3 GB. Too large an estimate costs address space only (a page is
+// 100,000 partitions (RF 3) with 100,000 produce steps the heap reaches about 260 MB, and at
+// 1,000 × 1,000,000 about 1.7 GB. Too large an estimate costs address space only (a page is
 // backed when first written); too small leaves the rest of the heap on small pages.
 const (
 	bytesPerReplica  = 1 << 10
