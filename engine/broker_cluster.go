@@ -60,16 +60,8 @@ func (e *Engine) freshRules() brk.Rules {
 	}
 }
 
-// RuleBook lends the brokers the rules kept up to date (brk.RuleKeeper): a Broker reads them in
-// place. The Cluster's rule methods below answer from them too.
+// RuleBook lends the brokers the rules kept up to date (setRules): a Broker reads them in place.
 func (h *cluster) RuleBook() *brk.Rules { return &h.e.rules }
-
-func (h *cluster) Rules() brk.FetcherRules                { return h.e.rules.Fetcher }
-func (h *cluster) ReplicaRules() brk.ReplicaRules         { return h.e.rules.Replica }
-func (h *cluster) LeaderFetchRules() brk.LeaderFetchRules { return h.e.rules.LeaderFetch }
-func (h *cluster) IsrRules() brk.IsrRules                 { return h.e.rules.Isr }
-func (h *cluster) HWRules() brk.HWRules                   { return h.e.rules.HW }
-func (h *cluster) ProcessRules() brk.ProcessRules         { return h.e.rules.Process }
 
 // FlushIntervalMessages is read at each append: a config action can change it.
 func (h *cluster) FlushIntervalMessages() int64 { return h.e.cfg.LogFlushIntervalMessages }

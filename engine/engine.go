@@ -78,7 +78,7 @@ type Engine struct {
 	delayedProduces brk.DelayedProduces
 	// rules are the brokers' rules (brk.Rules), built from the era and the config and rebuilt
 	// when the config changes (setRules lists every write of their inputs), read in place by every
-	// broker (brk.RuleKeeper). The tests' switches are fields of them, set in place: the session
+	// broker (brk.Cluster.RuleBook). The tests' switches are fields of them, set in place: the session
 	// and change-list checks and reference paths (LeaderFetch.Check, LeaderFetch.ReadAll,
 	// Fetcher.Check, Fetcher.WalkAll: package broker's fetch_session_check.go, fetcher_check.go,
 	// the engine's fetcher_changes.go), the checkpoint check (Replica.CheckpointCheck), and the

@@ -7,7 +7,7 @@ import (
 )
 
 // TestRulesKeptUpToDate: the rules every broker reads in place (Engine.rules, lent through
-// brk.RuleKeeper) are the ones their inputs make, at the end of every preset's run and after a
+// brk.Cluster.RuleBook) are the ones their inputs make, at the end of every preset's run and after a
 // config step that changes every setting they read: an input written without setRules fails
 // here.
 func TestRulesKeptUpToDate(t *testing.T) {

@@ -17,8 +17,7 @@ type Broker struct {
 	// (static, as index: every broker's is the cluster's one table), read by PidOf and TP.
 	clock *int64
 	names *TopicNames
-	// rules are the cluster's rules, read in place, if it keeps them (RuleKeeper); else nil, and
-	// each use asks the cluster.
+	// rules are the cluster's rules (Cluster.RuleBook), read in place at each use.
 	rules *Rules
 	// hosted are the partitions it has a replica of, in pid order, and replicas those replicas,
 	// in the same order (side by side: a fetcher walks its partitions in pid order); index finds
@@ -44,58 +43,20 @@ var _ Host = (*Broker)(nil)
 // NewBroker is broker id, hosting n replicas (AddReplica places them), found through index, in
 // cluster c.
 func NewBroker(id int32, c Cluster, index *HostIndex, names *TopicNames, n int) *Broker {
-	b := &Broker{cluster: c, id: id, clock: c.Clock(), names: names, index: index, replicas: make([]Partition, n), hosted: make([]int32, 0, n)}
-	if k, ok := c.(RuleKeeper); ok {
-		b.rules = k.RuleBook()
-	}
+	b := &Broker{cluster: c, id: id, clock: c.Clock(), rules: c.RuleBook(), names: names, index: index,
+		replicas: make([]Partition, n), hosted: make([]int32, 0, n)}
 	b.rm = NewReplicaManager(id, &b.fetchers)
 	return b
 }
 
-// The rules, read where the cluster keeps them (RuleKeeper) or asked of it at each use: a
-// config step may change them.
+// The rules, read in place where the cluster keeps them (a config step may change them).
 
-func (b *Broker) Rules() FetcherRules {
-	if b.rules == nil {
-		return b.cluster.Rules()
-	}
-	return b.rules.Fetcher
-}
-
-func (b *Broker) ReplicaRules() ReplicaRules {
-	if b.rules == nil {
-		return b.cluster.ReplicaRules()
-	}
-	return b.rules.Replica
-}
-
-func (b *Broker) LeaderFetchRules() LeaderFetchRules {
-	if b.rules == nil {
-		return b.cluster.LeaderFetchRules()
-	}
-	return b.rules.LeaderFetch
-}
-
-func (b *Broker) IsrRules() IsrRules {
-	if b.rules == nil {
-		return b.cluster.IsrRules()
-	}
-	return b.rules.Isr
-}
-
-func (b *Broker) HWRules() HWRules {
-	if b.rules == nil {
-		return b.cluster.HWRules()
-	}
-	return b.rules.HW
-}
-
-func (b *Broker) ProcessRules() ProcessRules {
-	if b.rules == nil {
-		return b.cluster.ProcessRules()
-	}
-	return b.rules.Process
-}
+func (b *Broker) Rules() FetcherRules                { return b.rules.Fetcher }
+func (b *Broker) ReplicaRules() ReplicaRules         { return b.rules.Replica }
+func (b *Broker) LeaderFetchRules() LeaderFetchRules { return b.rules.LeaderFetch }
+func (b *Broker) IsrRules() IsrRules                 { return b.rules.Isr }
+func (b *Broker) HWRules() HWRules                   { return b.rules.HW }
+func (b *Broker) ProcessRules() ProcessRules         { return b.rules.Process }
 
 // AddReplica places the broker's next replica, of partition pid (pids come in order): a fresh
 // one, set up in its zeroed slot (Init is NewPartition). It returns its slot, for the index.

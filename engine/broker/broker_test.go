@@ -119,8 +119,8 @@ func TestUniformRF(t *testing.T) {
 func brokerOfTwo(t *testing.T, rules ReplicaRules) (*fakeHost, *Broker) {
 	t.Helper()
 	x := NewHostIndex([]int32{0, 3, 6})
-	h := &fakeHost{fakeFollower: newFakeFollower(), replicaRules: rules,
-		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}
+	h := &fakeHost{fakeFollower: newFakeFollower(), book: Rules{Replica: rules,
+		HW: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}}}
 	var names TopicNames
 	names.Add("t", 2)
 	b := NewBroker(1, h, x, &names, 2)

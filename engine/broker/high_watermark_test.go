@@ -14,7 +14,7 @@ import (
 func TestLeaderHWWithFakeBroker(t *testing.T) {
 	rules := HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 1}
 	h, rm, p := leaderWithFollowers(t, []int32{0, 1, 2}, IsrRules{})
-	h.hwRules = rules
+	h.book.HW = rules
 	h.now = 10
 	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
 	p.Remote(2).UpdateFetchState(h.now, 1, 0, 2, 42)
@@ -29,7 +29,7 @@ func TestLeaderHWWithFakeBroker(t *testing.T) {
 	// Follower 2 out of the ISR but caught up within replica.lag.time.max.ms: it still holds the
 	// HW back; past that, it no longer does.
 	h, rm, p = leaderWithFollowers(t, []int32{0, 1}, IsrRules{})
-	h.hwRules = rules
+	h.book.HW = rules
 	h.now = 10
 	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
 	p.Remote(2).UpdateFetchState(h.now, 1, 0, 1, 42) // caught up with the LEO it saw: 1
@@ -43,13 +43,13 @@ func TestLeaderHWWithFakeBroker(t *testing.T) {
 
 	// 3.7's gate: min.insync.replicas 5, capped at the 3 replicas, and an ISR of 2.
 	h, rm, p = leaderWithFollowers(t, []int32{0, 1}, IsrRules{})
-	h.hwRules = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 5, MinIsrGatesHW: true, MinIsrCappedAtReplicas: true}
+	h.book.HW = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 5, MinIsrGatesHW: true, MinIsrCappedAtReplicas: true}
 	p.Remote(0).UpdateFetchState(h.now, 2, 0, 2, 42)
 	p.Remote(2).UpdateFetchState(h.now, 2, 0, 2, 42)
 	if rm.MaybeIncrementLeaderHW(h, 0, p, 0) || p.Log().HighWatermark() != 0 {
 		t.Errorf("ISR of 2 under an effective min.insync.replicas of 3: HW %d, want 0", p.Log().HighWatermark())
 	}
-	if got := h.hwRules.EffectiveMinIsr(3); got != 3 {
+	if got := h.book.HW.EffectiveMinIsr(3); got != 3 {
 		t.Errorf("min.insync.replicas 5 over 3 replicas counts %d, want 3", got)
 	}
 }

@@ -9,6 +9,13 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 type Host interface {
 	Follower
 	Cluster
+	// The rules the replica manager reads (the fetcher threads' are Follower's Rules): a Broker
+	// reads them in the cluster's RuleBook.
+	ReplicaRules() ReplicaRules
+	LeaderFetchRules() LeaderFetchRules
+	IsrRules() IsrRules
+	HWRules() HWRules
+	ProcessRules() ProcessRules
 	// ReplicaNamed is the broker's replica of tp and its pid (nil: the broker has none); Hosted
 	// lists the broker's pids in order.
 	ReplicaNamed(tp protocol.TP) (int32, *Partition)
@@ -25,20 +32,16 @@ type Host interface {
 // broker (broker_cluster.go; as controller.Cluster is the controller's). Nothing it returns is
 // another broker's state (TestBrokerReachesOnlyItself). Its methods, by what they are:
 type Cluster interface {
-	// Time and rules: the simulated time; the era's and the config's rules, read at each use (a
-	// config step may change them; a RuleKeeper lends them once instead); the partitions' names
-	// and the static assignment.
+	// Time and rules: the simulated time; the era's and the config's rules (RuleBook); the
+	// partitions' names and the static assignment.
 	Now() int64
 	// Clock is where the simulated time is kept, for a Broker's Now to read in place: the time
 	// is read at nearly every step, where Now through the embedded interface is two calls and a
 	// copy deep (issue 12). The broker never writes it.
 	Clock() *int64
-	Rules() FetcherRules
-	ReplicaRules() ReplicaRules
-	LeaderFetchRules() LeaderFetchRules
-	IsrRules() IsrRules
-	HWRules() HWRules
-	ProcessRules() ProcessRules
+	// RuleBook is where the cluster keeps its brokers' rules up to date (a config step rebuilds
+	// them there): a Broker keeps the pointer and reads them in place at each use.
+	RuleBook() *Rules
 	// FlushIntervalMessages is log.flush.interval.messages (read at each append, alone: the
 	// append path builds no rules).
 	FlushIntervalMessages() int64
@@ -111,9 +114,9 @@ type Cluster interface {
 }
 
 // Rules are a broker's rules, each part as its users read it: those of the protocol era and
-// the config, and the tests' switches. A cluster that keeps them in one place (RuleKeeper: the
-// engine's) lends them to each Broker once, which reads them in place at each use (Broker.Rules
-// and the rest): a use builds and copies nothing through the cluster (issue 12).
+// the config, and the tests' switches. The cluster keeps them in one place (Cluster.RuleBook)
+// and lends them to each Broker once, which reads them in place at each use (Broker.Rules and
+// the rest): a use builds and copies nothing through the cluster (issue 12).
 type Rules struct {
 	Fetcher     FetcherRules
 	Replica     ReplicaRules
@@ -121,13 +124,6 @@ type Rules struct {
 	Isr         IsrRules
 	HW          HWRules
 	Process     ProcessRules
-}
-
-// RuleKeeper is a Cluster that keeps its brokers' rules in one place, RuleBook, up to date (a
-// config step rebuilds them there). A Broker made in one reads them there; in another (the
-// package's tests' fakes) it asks the Cluster at each use.
-type RuleKeeper interface {
-	RuleBook() *Rules
 }
 
 // ReplicaRules are the rules the replica manager follows: those of the protocol era and the

@@ -11,7 +11,7 @@ import (
 // through the replica manager and a fake broker.
 func leaderWithFollowers(t *testing.T, isr []int32, rules IsrRules) (*fakeHost, *ReplicaManager, *Partition) {
 	t.Helper()
-	h := &fakeHost{fakeFollower: newFakeFollower(0), isrRules: rules, replicaRules: ReplicaRules{CheckpointIntervalMs: 5000}}
+	h := &fakeHost{fakeFollower: newFakeFollower(0), book: Rules{Isr: rules, Replica: ReplicaRules{CheckpointIntervalMs: 5000}}}
 	var fetchers FetcherManager
 	rm := NewReplicaManager(1, &fetchers)
 	p := h.replicas[0]

@@ -36,8 +36,8 @@ func nodeLabel(n int32) string {
 func TestBrokerHandle(t *testing.T) {
 	h, b := brokerOfTwo(t, ReplicaRules{BrokerEpochs: true, AssignEpochOnElection: true, FollowerRestartsOnNewEpoch: true,
 		TruncateOnFetch: true, NumReplicaFetchers: 1, CheckpointIntervalMs: 5000})
-	h.fetchRules = LeaderFetchRules{NotLeaderForUnknownLocal: true, MaxBytes: 1 << 20, RecordSizeBytes: 100}
-	h.isrRules = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000, RetryBackoffMs: 100}
+	h.book.LeaderFetch = LeaderFetchRules{NotLeaderForUnknownLocal: true, MaxBytes: 1 << 20, RecordSizeBytes: 100}
+	h.book.Isr = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000, RetryBackoffMs: 100}
 	b.Startup(false)
 	t0, t1 := b.Replica(0), b.Replica(1)
 	handled := func(m *protocol.Message, want ...string) {

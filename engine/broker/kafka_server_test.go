@@ -9,7 +9,7 @@ import (
 
 // The fake cluster's side of the process: each call noted, in order.
 
-func (h *fakeHost) ProcessRules() ProcessRules { return h.processRules }
+func (h *fakeHost) ProcessRules() ProcessRules { return h.book.Process }
 func (h *fakeHost) RegisterBroker()            { h.note("register") }
 func (h *fakeHost) ControlledShutdownInProcess() ([]protocol.TP, bool) {
 	return nil, h.controllerHere
@@ -30,8 +30,8 @@ func (h *fakeHost) ProcessGone(clean bool)         { h.note("gone (clean %v)", c
 // (KIP-112), and before KIP-112 halting; and a thread's fatal error shutting it down once.
 func TestBrokerProcess(t *testing.T) {
 	h, b := brokerOfTwo(t, ReplicaRules{BrokerEpochs: true, CheckpointIntervalMs: 5000})
-	h.isrRules = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000}
-	h.processRules = ProcessRules{ControlledShutdownMaxRetries: 2, ControlledShutdownRetryBackoffMs: 100,
+	h.book.Isr = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000}
+	h.book.Process = ProcessRules{ControlledShutdownMaxRetries: 2, ControlledShutdownRetryBackoffMs: 100,
 		BackoffAfterLastShutdownAttempt: true, LogDirFailureHandling: true}
 	r0 := b.Replica(0)
 	calls := func(step string, want ...string) {
@@ -127,7 +127,7 @@ func TestBrokerProcess(t *testing.T) {
 			b.Replica(1).Offline(), b.Running())
 	}
 	b.Startup(true)
-	h.calls, h.processRules.LogDirFailureHandling = nil, false
+	h.calls, h.book.Process.LogDirFailureHandling = nil, false
 	if b.DiskFailed() {
 		t.Fatal("the restart did not bring the disk back")
 	}

@@ -21,7 +21,7 @@ func TestLeaderAnswersWithFakeBroker(t *testing.T) {
 		}
 		return m.OffsetsForEpochResp.Partitions[0]
 	}
-	h.replicaRules.EpochAnswerNamesEpoch = true
+	h.book.Replica.EpochAnswerNamesEpoch = true
 	if r := ask(1, 0); r.Error != protocol.ErrNone || r.LeaderEpoch != 0 || r.EndOffset != 2 {
 		t.Errorf("epoch 0 asked (KIP-279): %+v, want epoch 0 ending at 2", r)
 	}

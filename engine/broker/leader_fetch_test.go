@@ -11,10 +11,10 @@ import (
 // through the replica manager and a fake broker, with fetch sessions on (100 bytes a record).
 func leaderOfTwo(t *testing.T) (*fakeHost, *ReplicaManager) {
 	t.Helper()
-	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), replicaRules: ReplicaRules{CheckpointIntervalMs: 5000},
-		hwRules: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}, isrRules: IsrRules{AlterPartition: true, LagTimeMaxMs: 10000},
-		fetchRules: LeaderFetchRules{Sessions: true, SessionTouchedByFetch: true, NotLeaderForUnknownLocal: true,
-			MaxBytes: 1 << 20, RecordSizeBytes: 100, SessionSlots: 10}}
+	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), book: Rules{Replica: ReplicaRules{CheckpointIntervalMs: 5000},
+		HW: HWRules{MinInsyncReplicas: 1, LagTimeMaxMs: 10000}, Isr: IsrRules{AlterPartition: true, LagTimeMaxMs: 10000},
+		LeaderFetch: LeaderFetchRules{Sessions: true, SessionTouchedByFetch: true, NotLeaderForUnknownLocal: true,
+			MaxBytes: 1 << 20, RecordSizeBytes: 100, SessionSlots: 10}}}
 	var fetchers FetcherManager
 	rm := NewReplicaManager(1, &fetchers)
 	for pid := range int32(2) {
@@ -125,7 +125,7 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 
 	// Before fetch sessions: follower 2's full Fetch at the log end waits on both partitions'
 	// watch lists; an append to t-0 completes it, answered whole.
-	h.fetchRules.Sessions = false
+	h.book.LeaderFetch.Sessions = false
 	h.now = 700
 	old := fetchFrom(h, 2, protocol.InvalidSessionID, protocol.FinalEpoch, 3, 0, 1)
 	old.Fetch.Partitions[0].FetchOffset = 2

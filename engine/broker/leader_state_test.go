@@ -56,9 +56,9 @@ func TestEmptyLeaderStateReadsAsNone(t *testing.T) {
 // becomes leader and gives it back when it becomes follower; one still cached by a fetch session
 // keeps it until the sessions are lost, and a restart forgets it.
 func TestLeaderStateFollowsLeadership(t *testing.T) {
-	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), replicaRules: ReplicaRules{BrokerEpochs: true,
+	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), book: Rules{Replica: ReplicaRules{BrokerEpochs: true,
 		AssignEpochOnElection: true, FollowerRestartsOnNewEpoch: true, TruncateOnFetch: true, NumReplicaFetchers: 1,
-		CheckpointIntervalMs: 5000}}
+		CheckpointIntervalMs: 5000}}}
 	var fetchers FetcherManager
 	rm := NewReplicaManager(1, &fetchers)
 	become := func(leader0, epoch int32) {

@@ -24,7 +24,7 @@ func TestProduceWithFakeBroker(t *testing.T) {
 		return h.sent[n-1].ProduceResponse
 	}
 	h, rm, p := leaderWithFollowers(t, []int32{0, 1, 2}, IsrRules{})
-	h.hwRules = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 2}
+	h.book.HW = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 2}
 	h.now = 100
 	rm.HandleProduce(h, produce(1, 7))
 	if r := answer(t, h, 1); r.Error != protocol.ErrNone || r.BaseOffset != 2 || p.Log().LogEndOffset() != 3 {
@@ -60,7 +60,7 @@ func TestProduceWithFakeBroker(t *testing.T) {
 		t.Errorf("at its timeout: %s, want REQUEST_TIMED_OUT", r.Error)
 	}
 	h2, rm2, p2 := leaderWithFollowers(t, []int32{1}, IsrRules{})
-	h2.hwRules = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 2}
+	h2.book.HW = HWRules{LagTimeMaxMs: 10000, MinInsyncReplicas: 2}
 	rm2.HandleProduce(h2, produce(-1, 11))
 	if r := answer(t, h2, 1); r.Error != protocol.ErrNotEnoughReplicas || p2.Log().LogEndOffset() != 2 {
 		t.Errorf("acks=all with an ISR of 1 under min.insync.replicas 2: %+v, LEO %d; want NOT_ENOUGH_REPLICAS, no append", r, p2.Log().LogEndOffset())

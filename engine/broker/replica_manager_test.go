@@ -13,22 +13,26 @@ import (
 // with the leader's side reduced to a record of the calls.
 type fakeHost struct {
 	*fakeFollower
-	replicaRules ReplicaRules
+	// book is the replica manager's rules (its Fetcher part is the fake follower's: RuleBook).
+	book         Rules
 	shuttingDown bool
 	checkpoints  []int64
-	isrRules     IsrRules
-	hwRules      HWRules
 	lastProduce  *DelayedProduce
 	zk           IsrWrite
 	controller   int32
-	fetchRules   LeaderFetchRules
 	// fetchTimeouts are the parked fetches' timeouts set, in order.
 	fetchTimeouts []fetchTimeout
-	// processRules are the process's; controllerHere: the broker runs the usable controller.
-	processRules   ProcessRules
+	// controllerHere: the broker runs the usable controller.
 	controllerHere bool
 	// facts are the observers' facts stated (HWMoved, IsrChanged), in order.
 	facts []string
+}
+
+// RuleBook lends a Broker made over the fake its rules, the fetcher's copied from the fake
+// follower's as they are then (no test of a Broker changes those later).
+func (h *fakeHost) RuleBook() *Rules {
+	h.book.Fetcher = h.fakeFollower.rules
+	return &h.book
 }
 
 type fetchTimeout struct {
@@ -37,7 +41,7 @@ type fetchTimeout struct {
 	at  int64
 }
 
-func (h *fakeHost) ReplicaRules() ReplicaRules { return h.replicaRules }
+func (h *fakeHost) ReplicaRules() ReplicaRules { return h.book.Replica }
 func (h *fakeHost) ShuttingDown() bool         { return h.shuttingDown }
 func (h *fakeHost) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 	return tp.Partition, h.replicas[tp.Partition]
@@ -56,7 +60,7 @@ func (h *fakeHost) note(format string, args ...any) {
 }
 func (h *fakeHost) HWConfirmed(p *Partition) { h.note("confirmed %d", p.Pid()) }
 
-func (h *fakeHost) LeaderFetchRules() LeaderFetchRules { return h.fetchRules }
+func (h *fakeHost) LeaderFetchRules() LeaderFetchRules { return h.book.LeaderFetch }
 func (h *fakeHost) FlushIntervalMessages() int64       { return 1 << 62 }
 
 // SendFetchResponse and SendSessionAnswer send the answer as the engine does, from the leader
@@ -76,8 +80,8 @@ func (h *fakeHost) ScheduleFetchTimeout(df *DelayedFetch, at int64) {
 	h.fetchTimeouts = append(h.fetchTimeouts, fetchTimeout{df, df.Seq(), at})
 }
 func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
-func (h *fakeHost) IsrRules() IsrRules          { return h.isrRules }
-func (h *fakeHost) HWRules() HWRules            { return h.hwRules }
+func (h *fakeHost) IsrRules() IsrRules          { return h.book.Isr }
+func (h *fakeHost) HWRules() HWRules            { return h.book.HW }
 func (h *fakeHost) LogCut(pid int32, to int64)  { h.note("log cut %d at %d", pid, to) }
 func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce {
 	h.lastProduce = NewDelayedProduce(m, base, n)
@@ -116,9 +120,9 @@ func (h *fakeHost) ScheduleAlterPartitionResend(pid int32, at int64) {
 // leader epoch ignored; stale controller and broker epochs refused; StopReplica stopping the
 // fetcher; and before KIP-101 a new follower truncating to its HW first.
 func TestReplicaManagerWithFakeBroker(t *testing.T) {
-	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), replicaRules: ReplicaRules{BrokerEpochs: true,
+	h := &fakeHost{fakeFollower: newFakeFollower(0, 1), book: Rules{Replica: ReplicaRules{BrokerEpochs: true,
 		AssignEpochOnElection: true, FollowerRestartsOnNewEpoch: true, TruncateOnFetch: true, NumReplicaFetchers: 1,
-		CheckpointIntervalMs: 5000}}
+		CheckpointIntervalMs: 5000}}}
 	h.replicas[1].Log().AppendAsFollower([]commitlog.Record{{ID: 1, Epoch: 0}, {ID: 2, Epoch: 0}})
 	h.replicas[1].Log().SetHighWatermark(1)
 	var fetchers FetcherManager
@@ -174,7 +178,7 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 	}
 
 	// Before KIP-101 the new follower truncates to its HW before its parked requests complete.
-	h.replicaRules.TruncateToHW, h.replicaRules.TruncateOnFetch = true, false
+	h.book.Replica.TruncateToHW, h.book.Replica.TruncateOnFetch = true, false
 	h.calls = nil
 	rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(1, 0, 2)}, LiveLeaders: []int32{0, 1}})
