@@ -62,17 +62,18 @@ func (rm *ReplicaManager) IsrShrinkTask(h Host) {
 	now := h.Now()
 	for _, pid := range h.Hosted() {
 		p := h.Replica(pid)
-		if !p.IsLeader() || p.offline || p.State().IsInflight() {
+		s := p.State()
+		if !p.IsLeader() || p.offline || s.IsInflight() {
 			continue
 		}
 		var out []int32
-		for _, id := range p.State().ISR() {
+		for _, id := range s.ISR() {
 			if rr := p.Remote(id); rr != nil && p.OutOfSync(rr, now, &rules) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(p.State().ISR(), out))
+			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(s.ISR(), out))
 		}
 	}
 	h.ScheduleIsrShrink(now + max(1, rules.LagTimeMaxMs/2))
@@ -112,7 +113,10 @@ func (rm *ReplicaManager) sendAlterPartition(h Host, pid int32, p *Partition) {
 // ResendAlterPartition is the retry timer of pid's pending change.
 func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
 	p := h.Replica(pid)
-	if p == nil || !p.IsLeader() || !p.State().IsInflight() || p.State().Stuck() || p.State().InFlight() != 0 {
+	if p == nil || !p.IsLeader() {
+		return
+	}
+	if s := p.State(); !s.IsInflight() || s.Stuck() || s.InFlight() != 0 {
 		return
 	}
 	rm.sendAlterPartition(h, pid, p)
@@ -121,10 +125,14 @@ func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
 // AlterPartitionFailed handles a failed send or timeout of request req: try again later.
 func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 	pid, p := h.ReplicaNamed(req.AlterPartition.TP)
-	if p == nil || !p.State().IsInflight() || p.State().InFlight() != req.ID {
+	if p == nil {
 		return
 	}
-	p.leadership().state.SendFailed()
+	s := p.State()
+	if !s.IsInflight() || s.InFlight() != req.ID {
+		return
+	}
+	s.SendFailed()
 	h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
 }
 
@@ -132,27 +140,31 @@ func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Message) {
 	resp := m.AlterPartitionResponse
 	pid, p := h.ReplicaNamed(resp.TP)
-	if p == nil || !p.State().IsInflight() || p.State().InFlight() != m.ReplyTo {
+	if p == nil {
+		return
+	}
+	s := p.State() // not nil past here: a change is in flight only in a leader's state
+	if !s.IsInflight() || s.InFlight() != m.ReplyTo {
 		return // the partition state changed meanwhile (a LeaderAndIsr arrived)
 	}
 	switch resp.Error {
 	case protocol.ErrNone:
 		if resp.LeaderEpoch != p.leaderEpoch || resp.PartitionEpoch < p.partitionEpoch {
-			p.leadership().state.WaitForMetadata()
+			s.WaitForMetadata()
 			return
 		}
 		p.SessionsChanged()
-		p.leadership().state.Commit(resp.ISR)
+		s.Commit(resp.ISR)
 		p.partitionEpoch = resp.PartitionEpoch
 		if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
 			rm.CompleteDelayedProduces(h, pid, p)
 		}
 	case protocol.ErrIneligibleReplica:
-		p.leadership().state.Revert() // back to the last committed state
+		s.Revert() // back to the last committed state
 	case protocol.ErrFencedLeaderEpoch, protocol.ErrInvalidUpdateVersion, protocol.ErrInvalidRequest, protocol.ErrUnknownTopicOrPartition:
-		p.leadership().state.WaitForMetadata() // wait for new metadata
+		s.WaitForMetadata() // wait for new metadata
 	default:
-		p.leadership().state.SendFailed()
+		s.SendFailed()
 		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
 	}
 }
