@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -53,24 +54,52 @@ func advise(n int64) int64 {
 // Marked is how many bytes of this process's mappings are marked for huge pages (VmFlags "hg"
 // in /proc/self/smaps): what Advise asked for, and the runtime's own marked metadata.
 func Marked() (int64, error) {
-	data, err := os.ReadFile("/proc/self/smaps")
+	ms, err := mappings()
 	if err != nil {
 		return 0, err
 	}
-	var total, size int64
-	for line := range bytes.Lines(data) {
-		if rest, ok := bytes.CutPrefix(line, []byte("Size:")); ok {
-			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("/proc/self/smaps: %q: %v", line, err)
-			}
-			size = kb << 10
-		}
-		if flags, ok := bytes.CutPrefix(line, []byte("VmFlags:")); ok && slices.ContainsFunc(bytes.Fields(flags), isHG) {
-			total += size
+	var total int64
+	for _, m := range ms {
+		if slices.Contains(strings.Fields(m.flags), "hg") {
+			total += int64(m.hi - m.lo)
 		}
 	}
 	return total, nil
 }
 
-func isHG(flag []byte) bool { return string(flag) == "hg" }
+// mapping is one of this process's mappings as /proc/self/smaps lists it: its address range,
+// its VmFlags and its AnonHugePages (kB).
+type mapping struct {
+	lo, hi uintptr
+	flags  string
+	hugeKB int64
+}
+
+// mappings reads /proc/self/smaps.
+func mappings() ([]mapping, error) {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return nil, err
+	}
+	var out []mapping
+	for line := range strings.Lines(string(data)) {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			out = append(out, mapping{lo: lo, hi: hi})
+			continue
+		}
+		if len(out) == 0 {
+			continue
+		}
+		m := &out[len(out)-1]
+		if v, ok := strings.CutPrefix(line, "AnonHugePages:"); ok {
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d", &m.hugeKB); err != nil {
+				return nil, fmt.Errorf("/proc/self/smaps: %q: %v", line, err)
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+			m.flags = strings.TrimSpace(v)
+		}
+	}
+	return out, nil
+}

@@ -1,7 +1,6 @@
 package hugepages
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -42,28 +41,13 @@ func TestAdviseMarksTheHeap(t *testing.T) {
 
 // vmaAt reads the VmFlags and AnonHugePages (kB) of the mapping holding addr.
 func vmaAt(addr uintptr) (flags string, hugeKB int64, err error) {
-	f, err := os.Open("/proc/self/smaps")
+	ms, err := mappings()
 	if err != nil {
 		return "", 0, err
 	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		if !in {
-			continue
-		}
-		if v, ok := strings.CutPrefix(line, "AnonHugePages:"); ok {
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &hugeKB)
-		}
-		if v, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-			return strings.TrimSpace(v), hugeKB, nil
+	for _, m := range ms {
+		if m.lo <= addr && addr < m.hi {
+			return m.flags, m.hugeKB, nil
 		}
 	}
 	return "", 0, fmt.Errorf("no mapping in /proc/self/smaps holds %#x", addr)
