@@ -257,14 +257,19 @@ func (b *Broker) shutDown() {
 	b.stopped()
 }
 
-// failLogDir takes every replica offline with KIP-112's handling: its parked produces and
-// fetches are answered, its fetchers stop. It returns how many replicas went offline.
+// failLogDir takes every replica offline with KIP-112's handling: its parked fetches are
+// answered, its fetchers stop. It returns how many replicas went offline. A produce parked for
+// acks=all stays in the purgatory until its timeout answers it REQUEST_TIMED_OUT:
+// ReplicaManager.handleLogDirFailure (2.1.1, 3.7.0) only marks the partitions offline
+// (markPartitionOffline; Partition.markOffline) and completes no delayed operation, the
+// controller sends the failed replica no LeaderAndIsr (it is not online) and its StopReplica is
+// ignored for an offline partition (stopReplicas: "partition is in an offline log directory"),
+// so nothing calls DelayedProduce.tryComplete again before the produce expires.
 func (b *Broker) failLogDir() int {
 	for i := range b.replicas {
 		r := &b.replicas[i]
 		r.SessionsChanged()
 		r.SetOffline()
-		b.rm.CompleteDelayedProduces(b, r.pid, r)
 		b.rm.TryCompleteWatchers(b, r)
 	}
 	b.fetchers.RemoveFetcherForPartitions(b.hosted)

@@ -1,0 +1,46 @@
+package engine
+
+import "testing"
+
+// Audit 9, the leader side (acks=all completion, the HW, the ISR), against each era's Kafka
+// source (tags 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// TestAuditLogDirFailureLeavesProduceParked: ReplicaManager.handleLogDirFailure (2.1.1, 3.7.0)
+// stops the fetchers and marks the partitions offline (markPartitionOffline, Partition.markOffline
+// in 3.7.0), and completes no delayed operation. The controller elects elsewhere and sends the
+// failed replica no LeaderAndIsr (it is not online), and stopReplicas ignores an offline
+// partition, so nothing calls DelayedProduce.tryComplete again: an acks=all produce parked on the
+// failed leader waits for its timeout (request.timeout.ms after it arrived) and is answered
+// REQUEST_TIMED_OUT. It is not answered KAFKA_STORAGE_ERROR at once (which this producer would
+// retry on the new leader).
+func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(era))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`) // the follower stops fetching: the HW stays
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`) // arrives at 2001
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"failDisk","broker":0}`)
+			runFor(t, e, 2000)
+			if l := e.ctrl.Leader(p.pid); l != 1 {
+				t.Fatalf("leader %d after the disk failure, want 1", l)
+			}
+			op := e.Produces()[0]
+			if op.Done || e.client(p).Acked() != 0 || e.replicaOn(p.pid, 1).Log().LogEndOffset() != 0 {
+				t.Fatalf("2 s after the failure: done %v (%s), acked %d, new leader's LEO %d; want parked, 0, 0",
+					op.Done, op.Result, e.client(p).Acked(), e.replicaOn(p.pid, 1).Log().LogEndOffset())
+			}
+			runFor(t, e, 32001-e.now) // the DelayedProduce expires at 2001 + 30000
+			if op := e.Produces()[0]; op.Done {
+				t.Fatalf("answered %s before its timeout", op.Result)
+			}
+			runFor(t, e, 1)
+			if op := e.Produces()[0]; !op.Done || op.Result != ErrRequestTimedOut.String() {
+				t.Fatalf("result %q (done %v) at its timeout, want REQUEST_TIMED_OUT", op.Result, op.Done)
+			}
+		})
+	}
+}
