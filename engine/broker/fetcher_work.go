@@ -89,11 +89,15 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 // waits.
 func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
 	x := h.NewFetch()
-	req, ok, next := t.buildFetch(h, rules, x.parts[:0])
+	req, ok, _ := t.buildFetch(h, rules, x.parts[:0])
 	if !ok {
 		h.KeepFetch(x)
 		if len(t.parts) > 0 {
-			t.WakeUp(h, next)
+			// AbstractFetcherThread.maybeFetch (0.10.2.2 doWork, 2.1.1, 3.7.0): with no Fetch to
+			// send the thread awaits partitionMapCond for replica.fetch.backoff.ms from now; a
+			// delayed partition's deadline passing does not signal it, only addPartitions and
+			// the like do (AddFetcher's WakeUp).
+			t.WakeUp(h, h.Now()+rules.BackoffMs)
 		}
 		return
 	}

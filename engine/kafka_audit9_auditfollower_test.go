@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"testing"
+)
+
+// Audit of the follower side (fetcher threads, truncation, restarts) against each era's Kafka
+// source (tags 0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// fetchSendTimes returns the times broker from sent a Fetch to broker to, at or after since.
+func fetchSendTimes(e *Engine, from, to int32, since int64) []int64 {
+	var ts []int64
+	for _, ev := range eventsOf(e.events, MsgFetch, func(ev Event) bool {
+		return ev.Message.From == from && ev.Message.To == to && ev.T >= since
+	}) {
+		ts = append(ts, ev.T)
+	}
+	return ts
+}
+
+// TestAuditFetcherAwaitsBackoffWhenIdle: AbstractFetcherThread.maybeFetch (2.1.1 l.115-132,
+// 3.7.0 l.113-131; 0.10.2.2 doWork) awaits partitionMapCond for replica.fetch.backoff.ms when it
+// has no Fetch to send, and a delayed partition's DelayedItem expiring does not signal it. Broker 3
+// shuts down, so leader 1's epoch goes to 1; the LeaderAndIsr reaches follower 2 at 1002 but the
+// leader only at 1101 (a slow controller link). Follower 2 fetches with epoch 1 at 1004, gets
+// UNKNOWN_LEADER_EPOCH at 1006 and delays t-0 until 2006; its next build forgets t-0 (a Fetch
+// that forgets a partition is sent: RemoteLeaderEndPoint.buildFetch), answered at 1008; then
+// nothing is ready and the thread awaits 1000 ms: it fetches again at 2008, not at 2006.
+func TestAuditFetcherAwaitsBackoffWhenIdle(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":0,"to":1,"latencyMs":100}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"shutdown","broker":3}`)
+			runFor(t, e, 500)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			if err := e.RunUntil(2009); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.replicaOn(p.pid, 2).Log().LogEndOffset(); got != 0 {
+				t.Errorf("follower 2's LEO at 2009: %d, want 0 (its next Fetch leaves at 2008)", got)
+			}
+			runFor(t, e, 1)
+			if got := e.replicaOn(p.pid, 2).Log().LogEndOffset(); got != 1 {
+				t.Errorf("follower 2's LEO at 2010: %d, want 1", got)
+			}
+			ts := fetchSendTimes(e, 2, 1, 1001)
+			want := []int64{1004, 1006, 2008, 2010}
+			if len(ts) < len(want) {
+				t.Fatalf("follower 2's Fetches since 1001 at %v, want them to begin %v", ts, want)
+			}
+			for i := range want {
+				if ts[i] != want[i] {
+					t.Fatalf("follower 2's Fetches since 1001 at %v, want them to begin %v", ts, want)
+				}
+			}
+		})
+	}
+}
