@@ -62,3 +62,38 @@ func TestAuditFetcherAwaitsBackoffWhenIdle(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditFailedFetchAwaitsBeforeDelaying: AbstractFetcherThread.processFetchRequest before 3.1
+// (0.10.2.2 l.119-131, 0.11.0.2 l.150-163, 2.1.1 l.273-287) catches a failed Fetch, awaits
+// partitionMapCond for fetchBackOffMs ("sleep a while"), and only then delays every partition by
+// fetchBackOffMs (handlePartitionsWithErrors): "effectively doubling the delay". KAFKA-8529
+// (3.1) removed the await, so 3.7.0 (l.318-326) only delays. Follower 2's link to leader 1 is cut
+// while its Fetch is on the way; the Fetch times out after replica.socket.timeout.ms (30 s) and
+// the link heals before the follower fetches again: the next Fetch leaves 2 s after the timeout
+// before 3.1, 1 s after it in 3.7.
+func TestAuditFailedFetchAwaitsBeforeDelaying(t *testing.T) {
+	for _, tc := range []struct {
+		era   string
+		after int64
+	}{{"0.10.2", 2000}, {"0.11.0", 2000}, {"2.1", 2000}, {"3.7", 1000}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+			runFor(t, e, 200)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 30800)
+			apply(t, e, `{"do":"heal"}`)
+			runFor(t, e, 3000)
+			ts := fetchSendTimes(e, 2, 1, 1000)
+			if len(ts) < 2 || ts[0] > 1010 {
+				t.Fatalf("follower 2's Fetches since 1000 at %v; want the held one soon after 1000, then more", ts)
+			}
+			if want := ts[0] + 30000 + tc.after; ts[1] != want {
+				t.Errorf("the Fetch after the one that timed out (sent %d) left at %d, want %d", ts[0], ts[1], want)
+			}
+		})
+	}
+}

@@ -244,6 +244,23 @@ func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
 		t.session.HandleError()
 	}
 	rules := h.Rules()
+	if req.Type == protocol.MsgFetch && rules.AwaitAfterFailedFetch {
+		// AbstractFetcherThread.processFetchRequest before 3.1 (0.10.2.2 l.119-131, 0.11.0.2,
+		// 2.1.1 l.273-287): the catch awaits partitionMapCond for fetchBackOffMs, then
+		// handlePartitionsWithErrors delays every partition by fetchBackOffMs from then. The
+		// next doWork finds nothing ready and awaits again: the next Fetch leaves two backoffs
+		// after the failure.
+		wake := h.Now() + rules.BackoffMs
+		for i := range t.parts {
+			st := &t.parts[i]
+			st.SetDelayUntil(wake + rules.BackoffMs)
+			t.NoteChange(st)
+		}
+		if len(t.parts) > 0 {
+			t.WakeUp(h, wake)
+		}
+		return
+	}
 	for i := range t.parts {
 		t.backoff(h, &rules, &t.parts[i])
 	}

@@ -65,6 +65,9 @@ type FetcherRules struct {
 	// OutOfRangeFatal: a follower whose leader's log ends below its own exits rather than
 	// truncate, unless UncleanElection (unclean.leader.election.enable) allows it (before 2.1).
 	OutOfRangeFatal, UncleanElection bool
+	// AwaitAfterFailedFetch: after a failed Fetch the thread awaits BackoffMs, then delays its
+	// partitions by BackoffMs (before 3.1, KAFKA-8529).
+	AwaitAfterFailedFetch bool
 	// BackoffMs is replica.fetch.backoff.ms (at least 1: a thread cannot loop at one instant);
 	// MaxWaitMs and MinBytes are replica.fetch.wait.max.ms and replica.fetch.min.bytes.
 	BackoffMs, MaxWaitMs, MinBytes int64
