@@ -97,3 +97,54 @@ func TestAuditFailedFetchAwaitsBeforeDelaying(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditNewEpochLeaderKeepsParkedFetch: Partition.makeLeader completes delayed requests only
+// when the HW moved (2.1.1 l.418-420, 3.7.0 l.800-802: `if (leaderHWIncremented)
+// tryCompleteDelayedRequests()`). Broker 3's controlled shutdown takes it out of the ISR at
+// leader epoch 1 with the same leader 1 and no HW move, so follower 2's Fetch parked with epoch 0
+// stays parked; the append at 1401 checks it (ReplicaManager's checkAndComplete after an append)
+// and DelayedFetch.tryComplete's Case E answers FENCED_LEADER_EPOCH then, not at 1202. In 3.7
+// the re-added partition (Fetching, epoch 1) takes the error and backs off
+// (onPartitionFenced: a newer epoch, retry later): after the Fetch that forgets it, the thread
+// awaits 1000 ms and fetches the record at 2404. In 2.1 the partition is Truncating, so the
+// answer only frees the thread: OffsetsForLeaderEpoch at 1402, the record at 1406.
+func TestAuditNewEpochLeaderKeepsParkedFetch(t *testing.T) {
+	for _, tc := range []struct {
+		era    string
+		leoAt2 int64
+	}{{"2.1", 1406}, {"3.7", 2406}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+			runFor(t, e, 1100)
+			apply(t, e, `{"do":"shutdown","broker":3}`)
+			runFor(t, e, 200)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 1)
+			var fencedAt []int64
+			for _, ev := range eventsOf(e.events, MsgFetchResponse, func(ev Event) bool {
+				ps := ev.Message.FetchResponse.Partitions
+				return ev.Message.To == 2 && len(ps) > 0 && ps[0].Error == ErrFencedLeaderEpoch
+			}) {
+				fencedAt = append(fencedAt, ev.T)
+			}
+			if len(fencedAt) != 1 || fencedAt[0] != 1401 {
+				t.Fatalf("FENCED_LEADER_EPOCH answers to follower 2 at %v, want one, at 1401 (the append)", fencedAt)
+			}
+			if err := e.RunUntil(tc.leoAt2 - 1); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.replicaOn(p.pid, 2).Log().LogEndOffset(); got != 1 {
+				t.Errorf("follower 2's LEO at %d: %d, want 1", tc.leoAt2-1, got)
+			}
+			runFor(t, e, 1)
+			if got := e.replicaOn(p.pid, 2).Log().LogEndOffset(); got != 2 {
+				t.Errorf("follower 2's LEO at %d: %d, want 2", tc.leoAt2, got)
+			}
+		})
+	}
+}
