@@ -110,6 +110,11 @@ type era struct {
 	// the catch before it delays them, "effectively doubling the delay" (0.10.2.2, 0.11.0.2,
 	// 2.1.1).
 	noAwaitAfterFailedFetch bool
+	// truncationClampsHW: a truncation below the HW lowers it to the new LEO (UnifiedLog
+	// .truncateTo, Log.updateLogEndOffset from 2.4, commit 7a7d4cb5819). Before, the follower's
+	// HW was Replica.highWatermark, which LogManager.truncateTo does not touch: it stays above
+	// the LEO until the next fetch answer (0.10.2.2, 0.11.0.2, 2.1.1).
+	truncationClampsHW bool
 }
 
 func eraFor(version string) era {
@@ -131,6 +136,6 @@ func eraFor(version string) era {
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			noAwaitAfterFailedFetch: true}
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true}
 	}
 }

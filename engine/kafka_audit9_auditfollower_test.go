@@ -148,3 +148,56 @@ func TestAuditNewEpochLeaderKeepsParkedFetch(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditTruncationKeepsFollowerHWBefore24: before 2.4 a follower's HW was
+// Replica.highWatermark, which LogManager.truncateTo does not touch (0.11.0.2
+// ReplicaFetcherThread.maybeTruncate, 2.1.1 Partition.truncateTo): a truncation below the HW
+// leaves it above the new LEO until the next fetch answer sets min(leader HW, LEO)
+// (processPartitionData). 2.4.0's Log.updateLogEndOffset lowers it with the LEO (commit
+// 7a7d4cb5819). Broker 2 (LEO 3, HW 3 checkpointed) returns after an unclean election made
+// broker 3 (LEO 1) leader; it truncates to 1 at 28003, fetches at offset 1 and its Fetch waits
+// replica.fetch.wait.max.ms at the leader: its HW stays 3 until 28505 before 2.4.
+func TestAuditTruncationKeepsFollowerHWBefore24(t *testing.T) {
+	for _, tc := range []struct {
+		era string
+		hw  int64 // at 28100
+	}{{"0.11.0", 3}, {"2.1", 3}, {"3.7", 1}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			cfg["unclean.leader.election.enable"] = "true"
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			cfg["replica.lag.time.max.ms"] = "10000"
+			e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":3,"to":1,"down":true}`)
+			runFor(t, e, 200)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":1}`)
+			runFor(t, e, 19800) // 21000: broker 3 left the ISR at 15000; broker 2's HW 3 checkpointed at 20000
+			if r := e.replicaOn(p.pid, 2); r.Log().LogEndOffset() != 3 || r.HWCheckpoint() != 3 {
+				t.Fatalf("broker 2 at 21000: LEO %d, HW checkpoint %d; want 3, 3", r.Log().LogEndOffset(), r.HWCheckpoint())
+			}
+			apply(t, e, `{"do":"kill","broker":2}`)
+			runFor(t, e, 500)
+			apply(t, e, `{"do":"heal"}`)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6500) // 28000: broker 3 leads (unclean, at 27500)
+			if l := e.ctrl.Leader(p.pid); l != 3 {
+				t.Fatalf("leader at 28000: %d, want 3", l)
+			}
+			apply(t, e, `{"do":"restart","broker":2}`)
+			runFor(t, e, 100)
+			r := e.replicaOn(p.pid, 2)
+			if r.Log().LogEndOffset() != 1 || r.Log().HighWatermark() != tc.hw {
+				t.Errorf("broker 2 at 28100: LEO %d, HW %d; want 1, %d", r.Log().LogEndOffset(), r.Log().HighWatermark(), tc.hw)
+			}
+			runFor(t, e, 500)
+			if r.Log().LogEndOffset() != 1 || r.Log().HighWatermark() != 1 {
+				t.Errorf("broker 2 at 28600: LEO %d, HW %d; want 1, 1", r.Log().LogEndOffset(), r.Log().HighWatermark())
+			}
+		})
+	}
+}

@@ -120,6 +120,8 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		t.markFailed(h, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), log.LogEndOffset()))
 		return
 	}
+	preLEO := log.LogEndOffset()
+	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
 		log.AppendAsFollower(d.Records)
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
@@ -132,6 +134,9 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		h.LogStartMoved(p.pid)
 	}
 	h.SetHighWatermark(p, d.HighWatermark)
+	if stale && len(d.Records) > 0 && log.HighWatermark() > preLEO {
+		h.HWMoved(p.pid, preLEO) // the records just appended below the HW, for the checker
+	}
 }
 
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the

@@ -41,6 +41,10 @@ type Follower interface {
 	Appended(p *Partition, n int)
 	LogStartMoved(pid int32)
 	SetHighWatermark(p *Partition, hw int64)
+	// HWMoved states the observers' fact that pid's records from old to its HW are now below
+	// its HW (Cluster's): the fetcher states it for records appended below a HW a truncation
+	// kept above the LEO (before 2.4), which no HW move covers.
+	HWMoved(pid int32, old int64)
 	// Emit records the threads' and the fetcher manager's events (PartitionFailed, FetcherAdded,
 	// FetcherRemoved: events.go), as the broker's Cluster does.
 	Emit(ev Event)

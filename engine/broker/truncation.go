@@ -63,6 +63,13 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	oldHW := p.log.HighWatermark()
 	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
 	cut := p.log.TruncateTo(to)
+	if p.log.HighWatermark() < oldHW && h.ReplicaRules().TruncationKeepsHW {
+		// Before 2.4 LogManager.truncateTo cut the Log only: the follower's
+		// Replica.highWatermark stays above its LEO until the next fetch answer sets it to
+		// min(leader HW, LEO) (0.11.0.2 ReplicaFetcherThread.maybeTruncate, 2.1.1
+		// Partition.truncateTo; 2.4.0's Log.updateLogEndOffset clamps it, commit 7a7d4cb5819).
+		p.log.KeepHighWatermark(oldHW)
+	}
 	if p.log.HighWatermark() != oldHW {
 		rm.noteHW(p)
 	}
