@@ -201,3 +201,47 @@ func TestAuditTruncationKeepsFollowerHWBefore24(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditTruncationResetsFlushCount: a log flushes when unflushedMessages, LEO − recovery
+// point, reaches log.flush.interval.messages (3.7.0 UnifiedLog.append l.932 with
+// LocalLog.unflushedMessages l.164; 0.10.2.2 Log.append l.438, unflushedMessages l.837), and a
+// truncation moves the LEO and caps the recovery point (LocalLog.updateLogEndOffset; 0.10.2.2
+// Log.truncateTo l.895-896), so the count restarts from what is left. With the interval at 3,
+// follower 3 holds two unflushed records past the flushed three when leader 1 dies; becoming
+// follower of broker 2 it cuts them (to its HW before 0.11, by leader epoch after). One more
+// record then leaves one unflushed, not three: a power loss takes it.
+func TestAuditTruncationResetsFlushCount(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			cfg["log.flush.interval.messages"] = "3"
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":-1}`)
+			runFor(t, e, 600)
+			apply(t, e, `{"do":"link","from":1,"to":2,"latencyMs":10000}`)
+			runFor(t, e, 300)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":1}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6400) // 7500: broker 2 leads since 7100
+			r := e.replicaOn(p.pid, 3)
+			if l := e.ctrl.Leader(p.pid); l != 2 || r.Log().LogEndOffset() != 3 {
+				t.Fatalf("at 7500: leader %d, follower 3's LEO %d; want 2, 3", l, r.Log().LogEndOffset())
+			}
+			runFor(t, e, 500)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 1000)
+			if got := r.Log().LogEndOffset(); got != 4 {
+				t.Fatalf("follower 3's LEO at 9000: %d, want 4", got)
+			}
+			apply(t, e, `{"do":"kill","broker":3,"loseUnflushed":true}`)
+			if got := r.Log().LogEndOffset(); got != 3 {
+				t.Errorf("follower 3's LEO after the power loss: %d, want 3 (the record after the truncation was not flushed)", got)
+			}
+		})
+	}
+}
