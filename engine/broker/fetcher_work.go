@@ -109,7 +109,8 @@ func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
 
 // BuildFetch makes the thread's next Fetch (RemoteLeaderEndPoint.buildFetch with
 // FetchSessionHandler.Builder: Build), or reports that there is none to send and the earliest
-// backoff deadline of a delayed partition. Before fetch sessions every Fetch is full and
+// backoff deadline of a delayed partition (information only: the thread then waits
+// replica.fetch.backoff.ms from now, maybeFetch). Before fetch sessions every Fetch is full and
 // sessionless. Before an incremental build the tests' Check looks at the change list
 // (fetcher_check.go).
 func (t *FetcherThread) BuildFetch(h Follower, into []protocol.FetchPartition) (req protocol.FetchRequest, ok bool, next int64) {
