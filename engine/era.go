@@ -104,6 +104,17 @@ type era struct {
 	// from 2.0: `case None if metadataCache.contains(topicPartition)`); before,
 	// UNKNOWN_TOPIC_OR_PARTITION (getLeaderReplicaIfLocal, 0.10.2 and 0.11.0).
 	notLeaderForUnknownLocal bool
+	// noAwaitAfterFailedFetch: a Fetch that fails (no answer: a reset or a timeout) only delays
+	// the thread's partitions by replica.fetch.backoff.ms (AbstractFetcherThread
+	// .processFetchRequest from 3.1, KAFKA-8529). Before, the thread also awaits the backoff in
+	// the catch before it delays them, "effectively doubling the delay" (0.10.2.2, 0.11.0.2,
+	// 2.1.1).
+	noAwaitAfterFailedFetch bool
+	// truncationClampsHW: a truncation below the HW lowers it to the new LEO (UnifiedLog
+	// .truncateTo, Log.updateLogEndOffset from 2.4, commit 7a7d4cb5819). Before, the follower's
+	// HW was Replica.highWatermark, which LogManager.truncateTo does not touch: it stays above
+	// the LEO until the next fetch answer (0.10.2.2, 0.11.0.2, 2.1.1).
+	truncationClampsHW bool
 }
 
 func eraFor(version string) era {
@@ -124,6 +135,7 @@ func eraFor(version string) era {
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
-			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
+			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true}
 	}
 }

@@ -120,6 +120,8 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		t.markFailed(h, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), log.LogEndOffset()))
 		return
 	}
+	preLEO := log.LogEndOffset()
+	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
 		log.AppendAsFollower(d.Records)
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
@@ -132,6 +134,9 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		h.LogStartMoved(p.pid)
 	}
 	h.SetHighWatermark(p, d.HighWatermark)
+	if stale && len(d.Records) > 0 && log.HighWatermark() > preLEO {
+		h.HWMoved(p.pid, preLEO) // the records just appended below the HW, for the checker
+	}
 }
 
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
@@ -244,6 +249,23 @@ func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
 		t.session.HandleError()
 	}
 	rules := h.Rules()
+	if req.Type == protocol.MsgFetch && rules.AwaitAfterFailedFetch {
+		// AbstractFetcherThread.processFetchRequest before 3.1 (0.10.2.2 l.119-131, 0.11.0.2,
+		// 2.1.1 l.273-287): the catch awaits partitionMapCond for fetchBackOffMs, then
+		// handlePartitionsWithErrors delays every partition by fetchBackOffMs from then. The
+		// next doWork finds nothing ready and awaits again: the next Fetch leaves two backoffs
+		// after the failure.
+		wake := h.Now() + rules.BackoffMs
+		for i := range t.parts {
+			st := &t.parts[i]
+			st.SetDelayUntil(wake + rules.BackoffMs)
+			t.NoteChange(st)
+		}
+		if len(t.parts) > 0 {
+			t.WakeUp(h, wake)
+		}
+		return
+	}
 	for i := range t.parts {
 		t.backoff(h, &rules, &t.parts[i])
 	}

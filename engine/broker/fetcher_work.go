@@ -89,11 +89,15 @@ func (t *FetcherThread) maybeTruncate(h Follower, rules *FetcherRules) bool {
 // waits.
 func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
 	x := h.NewFetch()
-	req, ok, next := t.buildFetch(h, rules, x.parts[:0])
+	req, ok, _ := t.buildFetch(h, rules, x.parts[:0])
 	if !ok {
 		h.KeepFetch(x)
 		if len(t.parts) > 0 {
-			t.WakeUp(h, next)
+			// AbstractFetcherThread.maybeFetch (0.10.2.2 doWork, 2.1.1, 3.7.0): with no Fetch to
+			// send the thread awaits partitionMapCond for replica.fetch.backoff.ms from now; a
+			// delayed partition's deadline passing does not signal it, only addPartitions and
+			// the like do (AddFetcher's WakeUp).
+			t.WakeUp(h, h.Now()+rules.BackoffMs)
 		}
 		return
 	}
@@ -105,7 +109,8 @@ func (t *FetcherThread) maybeFetch(h Follower, rules *FetcherRules) {
 
 // BuildFetch makes the thread's next Fetch (RemoteLeaderEndPoint.buildFetch with
 // FetchSessionHandler.Builder: Build), or reports that there is none to send and the earliest
-// backoff deadline of a delayed partition. Before fetch sessions every Fetch is full and
+// backoff deadline of a delayed partition (information only: the thread then waits
+// replica.fetch.backoff.ms from now, maybeFetch). Before fetch sessions every Fetch is full and
 // sessionless. Before an incremental build the tests' Check looks at the change list
 // (fetcher_check.go).
 func (t *FetcherThread) BuildFetch(h Follower, into []protocol.FetchPartition) (req protocol.FetchRequest, ok bool, next int64) {

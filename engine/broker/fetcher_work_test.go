@@ -67,6 +67,9 @@ func (h *fakeFollower) LogStartMoved(pid int32) {
 func (h *fakeFollower) SetHighWatermark(p *Partition, hw int64) {
 	h.calls = append(h.calls, fmt.Sprintf("HW of %d: %d", p.Pid(), hw))
 }
+func (h *fakeFollower) HWMoved(pid int32, old int64) {
+	h.calls = append(h.calls, fmt.Sprintf("records of %d below its HW from %d", pid, old))
+}
 func (h *fakeFollower) BrokerID() int32 { return 1 }
 func (h *fakeFollower) Exit(pid int32, why string) {
 	h.calls = append(h.calls, fmt.Sprintf("exit on %d: %s", pid, why))

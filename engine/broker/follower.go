@@ -41,6 +41,10 @@ type Follower interface {
 	Appended(p *Partition, n int)
 	LogStartMoved(pid int32)
 	SetHighWatermark(p *Partition, hw int64)
+	// HWMoved states the observers' fact that pid's records from old to its HW are now below
+	// its HW (Cluster's): the fetcher states it for records appended below a HW a truncation
+	// kept above the LEO (before 2.4), which no HW move covers.
+	HWMoved(pid int32, old int64)
 	// Emit records the threads' and the fetcher manager's events (PartitionFailed, FetcherAdded,
 	// FetcherRemoved: events.go), as the broker's Cluster does.
 	Emit(ev Event)
@@ -65,6 +69,9 @@ type FetcherRules struct {
 	// OutOfRangeFatal: a follower whose leader's log ends below its own exits rather than
 	// truncate, unless UncleanElection (unclean.leader.election.enable) allows it (before 2.1).
 	OutOfRangeFatal, UncleanElection bool
+	// AwaitAfterFailedFetch: after a failed Fetch the thread awaits BackoffMs, then delays its
+	// partitions by BackoffMs (before 3.1, KAFKA-8529).
+	AwaitAfterFailedFetch bool
 	// BackoffMs is replica.fetch.backoff.ms (at least 1: a thread cannot loop at one instant);
 	// MaxWaitMs and MinBytes are replica.fetch.wait.max.ms and replica.fetch.min.bytes.
 	BackoffMs, MaxWaitMs, MinBytes int64

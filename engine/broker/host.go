@@ -151,6 +151,9 @@ type ReplicaRules struct {
 	// EpochAnswerNamesEpoch: an OffsetsForLeaderEpoch answer names (epoch, end offset) (KIP-279,
 	// 2.0); before, an offset only.
 	EpochAnswerNamesEpoch bool
+	// TruncationKeepsHW: a follower's truncation leaves its HW as it was, even above its new LEO,
+	// until its next fetch answer (before 2.4: Replica.highWatermark was not the Log's).
+	TruncationKeepsHW bool
 	// CheckpointCheck, when set (tests only), hears of every known, online replica whose
 	// checkpoint does not hold its HW after a checkpoint (checkpoint_check.go).
 	CheckpointCheck func(problem string)

@@ -211,10 +211,14 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 		h.Emit(Event{Kind: BecameLeader, Pid: protocol.Some(pid), Epoch: protocol.Some(int64(r.LeaderEpoch())),
 			ISR: r.State().ISR(), Reason: "leader", Arg: [4]int64{r.EpochStartOffset()}})
 	}
+	// Partition.makeLeader (0.10.2.2 l.197-199, 2.1.1 l.418-420, 3.7.0 l.800-802): "some
+	// delayed operations may be unblocked after HW changed": tryCompleteDelayedRequests only
+	// if the HW moved. A follower's fetch parked with the old leader epoch stays parked until
+	// an append, a HW move or its max wait fences it (DelayedFetch.tryComplete's Case E).
 	if rm.MaybeIncrementLeaderHW(h, pid, r, -1) {
 		rm.CompleteDelayedProduces(h, pid, r)
+		rm.TryCompleteWatchers(h, r)
 	}
-	rm.TryCompleteWatchers(h, r)
 }
 
 func (rm *ReplicaManager) makeFollowers(h Host, rules *ReplicaRules, states []protocol.LeaderAndIsrState, liveLeaders []int32) {

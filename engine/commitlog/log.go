@@ -275,6 +275,11 @@ func (l *Log) TruncateTo(t int64) []Record {
 	return cut
 }
 
+// KeepHighWatermark sets the HW to hw as it is, even above the LEO: before Kafka 2.4 a truncation
+// left a follower's HW as it was (Replica.highWatermark lived outside the Log) until its next
+// fetch answer.
+func (l *Log) KeepHighWatermark(hw int64) { l.hw = hw }
+
 // TruncateFullyAndStartAt empties the log and moves its start to o (a follower far behind the
 // leader's log start).
 func (l *Log) TruncateFullyAndStartAt(o int64) {
