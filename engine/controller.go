@@ -100,7 +100,7 @@ func (e *Engine) controllerRetry(b int32, epoch int32) { e.ctrl.Retry(b, epoch) 
 func (e *Engine) autoRebalance(epoch int32) { e.ctrl.AutoRebalance(epoch) }
 
 // handleLogDirFailure: broker id's log directory failed; the controller hears of it at once (the
-// log-dir event notification in ZooKeeper).
+// log-dir event notification in ZooKeeper) and asks the broker which replicas are offline.
 func (e *Engine) handleLogDirFailure(id int32) { e.ctrl.ProcessLogDirEvent(id) }
 
 // elect is an operator's election: preferred (no broker), a chosen leader (reorder the assignment,

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Audit 9 of the ZooKeeper-mode controller against each era's Kafka source (tags 0.10.2.2,
+// 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// ctrlState is partition pid's leader, leader epoch and ISR as the controller holds them.
+func ctrlState(e *Engine, pid int32) string {
+	return fmt.Sprintf("leader %d epoch %d isr %v", e.ctrl.Leader(pid), e.ctrl.LeaderEpoch(pid), e.ctrl.ISR(pid))
+}
+
+// TestAudit9LogDirFailureLearnedFromLeaderAndIsrResponse: a log directory failure reaches the
+// controller as a LogDirEventNotification, and KafkaController.onBrokerLogDirFailure (2.1.1,
+// 3.7.0) does not know which replicas went offline: it sends the broker its replicas
+// (OnlineReplica), and processLeaderAndIsrResponseReceived (2.1.1 LeaderAndIsrResponseReceived)
+// takes the partitions answered KAFKA_STORAGE_ERROR offline (replicasOnOfflineDirs,
+// onReplicasBecomeOffline). So the election comes one round trip later, not at once; and a new
+// controller, whose context starts empty, learns it the same way from its failover's
+// OnlineReplica batch: it may first elect the offline replica (PartitionStateMachine.startup runs
+// before any answer), then takes it away when the answer comes.
+func TestAudit9LogDirFailureLearnedFromLeaderAndIsrResponse(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era+"/round trip", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2, 0}}, eraCfg(era))
+			pid := e.partitionOf(ktTopic, 0).pid
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"failDisk","broker":1}`)
+			runFor(t, e, 1)
+			if got := ctrlState(e, pid); got != "leader 1 epoch 0 isr [0 1 2]" {
+				t.Fatalf("1 ms after the failure: %s, want the old state (the LeaderAndIsr probe is on its way)", got)
+			}
+			runFor(t, e, 1)
+			if got := ctrlState(e, pid); got != "leader 2 epoch 1 isr [0 2]" {
+				t.Fatalf("2 ms after the failure: %s, want leader 2 epoch 1 isr [0 2]", got)
+			}
+		})
+	}
+	t.Run("3.7/new controller", func(t *testing.T) {
+		e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, nil)
+		pid := e.partitionOf(ktTopic, 0).pid
+		runFor(t, e, 1000)
+		apply(t, e, `{"do":"kill","broker":2}`)
+		runFor(t, e, 19000) // 2's session expired at 19000: ISR [1]
+		apply(t, e, `{"do":"failDisk","broker":1}`)
+		runFor(t, e, 2)
+		if got := ctrlState(e, pid); got != "leader -1 epoch 2 isr [1]" {
+			t.Fatalf("after the disk failure: %s, want leader -1 epoch 2 isr [1]", got)
+		}
+		apply(t, e, `{"do":"kill","broker":0}`)
+		runFor(t, e, 18000) // 0's session expires: broker 1 becomes controller, its context empty
+		if got := ctrlState(e, pid); got != "leader 1 epoch 3 isr [1]" {
+			t.Fatalf("at the failover: %s, want leader 1 epoch 3 isr [1] (elected before any answer)", got)
+		}
+		runFor(t, e, 2)
+		if got := ctrlState(e, pid); got != "leader -1 epoch 4 isr [1]" {
+			t.Fatalf("after the failover's answers: %s, want leader -1 epoch 4 isr [1]", got)
+		}
+	})
+}
