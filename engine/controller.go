@@ -114,11 +114,6 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 // at once).
 func (e *Engine) uncleanElectionEnabled() { e.ctrl.UncleanLeaderElectionEnabled() }
 
-// shutdownInProcess is a controlled shutdown broker b asks of the controller in its own process
-// (over loopback in Kafka; at once here): the partitions still led, and whether b runs the usable
-// controller.
-func (e *Engine) shutdownInProcess(b int32) ([]TP, bool) { return e.ctrl.ShutdownInProcess(b) }
-
 // The brokers' ZooKeeper sessions.
 
 // register creates a new ZooKeeper session and registration with a new broker epoch, which the

@@ -61,3 +61,31 @@ func TestAudit9LogDirFailureLearnedFromLeaderAndIsrResponse(t *testing.T) {
 		}
 	})
 }
+
+// TestAudit9ControllerBrokerShutdownOverTheNetwork: KafkaServer.controlledShutdown sends its
+// ControlledShutdown to the controller's node over the network also when its own broker is the
+// controller (3.7.0 NetworkClientUtils.sendAndReceive; 0.10.2.2 networkClient.blockingReady and
+// blockingSendAndReceive); nothing takes a shortcut in the process. So the controller's own
+// broker's leaderships move one latency (1 ms) after its shutdown began, not at once, and it
+// stops when the answer is back, 2 ms after.
+func TestAudit9ControllerBrokerShutdownOverTheNetwork(t *testing.T) {
+	for _, era := range []string{"0.10.2", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, eraCfg(era))
+			pid := e.partitionOf(ktTopic, 0).pid
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"shutdown","broker":0}`)
+			if got := ctrlState(e, pid); got != "leader 0 epoch 0 isr [0 1 2]" || e.brokers[0].Dead() {
+				t.Fatalf("at the shutdown: %s, broker 0 dead %v; want the old state, running", got, e.brokers[0].Dead())
+			}
+			runFor(t, e, 1)
+			if got := ctrlState(e, pid); got != "leader 1 epoch 1 isr [1 2]" || e.brokers[0].Dead() {
+				t.Fatalf("1 ms later: %s, broker 0 dead %v; want leader 1 epoch 1 isr [1 2], running", got, e.brokers[0].Dead())
+			}
+			runFor(t, e, 1)
+			if !e.brokers[0].Dead() || e.ctrl.Broker() != 1 {
+				t.Fatalf("2 ms later: broker 0 dead %v, controller %d; want stopped, controller 1", e.brokers[0].Dead(), e.ctrl.Broker())
+			}
+		})
+	}
+}

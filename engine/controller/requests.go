@@ -91,16 +91,6 @@ func (k *Controller) ProcessControlledShutdown(at int32, m *protocol.Message) {
 	k.c.Send(&protocol.Message{Type: protocol.MsgControlledShutdownResp, From: at, To: m.From, ReplyTo: m.ID, ControlledShutdownResp: resp})
 }
 
-// ShutdownInProcess is a controlled shutdown the controller's own broker asks of itself (over
-// loopback in Kafka; at once here): if broker b runs the usable controller, it moves b's
-// leaderships and reports the partitions still led and true.
-func (k *Controller) ShutdownInProcess(b int32) ([]protocol.TP, bool) {
-	if !k.usable() || k.broker != b {
-		return nil, false
-	}
-	return k.DoControlledShutdown(b), true
-}
-
 // DoControlledShutdown is KafkaController.doControlledShutdown (2.1.1, 3.7.0): the
 // controlled-shutdown election for the partitions the broker leads (first live ISR member not
 // shutting down), sent as one batch; then StopReplica to the broker for the partitions it
