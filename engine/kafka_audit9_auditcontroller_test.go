@@ -89,3 +89,32 @@ func TestAudit9ControllerBrokerShutdownOverTheNetwork(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit9BrokerChangeOrder: KafkaController.processBrokerChange (3.7.0) handles the new
+// brokers first, then the bounced ones (onBrokerFailure, then onBrokerStartup), then the dead ones
+// (0.10.2.2's BrokerChangeListener and 2.1.1's BrokerChange: new, then dead). One change carries
+// several when the controller was cut from ZooKeeper and catches up. Here broker 1, t-0's leader,
+// died and broker 2, its other ISR member, bounced while controller 0 was isolated: the bounce
+// runs first and takes 2 out of the ISR (OfflineReplica), so the dead leader's election finds no
+// live ISR member and t-0 is left without a leader, ISR [1], two epochs up. (Handling both as
+// deaths at once, then 2's startup, elected 2.)
+func TestAudit9BrokerChangeOrder(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{"auto.leader.rebalance.enable": "false"})
+	pid := e.partitionOf(ktTopic, 0).pid
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"kill","broker":1}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"isolate","broker":0}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"kill","broker":2}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"restart","broker":2}`) // a bounce: a new broker epoch
+	runFor(t, e, 15500)                        // 1's session expired at 19000, unseen
+	if got := ctrlState(e, pid); got != "leader 1 epoch 0 isr [1 2]" {
+		t.Fatalf("before the heal: %s, want the start's state", got)
+	}
+	apply(t, e, `{"do":"heal","broker":0}`)
+	if got := ctrlState(e, pid); got != "leader -1 epoch 2 isr [1]" {
+		t.Fatalf("after the catch-up: %s, want leader -1 epoch 2 isr [1]", got)
+	}
+}
