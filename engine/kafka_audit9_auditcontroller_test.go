@@ -118,3 +118,27 @@ func TestAudit9BrokerChangeOrder(t *testing.T) {
 		t.Fatalf("after the catch-up: %s, want leader -1 epoch 2 isr [1]", got)
 	}
 }
+
+// TestAudit9MissedReRegistrationBefore22: before broker epochs the controller's broker change
+// compares broker ids only (0.10.2.2 BrokerChangeListener.doHandleChildChange, 2.1.1
+// BrokerChange.process: newBrokerIds = curBrokerIds -- liveOrShuttingDownBrokerIds, deadBrokerIds
+// the other way). Broker 2 crashed, its session expired and it registered again while controller
+// 0 was cut from ZooKeeper: when the controller catches up, broker 2 is in both sets, so nothing
+// happens (KAFKA-7235, fixed in 2.2 by broker epochs): no OfflineReplica, no leader epoch bump, and
+// broker 2 stays in the ISR until the leader's own shrink.
+func TestAudit9MissedReRegistrationBefore22(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2, 0}}, map[string]string{
+		"auto.leader.rebalance.enable": "false", "inter.broker.protocol.version": `"0.10.2"`})
+	pid := e.partitionOf(ktTopic, 0).pid
+	runFor(t, e, 500)
+	apply(t, e, `{"do":"kill","broker":2}`)
+	runFor(t, e, 500)
+	apply(t, e, `{"do":"isolate","broker":0}`)
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"restart","broker":2}`) // registers when its old session expires, at 6500
+	runFor(t, e, 5800)
+	apply(t, e, `{"do":"heal","broker":0}`) // at 6900, before 0's own session expires
+	if got := ctrlState(e, pid); got != "leader 1 epoch 0 isr [0 1 2]" {
+		t.Fatalf("after the catch-up: %s, want leader 1 epoch 0 isr [0 1 2] (nothing seen)", got)
+	}
+}

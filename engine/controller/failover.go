@@ -34,6 +34,13 @@ func (k *Controller) processBrokerChange() {
 			dead = append(dead, b)
 		case known == 0:
 			born = append(born, b)
+		case !k.era.BrokerEpochs:
+			// Before broker epochs the controller compares broker ids only (0.10.2.2
+			// BrokerChangeListener, 2.1.1 BrokerChange): a death and a new registration it missed
+			// (its ZooKeeper connection was down) look like nothing happened, and the restarted
+			// broker gets no LeaderAndIsr for its partitions (KAFKA-7235, fixed in 2.2). The
+			// controller goes on sending to it as before.
+			k.live[b] = reg
 		default:
 			bounced = append(bounced, b)
 		}
