@@ -126,8 +126,9 @@ func (e *Engine) register(b *broker) {
 // disconnect cuts a broker from ZooKeeper; its session expires unless it comes back in time.
 func (e *Engine) disconnect(b int32) { e.ctrl.Disconnect(b) }
 
-// expireSession is a session's expiry timer; it reports whether the session expired.
-func (e *Engine) expireSession(b int32, gen uint64) bool { return e.ctrl.SessionExpired(b, gen) }
+// expireSession is a session's expiry timer; it returns the brokers whose sessions expired (b's
+// and any other due at the same instant), none if b's had not.
+func (e *Engine) expireSession(b int32, gen uint64) []int32 { return e.ctrl.SessionExpired(b, gen) }
 
 // deregister closes a session at once (clean shutdown).
 func (e *Engine) deregister(b int32) { e.ctrl.CloseSession(b) }

@@ -142,3 +142,30 @@ func TestAudit9MissedReRegistrationBefore22(t *testing.T) {
 		t.Fatalf("after the catch-up: %s, want leader 1 epoch 0 isr [0 1 2] (nothing seen)", got)
 	}
 }
+
+// TestAudit9SessionsExpiringTogether: two brokers killed at the same instant have their ZooKeeper
+// sessions expire at the same instant; the controller's broker change reads /brokers/ids after
+// its watch fired and finds both gone, so onBrokerFailure gets both (KafkaController.onBrokerFailure
+// with deadBrokers of two; 0.10.2.2 BrokerChangeListener, 3.7.0 processBrokerChange): the election
+// leaves both out. Handled one at a time, the first election picked the other dead broker, still
+// registered, and a second election followed at once: leader epoch 2 instead of 1.
+func TestAudit9SessionsExpiringTogether(t *testing.T) {
+	for _, tc := range []struct {
+		era string
+		at  int64
+	}{{"0.10.2", 6000}, {"3.7", 18000}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["auto.leader.rebalance.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2, 0}}, cfg)
+			pid := e.partitionOf(ktTopic, 0).pid
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			apply(t, e, `{"do":"kill","broker":2}`)
+			runFor(t, e, tc.at)
+			if got := ctrlState(e, pid); got != "leader 0 epoch 1 isr [0]" {
+				t.Fatalf("at the expiry: %s, want leader 0 epoch 1 isr [0]", got)
+			}
+		})
+	}
+}
