@@ -28,12 +28,11 @@ func (e *Engine) startBroker(b *broker, restart bool) {
 // sessionExpire is broker b's session expiry timer (generation gen). A broker restarted before
 // broker epochs waits for its old session's expiry to start (restart).
 func (e *Engine) sessionExpire(b int32, gen uint64) {
-	if !e.expireSession(b, gen) {
-		return
-	}
-	if br := e.brokers[b]; br.startsOnExpiry {
-		br.startsOnExpiry = false
-		e.startBroker(br, true)
+	for _, id := range e.expireSession(b, gen) {
+		if br := e.brokers[id]; br.startsOnExpiry {
+			br.startsOnExpiry = false
+			e.startBroker(br, true)
+		}
 	}
 }
 

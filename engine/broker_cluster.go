@@ -237,6 +237,4 @@ func (h *cluster) UpdateIsr(pid int32, newISR []int32, zkVersion int32) brk.IsrW
 		Old: w.Old, ISR: w.ISR}
 }
 
-func (h *cluster) ControlledShutdownInProcess() ([]TP, bool) { return h.e.shutdownInProcess(h.b.id) }
-
 func (h *cluster) NotifyLogDirFailure() { h.e.handleLogDirFailure(h.b.id) }

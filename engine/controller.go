@@ -100,7 +100,7 @@ func (e *Engine) controllerRetry(b int32, epoch int32) { e.ctrl.Retry(b, epoch) 
 func (e *Engine) autoRebalance(epoch int32) { e.ctrl.AutoRebalance(epoch) }
 
 // handleLogDirFailure: broker id's log directory failed; the controller hears of it at once (the
-// log-dir event notification in ZooKeeper).
+// log-dir event notification in ZooKeeper) and asks the broker which replicas are offline.
 func (e *Engine) handleLogDirFailure(id int32) { e.ctrl.ProcessLogDirEvent(id) }
 
 // elect is an operator's election: preferred (no broker), a chosen leader (reorder the assignment,
@@ -114,11 +114,6 @@ func (e *Engine) elect(p *partition, target *int32, unclean bool) {
 // at once).
 func (e *Engine) uncleanElectionEnabled() { e.ctrl.UncleanLeaderElectionEnabled() }
 
-// shutdownInProcess is a controlled shutdown broker b asks of the controller in its own process
-// (over loopback in Kafka; at once here): the partitions still led, and whether b runs the usable
-// controller.
-func (e *Engine) shutdownInProcess(b int32) ([]TP, bool) { return e.ctrl.ShutdownInProcess(b) }
-
 // The brokers' ZooKeeper sessions.
 
 // register creates a new ZooKeeper session and registration with a new broker epoch, which the
@@ -131,8 +126,9 @@ func (e *Engine) register(b *broker) {
 // disconnect cuts a broker from ZooKeeper; its session expires unless it comes back in time.
 func (e *Engine) disconnect(b int32) { e.ctrl.Disconnect(b) }
 
-// expireSession is a session's expiry timer; it reports whether the session expired.
-func (e *Engine) expireSession(b int32, gen uint64) bool { return e.ctrl.SessionExpired(b, gen) }
+// expireSession is a session's expiry timer; it returns the brokers whose sessions expired (b's
+// and any other due at the same instant), none if b's had not.
+func (e *Engine) expireSession(b int32, gen uint64) []int32 { return e.ctrl.SessionExpired(b, gen) }
 
 // deregister closes a session at once (clean shutdown).
 func (e *Engine) deregister(b int32) { e.ctrl.CloseSession(b) }

@@ -105,8 +105,11 @@ func TestAuditOfflineReplicaRecipients(t *testing.T) {
 		apply(t, e, `{"do":"failDisk","broker":1}`)
 		runFor(t, e, 100)
 		evs := e.Drain()
-		if got := leaderAndIsrTPs(evs, 1); len(got) != 0 {
-			t.Errorf("LeaderAndIsr to broker 1 (its replicas offline) named %v, want none", got)
+		// Only onBrokerLogDirFailure's OnlineReplica probe, with the state before the failure
+		// (processLeaderAndIsrResponseReceived learns from its KAFKA_STORAGE_ERROR answers); none of
+		// the elections that follow.
+		if got := leaderAndIsrRequests(evs, 1); fmt.Sprint(got) != "[[t-0:0/0 t-1:1/0]]" {
+			t.Errorf("LeaderAndIsr requests to broker 1 (its replicas offline): %v, want [[t-0:0/0 t-1:1/0]]", got)
 		}
 		if got := leaderAndIsrTPs(evs, 2); !slices.Contains(got, "t-1") {
 			t.Errorf("LeaderAndIsr to broker 2 named %v, want t-1 (its election)", got)

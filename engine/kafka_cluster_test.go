@@ -156,7 +156,8 @@ func TestKafkaT26UncleanLeaderElection(t *testing.T) {
 			stop := func(b int32) {
 				t.Helper()
 				apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-				runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
+				// The last replica standing runs every attempt: 10 s of backoff, each attempt a round trip.
+				runUntilTrue(t, e, 11000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
 			}
 			runFor(t, e, 100)
 			first := produce(1, "acked")
@@ -249,7 +250,8 @@ func TestKafkaT27HWCheckpointWithFailuresMultipleLogSegments(t *testing.T) {
 	stop := func(b int32) {
 		t.Helper()
 		apply(t, e, fmt.Sprintf(`{"do":"shutdown","broker":%d}`, b))
-		runUntilTrue(t, e, 10000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
+		// The last replica standing runs every attempt: 10 s of backoff, each attempt a round trip.
+		runUntilTrue(t, e, 11000, fmt.Sprintf("broker %d stopped", b), func() bool { return e.brokers[b].Dead() })
 	}
 	checkpoints := func(when string, want int64) {
 		t.Helper()

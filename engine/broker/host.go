@@ -100,16 +100,13 @@ type Cluster interface {
 	// isolated broker registering when healed) and the broker epoch it gave (KIP-380); the active
 	// controller (-1: none); whether a broker may be in the ISR (alive and registered; 3.3+, the
 	// metadata the broker holds, at once); before 2.7 the leader's own ISR write, which
-	// ZooKeeper answers at once; the controlled shutdown asked of the controller in the broker's
-	// own process (the partitions still led, and whether the broker runs the usable
-	// controller); and the controller's hearing of a failed log directory (through ZooKeeper's
+	// ZooKeeper answers at once; and the controller's hearing of a failed log directory (through ZooKeeper's
 	// log dir event notification).
 	RegisterBroker()
 	BrokerEpoch() int64
 	ActiveController() int32
 	IsrEligible(broker int32) bool
 	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
-	ControlledShutdownInProcess() (remaining []protocol.TP, ok bool)
 	NotifyLogDirFailure()
 }
 

@@ -94,14 +94,12 @@ func (b *Broker) Shutdown() {
 }
 
 // controlledShutdownAttempt is one attempt of KafkaServer.controlledShutdown: a
-// ControlledShutdown to the active controller, or, when the broker is the controller, the
-// controller's answer at once (over loopback in Kafka). With no controller it stops at once.
+// ControlledShutdown to the active controller, over the network also when the broker is the
+// controller (NetworkClientUtils.sendAndReceive to the controller's node, 3.7.0;
+// networkClient.blockingSendAndReceive, 0.10.2.2: no in-process path), so the leaderships move
+// one latency after the shutdown began. With no controller it stops at once.
 func (b *Broker) controlledShutdownAttempt() {
 	b.shutdownAttempts++
-	if remaining, ok := b.ControlledShutdownInProcess(); ok {
-		b.controlledShutdownAnswered(protocol.ErrNone, remaining)
-		return
-	}
 	c := b.ActiveController()
 	if c < 0 {
 		b.shutdownCompleted()

@@ -9,11 +9,8 @@ import (
 
 // The fake cluster's side of the process: each call noted, in order.
 
-func (h *fakeHost) ProcessRules() ProcessRules { return h.book.Process }
-func (h *fakeHost) RegisterBroker()            { h.note("register") }
-func (h *fakeHost) ControlledShutdownInProcess() ([]protocol.TP, bool) {
-	return nil, h.controllerHere
-}
+func (h *fakeHost) ProcessRules() ProcessRules     { return h.book.Process }
+func (h *fakeHost) RegisterBroker()                { h.note("register") }
 func (h *fakeHost) ScheduleShutdownRetry(at int64) { h.note("shutdown retry at %d", at) }
 func (h *fakeHost) NotifyLogDirFailure()           { h.note("log dir failure notified") }
 func (h *fakeHost) ProcessGone(clean bool)         { h.note("gone (clean %v)", clean) }
@@ -109,15 +106,6 @@ func TestBrokerProcess(t *testing.T) {
 	b.ControlledShutdownRetry()
 	calls("a late answer and retry")
 
-	// The controller's own broker asks itself, at once.
-	b.Startup(true)
-	h.calls, h.controllerHere, n = nil, true, len(h.sent)
-	b.Shutdown()
-	calls("a shutdown in the controller's process", "shutdown began", "shut down (controlled shutdown)", "gone (clean true)")
-	if len(h.sent) != n || !b.Dead() {
-		t.Fatalf("a shutdown in the controller's process sent %q, dead %v", sentSince(h, n), b.Dead())
-	}
-
 	b.Startup(true)
 	h.calls = nil
 	b.LogDirFailure()
@@ -136,7 +124,7 @@ func TestBrokerProcess(t *testing.T) {
 		"gone (clean false)")
 
 	b.Startup(true)
-	h.calls, h.controllerHere, n = nil, false, len(h.sent)
+	h.calls, n = nil, len(h.sent)
 	b.Exit(1, "fatal")
 	b.Exit(0, "fatal too")
 	calls("two fatal errors", "exiting on 1: fatal (fatal)", "shutdown began", "exiting on 0: fatal too (fatal)")

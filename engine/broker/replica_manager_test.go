@@ -22,8 +22,6 @@ type fakeHost struct {
 	controller   int32
 	// fetchTimeouts are the parked fetches' timeouts set, in order.
 	fetchTimeouts []fetchTimeout
-	// controllerHere: the broker runs the usable controller.
-	controllerHere bool
 	// facts are the observers' facts stated (HWMoved, IsrChanged), in order.
 	facts []string
 }

@@ -164,6 +164,9 @@ func (k *Controller) LeaderAndIsrAnswered(at int32, m, sent *protocol.Message) {
 	ch.inflight = 0
 	ch.queue = ch.queue[1:]
 	k.pumpChannel(m.From)
+	if k.usable() {
+		k.processLeaderAndIsrResponse(m.From, m.LeaderAndIsrResponse)
+	}
 }
 
 // LeaderAndIsrFailed retries a LeaderAndIsr that got no answer after retryMs, while its broker

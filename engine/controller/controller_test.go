@@ -78,10 +78,10 @@ func TestBrokerFailureMovesLeadership(t *testing.T) {
 		t.Fatalf("timers %v, want %v", f.timers, want)
 	}
 	f.now = 18000
-	if k.SessionExpired(1, 1) {
+	if len(k.SessionExpired(1, 1)) != 0 {
 		t.Fatal("an expiry of an older session generation expired the session")
 	}
-	if !k.SessionExpired(1, 2) {
+	if len(k.SessionExpired(1, 2)) != 1 {
 		t.Fatal("the session did not expire")
 	}
 	if k.Leader(0) != 0 || k.LeaderEpoch(0) != 1 || !slices.Equal(k.ISR(0), []int32{0, 2}) || k.PartitionEpoch(0) != 1 {

@@ -11,9 +11,17 @@ import (
 // (BrokerChange), and a controller took over (onControllerFailover).
 
 // processBrokerChange compares the controller's live brokers with ZooKeeper's registrations and
-// handles deaths, bounces (a new broker epoch) and startups (BrokerChange handling), deaths first.
+// handles startups, bounces (a new broker epoch) and deaths, in Kafka's order: the new brokers
+// first (onBrokerStartup), then the bounced ones (onBrokerFailure, then onBrokerStartup), then the
+// dead ones (onBrokerFailure) (3.7.0 processBrokerChange). Before broker epochs (2.2) the live set
+// is the registrations before anything runs (`controllerContext.liveBrokers = curBrokers` in
+// 0.10.2.2's BrokerChangeListener and 2.1.1's BrokerChange), so the new brokers' elections already
+// leave the dead out; from 2.2 a dead broker leaves the live set only for its own onBrokerFailure.
+// The order shows when one change carries a death and a startup or bounce (a controller that was
+// cut from ZooKeeper catching up): a bounced ISR member leaves the ISR before the dead leader's
+// election, which may then find no live ISR member.
 func (k *Controller) processBrokerChange() {
-	var dead, born []int32
+	var dead, born, bounced []int32
 	for b := range int32(k.brokers) {
 		reg := int64(0)
 		if s := k.zk.sessions[b]; s.registered {
@@ -26,26 +34,48 @@ func (k *Controller) processBrokerChange() {
 			dead = append(dead, b)
 		case known == 0:
 			born = append(born, b)
+		case !k.era.BrokerEpochs:
+			// Before broker epochs the controller compares broker ids only (0.10.2.2
+			// BrokerChangeListener, 2.1.1 BrokerChange): a death and a new registration it missed
+			// (its ZooKeeper connection was down) look like nothing happened, and the restarted
+			// broker gets no LeaderAndIsr for its partitions (KAFKA-7235, fixed in 2.2). The
+			// controller goes on sending to it as before.
+			k.live[b] = reg
 		default:
-			dead = append(dead, b)
-			born = append(born, b)
+			bounced = append(bounced, b)
 		}
+	}
+	if !k.era.BrokerEpochs {
+		for _, b := range dead {
+			k.live[b] = 0
+		}
+	}
+	if len(born) > 0 {
+		k.brokersStarted(born)
+	}
+	if len(bounced) > 0 {
+		k.onBrokerFailure(bounced)
+		k.brokersStarted(bounced)
 	}
 	if len(dead) > 0 {
 		k.onBrokerFailure(dead)
 	}
-	if len(born) > 0 {
-		for _, b := range born {
-			k.live[b] = k.zk.sessions[b].epoch
-			for key := range k.offline {
-				if key[1] == b {
-					delete(k.offline, key)
-				}
+	k.flushLeaderAndIsr()
+}
+
+// brokersStarted counts the brokers ids alive with their registrations' epochs, with every log
+// directory working, and runs onBrokerStartup.
+func (k *Controller) brokersStarted(ids []int32) {
+	for _, b := range ids {
+		k.live[b] = k.zk.sessions[b].epoch
+		for key := range k.offline {
+			if key[1] == b {
+				delete(k.offline, key)
 			}
 		}
-		k.onBrokerStartup(born)
 	}
-	k.flushLeaderAndIsr()
+	k.onBrokerStartup(ids)
+	k.flushLeaderAndIsr() // its elections are a batch of their own
 }
 
 // onBrokerFailure: the dead brokers leave the live set (and their channels go:

@@ -91,16 +91,6 @@ func (k *Controller) ProcessControlledShutdown(at int32, m *protocol.Message) {
 	k.c.Send(&protocol.Message{Type: protocol.MsgControlledShutdownResp, From: at, To: m.From, ReplyTo: m.ID, ControlledShutdownResp: resp})
 }
 
-// ShutdownInProcess is a controlled shutdown the controller's own broker asks of itself (over
-// loopback in Kafka; at once here): if broker b runs the usable controller, it moves b's
-// leaderships and reports the partitions still led and true.
-func (k *Controller) ShutdownInProcess(b int32) ([]protocol.TP, bool) {
-	if !k.usable() || k.broker != b {
-		return nil, false
-	}
-	return k.DoControlledShutdown(b), true
-}
-
 // DoControlledShutdown is KafkaController.doControlledShutdown (2.1.1, 3.7.0): the
 // controlled-shutdown election for the partitions the broker leads (first live ISR member not
 // shutting down), sent as one batch; then StopReplica to the broker for the partitions it
@@ -162,16 +152,48 @@ func (k *Controller) sendStopReplica(id int32, tps []protocol.TP) {
 		ControllerID: k.broker, ControllerEpoch: k.epoch, BrokerEpoch: k.live[id], Partitions: tps}})
 }
 
-// ProcessLogDirEvent takes a broker's replicas offline at the controller (the log-dir event
-// notification of a failed log directory).
+// ProcessLogDirEvent is the controller's LogDirEventNotification for broker id
+// (processLogDirEventNotification, onBrokerLogDirFailure; 2.1.1 and 3.7.0): it does not know which
+// replicas went offline, so it sends the broker every partition it hosts (OnlineReplica) and
+// learns it from the answer, whose KAFKA_STORAGE_ERROR partitions processLeaderAndIsrResponse
+// takes offline, one round trip later.
 func (k *Controller) ProcessLogDirEvent(id int32) {
 	if !k.usable() {
 		return
 	}
-	for _, pid := range k.c.Hosted(id) {
-		k.offline[[2]int32{pid, id}] = true
+	k.onlineReplicas([]int32{id})
+	k.flushLeaderAndIsr()
+}
+
+// processLeaderAndIsrResponse is KafkaController.processLeaderAndIsrResponseReceived (2.1.1
+// LeaderAndIsrResponseReceived, 3.7.0): the partitions broker b answered KAFKA_STORAGE_ERROR are
+// on an offline log directory, those answered NONE are online (replicasOnOfflineDirs); the
+// replicas newly offline go through onReplicasBecomeOffline (elections, then out of the ISR).
+func (k *Controller) processLeaderAndIsrResponse(b int32, resp *protocol.LeaderAndIsrResponse) {
+	if resp == nil || resp.Error != protocol.ErrNone {
+		return
 	}
-	k.onReplicasBecomeOffline(func(pid, b int32) bool { return b == id && k.offline[[2]int32{pid, b}] })
+	var lost []int32
+	for _, pe := range resp.Partitions {
+		pid := k.pidOf(pe.TP)
+		if pid < 0 {
+			continue
+		}
+		key := [2]int32{pid, b}
+		switch pe.Error {
+		case protocol.ErrKafkaStorage:
+			if !k.offline[key] {
+				k.offline[key] = true
+				lost = append(lost, pid)
+			}
+		case protocol.ErrNone:
+			delete(k.offline, key)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	k.onReplicasBecomeOffline(func(pid, r int32) bool { return r == b && slices.Contains(lost, pid) })
 	k.flushLeaderAndIsr()
 }
 

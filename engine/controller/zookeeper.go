@@ -35,6 +35,7 @@ type session struct {
 	epoch      int64
 	connected  bool
 	gen        uint64 // a pending expiry is for this generation
+	expiresAt  int64  // when a disconnected session's pending expiry is due
 }
 
 // RegisterBroker is a broker's registration at start-up (KafkaZkClient.registerBroker): a new
@@ -66,21 +67,35 @@ func (k *Controller) Disconnect(b int32) {
 	}
 	s.connected = false
 	s.gen++
-	k.c.SessionExpiryAt(k.c.Now()+k.c.Settings().ZookeeperSessionTimeoutMs, b, s.gen)
+	s.expiresAt = k.c.Now() + k.c.Settings().ZookeeperSessionTimeoutMs
+	k.c.SessionExpiryAt(s.expiresAt, b, s.gen)
 }
 
-// SessionExpired is a session's expiry timer: if the session is still generation gen and
-// disconnected, its registration goes and the watches run. It reports whether it expired.
-func (k *Controller) SessionExpired(b int32, gen uint64) bool {
-	s := &k.zk.sessions[b]
-	if s.gen != gen || s.connected || !s.registered {
-		return false
+// SessionExpired is a session's expiry timer: if broker b's session is still generation gen and
+// disconnected, its registration goes, and so does every other session whose expiry is due at
+// the same instant; then the watches run once. ZooKeeper's session tracker expires the sessions
+// of one tick together, and the controller's broker change reads /brokers/ids after its watch
+// fired, so it sees them gone in one change (onBrokerFailure with every dead broker: the
+// elections leave them all out). It returns the brokers whose sessions expired, in broker order;
+// none if b's had not. (A later timer of one already expired finds it gone.)
+func (k *Controller) SessionExpired(b int32, gen uint64) []int32 {
+	if s := k.zk.sessions[b]; s.gen != gen || s.connected || !s.registered {
+		return nil
 	}
-	s.registered = false
-	k.c.Emit(Event{Type: EvZKSession, Broker: protocol.Some(b),
-		Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", b, k.c.Settings().ZookeeperSessionTimeoutMs)})
+	now := k.c.Now()
+	var gone []int32
+	for i := range int32(k.brokers) {
+		s := &k.zk.sessions[i]
+		if i != b && (s.connected || !s.registered || s.expiresAt != now) {
+			continue
+		}
+		s.registered = false
+		gone = append(gone, i)
+		k.c.Emit(Event{Type: EvZKSession, Broker: protocol.Some(i),
+			Text: fmt.Sprintf("ZooKeeper session of broker %d expired after %d ms", i, k.c.Settings().ZookeeperSessionTimeoutMs)})
+	}
 	k.zkChanged()
-	return true
+	return gone
 }
 
 // CloseSession closes a session at once (clean shutdown).
