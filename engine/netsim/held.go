@@ -54,11 +54,29 @@ func (n *Network) Hold(h Held) {
 // HeldLinks are the links holding messages, in (from, to) order.
 func (n *Network) HeldLinks() []Link { return SortedLinks(n.held) }
 
-// TakeHeld returns what a link holds, in order, and forgets it.
+// TakeHeld returns what a link holds, in order, and forgets it; their retransmissions
+// (Retransmits) follow one another from here.
 func (n *Network) TakeHeld(l Link) []Held {
 	h := n.held[l]
 	delete(n.held, l)
+	delete(n.retransmitted, l)
 	return h
+}
+
+// Retransmits is when a held message retransmitted on its healed link, due to arrive at at,
+// does arrive: not before the link's previous held message, sent before it on its connection.
+// It does not set the link's FIFO order (Delivers) for messages sent after the heal: those go on
+// new connections (Heal forgot the old order), or wait for an answer to the held request on the
+// same one, as every connection between brokers carries one request at a time (a fetcher
+// thread's ReplicaFetcherBlockingSend, the controller's RequestSendThread). A held answer to a
+// fetcher thread stopped meanwhile (ReplicaFetcherThread.initiateShutdown closes its
+// connection) thus no longer holds back the first request of the broker's new fetcher.
+func (n *Network) Retransmits(l Link, at int64) int64 {
+	if last, ok := n.retransmitted[l]; ok && last > at {
+		at = last
+	}
+	n.retransmitted[l] = at
+	return at
 }
 
 // Resent notes that c is the retransmitted copy of a held message, on its way.

@@ -56,6 +56,9 @@ type Network struct {
 	held map[Link][]Held
 	// resent are the retransmitted copies on their way, with what was held (held.go).
 	resent map[*protocol.Message]Held
+	// retransmitted is, per link, the arrival of the last held message retransmitted since the
+	// link's last release (Retransmits): the held messages keep their order among themselves.
+	retransmitted map[Link]int64
 }
 
 // Init makes an empty network: every link up, at the default latency.
@@ -64,6 +67,7 @@ func (n *Network) Init() {
 	n.last, n.width = nil, 0
 	n.otherLast = map[Link]int64{}
 	n.resent = map[*protocol.Message]Held{}
+	n.retransmitted = map[Link]int64{}
 }
 
 // Down reports whether a link was cut (isolation is the engine's: a broker's state).
