@@ -65,6 +65,9 @@ type Cluster interface {
 	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
 	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
 	SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse)
+	// RequestWaits: request m waits in the broker unanswered (a partition lock held by a write
+	// waiting for ZooKeeper), so its requester gives up at its request timeout.
+	RequestWaits(m *protocol.Message)
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,

@@ -108,6 +108,10 @@ func (b *Broker) DelayedFetchExpired(df *DelayedFetch, seq uint64) {
 // DelayedProduceExpired is a parked produce's request timeout (DelayedProduce.onExpiration).
 func (b *Broker) DelayedProduceExpired(dp *DelayedProduce) { b.rm.DelayedProduceExpired(b, dp) }
 
+// ZooKeeperReconnected is the broker's ZooKeeper client connected again (a heal, on its session
+// or a new one): what waited for it goes on (ReplicaManager.ZooKeeperReconnected).
+func (b *Broker) ZooKeeperReconnected() { b.rm.ZooKeeperReconnected(b) }
+
 // IsrExpiration is the replica manager's "isr-expiration" task (maybeShrinkIsr), every half
 // replica.lag.time.max.ms from the broker's start.
 func (b *Broker) IsrExpiration() { b.rm.IsrShrinkTask(b) }

@@ -225,6 +225,7 @@ func (b *Broker) started(recover bool) {
 // unanswered.
 func (b *Broker) stopped() {
 	b.fetchers = nil
+	b.rm.zkBlocked = nil
 	b.rm.LoseFetchSessions(b)
 	for i := range b.replicas {
 		b.replicas[i].DropParked()

@@ -43,6 +43,9 @@ type ReplicaManager struct {
 	// run's ten seconds, where a slot kept in every Partition took the four bytes that keep it
 	// at two cache lines.)
 	hwMoved []int32
+	// zkBlocked is the shrink's ISR write waiting for the broker's ZooKeeper connection, before
+	// 2.7 (isr_change.go), or nil. The process loses it.
+	zkBlocked *zkBlockedWrite
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -62,7 +65,9 @@ func (rm *ReplicaManager) FetchSessions() *FetchSessionCache { return &rm.sessio
 
 // Started is the replica manager of a broker process that just started: no controller epoch
 // seen, no checkpoint task.
-func (rm *ReplicaManager) Started() { rm.controllerEpoch, rm.checkpointing = 0, false }
+func (rm *ReplicaManager) Started() {
+	rm.controllerEpoch, rm.checkpointing, rm.zkBlocked = 0, false, nil
+}
 
 // BecomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of Kafka's code.
 func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAndIsrRequest) *protocol.LeaderAndIsrResponse {

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+)
+
+// Audit 9, the network and timeouts (isolate, heal, link), against each era's Kafka source (tags
+// 0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka function it follows.
+
+// TestAuditZooKeeperIsrWriteBlocksUntilConnected: before 2.7 an isolated leader's shrink writes
+// the ISR to ZooKeeper through a client that retries until connected (0.10.2.2/0.11.0.2
+// ZkUtils.conditionalUpdatePersistentPath → ZkClient.writeDataReturnStat, retryUntilConnected
+// with no operation timeout; 2.1.1 KafkaZkClient.conditionalUpdatePath →
+// retryRequestsUntilConnected → ZooKeeperClient.waitUntilConnected), inside
+// Partition.maybeShrinkIsr's inWriteLock(leaderIsrUpdateLock). So (a) a heal within the session
+// lands the write with the cached zkVersion: the ISR shrinks at the heal and the HW follows;
+// (b) a produce to the partition meanwhile waits for the lock (appendRecordsToLeader's
+// inReadLock) and is appended and answered only at the heal, when the write fails the version
+// check of the znode the controller rewrote after the session expired.
+func TestAuditZooKeeperIsrWriteBlocksUntilConnected(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1"} {
+		t.Run(era+"/heal-within-session", func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["replica.lag.time.max.ms"] = "2000" // checks every 1000 ms; the session is 6000
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2, 0}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"isolate","broker":1}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 2900) // the followers last caught up at 503: out of sync at the 3000 check
+			if isr := e.ctrl.ISR(p.pid); !slices.Equal(isr, []int32{0, 1, 2}) {
+				t.Fatalf("ISR %v before the heal, want [0 1 2] (the write waits)", isr)
+			}
+			apply(t, e, `{"do":"heal","broker":1}`) // at 4000, before the session expires at 7000
+			if isr, hw := e.ctrl.ISR(p.pid), e.replicaOn(p.pid, 1).Log().HighWatermark(); !slices.Equal(isr, []int32{1}) || hw != 1 {
+				t.Fatalf("at the heal: ISR %v, leader HW %d; want [1] and 1 (the blocked write lands)", isr, hw)
+			}
+		})
+		t.Run(era+"/produce-waits", func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["zookeeper.session.timeout.ms"] = "30000"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2, 0}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"isolate","broker":1}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 14000) // the 15000 check finds both followers out of sync: the write blocks
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 4000)
+			if a, leo := e.client(p).Acked(), e.replicaOn(p.pid, 1).Log().LogEndOffset(); a != 1 || leo != 1 {
+				t.Fatalf("at 20000: acked %d, zombie LEO %d; want 1 and 1 (the second produce waits)", a, leo)
+			}
+			runFor(t, e, 20000) // the session expired at 31000: broker 2 leads
+			apply(t, e, `{"do":"heal","broker":1}`)
+			if leo := e.replicaOn(p.pid, 1).Log().LogEndOffset(); leo != 2 {
+				t.Fatalf("zombie LEO %d at the heal, want 2 (the waiting produce appended)", leo)
+			}
+			runFor(t, e, 1)
+			if a := e.client(p).Acked(); a != 2 {
+				t.Fatalf("acked %d after the heal, want 2", a)
+			}
+		})
+	}
+}
