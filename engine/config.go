@@ -144,7 +144,7 @@ var configKeys = []configKey{
 	{name: "auto.leader.rebalance.enable", bool: func(c *Config) *bool { return &c.AutoLeaderRebalanceEnable }, doc: "periodic preferred-leader elections"},
 	{name: "leader.imbalance.check.interval.seconds", min: 1, int: func(c *Config) *int64 { return &c.LeaderImbalanceCheckIntervalS }, doc: "how often the controller checks leader imbalance"},
 	{name: "leader.imbalance.per.broker.percentage", min: 0, int: func(c *Config) *int64 { return &c.LeaderImbalancePerBrokerPct }, doc: "imbalance that triggers preferred elections"},
-	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory)"},
+	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory); the controller's requests to brokers time out after it too"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
 	{name: "controlled.shutdown.max.retries", min: 1, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},

@@ -65,3 +65,44 @@ func TestAuditZooKeeperIsrWriteBlocksUntilConnected(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditControllerRequestTimeout: the controller's channel to a broker times a request out
+// after the broker's request.timeout.ms, not replica.socket.timeout.ms
+// (ControllerChannelManager.addNewBroker builds its NetworkClient with config.requestTimeoutMs,
+// 0.10.2.2 l.120, 3.7.0 l.161; controller.socket.timeout.ms bounds only awaitReady), and
+// RequestSendThread sends again 100 ms after a failure (backoff). With replica.socket.timeout.ms
+// 5000 and the controller's link to broker 2 cut, a LeaderAndIsr to broker 2 is sent once until
+// 30000 ms after it left.
+func TestAuditControllerRequestTimeout(t *testing.T) {
+	for _, era := range []string{"0.10.2", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["replica.socket.timeout.ms"] = "5000"
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":2,"down":true}`)
+			apply(t, e, `{"do":"elect","topic":"t","partition":0,"broker":1}`)
+			toBroker2 := func() []int64 {
+				var at []int64
+				for _, ev := range eventsOf(e.events, MsgLeaderAndIsr, nil) {
+					if ev.Message.To == 2 {
+						at = append(at, ev.T)
+					}
+				}
+				return at
+			}
+			first := toBroker2()
+			if len(first) != 1 || first[0] != 1000 {
+				t.Fatalf("LeaderAndIsr to broker 2 sent at %v, want once at 1000", first)
+			}
+			runFor(t, e, 30000)
+			if at := toBroker2(); len(at) != 1 {
+				t.Fatalf("LeaderAndIsr to broker 2 sent at %v by 31000, want only at 1000 (request.timeout.ms 30000)", at)
+			}
+			runFor(t, e, 100)
+			if at := toBroker2(); len(at) != 2 || at[1] != 31100 {
+				t.Fatalf("LeaderAndIsr to broker 2 sent at %v, want again at 31100 (timeout, then 100 ms backoff)", at)
+			}
+		})
+	}
+}

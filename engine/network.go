@@ -39,8 +39,24 @@ func isRequest(t string) bool {
 	return false
 }
 
-// timeoutFor returns how long a requester waits for an answer before giving up.
+// controllerSocketTimeoutMs is controller.socket.timeout.ms, Kafka's default (30000 in every
+// era; not a setting here).
+const controllerSocketTimeoutMs = 30000
+
+// timeoutFor returns how long a requester waits for an answer before giving up: its
+// NetworkClient's request timeout. A follower's fetcher (Fetch, OffsetsForLeaderEpoch,
+// ListOffsets) waits replica.socket.timeout.ms (ReplicaFetcherBlockingSend); the controller's
+// channel (ControllerChannelManager.addNewBroker) and the controlled shutdown's client
+// (KafkaServer.controlledShutdown) wait the broker's request.timeout.ms (0.10.2.2 and 3.7.0);
+// AlterPartition's channel (NodeToControllerChannelManager, 3.7.0) waits
+// controller.socket.timeout.ms.
 func (e *Engine) timeoutFor(m *Message) int64 {
+	switch m.Type {
+	case MsgLeaderAndIsr, MsgControlledShutdown:
+		return e.cfg.RequestTimeoutMs
+	case MsgAlterPartition:
+		return controllerSocketTimeoutMs
+	}
 	if m.From == ClientNode {
 		return e.cfg.RequestTimeoutMs
 	}

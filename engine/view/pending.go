@@ -140,7 +140,10 @@ func pendingTimer(e *engine.Engine, cfg *engine.Config, t engine.Timer, lod *Det
 			return Pending{}, false
 		}
 		setting := fmt.Sprintf("replica.socket.timeout.ms = %d ms", cfg.ReplicaSocketTimeoutMs)
-		if m.From == engine.ClientNode {
+		switch {
+		case m.Type == engine.MsgAlterPartition:
+			setting = "controller.socket.timeout.ms = 30000 ms"
+		case m.From == engine.ClientNode || m.Type == engine.MsgLeaderAndIsr || m.Type == engine.MsgControlledShutdown:
 			setting = fmt.Sprintf("request.timeout.ms = %d ms", cfg.RequestTimeoutMs)
 		}
 		return Pending{At: t.At, Kind: PendRequestTimeout, Broker: engine.Some(m.From),
