@@ -106,3 +106,36 @@ func TestAuditControllerRequestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditFollowerFetchTimesOutAfterRequestTimeout: a follower's Fetch on an established
+// connection times out after the broker's request.timeout.ms, its NetworkClient's request
+// timeout (ReplicaFetcherThread's NetworkClient 0.10.2.2 l.104; ReplicaFetcherBlockingSend 2.1.1
+// l.83; BrokerBlockingSender 3.7.0 l.93); replica.socket.timeout.ms bounds only awaitReady's
+// connect. With replica.socket.timeout.ms 5000 and the follower's link to the leader cut, the
+// Fetch sent at 1004 fails at 31004 and the next leaves one backoff later in 3.7 (32004), two
+// before 3.1 (33004).
+func TestAuditFollowerFetchTimesOutAfterRequestTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		era  string
+		next int64
+	}{{"0.10.2", 33004}, {"2.1", 33004}, {"3.7", 32004}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["replica.socket.timeout.ms"] = "5000"
+			cfg["replica.fetch.backoff.ms"] = "1000"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`)
+			runFor(t, e, 40000)
+			var at []int64
+			for _, ev := range eventsOf(e.events, MsgFetch, onBroker(1)) {
+				if ev.T > 1000 {
+					at = append(at, ev.T)
+				}
+			}
+			if len(at) < 2 || at[0] != 1004 || at[1] != tc.next {
+				t.Fatalf("follower's Fetches after the cut at %v, want 1004 then %d", at, tc.next)
+			}
+		})
+	}
+}

@@ -44,23 +44,18 @@ func isRequest(t string) bool {
 const controllerSocketTimeoutMs = 30000
 
 // timeoutFor returns how long a requester waits for an answer before giving up: its
-// NetworkClient's request timeout. A follower's fetcher (Fetch, OffsetsForLeaderEpoch,
-// ListOffsets) waits replica.socket.timeout.ms (ReplicaFetcherBlockingSend); the controller's
-// channel (ControllerChannelManager.addNewBroker) and the controlled shutdown's client
-// (KafkaServer.controlledShutdown) wait the broker's request.timeout.ms (0.10.2.2 and 3.7.0);
-// AlterPartition's channel (NodeToControllerChannelManager, 3.7.0) waits
-// controller.socket.timeout.ms.
+// NetworkClient's request timeout, the broker's request.timeout.ms for a follower's fetcher
+// (ReplicaFetcherBlockingSend's NetworkClient: 0.10.2.2 ReplicaFetcherThread l.104, 0.11.0.2
+// l.79, 2.1.1 l.83, 3.7.0 BrokerBlockingSender l.93; replica.socket.timeout.ms bounds only
+// awaitReady's connect, which the engine does not model), the controller's channel
+// (ControllerChannelManager.addNewBroker) and the controlled shutdown's client
+// (KafkaServer.controlledShutdown), as for a producer; AlterPartition's channel
+// (NodeToControllerChannelManager, 3.7.0 l.201) waits controller.socket.timeout.ms.
 func (e *Engine) timeoutFor(m *Message) int64 {
-	switch m.Type {
-	case MsgLeaderAndIsr, MsgControlledShutdown:
-		return e.cfg.RequestTimeoutMs
-	case MsgAlterPartition:
+	if m.Type == MsgAlterPartition {
 		return controllerSocketTimeoutMs
 	}
-	if m.From == ClientNode {
-		return e.cfg.RequestTimeoutMs
-	}
-	return e.cfg.ReplicaSocketTimeoutMs
+	return e.cfg.RequestTimeoutMs
 }
 
 // send puts a message on the network, emits its event and tracks requests until answered. The
