@@ -139,3 +139,38 @@ func TestAuditFollowerFetchTimesOutAfterRequestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditSlowLinkTimesOutFetch: a request whose answer takes longer than its request timeout
+// fails at the timeout, on a slow link as on a cut one: NetworkClient.handleTimedOutRequests
+// (0.10.2.2, 3.7.0) expires every request in flight longer than request.timeout.ms and closes the
+// connection, so the late answer is dropped. With the leader's link to its follower at 40 s one
+// way, the Fetch sent at 502 (answered at 1003, due at 41003) fails at 30502; the next leaves one
+// backoff later in 3.7 (31502), two before 3.1 (32502), and its answer is late again.
+func TestAuditSlowLinkTimesOutFetch(t *testing.T) {
+	for _, tc := range []struct {
+		era  string
+		next int64
+	}{{"0.10.2", 32502}, {"3.7", 31502}} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(tc.era))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"link","from":0,"to":1,"latencyMs":40000}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			runFor(t, e, 80000)
+			var at []int64
+			for _, ev := range eventsOf(e.events, MsgFetch, onBroker(1)) {
+				if ev.T > 1000 {
+					at = append(at, ev.T)
+				}
+			}
+			if len(at) < 2 || at[0] != tc.next {
+				t.Fatalf("follower's Fetches after the slow-down at %v, want the first at %d", at, tc.next)
+			}
+			if leo := e.replicaOn(p.pid, 1).Log().LogEndOffset(); leo != 0 {
+				t.Fatalf("follower LEO %d at 82000, want 0 (every answer comes too late)", leo)
+			}
+		})
+	}
+}

@@ -100,12 +100,33 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	}
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.Delivers(key, at)
+		e.timeOutIfLate(m, at)
 	}
 	if e.out.active {
 		e.schedule(deliverMsg{m, gen}.due(at))
 		return
 	}
 	e.agenda.pushDeliver(at, gen, m)
+}
+
+// timeOutIfLate fails a broker's request at its timeout when m, the request or its answer,
+// arrives after it: a slow link's latency counts toward the request timeout as a cut link's
+// wait does (held.go). Kafka's NetworkClient gives up on a request in flight longer than its
+// request timeout (NetworkClient.handleTimedOutRequests) and closes the connection, so an answer
+// arriving later is dropped: a follower whose round trip exceeds request.timeout.ms never
+// gets records. Clients' requests are left to the DelayedProduce's own timeout (docs/engine.md).
+func (e *Engine) timeOutIfLate(m *Message, at int64) {
+	req := m
+	if !isRequest(m.Type) {
+		if req = e.pending.get(m.ReplyTo); req == nil {
+			return
+		}
+	} else if !isRequest(req.Type) {
+		return
+	}
+	if deadline := req.Sent + e.timeoutFor(req); at > deadline {
+		e.scheduleFailure(req, true, max(e.now, deadline))
+	}
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.
