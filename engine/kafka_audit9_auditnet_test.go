@@ -174,3 +174,42 @@ func TestAuditSlowLinkTimesOutFetch(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditFetcherShutdownAwaitsRequestBefore11: before 1.1 a LeaderAndIsr that leaves a fetcher
+// thread idle stops it inside replicaStateChangeLock (0.10.2.2 ReplicaManager
+// .becomeLeaderOrFollower l.652, shutdownIdleFetcherThreads l.710), and the thread, not
+// interruptible and with its client open, finishes its request first: its answer or
+// request.timeout.ms (KAFKA-6051 closes the client from 1.1). Broker 1 leads t-0 and is
+// isolated; its followers' Fetches (sent at 502, answered at 1003 on the cut link) time out at
+// 30502. At 7000 broker 0 leads t-0 at once, but its answer waits, so the controller's next
+// LeaderAndIsr (an operator's election of t-1 to broker 0 at 10000) reaches broker 0 only after
+// 30502: a produce to t-1 is refused until then. From 2.1 it is acknowledged at once.
+func TestAuditFetcherShutdownAwaitsRequestBefore11(t *testing.T) {
+	for _, tc := range []struct {
+		era     string
+		blocked bool
+	}{{"0.10.2", true}, {"0.11.0", true}, {"2.1", false}} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 0, 2}, {2, 0, 1}}, eraCfg(tc.era))
+			p1 := e.partitionOf(ktTopic, 1)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"isolate","broker":1}`)
+			runFor(t, e, 9000)
+			apply(t, e, `{"do":"elect","topic":"t","partition":1,"broker":0}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":1,"count":1,"acks":1}`)
+			runFor(t, e, 9900)
+			want := int64(1)
+			if tc.blocked {
+				want = 0
+			}
+			if a := e.client(p1).Acked(); a != want {
+				t.Fatalf("t-1 acked %d at 20000, want %d", a, want)
+			}
+			runFor(t, e, 11000)
+			if a := e.client(p1).Acked(); a != 1 {
+				t.Fatalf("t-1 acked %d at 31000, want 1", a)
+			}
+		})
+	}
+}

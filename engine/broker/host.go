@@ -157,6 +157,10 @@ type ReplicaRules struct {
 	// TruncationKeepsHW: a follower's truncation leaves its HW as it was, even above its new LEO,
 	// until its next fetch answer (before 2.4: Replica.highWatermark was not the Log's).
 	TruncationKeepsHW bool
+	// ShutdownAwaitsRequest: stopping a fetcher thread waits for the request it is blocked in
+	// (an answer, or its timeout), and the LeaderAndIsr that stopped it waits with it (before
+	// 1.1: ReplicaFetcherThread.initiateShutdown closing its client came with KAFKA-6051).
+	ShutdownAwaitsRequest bool
 	// CheckpointCheck, when set (tests only), hears of every known, online replica whose
 	// checkpoint does not hold its HW after a checkpoint (checkpoint_check.go).
 	CheckpointCheck func(problem string)

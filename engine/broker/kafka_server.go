@@ -226,6 +226,7 @@ func (b *Broker) started(recover bool) {
 func (b *Broker) stopped() {
 	b.fetchers = nil
 	b.rm.zkBlocked = nil
+	b.lisr = nil
 	b.rm.LoseFetchSessions(b)
 	for i := range b.replicas {
 		b.replicas[i].DropParked()

@@ -46,6 +46,9 @@ type ReplicaManager struct {
 	// zkBlocked is the shrink's ISR write waiting for the broker's ZooKeeper connection, before
 	// 2.7 (isr_change.go), or nil. The process loses it.
 	zkBlocked *zkBlockedWrite
+	// shutdownWaits are the requests the fetcher threads the last LeaderAndIsr stopped were
+	// blocked in, before 1.1 (heldLeaderAndIsr); the broker takes them.
+	shutdownWaits []uint64
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -109,6 +112,9 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAnd
 	rm.makeLeaders(h, leaders)
 	rm.makeFollowers(h, &rules, followers, req.LiveLeaders)
 	rm.StartCheckpoints(h, &rules)
+	if rules.ShutdownAwaitsRequest {
+		rm.shutdownWaits = rm.fetchers.IdleInflight()
+	}
 	rm.fetchers.ShutdownIdleFetchers(h)
 	return resp
 }
