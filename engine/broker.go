@@ -87,10 +87,10 @@ func (e *Engine) heal(id *int32) {
 		if b.Dead() || !was {
 			continue
 		}
-		if e.reconnect(i) { // its session lives: connected again
-			continue
+		if !e.reconnect(i) { // its session expired meanwhile: a new one
+			e.register(b)
 		}
-		e.register(b)
+		b.ZooKeeperReconnected()
 	}
 	if id == nil {
 		e.emit(Event{Type: EvHeal, Text: "every link healed"})

@@ -43,7 +43,8 @@ func (e *Engine) freshRules() brk.Rules {
 			TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,
 			NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
-			TruncationKeepsHW: !e.era.truncationClampsHW, CheckpointCheck: t.Replica.CheckpointCheck},
+			TruncationKeepsHW: !e.era.truncationClampsHW, ShutdownAwaitsRequest: !e.era.fetcherShutdownClosesClient,
+			CheckpointCheck: t.Replica.CheckpointCheck},
 		LeaderFetch: brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
 			RecordSizeBytes: e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,
@@ -129,6 +130,12 @@ func (h *cluster) ScheduleFetchTimeout(df *brk.DelayedFetch, at int64) {
 
 func (h *cluster) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
 	h.e.schedule(delayedProduceDone{h.e.timer(h.b), dp}.due(at))
+}
+
+// RequestWaits fails request m at its timeout unless answered by then, as the requester's
+// NetworkClient gives up on it.
+func (h *cluster) RequestWaits(m *Message) {
+	h.e.scheduleFailure(m, true, m.Sent+h.e.timeoutFor(m))
 }
 
 func (h *cluster) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }

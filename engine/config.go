@@ -29,7 +29,7 @@ type Config struct {
 	AutoLeaderRebalanceEnable        bool   // auto.leader.rebalance.enable
 	LeaderImbalanceCheckIntervalS    int64  // leader.imbalance.check.interval.seconds
 	LeaderImbalancePerBrokerPct      int64  // leader.imbalance.per.broker.percentage
-	RequestTimeoutMs                 int64  // request.timeout.ms (producer and controller requests)
+	RequestTimeoutMs                 int64  // request.timeout.ms (producer, follower and controller requests)
 	DeliveryTimeoutMs                int64  // delivery.timeout.ms (producer)
 	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
 	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
@@ -133,7 +133,7 @@ var configKeys = []configKey{
 	{name: "replica.fetch.max.bytes", min: 1, int: func(c *Config) *int64 { return &c.ReplicaFetchMaxBytes }, doc: "bytes per partition in one fetch response (the first batch always fits)"},
 	{name: "replica.fetch.response.max.bytes", min: 1, int: func(c *Config) *int64 { return &c.ReplicaFetchResponseMaxBytes }, doc: "bytes in one whole fetch response"},
 	{name: "replica.fetch.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ReplicaFetchBackoffMs }, doc: "backoff after a fetch error, and the idle wait"},
-	{name: "replica.socket.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ReplicaSocketTimeoutMs }, doc: "a follower's request with no answer fails after this long"},
+	{name: "replica.socket.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ReplicaSocketTimeoutMs }, doc: "a follower's connect timeout (awaitReady); connections are not modelled, so it changes nothing: a request in flight fails after request.timeout.ms"},
 	{name: "num.replica.fetchers", min: 1, int: func(c *Config) *int64 { return &c.NumReplicaFetchers }, doc: "fetcher threads per source broker"},
 	{name: "min.insync.replicas", min: 1, int: func(c *Config) *int64 { return &c.MinInsyncReplicas }, doc: "acks=all gate, and (3.7) the HW gate"},
 	{name: "unclean.leader.election.enable", bool: func(c *Config) *bool { return &c.UncleanLeaderElectionEnable }, doc: "elect an out-of-sync replica when no ISR member is alive"},
@@ -144,7 +144,7 @@ var configKeys = []configKey{
 	{name: "auto.leader.rebalance.enable", bool: func(c *Config) *bool { return &c.AutoLeaderRebalanceEnable }, doc: "periodic preferred-leader elections"},
 	{name: "leader.imbalance.check.interval.seconds", min: 1, int: func(c *Config) *int64 { return &c.LeaderImbalanceCheckIntervalS }, doc: "how often the controller checks leader imbalance"},
 	{name: "leader.imbalance.per.broker.percentage", min: 0, int: func(c *Config) *int64 { return &c.LeaderImbalancePerBrokerPct }, doc: "imbalance that triggers preferred elections"},
-	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory)"},
+	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory); the brokers' requests (a follower's fetches, the controller's) time out after it too"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
 	{name: "controlled.shutdown.max.retries", min: 1, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},

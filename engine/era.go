@@ -115,6 +115,12 @@ type era struct {
 	// HW was Replica.highWatermark, which LogManager.truncateTo does not touch: it stays above
 	// the LEO until the next fetch answer (0.10.2.2, 0.11.0.2, 2.1.1).
 	truncationClampsHW bool
+	// fetcherShutdownClosesClient: stopping a fetcher thread closes its network client first
+	// (ReplicaFetcherThread.initiateShutdown → leaderEndpoint.initiateClose from 1.1, KAFKA-6051),
+	// so a LeaderAndIsr that stops one returns at once. Before (0.10.2.2, 0.11.0.2) the shutdown
+	// awaits the thread, blocked in its request until the answer or request.timeout.ms, inside
+	// replicaStateChangeLock: the LeaderAndIsr's answer and the next LeaderAndIsr wait.
+	fetcherShutdownClosesClient bool
 }
 
 func eraFor(version string) era {
@@ -127,7 +133,8 @@ func eraFor(version string) era {
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
-			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
+			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
+			fetcherShutdownClosesClient: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -136,6 +143,6 @@ func eraFor(version string) era {
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			noAwaitAfterFailedFetch: true, truncationClampsHW: true}
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true}
 	}
 }

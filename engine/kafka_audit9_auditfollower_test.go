@@ -68,7 +68,7 @@ func TestAuditFetcherAwaitsBackoffWhenIdle(t *testing.T) {
 // partitionMapCond for fetchBackOffMs ("sleep a while"), and only then delays every partition by
 // fetchBackOffMs (handlePartitionsWithErrors): "effectively doubling the delay". KAFKA-8529
 // (3.1) removed the await, so 3.7.0 (l.318-326) only delays. Follower 2's link to leader 1 is cut
-// while its Fetch is on the way; the Fetch times out after replica.socket.timeout.ms (30 s) and
+// while its Fetch is on the way; the Fetch times out after request.timeout.ms (30 s) and
 // the link heals before the follower fetches again: the next Fetch leaves 2 s after the timeout
 // before 3.1, 1 s after it in 3.7.
 func TestAuditFailedFetchAwaitsBeforeDelaying(t *testing.T) {

@@ -39,12 +39,23 @@ func isRequest(t string) bool {
 	return false
 }
 
-// timeoutFor returns how long a requester waits for an answer before giving up.
+// controllerSocketTimeoutMs is controller.socket.timeout.ms, Kafka's default (30000 in every
+// era; not a setting here).
+const controllerSocketTimeoutMs = 30000
+
+// timeoutFor returns how long a requester waits for an answer before giving up: its
+// NetworkClient's request timeout, the broker's request.timeout.ms for a follower's fetcher
+// (ReplicaFetcherBlockingSend's NetworkClient: 0.10.2.2 ReplicaFetcherThread l.104, 0.11.0.2
+// l.79, 2.1.1 l.83, 3.7.0 BrokerBlockingSender l.93; replica.socket.timeout.ms bounds only
+// awaitReady's connect, which the engine does not model), the controller's channel
+// (ControllerChannelManager.addNewBroker) and the controlled shutdown's client
+// (KafkaServer.controlledShutdown), as for a producer; AlterPartition's channel
+// (NodeToControllerChannelManager, 3.7.0 l.201) waits controller.socket.timeout.ms.
 func (e *Engine) timeoutFor(m *Message) int64 {
-	if m.From == ClientNode {
-		return e.cfg.RequestTimeoutMs
+	if m.Type == MsgAlterPartition {
+		return controllerSocketTimeoutMs
 	}
-	return e.cfg.ReplicaSocketTimeoutMs
+	return e.cfg.RequestTimeoutMs
 }
 
 // send puts a message on the network, emits its event and tracks requests until answered. The
@@ -89,12 +100,33 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 	}
 	if m.From != ClientNode && m.To != ClientNode {
 		e.net.Delivers(key, at)
+		e.timeOutIfLate(m, at)
 	}
 	if e.out.active {
 		e.schedule(deliverMsg{m, gen}.due(at))
 		return
 	}
 	e.agenda.pushDeliver(at, gen, m)
+}
+
+// timeOutIfLate fails a broker's request at its timeout when m, the request or its answer,
+// arrives after it: a slow link's latency counts toward the request timeout as a cut link's
+// wait does (held.go). Kafka's NetworkClient gives up on a request in flight longer than its
+// request timeout (NetworkClient.handleTimedOutRequests) and closes the connection, so an answer
+// arriving later is dropped: a follower whose round trip exceeds request.timeout.ms never
+// gets records. Clients' requests are left to the DelayedProduce's own timeout (docs/engine.md).
+func (e *Engine) timeOutIfLate(m *Message, at int64) {
+	req := m
+	if !isRequest(m.Type) {
+		if req = e.pending.get(m.ReplyTo); req == nil {
+			return
+		}
+	} else if !isRequest(req.Type) {
+		return
+	}
+	if deadline := req.Sent + e.timeoutFor(req); at > deadline {
+		e.scheduleFailure(req, true, max(e.now, deadline))
+	}
 }
 
 // reset fails a pending request one latency from now, as a refused or reset connection does.

@@ -27,6 +27,9 @@ type Broker struct {
 	index    *HostIndex
 	fetchers FetcherManager
 	rm       ReplicaManager
+	// lisr is the LeaderAndIsr handling held by a fetcher thread's shutdown (kafka_apis.go,
+	// heldLeaderAndIsr), or nil.
+	lisr *heldLeaderAndIsr
 	// The process (kafka_server.go): its state, whether its log directory failed, and the
 	// attempts of its controlled shutdown.
 	state            State

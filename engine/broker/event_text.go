@@ -36,6 +36,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		return fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", broker, ev.Reason, name(), ev.OldISR, ev.ISR)
 	case IsrWriteSkipped:
 		why := fmt.Sprintf("cached zkVersion %d, ZooKeeper has %d", ev.Arg[0], ev.Arg[1])
+		if ev.Name == "blocked" {
+			return fmt.Sprintf("leader %d writes the ISR of %s as %v to ZooKeeper without a connection: the write waits for it, holding the partition's lock", broker, name(), ev.ISR)
+		}
 		if ev.Arg[2] == 0 {
 			why = "no ZooKeeper connection"
 		}

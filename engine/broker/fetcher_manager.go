@@ -67,6 +67,18 @@ func (m FetcherManager) RemoveFetcherForPartitions(pids []int32) {
 	}
 }
 
+// IdleInflight are the requests in flight of the threads left without partitions, in thread
+// order: what their shutdown waits for before 1.1 (heldLeaderAndIsr).
+func (m FetcherManager) IdleInflight() []uint64 {
+	var ids []uint64
+	for _, t := range m {
+		if len(t.parts) == 0 && t.inflight != 0 {
+			ids = append(ids, t.inflight)
+		}
+	}
+	return ids
+}
+
 // ShutdownIdleFetchers stops the threads left without partitions.
 func (m *FetcherManager) ShutdownIdleFetchers(h Follower) {
 	*m = slices.DeleteFunc(*m, func(t *FetcherThread) bool {

@@ -65,6 +65,9 @@ type Cluster interface {
 	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
 	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
 	SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse)
+	// RequestWaits: request m waits in the broker unanswered (a partition lock held by a write
+	// waiting for ZooKeeper), so its requester gives up at its request timeout.
+	RequestWaits(m *protocol.Message)
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,
@@ -151,6 +154,10 @@ type ReplicaRules struct {
 	// TruncationKeepsHW: a follower's truncation leaves its HW as it was, even above its new LEO,
 	// until its next fetch answer (before 2.4: Replica.highWatermark was not the Log's).
 	TruncationKeepsHW bool
+	// ShutdownAwaitsRequest: stopping a fetcher thread waits for the request it is blocked in
+	// (an answer, or its timeout), and the LeaderAndIsr that stopped it waits with it (before
+	// 1.1: ReplicaFetcherThread.initiateShutdown closing its client came with KAFKA-6051).
+	ShutdownAwaitsRequest bool
 	// CheckpointCheck, when set (tests only), hears of every known, online replica whose
 	// checkpoint does not hold its HW after a checkpoint (checkpoint_check.go).
 	CheckpointCheck func(problem string)

@@ -59,8 +59,17 @@ func (rm *ReplicaManager) MaybeExpandIsr(h Host, pid int32, p *Partition, rr *Re
 // sync leaves the ISR; then the task runs again half a replica.lag.time.max.ms later.
 func (rm *ReplicaManager) IsrShrinkTask(h Host) {
 	rules := h.IsrRules()
+	if rm.zkBlocked == nil { // else the task's last run still waits on ZooKeeper (zkBlockedWrite)
+		rm.shrinkIsrs(h, &rules, h.Hosted())
+	}
+	h.ScheduleIsrShrink(h.Now() + max(1, rules.LagTimeMaxMs/2))
+}
+
+// shrinkIsrs is ReplicaManager.maybeShrinkIsr over pids, in order. A write that blocks on
+// ZooKeeper stops the walk: the partitions after it wait with it (zkBlockedWrite.rest).
+func (rm *ReplicaManager) shrinkIsrs(h Host, rules *IsrRules, pids []int32) {
 	now := h.Now()
-	for _, pid := range h.Hosted() {
+	for i, pid := range pids {
 		p := h.Replica(pid)
 		s := p.State()
 		if !p.IsLeader() || p.offline || s.IsInflight() {
@@ -68,15 +77,55 @@ func (rm *ReplicaManager) IsrShrinkTask(h Host) {
 		}
 		var out []int32
 		for _, id := range s.ISR() {
-			if rr := p.Remote(id); rr != nil && p.OutOfSync(rr, now, &rules) {
+			if rr := p.Remote(id); rr != nil && p.OutOfSync(rr, now, rules) {
 				out = append(out, id)
 			}
 		}
 		if len(out) > 0 {
-			rm.submitAlterPartition(h, &rules, pid, p, false, out, protocol.SortedMinus(s.ISR(), out))
+			rm.submitAlterPartition(h, rules, pid, p, false, out, protocol.SortedMinus(s.ISR(), out))
+			if rm.zkBlocked != nil {
+				rm.zkBlocked.rest = slices.Clone(pids[i+1:])
+				return
+			}
 		}
 	}
-	h.ScheduleIsrShrink(now + max(1, rules.LagTimeMaxMs/2))
+}
+
+// zkBlockedWrite is a shrink's ISR write made without a ZooKeeper connection, before 2.7. Kafka's
+// ZooKeeper client does not fail it: it retries until connected (0.10.2.2 ZkClient
+// .retryUntilConnected under ZkUtils.conditionalUpdatePersistentPath; 2.1.1 KafkaZkClient
+// .retryRequestsUntilConnected, ZooKeeperClient.waitUntilConnected), inside
+// Partition.maybeShrinkIsr's inWriteLock(leaderIsrUpdateLock). So the isr-expiration task checks
+// no other partition meanwhile (rest: those its walk had not reached), and every produce to the
+// partition waits for the lock (appendRecordsToLeader's inReadLock). When the connection comes
+// back (heal) the write goes through with the zkVersion cached before: it succeeds on the same
+// session, and fails the version check once the controller rewrote the znode (a leader elected
+// after the session expired).
+type zkBlockedWrite struct {
+	pid      int32
+	verb     string
+	newISR   []int32
+	rest     []int32
+	produces []*protocol.Message
+}
+
+// ZooKeeperReconnected runs what waited for the broker's ZooKeeper connection (zkBlockedWrite):
+// the write, then the produces held by the partition's lock, in the order they came, then the
+// rest of the shrink check.
+func (rm *ReplicaManager) ZooKeeperReconnected(h Host) {
+	bw := rm.zkBlocked
+	if bw == nil {
+		return
+	}
+	rm.zkBlocked = nil
+	if p := h.Replica(bw.pid); p != nil && p.IsLeader() {
+		rm.writeIsr(h, bw.pid, p, bw.verb, bw.newISR)
+	}
+	for _, m := range bw.produces {
+		rm.HandleProduce(h, m)
+	}
+	rules := h.IsrRules()
+	rm.shrinkIsrs(h, &rules, bw.rest)
 }
 
 // submitAlterPartition moves p to PendingExpand or PendingShrink and asks the controller; before
@@ -186,11 +235,17 @@ type IsrWrite struct {
 // ("Cached zkVersion [..] not equal to that in zookeeper") and tries again at its next ISR check,
 // which fails again until a LeaderAndIsr brings the new version. The controller hears of the
 // change through isr_change_notification and only sends UpdateMetadata, which the engine does not
-// model. Simplification: ZooKeeper answers at once (Host.UpdateIsr), and a leader cut off from
-// ZooKeeper fails the write at once (Kafka's client blocks until it reconnects, by when the
-// version has moved on).
+// model. Simplification: ZooKeeper answers at once (Host.UpdateIsr). A shrink's write without a
+// ZooKeeper connection blocks until the connection is back (zkBlockedWrite); an expansion's,
+// which only a fetch reaching a broker cut off from ZooKeeper could make, fails at once.
 func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {
 	w := h.UpdateIsr(pid, newISR, p.partitionEpoch)
+	if !w.Connected && verb == "shrink" {
+		rm.zkBlocked = &zkBlockedWrite{pid: pid, verb: verb, newISR: slices.Clone(newISR)}
+		h.Emit(Event{Kind: IsrWriteSkipped, Pid: protocol.Some(pid), OldISR: p.State().ISR(), ISR: newISR, Reason: verb,
+			Name: "blocked", Arg: [4]int64{int64(p.partitionEpoch), int64(w.Version), 0}})
+		return
+	}
 	if !w.Written {
 		h.Emit(Event{Kind: IsrWriteSkipped, Pid: protocol.Some(pid), OldISR: p.State().ISR(), ISR: newISR, Reason: verb,
 			Name: "skipped", Arg: [4]int64{int64(p.partitionEpoch), int64(w.Version), flag(w.Connected)}})

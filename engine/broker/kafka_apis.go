@@ -1,6 +1,10 @@
 package broker
 
-import "github.com/highwater-sim/highwater/engine/protocol"
+import (
+	"slices"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
+)
 
 // The broker's entry points: every message the network delivers to it and every timer of its
 // own goes in through one of these, so that a handler is found here, by its message or task,
@@ -26,6 +30,8 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 	case protocol.MsgFetchResponse:
 		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
 			f.HandleFetchResponse(b, m)
+		} else {
+			b.stoppedThreadSettled(m.ReplyTo)
 		}
 	case protocol.MsgProduce:
 		b.rm.HandleProduce(b, m)
@@ -34,12 +40,16 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 	case protocol.MsgOffsetsForEpochResponse:
 		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
 			f.HandleOffsetsForEpochResponse(b, m)
+		} else {
+			b.stoppedThreadSettled(m.ReplyTo)
 		}
 	case protocol.MsgListOffsets:
 		b.rm.HandleListOffsets(b, m)
 	case protocol.MsgListOffsetsResponse:
 		if f := b.fetchers.OfRequest(m.ReplyTo); f != nil {
 			f.HandleListOffsetsResponse(b, m)
+		} else {
+			b.stoppedThreadSettled(m.ReplyTo)
 		}
 	case protocol.MsgLeaderAndIsr:
 		b.handleLeaderAndIsr(m)
@@ -58,9 +68,59 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 // handleLeaderAndIsr is KafkaApis.handleLeaderAndIsrRequest: the replica manager applies it and
 // the broker answers the controller that sent it.
 func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
+	if b.lisr != nil {
+		b.lisr.queued = append(b.lisr.queued, m) // replicaStateChangeLock is held
+		return
+	}
 	resp := b.rm.BecomeLeaderOrFollower(b, m.LeaderAndIsr)
-	b.Send(&protocol.Message{Type: protocol.MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID,
-		LeaderAndIsrResponse: resp})
+	answer := &protocol.Message{Type: protocol.MsgLeaderAndIsrResponse, From: b.id, To: m.From, ReplyTo: m.ID,
+		LeaderAndIsrResponse: resp}
+	if waits := b.rm.shutdownWaits; len(waits) > 0 {
+		b.rm.shutdownWaits = nil
+		b.lisr = &heldLeaderAndIsr{answer: answer, waits: waits}
+		return
+	}
+	b.Send(answer)
+}
+
+// heldLeaderAndIsr is a LeaderAndIsr whose handling waits for the fetcher threads it stopped,
+// before 1.1: ReplicaManager.becomeLeaderOrFollower calls shutdownIdleFetcherThreads inside
+// replicaStateChangeLock (0.10.2.2 l.652, l.710), and AbstractFetcherThread.shutdown's
+// awaitShutdown waits for a thread blocked in its request (not interruptible, its client not
+// closed: ReplicaFetcherThread.initiateShutdown closes it from 1.1, KAFKA-6051) until the answer
+// comes or the request times out. The partitions already changed role; the answer to the
+// controller waits (waits: the requests still in flight), and so does every LeaderAndIsr after
+// it (queued).
+type heldLeaderAndIsr struct {
+	answer *protocol.Message
+	waits  []uint64
+	queued []*protocol.Message
+}
+
+// stoppedThreadSettled: a stopped fetcher thread's request id got its answer or failed. When
+// none is left in flight, the held LeaderAndIsr is answered and the queued ones run.
+func (b *Broker) stoppedThreadSettled(id uint64) {
+	l := b.lisr
+	if l == nil {
+		return
+	}
+	i := slices.Index(l.waits, id)
+	if i < 0 {
+		return
+	}
+	l.waits = slices.Delete(l.waits, i, i+1)
+	if len(l.waits) > 0 {
+		return
+	}
+	b.lisr = nil
+	b.Send(l.answer)
+	for k, m := range l.queued {
+		b.handleLeaderAndIsr(m)
+		if b.lisr != nil { // held again: the rest wait behind it
+			b.lisr.queued = append(b.lisr.queued, l.queued[k+1:]...)
+			return
+		}
+	}
 }
 
 // RequestFailed is a request the broker sent that got no answer (the connection was refused or
@@ -73,6 +133,8 @@ func (b *Broker) RequestFailed(req *protocol.Message) bool {
 	case protocol.MsgFetch, protocol.MsgOffsetsForEpoch, protocol.MsgListOffsets:
 		if f := b.fetchers.OfRequest(req.ID); f != nil {
 			f.RequestFailed(b, req)
+		} else {
+			b.stoppedThreadSettled(req.ID)
 		}
 	case protocol.MsgAlterPartition:
 		b.rm.AlterPartitionFailed(b, req)
@@ -107,6 +169,10 @@ func (b *Broker) DelayedFetchExpired(df *DelayedFetch, seq uint64) {
 
 // DelayedProduceExpired is a parked produce's request timeout (DelayedProduce.onExpiration).
 func (b *Broker) DelayedProduceExpired(dp *DelayedProduce) { b.rm.DelayedProduceExpired(b, dp) }
+
+// ZooKeeperReconnected is the broker's ZooKeeper client connected again (a heal, on its session
+// or a new one): what waited for it goes on (ReplicaManager.ZooKeeperReconnected).
+func (b *Broker) ZooKeeperReconnected() { b.rm.ZooKeeperReconnected(b) }
 
 // IsrExpiration is the replica manager's "isr-expiration" task (maybeShrinkIsr), every half
 // replica.lag.time.max.ms from the broker's start.

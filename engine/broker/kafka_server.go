@@ -223,6 +223,8 @@ func (b *Broker) started(recover bool) {
 // unanswered.
 func (b *Broker) stopped() {
 	b.fetchers = nil
+	b.rm.zkBlocked = nil
+	b.lisr = nil
 	b.rm.LoseFetchSessions(b)
 	for i := range b.replicas {
 		b.replicas[i].DropParked()

@@ -41,6 +41,13 @@ func (p *Partition) CheckLeaderRequest(currentEpoch, replicaID int32, unknownIsN
 func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	req := m.Produce
 	pid, p := h.ReplicaNamed(req.TP)
+	if bw := rm.zkBlocked; bw != nil && bw.pid == pid && p != nil {
+		// The partition's lock is held by an ISR write waiting for ZooKeeper (zkBlockedWrite):
+		// the produce waits for it, and its producer gives up at its request timeout.
+		bw.produces = append(bw.produces, m)
+		h.RequestWaits(m)
+		return
+	}
 	hw := h.HWRules()
 	errName := p.CheckLeaderRequest(-1, protocol.ClientNode, h.ReplicaRules().NotLeaderForUnknownLocal)
 	if errName == protocol.ErrNone && req.Acks == -1 && len(p.State().ISR()) < hw.EffectiveMinIsr(len(h.Assignment(pid))) {

@@ -43,6 +43,12 @@ type ReplicaManager struct {
 	// run's ten seconds, where a slot kept in every Partition took the four bytes that keep it
 	// at two cache lines.)
 	hwMoved []int32
+	// zkBlocked is the shrink's ISR write waiting for the broker's ZooKeeper connection, before
+	// 2.7 (isr_change.go), or nil. The process loses it.
+	zkBlocked *zkBlockedWrite
+	// shutdownWaits are the requests the fetcher threads the last LeaderAndIsr stopped were
+	// blocked in, before 1.1 (heldLeaderAndIsr); the broker takes them.
+	shutdownWaits []uint64
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -62,7 +68,9 @@ func (rm *ReplicaManager) FetchSessions() *FetchSessionCache { return &rm.sessio
 
 // Started is the replica manager of a broker process that just started: no controller epoch
 // seen, no checkpoint task.
-func (rm *ReplicaManager) Started() { rm.controllerEpoch, rm.checkpointing = 0, false }
+func (rm *ReplicaManager) Started() {
+	rm.controllerEpoch, rm.checkpointing, rm.zkBlocked = 0, false, nil
+}
 
 // BecomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of Kafka's code.
 func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAndIsrRequest) *protocol.LeaderAndIsrResponse {
@@ -104,6 +112,9 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAnd
 	rm.makeLeaders(h, leaders)
 	rm.makeFollowers(h, &rules, followers, req.LiveLeaders)
 	rm.StartCheckpoints(h, &rules)
+	if rules.ShutdownAwaitsRequest {
+		rm.shutdownWaits = rm.fetchers.IdleInflight()
+	}
 	rm.fetchers.ShutdownIdleFetchers(h)
 	return resp
 }

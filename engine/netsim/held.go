@@ -8,7 +8,7 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // (or still crossing) a cut link is held, and once the link heals it gets through with the next
 // retransmission, in order with the rest of its connection: after a 10 s cut, a message sent at
 // its start arrives at about 12.6 s. The requester still gives up when its request times out
-// (replica.socket.timeout.ms, request.timeout.ms): Kafka's NetworkClient then closes the
+// (request.timeout.ms; AlterPartition's controller.socket.timeout.ms): Kafka's NetworkClient then closes the
 // connection, and whatever of that request was held is discarded. A peer that crashed meanwhile
 // takes its connection with it. (Who gave up and who crashed is the engine's to judge: it knows
 // the requests in flight and the brokers.)

@@ -9,7 +9,7 @@
 //     delivery on a link is FIFO, as on one TCP connection;
 //   - a link that is down holds what is sent on it and what arrives on it, and passes it on when
 //     it heals, as TCP's retransmissions do (held.go); a requester whose request times out first
-//     (replica.socket.timeout.ms for brokers, request.timeout.ms for clients) gives up, and what
+//     (request.timeout.ms, brokers' and clients' NetworkClient request timeout) gives up, and what
 //     was held of it is discarded: a silent network partition, tolerated;
 //   - `isolate` takes every link of a broker down, ZooKeeper's included; clients keep reaching it
 //     (the partition leaves the clients on the broker's side, which is how a zombie leader
