@@ -115,6 +115,11 @@ type era struct {
 	// HW was Replica.highWatermark, which LogManager.truncateTo does not touch: it stays above
 	// the LEO until the next fetch answer (0.10.2.2, 0.11.0.2, 2.1.1).
 	truncationClampsHW bool
+	// preferredReelectsLeader: an operator's preferred election elects a preferred replica that
+	// already leads again, at the next leader epoch (2.1.1 PartitionStateMachine
+	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
+	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
+	preferredReelectsLeader bool
 }
 
 func eraFor(version string) era {
@@ -127,7 +132,8 @@ func eraFor(version string) era {
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
-			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true}
+			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
+			preferredReelectsLeader: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,

@@ -223,7 +223,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			k.queueOfflineElection(pid)
 			break
 		}
-		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t))
+		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t), k.era.PreferredReelectsLeader)
 	case unclean:
 		if p.leader >= 0 {
 			result = protocol.ErrElectionNotNeeded
@@ -233,7 +233,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			k.queueOfflineElection(pid)
 		}
 	default:
-		result = k.preferredElection(pid, "preferred replica election")
+		result = k.preferredElection(pid, "preferred replica election", k.era.PreferredReelectsLeader)
 	}
 	k.flushLeaderAndIsr()
 	if result != protocol.ErrNone {
