@@ -45,3 +45,42 @@ func TestAuditPreferredElectionOfPreferredLeader(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditUncleanElectionOfShuttingDownLeader: 3.7.0 KafkaController.processReplicaLeaderElection
+// counts a partition electable for an UNCLEAN election when its leader is none or not in
+// controllerContext.liveBrokerIds, which leaves out the brokers shutting down. A leader whose
+// controlled shutdown found no other ISR member (it keeps leading and retries every
+// controlled.shutdown.retry.backoff.ms) is replaced: leaderForOffline with allowUnclean, no live
+// ISR member (isReplicaOnline leaves out shutting-down brokers), so the first live replica leads
+// alone, at the next leader epoch. The engine answered ELECTION_NOT_NEEDED. The broker's next
+// attempt then finds nothing it leads and stops.
+func TestAuditUncleanElectionOfShuttingDownLeader(t *testing.T) {
+	e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, nil)
+	pid := e.partitionOf(ktTopic, 0).pid
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"shutdown","broker":2}`)
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"shutdown","broker":3}`)
+	runFor(t, e, 50)
+	apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`) // broker 2 will not catch up
+	runFor(t, e, 50)
+	apply(t, e, `{"do":"restart","broker":2}`)
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"shutdown","broker":1}`)
+	runFor(t, e, 600)
+	if got := ctrlState(e, pid); got != "leader 1 epoch 2 isr [1]" {
+		t.Fatalf("broker 1 shutting down: %s, want leader 1 epoch 2 isr [1] (nobody to move to)", got)
+	}
+	apply(t, e, `{"do":"elect","topic":"t","partition":0,"unclean":true}`)
+	if got := ctrlState(e, pid); got != "leader 2 epoch 3 isr [2]" {
+		t.Fatalf("after the unclean election: %s, want leader 2 epoch 3 isr [2]", got)
+	}
+	runFor(t, e, 4400) // the second ControlledShutdown leaves at 5402
+	if e.brokers[1].Dead() {
+		t.Fatalf("broker 1 stopped before its second attempt")
+	}
+	runFor(t, e, 10)
+	if !e.brokers[1].Dead() {
+		t.Fatalf("broker 1 still runs after its second attempt found nothing to move")
+	}
+}
