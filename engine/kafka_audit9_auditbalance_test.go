@@ -84,3 +84,32 @@ func TestAuditUncleanElectionOfShuttingDownLeader(t *testing.T) {
 		t.Fatalf("broker 1 still runs after its second attempt found nothing to move")
 	}
 }
+
+// TestAuditNoControlledShutdownAttempts: controlled.shutdown.max.retries has no validator
+// (KafkaConfig, 0.10.2.2 to 3.7.0), and with 0 KafkaServer.controlledShutdown's
+// doControlledShutdown loop `while (!shutdownSucceeded && remainingRetries > 0)` sends nothing;
+// it warns "Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed"
+// and the broker stops at once. Its leaderships move when the controller sees its registration
+// gone (onBrokerFailure: the offline election, then OfflineReplica), not through a
+// ControlledShutdown. The engine rejected 0 as an invalid scenario.
+func TestAuditNoControlledShutdownAttempts(t *testing.T) {
+	for _, era := range []string{"0.10.2", "2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["controlled.shutdown.max.retries"] = "0"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}, {2, 1}}, cfg)
+			p0, p1 := e.partitionOf(ktTopic, 0).pid, e.partitionOf(ktTopic, 1).pid
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			if !e.brokers[1].Dead() {
+				t.Fatalf("broker 1 still runs after a shutdown with no attempt to make")
+			}
+			if got := ctrlState(e, p0); got != "leader 2 epoch 1 isr [2]" {
+				t.Fatalf("t-0: %s, want leader 2 epoch 1 isr [2] (offline election)", got)
+			}
+			if got := ctrlState(e, p1); got != "leader 2 epoch 1 isr [2]" {
+				t.Fatalf("t-1: %s, want leader 2 epoch 1 isr [2] (OfflineReplica)", got)
+			}
+		})
+	}
+}
