@@ -147,7 +147,7 @@ var configKeys = []configKey{
 	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory); the brokers' requests (a follower's fetches, the controller's) time out after it too"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
-	{name: "controlled.shutdown.max.retries", min: 1, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
+	{name: "controlled.shutdown.max.retries", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
 	{name: "max.incremental.fetch.session.cache.slots", min: 0, int: func(c *Config) *int64 { return &c.MaxIncrementalFetchSessionSlots }, doc: "fetch sessions a broker keeps (KIP-227, 1.1+); a full cache evicts a stale or smaller one, else the new session is not created"},
 	{name: "sim.network.latency.ms", min: 0, int: func(c *Config) *int64 { return &c.NetworkLatencyMs }, doc: "one-way delay of every message unless a link says otherwise"},

@@ -19,7 +19,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 		topics[i] = controller.Topic{Name: names[i], Assignment: assigns[i]}
 	}
 	era := controller.Era{KeepLastIsrMember: e.era.keepLastIsrMember,
-		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs}
+		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs,
+		PreferredReelectsLeader: e.era.preferredReelectsLeader}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 

@@ -121,6 +121,11 @@ type era struct {
 	// awaits the thread, blocked in its request until the answer or request.timeout.ms, inside
 	// replicaStateChangeLock: the LeaderAndIsr's answer and the next LeaderAndIsr wait.
 	fetcherShutdownClosesClient bool
+	// preferredReelectsLeader: an operator's preferred election elects a preferred replica that
+	// already leads again, at the next leader epoch (2.1.1 PartitionStateMachine
+	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
+	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
+	preferredReelectsLeader bool
 }
 
 func eraFor(version string) era {
@@ -134,7 +139,7 @@ func eraFor(version string) era {
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			fetcherShutdownClosesClient: true}
+			fetcherShutdownClosesClient: true, preferredReelectsLeader: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,

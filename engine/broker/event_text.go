@@ -62,6 +62,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		}
 		return fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", broker, attempt, why, backoff)
 	case ShutdownGaveUp:
+		if ev.Arg[0] == 0 {
+			return fmt.Sprintf("broker %d stops without a controlled shutdown (controlled.shutdown.max.retries 0)", broker)
+		}
 		if ev.Arg[1] < 0 {
 			return fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts and the backoff after the last", broker, ev.Arg[0])
 		}

@@ -90,6 +90,14 @@ func (b *Broker) Shutdown() {
 	b.state = ShuttingDown
 	b.shutdownAttempts = 0
 	b.Emit(Event{Kind: ShutdownBegan})
+	if b.ProcessRules().ControlledShutdownMaxRetries < 1 {
+		// No attempt at all: doControlledShutdown's `while (!shutdownSucceeded && remainingRetries
+		// > 0)` never runs with controlled.shutdown.max.retries 0, and KafkaServer.controlledShutdown
+		// warns "Proceeding to do an unclean shutdown" (0.10.2.2, 2.1.1, 3.7.0): the broker stops at
+		// once, leading what it led, and the controller hears of it from its closed session.
+		b.stopAfterAttempts(0)
+		return
+	}
 	b.controlledShutdownAttempt()
 }
 

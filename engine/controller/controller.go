@@ -84,6 +84,14 @@ type Era struct {
 	FailoverOfflinesDeadReplicas bool
 	// BrokerEpochs: registrations carry a broker epoch the controller checks (KIP-380, 2.2).
 	BrokerEpochs bool
+	// PreferredReelectsLeader: an operator's preferred election of a partition its preferred
+	// replica already leads elects it again, at the next leader epoch (2.1.1: the
+	// PreferredReplicaLeaderElection event hands every partition of /admin/preferred_replica_election
+	// to PartitionStateMachine.leaderForPreferredReplica, which checks only that the preferred
+	// replica is live and in the ISR). 0.10.2.2/0.11.0.2's PreferredReplicaPartitionLeaderSelector
+	// throws LeaderElectionNotNeededException; from 2.2 (KAFKA-5692) the controller answers
+	// ELECTION_NOT_NEEDED without electing.
+	PreferredReelectsLeader bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,

@@ -111,12 +111,13 @@ func (k *Controller) initializePartitionState() {
 }
 
 // preferredElection (PreferredReplicaPartitionLeaderElection) makes the head of the assignment
-// leader if it is usable and in the ISR.
-func (k *Controller) preferredElection(pid int32, why string) protocol.KafkaError {
+// leader if it is usable and in the ISR. reelect is an operator's election in an era whose
+// controller elects a preferred leader again (Era.PreferredReelectsLeader, 2.1.1).
+func (k *Controller) preferredElection(pid int32, why string, reelect bool) protocol.KafkaError {
 	p := &k.zk.partitions[pid]
 	pref := p.assignment[0]
 	switch {
-	case p.leader == pref:
+	case p.leader == pref && !reelect:
 		return protocol.ErrElectionNotNeeded
 	case !k.replicaUsable(pid, pref) || !slices.Contains(p.isr, pref):
 		return protocol.ErrPreferredLeaderNotAvailable

@@ -41,7 +41,7 @@ func (k *Controller) AutoRebalance(epoch int32) {
 			}
 			for pid := range int32(len(k.zk.partitions)) {
 				if p := &k.zk.partitions[pid]; p.assignment[0] == int32(b) && p.leader != int32(b) {
-					k.preferredElection(pid, "auto leader rebalance: preferred replica election")
+					k.preferredElection(pid, "auto leader rebalance: preferred replica election", false)
 				}
 			}
 			// One onReplicaElection, so one LeaderAndIsr batch, per imbalanced broker (3.7.0,

@@ -223,9 +223,13 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			k.queueOfflineElection(pid)
 			break
 		}
-		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t))
+		result = k.preferredElection(pid, fmt.Sprintf("operator chose broker %d", t), k.era.PreferredReelectsLeader)
 	case unclean:
-		if p.leader >= 0 {
+		// Electable when the leader is none or not among the live brokers, which leave out those
+		// shutting down (processReplicaLeaderElection's ElectionType.UNCLEAN partition,
+		// `!controllerContext.liveBrokerIds.contains(currentLeader)`, 3.7.0): a leader whose
+		// controlled shutdown found no other ISR member can be replaced while it retries.
+		if p.leader >= 0 && k.live[p.leader] != 0 && !k.shuttingDown[p.leader] {
 			result = protocol.ErrElectionNotNeeded
 		} else if !k.electOffline(pid, true) {
 			result = protocol.ErrEligibleLeadersNotAvailable
@@ -233,7 +237,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			k.queueOfflineElection(pid)
 		}
 	default:
-		result = k.preferredElection(pid, "preferred replica election")
+		result = k.preferredElection(pid, "preferred replica election", k.era.PreferredReelectsLeader)
 	}
 	k.flushLeaderAndIsr()
 	if result != protocol.ErrNone {
