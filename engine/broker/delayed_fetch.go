@@ -226,7 +226,10 @@ func readyBytes(rules *LeaderFetchRules, r *Partition, currentLeaderEpoch int32,
 			return true, 0
 		}
 	}
-	return false, (leo - fetchOffset) * rules.RecordSizeBytes
+	// DelayedFetch.tryComplete counts min(endOffset.positionDiff(fetchOffset), fetchInfo.maxBytes)
+	// per partition (0.10.2.2 to 3.7.0): no more than replica.fetch.max.bytes of a partition
+	// counts toward replica.fetch.min.bytes.
+	return false, min((leo-fetchOffset)*rules.RecordSizeBytes, rules.MaxBytes)
 }
 
 // completeFetch answers a parked fetch (DelayedFetch.onComplete), re-reading without updating
