@@ -48,3 +48,33 @@ func TestAuditDelayedFetchCountsAtMostMaxBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditResponseMaxBytesLimitsAnswer: ReplicaManager.readFromLocalLog (0.10.2.2 l.598-607,
+// 3.7.0 readFromLog: limitBytes, minOneMessage) reads each partition up to
+// min(replica.fetch.max.bytes, what is left of the request's maxBytes, the follower's
+// replica.fetch.response.max.bytes), at least one record until one partition returned some. With
+// replica.fetch.response.max.bytes 200 a follower takes a backlog of four records two at a time.
+// Five produces of one record reach the leader at 101: the first completes the parked Fetch with
+// one record (follower's LEO 1 at 102), the next Fetches read two each (LEO 3 at 104, 5 at 106).
+// The engine ignored the setting and took the four at once (LEO 5 at 104).
+func TestAuditResponseMaxBytesLimitsAnswer(t *testing.T) {
+	for _, era := range auditFetchEras {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["replica.fetch.response.max.bytes"] = "200"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+			runFor(t, e, 100)
+			for i := 0; i < 5; i++ {
+				apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+			}
+			for _, w := range []struct{ at, leo int64 }{{102, 1}, {104, 3}, {105, 3}, {106, 5}} {
+				if err := e.RunUntil(w.at); err != nil {
+					t.Fatal(err)
+				}
+				if got := followerLEO(e, 1); got != w.leo {
+					t.Fatalf("follower 1's LEO at %d: %d, want %d", w.at, got, w.leo)
+				}
+			}
+		})
+	}
+}

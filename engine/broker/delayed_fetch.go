@@ -242,10 +242,11 @@ func (rm *ReplicaManager) completeFetch(h Host, rules *LeaderFetchRules, df *Del
 	}
 	req := df.req.Fetch
 	data := rm.parkedReads(len(req.Partitions)) // the answer keeps it
+	lim := newResponseLimit(rules, req)
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)
-		d, _ := rm.readPartition(h, rules, pid, r, req, fp, false)
+		d, _ := rm.readPartition(h, rules, pid, r, req, fp, false, &lim)
 		data = append(data, d)
 	}
 	rm.answerFull(h, rules, df, data)
@@ -277,6 +278,7 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 	// out at their size.
 	news := rm.answerData[:0]
 	rm.answerData = nil
+	lim := newResponseLimit(rules, req)
 	for _, i := range work {
 		cp := &s.parts[i]
 		cp.dirty = false
@@ -284,7 +286,7 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 		// Read in place into the answer's next entry, which stays only if it has news.
 		news = append(news, protocol.FetchPartitionData{})
 		d := &news[len(news)-1]
-		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false)
+		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false, &lim)
 		must := cp.maybeUpdateResponseData(d, true)
 		if !s.clean(cp, d) {
 			s.redirty(i)

@@ -329,6 +329,9 @@ func (s *FetchSession) clean(cp *CachedPartition, d *protocol.FetchPartitionData
 	if l.HighWatermark() != d.HighWatermark || l.LogEndOffset() != d.LogEndOffset || l.LogStartOffset() != d.LogStartOffset {
 		return false // it moved after the read
 	}
+	if cp.fetchOffset != d.LogEndOffset {
+		return false // records left unread: the answer's replica.fetch.response.max.bytes was spent
+	}
 	rr := r.Remote(s.replicaID)
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
 		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.replicaID)
