@@ -78,3 +78,46 @@ func TestAuditResponseMaxBytesLimitsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditResponseLimitRotatesPartitions: under replica.fetch.response.max.bytes the partitions
+// of one fetcher thread are served in turn. Before fetch sessions the follower lists them in its
+// partitionStates order and moves one that got records to the end (AbstractFetcherThread
+// .processFetchRequest, updateAndMoveToEnd: 0.10.2.2 l.155-158, 0.11.0.2 l.188-191), so the next
+// Fetch lists the other first; with sessions the leader reads the session's partitionMap in
+// order and moves one answered with records to its end (IncrementalFetchContext's
+// PartitionIterator: 2.1.1 FetchSession.scala l.429-430, 3.7.0 l.492-493; a full answer does not
+// rotate). Two partitions, three one-record produces each reaching the leader at 101, answers
+// of one record (100 bytes): before 1.1 the follower gets t-0, t-1, t-0, ...; with sessions t-0
+// (full answer), t-0, t-1, t-0, t-1, t-1. The engine read in partition order: all of t-0 first.
+func TestAuditResponseLimitRotatesPartitions(t *testing.T) {
+	type leos struct{ at, p0, p1 int64 }
+	old := []leos{{102, 1, 0}, {104, 1, 1}, {106, 2, 1}, {108, 2, 2}, {110, 3, 2}, {112, 3, 3}}
+	sessions := []leos{{102, 1, 0}, {104, 2, 0}, {106, 2, 1}, {108, 3, 1}, {110, 3, 2}, {112, 3, 3}}
+	for _, tc := range []struct {
+		era  string
+		want []leos
+	}{{"0.10.2", old}, {"0.11.0", old}, {"2.1", sessions}, {"3.7", sessions}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["replica.fetch.response.max.bytes"] = "100"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}, {0, 1}}, cfg)
+			runFor(t, e, 100)
+			for _, p := range []string{"0", "1"} {
+				for i := 0; i < 3; i++ {
+					apply(t, e, `{"do":"produce","topic":"t","partition":`+p+`,"count":1,"acks":1}`)
+				}
+			}
+			p0, p1 := e.partitionOf(ktTopic, 0), e.partitionOf(ktTopic, 1)
+			for _, w := range tc.want {
+				if err := e.RunUntil(w.at); err != nil {
+					t.Fatal(err)
+				}
+				g0 := e.replicaOn(p0.pid, 1).Log().LogEndOffset()
+				g1 := e.replicaOn(p1.pid, 1).Log().LogEndOffset()
+				if g0 != w.p0 || g1 != w.p1 {
+					t.Fatalf("follower 1's LEOs at %d: t-0 %d, t-1 %d; want %d, %d", w.at, g0, g1, w.p0, w.p1)
+				}
+			}
+		})
+	}
+}

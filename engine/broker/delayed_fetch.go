@@ -163,8 +163,9 @@ func (rm *ReplicaManager) canCompleteFetch(h Host, rules *LeaderFetchRules, df *
 	}
 	parts := req.Partitions
 	if r != nil {
-		i, found := slices.BinarySearchFunc(parts, r.pid, func(fp protocol.FetchPartition, pid int32) int { return cmp.Compare(h.PidOf(fp.TP), pid) })
-		if found {
+		// A follower lists its partitions in its thread's order, not by pid: searched.
+		tp := h.TP(r.pid)
+		if i := slices.IndexFunc(parts, func(fp protocol.FetchPartition) bool { return fp.TP == tp }); i >= 0 {
 			if now, n := partReady(rules, r, &parts[i]); now || n >= req.MinBytes {
 				return true
 			}
@@ -292,6 +293,9 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 			s.redirty(i)
 		}
 		if must {
+			if len(d.Records) > 0 {
+				s.moveToEnd(i)
+			}
 			d.TP = cp.name(h)
 		} else {
 			*d = protocol.FetchPartitionData{}

@@ -18,7 +18,12 @@ import (
 func (rm *ReplicaManager) readWholeSession(h Host, rules *LeaderFetchRules, s *FetchSession, req *protocol.FetchRequest) *protocol.FetchResponse {
 	resp := &protocol.FetchResponse{SessionID: s.ID()}
 	lim := newResponseLimit(rules, req)
-	for i := range s.parts {
+	idx := make([]int32, len(s.parts))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	s.inOrder(idx)
+	for _, i := range idx {
 		cp := &s.parts[i]
 		fp := cp.fetchPartition(h)
 		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false, &lim)

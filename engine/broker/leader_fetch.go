@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"slices"
-
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -211,6 +209,9 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 				s.redirty(j)
 			}
 			if must {
+				if len(data[i].Records) > 0 {
+					s.moveToEnd(j)
+				}
 				data[kept] = data[i]
 				data[kept].TP = cp.name(h)
 				kept++
@@ -363,7 +364,7 @@ func (rm *ReplicaManager) takeDirty(s *FetchSession) []int32 {
 	work := s.dirty
 	s.dirty, rm.dirtySpare = rm.dirtySpare[:0], nil
 	if len(work) > 1 { // a steady round's one dirty partition needs no sort call
-		slices.Sort(work)
+		s.inOrder(work) // read in the session's order (IncrementalFetchContext.foreachPartition)
 	}
 	return work
 }
