@@ -121,3 +121,20 @@ func TestAuditResponseLimitRotatesPartitions(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditConsumerIgnoresReplicaFetchMaxBytes: a consumer's Fetch is limited by the consumer's
+// own max.partition.fetch.bytes (ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES, 1 MiB, 0.10.2.2
+// l.145, 3.7.0 l.217), not by the brokers' replica.fetch.max.bytes, which only the replica
+// fetchers send (ReplicaFetcherThread: fetchSize). With replica.fetch.max.bytes 100 a consume of
+// "all available" read one record of five below the HW.
+func TestAuditConsumerIgnoresReplicaFetchMaxBytes(t *testing.T) {
+	cfg := map[string]string{"replica.fetch.max.bytes": "100"}
+	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+	p := e.partitionOf(ktTopic, 0)
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":5,"acks":1}`)
+	runFor(t, e, 2000)
+	if got := consumeAll(t, e, p); len(got) != 5 {
+		t.Fatalf("the consumer read %d records, want the 5 below the HW", len(got))
+	}
+}

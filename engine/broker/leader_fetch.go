@@ -249,6 +249,10 @@ func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int
 	return d, n
 }
 
+// consumerMaxPartitionFetchBytes is the consumer's max.partition.fetch.bytes default
+// (ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES, 0.10.2.2 to 3.7.0).
+const consumerMaxPartitionFetchBytes = 1 << 20
+
 // responseLimit is what is left of a follower's answer's byte limit while its partitions are
 // read in turn (ReplicaManager.readFromLocalLog, 0.10.2.2 to 3.7.0): each partition reads at
 // most min(replica.fetch.max.bytes, the bytes left of replica.fetch.response.max.bytes), and at
@@ -328,8 +332,14 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 		}
 	}
 	// replica.fetch.max.bytes per partition, within what is left of the answer's
-	// replica.fetch.response.max.bytes; the first record always fits while none was read.
-	if limit := lim.records(rules.MaxBytes, rules.RecordSizeBytes); end-fp.FetchOffset > limit {
+	// replica.fetch.response.max.bytes; the first record always fits while none was read. A
+	// consumer's partition limit is its own max.partition.fetch.bytes (ConsumerConfig, 1 MiB in
+	// every era), not the brokers' replica.fetch.max.bytes.
+	maxBytes := rules.MaxBytes
+	if consumer {
+		maxBytes = consumerMaxPartitionFetchBytes
+	}
+	if limit := lim.records(maxBytes, rules.RecordSizeBytes); end-fp.FetchOffset > limit {
 		end = fp.FetchOffset + limit
 	}
 	d.Records = log.Read(fp.FetchOffset, end)
