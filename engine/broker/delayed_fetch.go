@@ -163,8 +163,9 @@ func (rm *ReplicaManager) canCompleteFetch(h Host, rules *LeaderFetchRules, df *
 	}
 	parts := req.Partitions
 	if r != nil {
-		i, found := slices.BinarySearchFunc(parts, r.pid, func(fp protocol.FetchPartition, pid int32) int { return cmp.Compare(h.PidOf(fp.TP), pid) })
-		if found {
+		// A follower lists its partitions in its thread's order, not by pid: searched.
+		tp := h.TP(r.pid)
+		if i := slices.IndexFunc(parts, func(fp protocol.FetchPartition) bool { return fp.TP == tp }); i >= 0 {
 			if now, n := partReady(rules, r, &parts[i]); now || n >= req.MinBytes {
 				return true
 			}
@@ -226,7 +227,10 @@ func readyBytes(rules *LeaderFetchRules, r *Partition, currentLeaderEpoch int32,
 			return true, 0
 		}
 	}
-	return false, (leo - fetchOffset) * rules.RecordSizeBytes
+	// DelayedFetch.tryComplete counts min(endOffset.positionDiff(fetchOffset), fetchInfo.maxBytes)
+	// per partition (0.10.2.2 to 3.7.0): no more than replica.fetch.max.bytes of a partition
+	// counts toward replica.fetch.min.bytes.
+	return false, min((leo-fetchOffset)*rules.RecordSizeBytes, rules.MaxBytes)
 }
 
 // completeFetch answers a parked fetch (DelayedFetch.onComplete), re-reading without updating
@@ -239,10 +243,11 @@ func (rm *ReplicaManager) completeFetch(h Host, rules *LeaderFetchRules, df *Del
 	}
 	req := df.req.Fetch
 	data := rm.parkedReads(len(req.Partitions)) // the answer keeps it
+	lim := newResponseLimit(rules, req)
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)
-		d, _ := rm.readPartition(h, rules, pid, r, req, fp, false)
+		d, _ := rm.readPartition(h, rules, pid, r, req, fp, false, &lim)
 		data = append(data, d)
 	}
 	rm.answerFull(h, rules, df, data)
@@ -274,6 +279,7 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 	// out at their size.
 	news := rm.answerData[:0]
 	rm.answerData = nil
+	lim := newResponseLimit(rules, req)
 	for _, i := range work {
 		cp := &s.parts[i]
 		cp.dirty = false
@@ -281,12 +287,15 @@ func (rm *ReplicaManager) completeSessionFetch(h Host, rules *LeaderFetchRules, 
 		// Read in place into the answer's next entry, which stays only if it has news.
 		news = append(news, protocol.FetchPartitionData{})
 		d := &news[len(news)-1]
-		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false)
+		rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, false, &lim)
 		must := cp.maybeUpdateResponseData(d, true)
 		if !s.clean(cp, d) {
 			s.redirty(i)
 		}
 		if must {
+			if len(d.Records) > 0 {
+				s.moveToEnd(i)
+			}
 			d.TP = cp.name(h)
 		} else {
 			*d = protocol.FetchPartitionData{}

@@ -19,6 +19,8 @@ type fetchBuild struct {
 	next                      int64
 	parts                     []protocol.FetchPartition
 	forgotten                 []protocol.TP
+	// orders are the listed partitions' places in the thread's order (a full build's).
+	orders []uint64
 }
 
 // newFetchBuild starts a build at now, gathering into parts and forgotten; next is the latest
@@ -83,10 +85,28 @@ func (t *FetcherThread) walkAll(bd *fetchBuild) {
 	t.changes = t.changes[:0]
 	for i := range t.parts {
 		st := &t.parts[i]
+		n := len(bd.parts)
 		st.listed = t.look(bd, st)
 		if st.listed {
 			t.changes = append(t.changes, st.pid)
 		}
+		if bd.full && len(bd.parts) > n {
+			bd.orders = append(bd.orders, t.orders[i])
+		}
+	}
+	if bd.full && !slices.IsSorted(bd.orders) {
+		// A full Fetch lists its partitions in the thread's order (partitionStates, which
+		// buildFetch walks; FetchSessionHandler.Builder keeps it), not in pid order.
+		idx := make([]int, len(bd.orders))
+		for k := range idx {
+			idx[k] = k
+		}
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(bd.orders[a], bd.orders[b]) })
+		sorted := make([]protocol.FetchPartition, len(idx))
+		for k, j := range idx {
+			sorted[k] = bd.parts[j]
+		}
+		copy(bd.parts, sorted)
 	}
 }
 
@@ -144,6 +164,7 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 		parts = make([]protocol.FetchPartition, 0, len(t.parts))
 	}
 	bd := newFetchBuild(names, full, fencing, lastEpochs, now, now+backoff, parts, t.forgetBuf[:0])
+	bd.orders = t.orderBuf[:0]
 	if full || walkAll {
 		t.walkAll(&bd)
 		if walkAll {
@@ -153,6 +174,7 @@ func (t *FetcherThread) Build(sessions, walkAll, fencing, lastEpochs bool, now, 
 		t.walkChanges(&bd)
 	}
 	parts, forgotten, next = bd.result()
+	t.orderBuf = bd.orders[:0]
 	if !full && h.HasGone() {
 		forgotten = h.AppendGone(forgotten, names)
 		// The request lists partitions in pid order (Kafka: added, then altered).

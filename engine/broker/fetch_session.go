@@ -121,6 +121,14 @@ type FetchSession struct {
 	// lands on a 56-byte entry of a cold session, a cache miss each (5% of the 100 × 100,000
 	// user path); four probes into pids share a line or two.
 	pids []int32
+	// orders are the partitions' places in Kafka's partitionMap (an ImplicitLinkedHashCollection),
+	// side by side with parts: the full request's order at creation, a partition added by an
+	// incremental fetch last, and one answered with records moved last
+	// (IncrementalFetchContext's PartitionIterator, "for fairness"); a stamp from nextOrder
+	// each. The leader reads the session in that order (takeDirty), which decides who gets
+	// data under replica.fetch.response.max.bytes.
+	orders    []uint64
+	nextOrder uint64
 	// readAt is when its last fetch read its partitions, and brokerEpoch that fetch's broker epoch.
 	readAt      int64
 	brokerEpoch int64
@@ -329,6 +337,9 @@ func (s *FetchSession) clean(cp *CachedPartition, d *protocol.FetchPartitionData
 	if l.HighWatermark() != d.HighWatermark || l.LogEndOffset() != d.LogEndOffset || l.LogStartOffset() != d.LogStartOffset {
 		return false // it moved after the read
 	}
+	if cp.fetchOffset != d.LogEndOffset {
+		return false // records left unread: the answer's replica.fetch.response.max.bytes was spent
+	}
 	rr := r.Remote(s.replicaID)
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
 		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.replicaID)
@@ -342,6 +353,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 	s.replicaID = req.ReplicaID
 	s.readAt, s.brokerEpoch = readAt, req.BrokerEpoch
 	s.parts = make([]CachedPartition, 0, len(req.Partitions))
+	byPid := make([]int32, len(req.Partitions)) // the request's places, by pid once sorted
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)
@@ -350,16 +362,21 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 		cp.updateRequestParams(fp)
 		cp.dirty = !s.clean(&cp, &data[i])
 		s.parts = append(s.parts, cp)
+		byPid[i] = int32(i)
 		if cp.r != nil {
 			cp.r.cachedBy(s, i) // i: unless sorted below
 		}
 	}
-	// A follower lists its partitions in pid order; sort in case a request did not.
+	// parts is by pid; a full request lists its thread's order (orders keeps it).
 	if !slices.IsSortedFunc(s.parts, func(a, b CachedPartition) int { return cmp.Compare(a.pid, b.pid) }) {
+		slices.SortFunc(byPid, func(a, b int32) int { return cmp.Compare(s.parts[a].pid, s.parts[b].pid) })
 		slices.SortFunc(s.parts, func(a, b CachedPartition) int { return cmp.Compare(a.pid, b.pid) })
 	}
 	s.pids = make([]int32, len(s.parts))
+	s.orders = make([]uint64, len(s.parts))
+	s.nextOrder = uint64(len(s.parts))
 	for i := range s.parts {
+		s.orders[i] = uint64(byPid[i]) // FullFetchContext: cachedPartitions in the request's order
 		s.pids[i] = s.parts[i].pid
 		if s.parts[i].dirty {
 			s.dirty = append(s.dirty, int32(i))
@@ -373,6 +390,8 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 	i, _ := searchPids(s.pids, pid)
 	s.parts = slices.Insert(s.parts, i, CachedPartition{pid: pid, r: r, highWatermark: -1, localLogStartOffset: -1})
 	s.pids = slices.Insert(s.pids, i, pid)
+	s.orders = slices.Insert(s.orders, i, s.nextOrder) // FetchSession.update: mustAdd, last
+	s.nextOrder++
 	for k, j := range s.dirty { // the partitions after it moved up one
 		if int(j) >= i {
 			s.dirty[k]++
@@ -410,6 +429,20 @@ func (s *FetchSession) remove(pid int32) {
 	}
 	s.parts = slices.Delete(s.parts, i, i+1)
 	s.pids = slices.Delete(s.pids, i, i+1)
+	s.orders = slices.Delete(s.orders, i, i+1)
+}
+
+// moveToEnd puts partition i last in the session's order: an incremental answer carried
+// records for it (IncrementalFetchContext's PartitionIterator: partitionMap.remove, then
+// mustAdd, 2.1.1 FetchSession.scala l.429-430, 3.7.0 l.492-493).
+func (s *FetchSession) moveToEnd(i int32) {
+	s.orders[i] = s.nextOrder
+	s.nextOrder++
+}
+
+// inOrder sorts indices into parts by the session's order.
+func (s *FetchSession) inOrder(idx []int32) {
+	slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(s.orders[a], s.orders[b]) })
 }
 
 // unlinkAll takes s off its partitions' session lists; its parked fetch is forgotten.

@@ -17,10 +17,16 @@ import (
 // partition now (without updating follower state or the session).
 func (rm *ReplicaManager) readWholeSession(h Host, rules *LeaderFetchRules, s *FetchSession, req *protocol.FetchRequest) *protocol.FetchResponse {
 	resp := &protocol.FetchResponse{SessionID: s.ID()}
-	for i := range s.parts {
+	lim := newResponseLimit(rules, req)
+	idx := make([]int32, len(s.parts))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	s.inOrder(idx)
+	for _, i := range idx {
 		cp := &s.parts[i]
 		fp := cp.fetchPartition(h)
-		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false)
+		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, req, &fp, false, &lim)
 		if cp.maybeUpdateResponseData(&d, false) {
 			resp.Partitions = append(resp.Partitions, d)
 		}
@@ -54,7 +60,7 @@ func (rm *ReplicaManager) compareSessionAnswers(h Host, rules *LeaderFetchRules,
 			continue
 		}
 		fp := cp.fetchPartition(h)
-		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, &protocol.FetchRequest{ReplicaID: s.ReplicaID(), BrokerEpoch: s.brokerEpoch}, &fp, false)
+		d, _ := rm.readPartition(h, rules, cp.pid, cp.r, &protocol.FetchRequest{ReplicaID: s.ReplicaID(), BrokerEpoch: s.brokerEpoch}, &fp, false, nil)
 		if cp.maybeUpdateResponseData(&d, false) || !s.clean(cp, &d) {
 			rules.Check(fmt.Sprintf("%s: partition %d is clean but reads %s", where, cp.pid, DescribeFetchPartition(d)))
 		}

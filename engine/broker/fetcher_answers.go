@@ -127,6 +127,9 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
 		h.Appended(p, len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
+		// processFetchRequest (0.10.2.2 l.155-158, 2.1.1 l.317, 3.7.0 l.373): a partition that
+		// got records moves to the end of partitionStates.
+		t.MoveToEnd(st)
 		t.NoteChange(st)
 	}
 	if d.LogStartOffset > log.LogStartOffset() {
@@ -159,6 +162,7 @@ func (t *FetcherThread) markFailed(h Follower, st *PartitionFetchState, why stri
 // fetchOffsetAndTruncate handles OFFSET_OUT_OF_RANGE: ask the leader for its offsets.
 func (t *FetcherThread) fetchOffsetAndTruncate(h Follower, rules *FetcherRules, st *PartitionFetchState) {
 	t.SetTruncating(st, false)
+	t.MoveToEnd(st) // handleOutOfRangeError: updateAndMoveToEnd
 	m := &protocol.Message{Type: protocol.MsgListOffsets, From: t.owner, To: t.leader, ListOffsets: &protocol.ListOffsetsRequest{
 		ReplicaID: t.owner, TP: h.TP(st.Pid()), CurrentLeaderEpoch: rules.RequestEpoch(st.Epoch())}}
 	t.ClearSent()

@@ -28,9 +28,17 @@ type FetcherThread struct {
 	forgetBuf []protocol.TP
 	// parts is sorted by pid; pids are their pids, in the same order: State searches them, which
 	// touches two cache lines where a search of parts would touch one per probe.
-	parts   []PartitionFetchState
-	pids    []int32
-	session FetchSessionHandler
+	parts []PartitionFetchState
+	pids  []int32
+	// orders are the partitions' places in Kafka's partitionStates, a LinkedHashMap whose
+	// updateAndMoveToEnd puts a partition last (added, answered with records, delayed, reset
+	// after OFFSET_OUT_OF_RANGE): side by side with parts, a stamp from nextOrder each. A full
+	// Fetch lists its partitions in that order (Build), and the leader reads them so under
+	// replica.fetch.response.max.bytes.
+	orders    []uint64
+	nextOrder uint64
+	orderBuf  []uint64 // a full build's scratch (fetchBuild.orders)
+	session   FetchSessionHandler
 	// changes lists pids, each once per fetch state on it (listed); changesSpare is its second
 	// buffer.
 	changes, changesSpare []int32
@@ -140,6 +148,7 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition) bool {
 	i, found := searchPids(t.pids, st.pid)
 	if found {
 		old := &t.parts[i]
+		t.orders[i] = t.stamp() // addPartitions: updateAndMoveToEnd, kept state or not
 		if old.epoch == st.epoch {
 			return false
 		}
@@ -160,6 +169,7 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition) bool {
 	}
 	t.parts = slices.Insert(t.parts, i, st)
 	t.pids = slices.Insert(t.pids, i, st.pid)
+	t.orders = slices.Insert(t.orders, i, t.stamp())
 	added := &t.parts[i]
 	if added.truncating {
 		t.truncatingCount++
@@ -176,6 +186,7 @@ func (t *FetcherThread) Add(st PartitionFetchState, r *Partition) bool {
 func (t *FetcherThread) Reserve(n int) {
 	t.parts = slices.Grow(t.parts, n)
 	t.pids = slices.Grow(t.pids, n)
+	t.orders = slices.Grow(t.orders, n)
 	t.changes = slices.Grow(t.changes, n)
 }
 
@@ -183,24 +194,51 @@ func (t *FetcherThread) Reserve(n int) {
 // leaves the session handler its entry; its pid may stay on the change list (a walk skips a pid
 // the thread no longer has).
 func (t *FetcherThread) Remove(sorted []int32) {
-	t.parts = slices.DeleteFunc(t.parts, func(s PartitionFetchState) bool {
-		_, found := slices.BinarySearch(sorted, s.pid)
-		if found {
-			t.leaving(&s)
-		}
+	t.removeIf(func(pid int32) bool {
+		_, found := slices.BinarySearch(sorted, pid)
 		return found
 	})
-	t.indexPids()
 }
 
 func (t *FetcherThread) RemovePartition(pid int32) {
-	t.parts = slices.DeleteFunc(t.parts, func(s PartitionFetchState) bool {
-		if s.pid == pid {
-			t.leaving(&s)
+	t.removeIf(func(p int32) bool { return p == pid })
+}
+
+// removeIf takes off the partitions whose pid gone reports, with their orders.
+func (t *FetcherThread) removeIf(gone func(pid int32) bool) {
+	kept := 0
+	for i := range t.parts {
+		if gone(t.parts[i].pid) {
+			t.leaving(&t.parts[i])
+			continue
 		}
-		return s.pid == pid
-	})
+		t.parts[kept], t.orders[kept] = t.parts[i], t.orders[i]
+		kept++
+	}
+	clear(t.parts[kept:])
+	t.parts, t.orders = t.parts[:kept], t.orders[:kept]
 	t.indexPids()
+}
+
+// stamp is the next place at the end of partitionStates.
+func (t *FetcherThread) stamp() uint64 {
+	t.nextOrder++
+	return t.nextOrder
+}
+
+// MoveToEnd is PartitionStates.updateAndMoveToEnd for st: it goes last in the thread's order.
+func (t *FetcherThread) MoveToEnd(st *PartitionFetchState) {
+	if i, found := t.index(st.pid); found {
+		t.orders[i] = t.stamp()
+	}
+}
+
+// Order is partition pid's place in the thread's order (0 if it is not in the thread).
+func (t *FetcherThread) Order(pid int32) uint64 {
+	if i, found := t.index(pid); found {
+		return t.orders[i]
+	}
+	return 0
 }
 
 func (t *FetcherThread) leaving(st *PartitionFetchState) {

@@ -143,5 +143,6 @@ func (t *FetcherThread) buildFetch(h Follower, rules *FetcherRules, into []proto
 // backoff delays a partition by replica.fetch.backoff.ms.
 func (t *FetcherThread) backoff(h Follower, rules *FetcherRules, st *PartitionFetchState) {
 	st.SetDelayUntil(h.Now() + rules.BackoffMs)
+	t.MoveToEnd(st) // delayPartitions: updateAndMoveToEnd
 	t.NoteChange(st)
 }

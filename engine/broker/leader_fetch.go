@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"slices"
-
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -28,6 +26,9 @@ type LeaderFetchRules struct {
 	// MaxBytes is replica.fetch.max.bytes (per partition) and RecordSizeBytes the size of one
 	// record; SessionSlots is max.incremental.fetch.session.cache.slots.
 	MaxBytes, RecordSizeBytes, SessionSlots int64
+	// ResponseMaxBytes is replica.fetch.response.max.bytes: the bytes of one whole answer to a
+	// follower (responseLimit).
+	ResponseMaxBytes int64
 	// ReadAll (tests only) reads every session partition at every incremental fetch, as Kafka's
 	// leader does: the reference the dirty reads must match event for event. Check (tests only)
 	// has every incremental fetch also read its whole session and is told where that answer
@@ -73,12 +74,13 @@ func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *prot
 	// list during the walk).
 	rm.parkSeq++
 	df := &DelayedFetch{req: m, newSession: newSession, readAt: h.Now(), seq: rm.parkSeq}
+	lim := newResponseLimit(rules, req)
 	for i := range req.Partitions {
 		fp := &req.Partitions[i]
 		pid, r := h.ReplicaNamed(fp.TP)
 		data = append(data, protocol.FetchPartitionData{})
 		d := &data[len(data)-1]
-		bytes += rm.readPartitionTo(d, h, rules, pid, r, req, fp, true)
+		bytes += rm.readPartitionTo(d, h, rules, pid, r, req, fp, true, &lim)
 		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
@@ -185,12 +187,13 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 	data := rm.sessionData[:0]
 	var bytes int64
 	now := req.MaxWaitMs <= 0
+	lim := newResponseLimit(rules, req)
 	for _, i := range work {
 		cp := &s.parts[i]
 		fp := cp.fetchData() // unnamed: the answer names what it carries
 		data = append(data, protocol.FetchPartitionData{})
 		d := &data[len(data)-1]
-		bytes += rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, true)
+		bytes += rm.readPartitionTo(d, h, rules, cp.pid, cp.r, req, &fp, true, &lim)
 		if d.Error != protocol.ErrNone || d.DivergingEpoch != nil {
 			now = true
 		}
@@ -206,6 +209,9 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 				s.redirty(j)
 			}
 			if must {
+				if len(data[i].Records) > 0 {
+					s.moveToEnd(j)
+				}
 				data[kept] = data[i]
 				data[kept].TP = cp.name(h)
 				kept++
@@ -233,14 +239,59 @@ func (rm *ReplicaManager) readSession(h Host, rules *LeaderFetchRules, m *protoc
 func (rm *ReplicaManager) ReadPartition(h Host, pid int32, r *Partition, req *protocol.FetchRequest,
 	fp *protocol.FetchPartition, update bool) (protocol.FetchPartitionData, int64) {
 	rules := h.LeaderFetchRules()
-	return rm.readPartition(h, &rules, pid, r, req, fp, update)
+	return rm.readPartition(h, &rules, pid, r, req, fp, update, nil)
 }
 
 func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int32, r *Partition, req *protocol.FetchRequest,
-	fp *protocol.FetchPartition, update bool) (protocol.FetchPartitionData, int64) {
+	fp *protocol.FetchPartition, update bool, lim *responseLimit) (protocol.FetchPartitionData, int64) {
 	var d protocol.FetchPartitionData
-	n := rm.readPartitionTo(&d, h, rules, pid, r, req, fp, update)
+	n := rm.readPartitionTo(&d, h, rules, pid, r, req, fp, update, lim)
 	return d, n
+}
+
+// consumerMaxPartitionFetchBytes is the consumer's max.partition.fetch.bytes default
+// (ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES, 0.10.2.2 to 3.7.0).
+const consumerMaxPartitionFetchBytes = 1 << 20
+
+// responseLimit is what is left of a follower's answer's byte limit while its partitions are
+// read in turn (ReplicaManager.readFromLocalLog, 0.10.2.2 to 3.7.0): each partition reads at
+// most min(replica.fetch.max.bytes, the bytes left of replica.fetch.response.max.bytes), and at
+// least one record (minOneMessage: a follower's Fetch is v3 or later, hardMaxBytesLimit false)
+// until a partition returned records. nil: no response limit (a consumer's one-partition Fetch,
+// the tests' single reads).
+type responseLimit struct {
+	left   int64
+	minOne bool
+}
+
+func newResponseLimit(rules *LeaderFetchRules, req *protocol.FetchRequest) responseLimit {
+	if req.ReplicaID == protocol.ClientNode || rules.ResponseMaxBytes <= 0 {
+		return responseLimit{left: -1, minOne: true}
+	}
+	return responseLimit{left: rules.ResponseMaxBytes, minOne: true}
+}
+
+// records is how many records of size size a partition may read under partition limit
+// maxBytes: readFromLocalLog's adjustedMaxBytes in records, at least one while minOneMessage.
+func (l *responseLimit) records(maxBytes, size int64) int64 {
+	if l == nil || l.left < 0 {
+		return max(1, maxBytes/size)
+	}
+	n := min(maxBytes, l.left) / size
+	if l.minOne {
+		n = max(1, n)
+	}
+	return n
+}
+
+// took counts a partition's read of bytes: readFromLocalLog stops ignoring the limits once a
+// partition returned records, and takes them off the bytes left.
+func (l *responseLimit) took(bytes int64) {
+	if l == nil || l.left < 0 || bytes == 0 {
+		return
+	}
+	l.minOne = false
+	l.left = max(0, l.left-bytes)
 }
 
 // readPartitionTo is readPartition writing the data into *d, a zero entry of the answer's
@@ -248,7 +299,7 @@ func (rm *ReplicaManager) readPartition(h Host, rules *LeaderFetchRules, pid int
 // it twice on its way into the answer (issue 12). Nothing a read sets off (a HW move, a produce
 // completed, a parked fetch answered) writes into the answer being built.
 func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host, rules *LeaderFetchRules, pid int32, r *Partition,
-	req *protocol.FetchRequest, fp *protocol.FetchPartition, update bool) int64 {
+	req *protocol.FetchRequest, fp *protocol.FetchPartition, update bool, lim *responseLimit) int64 {
 	d.TP, d.HighWatermark, d.LogStartOffset, d.LogEndOffset = fp.TP, -1, -1, -1
 	if d.Error = r.CheckLeaderRequest(fp.CurrentLeaderEpoch, req.ReplicaID, rules.NotLeaderForUnknownLocal); d.Error != protocol.ErrNone {
 		return 0
@@ -280,15 +331,24 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 			end = min(end, fp.FetchOffset+fp.MaxRecords)
 		}
 	}
-	// replica.fetch.max.bytes per partition; the first record always fits.
-	if limit := max(1, rules.MaxBytes/rules.RecordSizeBytes); end-fp.FetchOffset > limit {
+	// replica.fetch.max.bytes per partition, within what is left of the answer's
+	// replica.fetch.response.max.bytes; the first record always fits while none was read. A
+	// consumer's partition limit is its own max.partition.fetch.bytes (ConsumerConfig, 1 MiB in
+	// every era), not the brokers' replica.fetch.max.bytes.
+	maxBytes := rules.MaxBytes
+	if consumer {
+		maxBytes = consumerMaxPartitionFetchBytes
+	}
+	if limit := lim.records(maxBytes, rules.RecordSizeBytes); end-fp.FetchOffset > limit {
 		end = fp.FetchOffset + limit
 	}
 	d.Records = log.Read(fp.FetchOffset, end)
+	n := int64(len(d.Records)) * rules.RecordSizeBytes
+	lim.took(n)
 	if update && !consumer {
 		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)
 	}
-	return int64(len(d.Records)) * rules.RecordSizeBytes
+	return n
 }
 
 // updateFollowerFetchState is ReplicaManager.updateFollowerFetchState with
@@ -314,7 +374,7 @@ func (rm *ReplicaManager) takeDirty(s *FetchSession) []int32 {
 	work := s.dirty
 	s.dirty, rm.dirtySpare = rm.dirtySpare[:0], nil
 	if len(work) > 1 { // a steady round's one dirty partition needs no sort call
-		slices.Sort(work)
+		s.inOrder(work) // read in the session's order (IncrementalFetchContext.foreachPartition)
 	}
 	return work
 }
