@@ -99,8 +99,13 @@ func (rm *ReplicaManager) duplicateProduce(h Host, m *protocol.Message, pid int3
 		h.Emit(Event{Kind: DuplicateBatch, Pid: protocol.Some(pid), From: protocol.Some(base),
 			To: protocol.Some(base + int64(len(m.Produce.RecordIDs))), Epoch: protocol.Some(int64(r.Epoch))})
 	}
-	// appendRecordsToLeader checks the HW after a duplicate too (maybeIncrementLeaderHW).
-	rm.answerAppended(h, m, pid, p, base, rm.MaybeIncrementLeaderHW(h, pid, p, -1))
+	// appendRecordsToLeader checks the HW after a duplicate too (maybeIncrementLeaderHW), and
+	// ReplicaManager.addCompletePurgatoryAction re-checks the parked fetches if it moved.
+	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
+	if hwMoved {
+		rm.TryCompleteWatchers(h, p)
+	}
+	rm.answerAppended(h, m, pid, p, base, hwMoved)
 }
 
 // answerAppended answers produce m, whose batch p's log holds from base: acks=1 now, acks=all
