@@ -115,6 +115,9 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	if next.InterBrokerProtocolVersion != e.cfg.InterBrokerProtocolVersion {
 		return errors.New("set.inter.broker.protocol.version: the protocol era is fixed for a run; start a new cluster")
 	}
+	if err := next.checkIdempotence("set"); err != nil {
+		return err
+	}
 	old := e.cfg
 	e.cfg = next
 	e.setRules()

@@ -12,8 +12,9 @@ import (
 // metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
 // LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
 // after retry.backoff.ms until delivery.timeout.ms; every other outcome is
-// final, so each error shows. A retried batch keeps its record ids: like a producer without
-// idempotence, a retry after a lost answer may append the batch twice.
+// final, so each error shows. A retried batch keeps its record ids. Without enable.idempotence
+// (the eras before 3.7 by default) a retry of a batch the leader already has is appended twice;
+// with it the leader finds the batch and answers with its offsets (broker.HandleProduce).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -53,7 +54,7 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	m := e.produceMessage()
 	body := m.Produce
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
-		TimeoutMs: e.cfg.RequestTimeoutMs}
+		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: e.cfg.EnableIdempotence, Retried: e.cfg.EnableIdempotence && op.Attempts > 1}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)

@@ -32,6 +32,7 @@ type Config struct {
 	RequestTimeoutMs                 int64  // request.timeout.ms (producer, follower and controller requests)
 	DeliveryTimeoutMs                int64  // delivery.timeout.ms (producer)
 	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
+	EnableIdempotence                bool   // enable.idempotence (producer)
 	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs int64  // controlled.shutdown.retry.backoff.ms
 	MaxIncrementalFetchSessionSlots  int64  // max.incremental.fetch.session.cache.slots
@@ -55,7 +56,18 @@ func NewConfig(set map[string]json.RawMessage) (Config, error) {
 			return cfg, err
 		}
 	}
-	return cfg, nil
+	return cfg, cfg.checkIdempotence("config")
+}
+
+// checkIdempotence refuses enable.idempotence in era 0.10.2, naming the field under prefix
+// ("config", or "set" for a config step). KIP-98 (0.11.0): an idempotent batch carries a
+// producer id and sequence numbers, which only message format v2 has; a 0.10.2 broker knows no
+// InitProducerId.
+func (c *Config) checkIdempotence(prefix string) error {
+	if c.EnableIdempotence && c.InterBrokerProtocolVersion == "0.10.2" {
+		return fmt.Errorf("%s.enable.idempotence: true needs message format v2 (brokers 0.11.0+), not inter.broker.protocol.version 0.10.2", prefix)
+	}
+	return nil
 }
 
 const ibpName = "inter.broker.protocol.version"
@@ -64,10 +76,13 @@ const ibpName = "inter.broker.protocol.version"
 // release): zookeeper.session.timeout.ms 6000 and replica.lag.time.max.ms 10000 before 2.5
 // (KIP-537), unclean.leader.election.enable true before 0.11 (KIP-106). Every other modelled
 // default is the same in the four releases. The producer is a current client in every era
-// (delivery.timeout.ms, retries), as a client's version is independent of the brokers'.
+// (delivery.timeout.ms, retries), as a client's version is independent of the brokers', but for
+// enable.idempotence: the era's contemporary client's default, on from 3.0 (KIP-679,
+// ProducerConfig) and off before, so true in 3.7 only.
 func EraDefaults(version string) Config {
 	c := DefaultConfig()
 	c.InterBrokerProtocolVersion = version
+	c.EnableIdempotence = version == "3.7"
 	if version != "3.7" {
 		c.ZookeeperSessionTimeoutMs = 6000
 		c.ReplicaLagTimeMaxMs = 10000
@@ -101,6 +116,7 @@ func DefaultConfig() Config {
 		RequestTimeoutMs:                 30000,
 		DeliveryTimeoutMs:                120000,
 		RetryBackoffMs:                   100,
+		EnableIdempotence:                true,
 		ControlledShutdownMaxRetries:     3,
 		ControlledShutdownRetryBackoffMs: 5000,
 		MaxIncrementalFetchSessionSlots:  1000,
@@ -147,6 +163,7 @@ var configKeys = []configKey{
 	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory); the brokers' requests (a follower's fetches, the controller's) time out after it too"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
+	{name: "enable.idempotence", bool: func(c *Config) *bool { return &c.EnableIdempotence }, doc: "the producer's batches carry a producer id and sequence numbers, and a leader does not append a retried batch it already has (default: on in 3.7, off before; needs 0.11.0+)"},
 	{name: "controlled.shutdown.max.retries", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
 	{name: "max.incremental.fetch.session.cache.slots", min: 0, int: func(c *Config) *int64 { return &c.MaxIncrementalFetchSessionSlots }, doc: "fetch sessions a broker keeps (KIP-227, 1.1+); a full cache evicts a stale or smaller one, else the new session is not created"},

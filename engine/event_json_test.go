@@ -114,6 +114,8 @@ func TestEventJSONHandMade(t *testing.T) {
 	for _, acks := range []Acks{-1, 0, 1, 5, -7} {
 		compareEventJSON(t, &Event{Message: &Message{Produce: &ProduceRequest{Acks: acks}}})
 	}
+	compareEventJSON(t, &Event{Message: &Message{Produce: &ProduceRequest{Acks: -1, Idempotent: true}}})
+	compareEventJSON(t, &Event{Message: &Message{Produce: &ProduceRequest{Acks: 1, Idempotent: true, Retried: true}}})
 	// A code without a name: encoding/json refuses it, and so must the appender, with its error.
 	compareEventJSON(t, &Event{Message: &Message{ProduceResponse: &ProduceResponse{Error: 9999}}})
 }
@@ -268,7 +270,7 @@ var eventJSONFields = strings.Fields(`
 	ControlledShutdownRequest.BrokerID ControlledShutdownRequest.BrokerEpoch
 	ControlledShutdownResponse.Error ControlledShutdownResponse.Remaining
 	ProduceRequest.Op ProduceRequest.TP ProduceRequest.Acks ProduceRequest.RecordIDs
-	ProduceRequest.TimeoutMs
+	ProduceRequest.TimeoutMs ProduceRequest.Idempotent ProduceRequest.Retried
 	ProduceResponse.Op ProduceResponse.TP ProduceResponse.Error ProduceResponse.BaseOffset
 `)
 

@@ -159,9 +159,11 @@ func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 // TestAuditProducerRetriesUnknownPartition: UnknownTopicOrPartitionException is an
 // InvalidMetadataException (0.10.2.2, 3.7.0), which the producer retries after refreshing its
 // metadata, as it does NOT_LEADER: an UNKNOWN_TOPIC_OR_PARTITION answer is not the produce's
-// outcome; the retry is acknowledged.
+// outcome; the retry is acknowledged. The producer is not idempotent here: the faked answer is
+// to a batch the leader appended, which an idempotent retry would find at offset 0
+// (TestAuditIdempotentRetryNotAppendedTwice).
 func TestAuditProducerRetriesUnknownPartition(t *testing.T) {
-	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, nil)
+	e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{"enable.idempotence": "false"})
 	runFor(t, e, 1000)
 	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
 	runFor(t, e, 100)

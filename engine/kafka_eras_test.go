@@ -19,14 +19,15 @@ func eraCfg(era string) map[string]string {
 // TestEraDefaults: KafkaConfig.scala's Defaults of each release. zookeeper.session.timeout.ms and
 // replica.lag.time.max.ms went 6000 → 18000 and 10000 → 30000 in 2.5 (KIP-537);
 // unclean.leader.election.enable went true → false in 0.11.0 (KIP-106). A name the scenario sets
-// wins over the era's default.
+// wins over the era's default. The view also names enable.idempotence before 3.7 (the era's
+// client's default, off before 3.0's KIP-679).
 func TestEraDefaults(t *testing.T) {
 	for _, tc := range []struct {
 		era          string
 		zk, lag      int64
 		unclean      bool
 		changedNames int
-	}{{"0.10.2", 6000, 10000, true, 3}, {"0.11.0", 6000, 10000, false, 2}, {"2.1", 6000, 10000, false, 2}, {"3.7", 18000, 30000, false, 0}} {
+	}{{"0.10.2", 6000, 10000, true, 4}, {"0.11.0", 6000, 10000, false, 3}, {"2.1", 6000, 10000, false, 3}, {"3.7", 18000, 30000, false, 0}} {
 		c, err := NewConfig(map[string]json.RawMessage{"inter.broker.protocol.version": json.RawMessage(fmt.Sprintf("%q", tc.era))})
 		if err != nil {
 			t.Fatal(err)

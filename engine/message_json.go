@@ -351,5 +351,11 @@ func (w *jsonOut) produce(r *ProduceRequest) {
 	w.int64s(r.RecordIDs)
 	w.b = append(w.b, `,"timeoutMs":`...)
 	w.int(r.TimeoutMs)
+	if r.Idempotent {
+		w.b = append(w.b, `,"idempotent":true`...)
+	}
+	if r.Retried {
+		w.b = append(w.b, `,"retried":true`...)
+	}
 	w.b = append(w.b, '}')
 }

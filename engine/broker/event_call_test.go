@@ -26,6 +26,8 @@ func eventCall(ev *Event) string {
 		return fmt.Sprintf("follower %d of %d at %d", pid, ev.Arg[0], ev.Arg[1])
 	case LeaderAppend:
 		return fmt.Sprintf("appended to %d at %d..%d in %d", pid, ev.From.V, ev.To.V, ev.Epoch.V)
+	case DuplicateBatch:
+		return fmt.Sprintf("duplicate in %d at %d..%d in %d", pid, ev.From.V, ev.To.V, ev.Epoch.V)
 	case IsrChangeAsked:
 		return fmt.Sprintf("ask %s %d %v → %v", ev.Reason, pid, ev.OldISR, ev.ISR)
 	case IsrWriteSkipped:

@@ -32,6 +32,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		return roleText(ev, broker, topic, partition)
 	case LeaderAppend:
 		return appendText(ev, broker, topic, partition)
+	case DuplicateBatch:
+		return fmt.Sprintf("leader %d found %s's batch already at offsets %d..%d (idempotent producer, a retry): not appended again",
+			broker, name(), ev.From.V, ev.To.V-1)
 	case IsrChangeAsked:
 		return fmt.Sprintf("leader %d asks to %s the ISR of %s: %v → %v", broker, ev.Reason, name(), ev.OldISR, ev.ISR)
 	case IsrWriteSkipped:

@@ -47,6 +47,8 @@ func TestEventText(t *testing.T) {
 			"broker 1 became leader of t-3 in leader epoch 7 (epoch start offset 40, ISR [1 2])"},
 		{Event{Kind: BecameFollower, Epoch: protocol.Some[int64](7), Reason: "follower", Arg: [4]int64{2, 7}},
 			"broker 1 became follower of t-3 under leader 2 in leader epoch 7"},
+		{Event{Kind: DuplicateBatch, From: protocol.Some[int64](0), To: protocol.Some[int64](2), Epoch: protocol.Some[int64](1)},
+			"leader 1 found t-3's batch already at offsets 0..1 (idempotent producer, a retry): not appended again"},
 		{Event{Kind: LeaderAppend, From: protocol.Some[int64](10), To: protocol.Some[int64](13), Epoch: protocol.Some[int64](7)},
 			"leader 1 appended 3 records to t-3 at offsets 10..12 in epoch 7"},
 		{Event{Kind: IsrChangeAsked, OldISR: []int32{0, 1, 2}, ISR: []int32{1, 2}, Reason: "shrink"}, "leader 1 asks to shrink the ISR of t-3: [0 1 2] → [1 2]"},

@@ -59,6 +59,9 @@ const (
 	BecameFollower
 	// LeaderAppend: a leader's append, From its base offset To its log end.
 	LeaderAppend
+	// DuplicateBatch: an idempotent producer's retried batch the leader already has, From its
+	// base offset To its end (not appended again).
+	DuplicateBatch
 	// IsrChangeAsked: the leader asks the controller (AlterPartition).
 	IsrChangeAsked
 	// IsrWriteSkipped and IsrWritten: before 2.7 the leader's own ZooKeeper write failed (Arg:
@@ -116,6 +119,7 @@ var kinds = [numKinds]struct {
 	BecameLeader:          {"BecameLeader", EvRole, true, true},
 	BecameFollower:        {"BecameFollower", EvRole, true, true},
 	LeaderAppend:          {"LeaderAppend", EvAppend, true, true},
+	DuplicateBatch:        {"DuplicateBatch", EvAppend, true, true},
 	IsrChangeAsked:        {"IsrChangeAsked", EvISRPending, false, false},
 	IsrWriteSkipped:       {"IsrWriteSkipped", EvISRPending, false, false},
 	IsrWritten:            {"IsrWritten", EvISRChange, false, false},

@@ -63,6 +63,21 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		// learns of it only by reconnecting.
 		return
 	}
+	// An idempotent producer's retry may be a batch the log already has (its answer was lost, or
+	// it reached this leader as a follower before the leadership moved): Kafka's
+	// UnifiedLog.append (3.7.0) skips the append when analyzeAndValidateProducerState finds it
+	// among the producer's last cached batches (ProducerStateEntry.findDuplicateBatch) and
+	// answers with the original batch's offsets. A first attempt can never be a duplicate, so
+	// only a retry is looked for: a steady load pays nothing. The check follows the min.insync
+	// one above, as in Partition.appendRecordsToLeader.
+	if req.Retried {
+		if base, ok := p.log.FindBatch(req.RecordIDs); ok {
+			rm.duplicateProduce(h, m, pid, p, base)
+			return
+		}
+		// Not there, or only in part: the engine may truncate inside a batch (Kafka truncates
+		// whole batches only), and then the retry is appended whole, as any batch.
+	}
 	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
 	if !h.CountOnly(LeaderAppend) {
 		h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
@@ -72,6 +87,31 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	h.Appended(p, len(req.RecordIDs))
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
 	rm.TryCompleteWatchers(h, p)
+	rm.answerAppended(h, m, pid, p, base, hwMoved)
+}
+
+// duplicateProduce answers an idempotent retry whose batch p's log has at base, not appending
+// it again: as for an append (ReplicaManager.appendRecords), acks=1 at once and acks=all once
+// the HW passes the batch's end (the produce purgatory's required offset, lastOffset + 1).
+func (rm *ReplicaManager) duplicateProduce(h Host, m *protocol.Message, pid int32, p *Partition, base int64) {
+	if !h.CountOnly(DuplicateBatch) {
+		r, _ := p.log.At(base) // the epoch the batch was appended in
+		h.Emit(Event{Kind: DuplicateBatch, Pid: protocol.Some(pid), From: protocol.Some(base),
+			To: protocol.Some(base + int64(len(m.Produce.RecordIDs))), Epoch: protocol.Some(int64(r.Epoch))})
+	}
+	// appendRecordsToLeader checks the HW after a duplicate too (maybeIncrementLeaderHW), and
+	// ReplicaManager.addCompletePurgatoryAction re-checks the parked fetches if it moved.
+	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
+	if hwMoved {
+		rm.TryCompleteWatchers(h, p)
+	}
+	rm.answerAppended(h, m, pid, p, base, hwMoved)
+}
+
+// answerAppended answers produce m, whose batch p's log holds from base: acks=1 now, acks=all
+// parked in the produce purgatory until the HW passes it. hwMoved: the HW just moved.
+func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32, p *Partition, base int64, hwMoved bool) {
+	req := m.Produce
 	if hwMoved {
 		rm.CompleteDelayedProduces(h, pid, p)
 	}

@@ -218,6 +218,27 @@ func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
 	return base
 }
 
+// FindBatch returns the offset of the run of records whose ids are ids (a batch appended
+// before), scanning back from the log end to the log start; ok is false unless the whole run is
+// there. Only an idempotent producer's retry asks (rare), so a scan costs nothing on a steady load.
+func (l *Log) FindBatch(ids []int64) (base int64, ok bool) {
+	if len(ids) == 0 {
+		return -1, false
+	}
+	for o := l.LogEndOffset() - 1; o >= l.start; o-- {
+		if r, _ := l.At(o); r.ID != ids[0] {
+			continue
+		}
+		for i, id := range ids {
+			if r, in := l.At(o + int64(i)); !in || r.ID != id {
+				return -1, false // a record id is unique: the batch is there only in part
+			}
+		}
+		return o, true
+	}
+	return -1, false
+}
+
 // AppendAsFollower appends records copied from the leader, keeping their epochs; the epoch cache
 // is assigned per batch (here, per run of one epoch).
 func (l *Log) AppendAsFollower(recs []Record) {

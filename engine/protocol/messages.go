@@ -273,6 +273,12 @@ type ProduceRequest struct {
 	Acks      Acks    `json:"acks"`
 	RecordIDs []int64 `json:"recordIds"`
 	TimeoutMs int64   `json:"timeoutMs"`
+	// Idempotent: the producer has enable.idempotence on (the batch carries a producer id and
+	// sequence numbers, message format v2). Retried: such a batch sent again, which the leader
+	// checks for a duplicate; Kafka's broker tells a retry by its sequence numbers, the engine
+	// by the producer's word, so a first attempt is never searched for.
+	Idempotent bool `json:"idempotent,omitempty"`
+	Retried    bool `json:"retried,omitempty"`
 }
 
 // ProduceResponse answers a produce with acks 1 or all.
