@@ -114,7 +114,7 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 // wait does (held.go). Kafka's NetworkClient gives up on a request in flight longer than its
 // request timeout (NetworkClient.handleTimedOutRequests) and closes the connection, so an answer
 // arriving later is dropped: a follower whose round trip exceeds request.timeout.ms never
-// gets records. Clients' requests are left to the DelayedProduce's own timeout (docs/engine.md).
+// gets records. Clients' requests are left to the DelayedProduce's own timeout (docs/simplifications.md).
 func (e *Engine) timeOutIfLate(m *Message, at int64) {
 	req := m
 	if !isRequest(m.Type) {

@@ -3,7 +3,7 @@ package engine
 import "github.com/highwater-sim/highwater/engine/controller"
 
 // Where a broker learns something from the cluster without a message, the engine takes a
-// shortcut Kafka does not (docs/engine.md, Simplifications). Each shortcut is an interface named
+// shortcut Kafka does not (docs/simplifications.md). Each shortcut is an interface named
 // for the simplification, and broker code reads the cluster only through it: a reader sees at
 // the call which knowledge came for free, and modelling the real path (UpdateMetadata, a
 // ZooKeeper round trip) means replacing one implementation. Both are answered from the

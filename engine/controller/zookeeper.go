@@ -8,7 +8,7 @@ import (
 
 // ZooKeeper as the cluster uses it: each partition's znodes, the brokers' sessions and
 // registrations (/brokers/ids/N), and the watches that run the controller. ZooKeeper never fails
-// and answers at once (docs/engine.md, Simplifications).
+// and answers at once (docs/simplifications.md).
 type zooKeeper struct {
 	partitions []znode // by pid
 	sessions   []session
