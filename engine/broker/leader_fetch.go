@@ -271,14 +271,20 @@ func newResponseLimit(rules *LeaderFetchRules, req *protocol.FetchRequest) respo
 	return responseLimit{left: rules.ResponseMaxBytes, minOne: true}
 }
 
-// records is how many records of size size a partition may read under partition limit
+// records is how many of want records of size size a partition may read under partition limit
 // maxBytes: readFromLocalLog's adjustedMaxBytes in records, at least one while minOneMessage.
-func (l *responseLimit) records(maxBytes, size int64) int64 {
-	if l == nil || l.left < 0 {
-		return max(1, maxBytes/size)
+// When all of them fit, the usual case (a follower's fetch finds a record or two), it is want,
+// found without a division.
+func (l *responseLimit) records(want, maxBytes, size int64) int64 {
+	limited := l != nil && l.left >= 0
+	if limited {
+		maxBytes = min(maxBytes, l.left)
 	}
-	n := min(maxBytes, l.left) / size
-	if l.minOne {
+	if want*size <= maxBytes {
+		return want
+	}
+	n := maxBytes / size
+	if !limited || l.minOne {
 		n = max(1, n)
 	}
 	return n
@@ -339,8 +345,8 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	if consumer {
 		maxBytes = consumerMaxPartitionFetchBytes
 	}
-	if limit := lim.records(maxBytes, rules.RecordSizeBytes); end-fp.FetchOffset > limit {
-		end = fp.FetchOffset + limit
+	if want := end - fp.FetchOffset; want > 0 {
+		end = fp.FetchOffset + lim.records(want, maxBytes, rules.RecordSizeBytes)
 	}
 	d.Records = log.Read(fp.FetchOffset, end)
 	n := int64(len(d.Records)) * rules.RecordSizeBytes
