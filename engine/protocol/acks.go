@@ -18,7 +18,7 @@ func (a *Acks) UnmarshalJSON(b []byte) error {
 	case `0`, `"0"`:
 		*a = 0
 	default:
-		return fmt.Errorf(`want "all", 1 or 0, got %s`, b)
+		return fmt.Errorf(`acks: want "all", 1 or 0, got %s`, b)
 	}
 	return nil
 }
