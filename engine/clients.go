@@ -65,20 +65,29 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	}
 }
 
-// retryProduce schedules another attempt, or gives up at delivery.timeout.ms.
+// retryProduce schedules another attempt after retry.backoff.ms, or, if that would come at or
+// after the batch's delivery timeout, its expiry then: the accumulator expires a batch once
+// delivery.timeout.ms has passed since it was created (ProducerBatch.hasReachedDeliveryTimeout,
+// RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it.
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
-	if e.now+e.retryBackoff() >= op.Sent+e.cfg.DeliveryTimeoutMs {
+	at := e.now + e.retryBackoff()
+	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; at >= deadline {
+		at = max(e.now, deadline)
+	}
+	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// producerRetry sends a batch again, or expires it at its delivery timeout.
+func (e *Engine) producerRetry(id int64) {
+	op := e.clients.Produce(id)
+	if op.Done {
+		return
+	}
+	if e.now >= op.Sent+e.cfg.DeliveryTimeoutMs {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
-	e.schedule(producerRetry{op.ID}.due(e.now + e.retryBackoff()))
-}
-
-func (e *Engine) producerRetry(id int64) {
-	op := e.clients.Produce(id)
-	if !op.Done {
-		e.sendProduce(op)
-	}
+	e.sendProduce(op)
 }
 
 func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {

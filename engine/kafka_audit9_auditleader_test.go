@@ -44,3 +44,29 @@ func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditDeliveryTimeoutAtItsDeadline: a batch retried while its partition has no leader
+// expires when delivery.timeout.ms has passed since it was created
+// (ProducerBatch.hasReachedDeliveryTimeout, RecordAccumulator.expiredBatches; 2.1.1 to 3.7.0),
+// not at the last retry before it (retry.backoff.ms earlier).
+func TestAuditDeliveryTimeoutAtItsDeadline(t *testing.T) {
+	cfg := eraCfg("3.7")
+	cfg["delivery.timeout.ms"] = "10000"
+	cfg["unclean.leader.election.enable"] = "false"
+	e := newKafkaEngine(t, 3, [][]int32{{1}}, cfg)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"kill","broker":1}`)
+	runFor(t, e, 19000) // the session expires at 19000: no leader
+	sent := e.Now()
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+	runFor(t, e, 9999)
+	ops := e.Produces()
+	if op := ops[len(ops)-1]; op.Done {
+		t.Fatalf("at %d (%d ms after the send) the produce ended %q; want it still retrying until %d", e.Now(), e.Now()-sent, op.Result, sent+10000)
+	}
+	runFor(t, e, 1)
+	ops = e.Produces()
+	if op := ops[len(ops)-1]; !op.Done || op.Result != ErrDeliveryTimeout.String() {
+		t.Fatalf("at %d: done %v, result %q; want %s at the delivery timeout", e.Now(), op.Done, op.Result, ErrDeliveryTimeout)
+	}
+}
