@@ -110,6 +110,9 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	if sc, ok := parseScenarioFast(data); ok {
 		return sc, nil
 	}
+	if plain, changed := lenient(data); changed { // whole numbers as 1.0, a BOM: scenario_numbers.go
+		return ParseScenario(plain)
+	}
 	return parseScenarioGeneral(data)
 }
 
@@ -155,20 +158,18 @@ func parseScenarioGeneral(data []byte) (*Scenario, error) {
 	return sc, nil
 }
 
-// ParseScenarioHead is ParseScenario's scenario without its steps (the cluster, the config, the
-// duration), read without checking the steps' JSON nor validating: a driver builds the engine
-// from it (NewRun, which validates it) while ParseScenario parses the steps, a load file's bulk,
-// on another goroutine. What it returns stands only if ParseScenario accepts the same file, whose
-// scenario's head it then is.
+// ParseScenarioHead is ParseScenario's scenario without its steps, unvalidated, for a driver to
+// build the engine from (NewRun validates) while ParseScenario reads the steps elsewhere.
 func ParseScenarioHead(data []byte) (*Scenario, error) {
-	// Without json.Valid, splitObject may cut an invalid file (it never reads out of bounds): the
-	// result is then thrown away, as ParseScenario fails.
+	data = bytes.TrimPrefix(data, utf8BOM)
+	// Unchecked, splitObject may cut an invalid file (safely): ParseScenario then fails it.
 	top, ok := splitObject(data)
 	if !ok {
 		if err := json.Unmarshal(data, &top); err != nil {
 			return nil, fmt.Errorf("not valid JSON: %v", jsonErr(err))
 		}
 	}
+	lenientHead(top)
 	return parseHead(top)
 }
 

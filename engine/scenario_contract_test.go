@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,43 @@ func TestContractUnexpectedViolationNamesIt(t *testing.T) {
 	}
 	if s := res.Failures[0].String(); !strings.Contains(s, `violations: expected `) || !strings.Contains(s, `actual ["acked-write-lost"] (at `) {
 		t.Fatalf("the message does not name the invariant: %s", s)
+	}
+}
+
+// TestLenientNumbersAndBOM: a file whose whole numbers are written 1500.0 or 1.5e3 (a script's
+// JSON writer), or that starts with a UTF-8 byte order mark, parses to the same scenario as its
+// plain twin, through ParseScenario and ParseScenarioHead; a number that is not whole still
+// fails, naming its field, and a string's digits are left alone.
+func TestLenientNumbersAndBOM(t *testing.T) {
+	plain := `{"name":"n 1.0","seed":2,"brokers":3,"topics":[{"name":"t","partitions":2,"replicationFactor":3}],` +
+		`"config":{"replica.lag.time.max.ms":10000},"duration":5000,` +
+		`"steps":[{"at":1500,"do":"produce","topic":"t","partition":1,"count":2},{"at":1500,"do":"caption","text":"at 2.0e3"}]}`
+	want, err := ParseScenario([]byte(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, variant := range []string{
+		strings.NewReplacer(`"seed":2`, `"seed":2.0`, `"brokers":3`, `"brokers":3.0`, `10000}`, `1e4}`,
+			`"duration":5000`, `"duration":5.0e3`, `"at":1500`, `"at":1500.0`, `"count":2`, `"count":2.00`).Replace(plain),
+		"\xEF\xBB\xBF" + plain,
+	} {
+		got, err := ParseScenario([]byte(variant))
+		if err != nil {
+			t.Fatalf("%s: %v", variant, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: parsed %+v, want %+v", variant, got, want)
+		}
+		head, err := ParseScenarioHead([]byte(variant))
+		if err != nil || head.Brokers != 3 || head.Seed != 2 || head.Duration != 5000 {
+			t.Errorf("%s: head %+v, %v", variant, head, err)
+		}
+	}
+	if got := want.Steps[1].Action.Text; got != "at 2.0e3" {
+		t.Errorf("caption text %q: a string's number was rewritten", got)
+	}
+	_, err = ParseScenario([]byte(strings.Replace(plain, `"at":1500,"do":"produce"`, `"at":1500.5,"do":"produce"`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "steps[0]") {
+		t.Errorf("a fractional at: error %v, want one naming steps[0]", err)
 	}
 }
