@@ -3,8 +3,10 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/highwater-sim/highwater/engine/clients"
+	"github.com/highwater-sim/highwater/engine/plural"
 )
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
@@ -98,9 +100,10 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 		return
 	}
 	p := e.partitions[op.PID()]
-	text := fmt.Sprintf("producer: %d records to %s (acks=%s): %s", len(op.RecordIDs), p.name(), acksName(op.Acks), result)
+	n := plural.Of(len(op.RecordIDs), "record")
+	text := fmt.Sprintf("producer: %s to %s (acks=%s): %s", n, p.name(), acksName(op.Acks), result)
 	if result == ResultAcked {
-		text = fmt.Sprintf("producer: %d records to %s acknowledged at offsets %d..%d (acks=%s)", len(op.RecordIDs), p.name(), base, base+int64(len(op.RecordIDs))-1, acksName(op.Acks))
+		text = fmt.Sprintf("producer: %s to %s acknowledged at %s (acks=%s)", n, p.name(), offsetRange(base, int64(len(op.RecordIDs))), acksName(op.Acks))
 	}
 	e.emit(Event{Type: EvProduceResult, Topic: p.topic, Partition: Some(p.index), Name: result, Text: text})
 }
@@ -182,7 +185,7 @@ func (e *Engine) finishConsume(op *ConsumeOp, result string) {
 	op.Done = true
 	op.Result = result
 	p := e.partitions[op.PID()]
-	text := fmt.Sprintf("consumer: read %d records of %s from offset %d", len(op.Records), p.name(), op.Offset)
+	text := fmt.Sprintf("consumer: read %s of %s from offset %d", plural.Of(len(op.Records), "record"), p.name(), op.Offset)
 	if result != ResultOK {
 		text = fmt.Sprintf("consumer: reading %s failed: %s", p.name(), result)
 	}
@@ -340,4 +343,12 @@ func (e *Engine) produceDone(m, req *Message) {
 		pp.free = append(pp.free, req)
 		e.out.recycle.reused++
 	}
+}
+
+// offsetRange names the n offsets from base: "offset 4", or "offsets 4..6".
+func offsetRange(base, n int64) string {
+	if n == 1 {
+		return "offset " + strconv.FormatInt(base, 10)
+	}
+	return "offsets " + strconv.FormatInt(base, 10) + ".." + strconv.FormatInt(base+n-1, 10)
 }

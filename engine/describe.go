@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	brk "github.com/highwater-sim/highwater/engine/broker" // the package; broker here is the process
+	"github.com/highwater-sim/highwater/engine/plural"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -60,7 +61,7 @@ func DescribeMessage(m *Message) string {
 		}
 		return head + "LeaderAndIsr answer"
 	case m.StopReplica != nil:
-		return head + fmt.Sprintf("StopReplica %d partitions", len(m.StopReplica.Partitions))
+		return head + "StopReplica " + plural.Of(len(m.StopReplica.Partitions), "partition")
 	case m.AlterPartition != nil:
 		a := m.AlterPartition
 		return head + fmt.Sprintf("AlterPartition %s-%d ISR %v (leader epoch %d, partition epoch %d)", a.TP.Topic, a.TP.Partition, a.NewISR, a.LeaderEpoch, a.PartitionEpoch)
@@ -73,10 +74,10 @@ func DescribeMessage(m *Message) string {
 	case m.ControlledShutdown != nil:
 		return head + "ControlledShutdown"
 	case m.ControlledShutdownResp != nil:
-		return head + fmt.Sprintf("ControlledShutdown answer, %d partitions still led", len(m.ControlledShutdownResp.Remaining))
+		return head + "ControlledShutdown answer, " + plural.Of(len(m.ControlledShutdownResp.Remaining), "partition") + " still led"
 	case m.Produce != nil:
 		p := m.Produce
-		return head + fmt.Sprintf("Produce %d records to %s-%d (acks=%s)", len(p.RecordIDs), p.TP.Topic, p.TP.Partition, acksName(p.Acks))
+		return head + fmt.Sprintf("Produce %s to %s-%d (acks=%s)", plural.Of(len(p.RecordIDs), "record"), p.TP.Topic, p.TP.Partition, acksName(p.Acks))
 	case m.ProduceResponse != nil:
 		p := m.ProduceResponse
 		if p.Error != ErrNone {

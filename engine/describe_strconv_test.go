@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	brk "github.com/highwater-sim/highwater/engine/broker"
+	"github.com/highwater-sim/highwater/engine/plural"
 )
 
 // TestDescribeStrconvIsFmt: the narration written with strconv (the broker's role changes, high
@@ -31,6 +32,10 @@ func TestDescribeStrconvIsFmt(t *testing.T) {
 				ev.Broker.V, ev.Topic, ev.Partition.V, ev.arg[0], ev.arg[1]))
 			check(brokerText(brk.LeaderAppend, &ev), fmt.Sprintf("leader %d appended %d records to %s-%d at offsets %d..%d in epoch %d",
 				ev.Broker.V, ev.To.V-ev.From.V, ev.Topic, ev.Partition.V, ev.From.V, ev.To.V-1, ev.Epoch.V))
+			one := ev
+			one.To = Some(n + 1)
+			check(brokerText(brk.LeaderAppend, &one), fmt.Sprintf("leader %d appended 1 record to %s-%d at offset %d in epoch %d",
+				ev.Broker.V, ev.Topic, ev.Partition.V, ev.From.V, ev.Epoch.V))
 			ev.Replicas = isr
 			want := fmt.Sprintf("%s-%d on broker %d (%s): high watermark %d → %d", ev.Topic, ev.Partition.V, ev.Broker.V, ev.Reason, ev.From.V, ev.To.V)
 			if len(ev.Replicas) == 1 {
@@ -42,7 +47,7 @@ func TestDescribeStrconvIsFmt(t *testing.T) {
 			}
 			tp := TP{Topic: "t", Partition: m}
 			check(brk.DescribeFetchPartition(FetchPartitionData{TP: tp, HighWatermark: n, Records: make([]commitlogRecord, len(isr))}),
-				fmt.Sprintf("%s-%d %d records, HW %d", tp.Topic, tp.Partition, len(isr), n))
+				fmt.Sprintf("%s-%d %s, HW %d", tp.Topic, tp.Partition, plural.Of(len(isr), "record"), n))
 			check(describeFetch(&FetchRequest{ReplicaID: ClientNode, Partitions: []FetchPartition{{TP: tp, FetchOffset: n, LastFetchedEpoch: m}}}),
 				"consumer Fetch "+fmt.Sprintf("%s-%d@%d", tp.Topic, tp.Partition, n)+map[bool]string{true: fmt.Sprintf(" (last epoch %d)", m)}[m >= 0])
 		}

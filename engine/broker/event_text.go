@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/highwater-sim/highwater/engine/plural"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -57,9 +58,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 	case ShutdownAttemptFailed:
 		attempt, led, backoff := ev.Arg[0], ev.Arg[1], ev.Arg[2]
 		if ev.Arg[3] != 0 {
-			return fmt.Sprintf("broker %d's controlled shutdown attempt %d (the last): %d partitions still led; it stops after %d ms", broker, attempt, led, backoff)
+			return fmt.Sprintf("broker %d's controlled shutdown attempt %d (the last): %s still led; it stops after %d ms", broker, attempt, plural.Of(led, "partition"), backoff)
 		}
-		why := fmt.Sprintf("%d partitions still led (no other ISR member to take them)", led)
+		why := plural.Of(led, "partition") + " still led (no other ISR member to take them)"
 		if ev.Why != "" {
 			why = ev.Why
 		}
@@ -69,20 +70,20 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 			return fmt.Sprintf("broker %d stops without a controlled shutdown (controlled.shutdown.max.retries 0)", broker)
 		}
 		if ev.Arg[1] < 0 {
-			return fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts and the backoff after the last", broker, ev.Arg[0])
+			return fmt.Sprintf("broker %d stops anyway after %s and the backoff after the last", broker, plural.Of(ev.Arg[0], "controlled-shutdown attempt"))
 		}
-		return fmt.Sprintf("broker %d stops anyway after %d controlled-shutdown attempts (%d partitions still led)", broker, ev.Arg[0], ev.Arg[1])
+		return fmt.Sprintf("broker %d stops anyway after %s (%s still led)", broker, plural.Of(ev.Arg[0], "controlled-shutdown attempt"), plural.Of(ev.Arg[1], "partition"))
 	case ShutdownCompleted:
 		return fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", broker)
 	case LogDirFailed:
 		if ev.Reason == "halt" {
 			return fmt.Sprintf("broker %d's log directory failed: before KIP-112 (inter.broker.protocol.version 1.0) the broker halts", broker)
 		}
-		return fmt.Sprintf("broker %d's log directory failed: its %d replicas are Offline", broker, ev.Arg[0])
+		return fmt.Sprintf("broker %d's log directory failed: its %s Offline", broker, plural.Of(ev.Arg[0], "replica")+plural.Pick(ev.Arg[0], " is", " are"))
 	case HighWatermarkMoved:
 		return hwText(ev, broker, topic, partition)
 	case Truncated:
-		return fmt.Sprintf("broker %d truncated %s from offset %d to %d (%d records dropped): %s", broker, name(), ev.From.V, ev.To.V, len(ev.Records), ev.Reason)
+		return fmt.Sprintf("broker %d truncated %s from offset %d to %d (%s dropped): %s", broker, name(), ev.From.V, ev.To.V, plural.Of(len(ev.Records), "record"), ev.Reason)
 	}
 	return fmt.Sprintf("broker %d: event kind %d", broker, ev.Kind)
 }
@@ -124,15 +125,20 @@ func appendText(ev *Event, broker int32, topic string, partition int32) string {
 	b = append(b, "leader "...)
 	b = strconv.AppendInt(b, int64(broker), 10)
 	b = append(b, " appended "...)
-	b = strconv.AppendInt(b, ev.To.V-ev.From.V, 10)
-	b = append(b, " records to "...)
+	b = plural.Append(b, ev.To.V-ev.From.V, "record")
+	b = append(b, " to "...)
 	b = append(b, topic...)
 	b = append(b, '-')
 	b = strconv.AppendInt(b, int64(partition), 10)
-	b = append(b, " at offsets "...)
-	b = strconv.AppendInt(b, ev.From.V, 10)
-	b = append(b, ".."...)
-	b = strconv.AppendInt(b, ev.To.V-1, 10)
+	if ev.To.V-ev.From.V == 1 {
+		b = append(b, " at offset "...)
+		b = strconv.AppendInt(b, ev.From.V, 10)
+	} else {
+		b = append(b, " at offsets "...)
+		b = strconv.AppendInt(b, ev.From.V, 10)
+		b = append(b, ".."...)
+		b = strconv.AppendInt(b, ev.To.V-1, 10)
+	}
 	b = append(b, " in epoch "...)
 	b = strconv.AppendInt(b, ev.Epoch.V, 10)
 	return string(b)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/highwater-sim/highwater/engine/plural"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -95,6 +96,6 @@ func DescribeFetchPartition(d protocol.FetchPartitionData) string {
 		return fmt.Sprintf("%s-%d diverging epoch %d at %d", d.Topic, d.Partition, d.DivergingEpoch.Epoch, d.DivergingEpoch.EndOffset)
 	}
 	// strconv rather than fmt: a full answer in a large cluster lists thousands.
-	return d.Topic + "-" + strconv.Itoa(int(d.Partition)) + " " + strconv.Itoa(len(d.Records)) + " records, HW " +
+	return d.Topic + "-" + strconv.Itoa(int(d.Partition)) + " " + plural.Of(len(d.Records), "record") + ", HW " +
 		strconv.FormatInt(d.HighWatermark, 10)
 }

@@ -112,7 +112,7 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 	rm.HandleProduce(h, &protocol.Message{ID: 900, Type: protocol.MsgProduce, From: protocol.ClientNode, To: 1,
 		Produce: &protocol.ProduceRequest{TP: h.TP(1), Acks: 1, RecordIDs: []int64{13}, TimeoutMs: 30000}})
 	resp, parts, ok = answered(h, quiet)
-	if !ok || resp.SessionID != id || !slices.Equal(parts, []string{"t-1 1 records, HW 2"}) || len(h.sent) != sent+2 ||
+	if !ok || resp.SessionID != id || !slices.Equal(parts, []string{"t-1 1 record, HW 2"}) || len(h.sent) != sent+2 ||
 		s.Parked() != nil {
 		t.Fatalf("after an append to t-1: answered %v, %q, %d sent; want t-1's new record only, with the produce's answer",
 			ok, parts, len(h.sent)-sent)
@@ -137,7 +137,7 @@ func TestLeaderFetchWithFakeBroker(t *testing.T) {
 	rm.HandleProduce(h, &protocol.Message{ID: 901, Type: protocol.MsgProduce, From: protocol.ClientNode, To: 1,
 		Produce: &protocol.ProduceRequest{TP: h.TP(0), Acks: 0, RecordIDs: []int64{3}, TimeoutMs: 30000}})
 	resp, parts, ok = answered(h, old)
-	if !ok || resp.SessionID != protocol.InvalidSessionID || !slices.Equal(parts, []string{"t-0 1 records, HW 2", "t-1 0 records, HW 2"}) ||
+	if !ok || resp.SessionID != protocol.InvalidSessionID || !slices.Equal(parts, []string{"t-0 1 record, HW 2", "t-1 0 records, HW 2"}) ||
 		len(t0.watching()) != 0 || len(t1.watching()) != 1 {
 		t.Fatalf("after an append to t-0: answered %v, %q, watchers %d and %d; want the whole answer, t-0's list emptied",
 			ok, parts, len(t0.watching()), len(t1.watching()))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/commitlog"
+	"github.com/highwater-sim/highwater/engine/plural"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -196,13 +197,13 @@ func (k *Checker) checkLeaderLog(pid, changed int32, from int64) {
 	consumed, consumedSorted := k.c.Consumed(pid)
 	if lost := missing(log, acked, from, ackedSorted); len(lost) > 0 {
 		k.violateCaused(pid, "acked-write-lost", []int32{leader}, lost, k.causeOf(pid, leader, lost[0]),
-			fmt.Sprintf("%d records acknowledged with acks=all are not in the log of leader %d of %s (first: record %d at offset %d)",
-				len(lost), leader, k.name(pid), lost[0].ID, lost[0].Offset))
+			fmt.Sprintf("%s acknowledged with acks=all %s not in the log of leader %d of %s (first: record %d at offset %d)",
+				plural.Of(len(lost), "record"), plural.Pick(len(lost), "is", "are"), leader, k.name(pid), lost[0].ID, lost[0].Offset))
 	}
 	if gone := missing(log, consumed, from, consumedSorted); len(gone) > 0 {
 		k.violateCaused(pid, "consumed-record-changed", []int32{leader}, gone, k.causeOf(pid, leader, gone[0]),
-			fmt.Sprintf("%d records a consumer read are no longer at their offsets in the log of leader %d of %s (first: record %d at offset %d)",
-				len(gone), leader, k.name(pid), gone[0].ID, gone[0].Offset))
+			fmt.Sprintf("%s a consumer read %s no longer at %s offset%s in the log of leader %d of %s (first: record %d at offset %d)",
+				plural.Of(len(gone), "record"), plural.Pick(len(gone), "is", "are"), plural.Pick(len(gone), "its", "their"), plural.Pick(len(gone), "", "s"), leader, k.name(pid), gone[0].ID, gone[0].Offset))
 	}
 }
 

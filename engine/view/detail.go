@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/engine/plural"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -101,7 +102,7 @@ func (d *Detail) Event(ev engine.Event) (engine.Event, bool) {
 		cut := focused(ev.Message, d.Partition, trimPartitions)
 		if cut != ev.Message && ev.Type == cut.Type {
 			// The narration names what the page is shown, not the thousand partitions it is not.
-			ev.Text = fmt.Sprintf("%s (and %d more partitions)", engine.DescribeMessage(cut), cut.Omitted)
+			ev.Text = fmt.Sprintf("%s (and %d more %s)", engine.DescribeMessage(cut), cut.Omitted, plural.Pick(cut.Omitted, "partition", "partitions"))
 		}
 		ev.Message = cut
 	}

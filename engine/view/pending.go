@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/highwater-sim/highwater/engine"
+	"github.com/highwater-sim/highwater/engine/plural"
 )
 
 // Pending deadlines: what the cluster is waiting for, so a page can say "ZooKeeper session of
@@ -182,12 +183,12 @@ func parkedFetch(e *engine.Engine, pk engine.ParkedRequest, lod *Detail) Pending
 	out := Pending{At: pk.Deadline, Kind: PendFetchParked, Broker: engine.Some(pk.Broker)}
 	if f := m.Fetch; f.SessionEpoch > 0 {
 		// An incremental Fetch waits on its whole session; it lists only what changed.
-		out.Text = fmt.Sprintf("broker %d's Fetch (session %d, %d partitions) waits on leader %d for new records (replica.fetch.wait.max.ms = %d ms)",
-			m.From, f.SessionID, pk.SessionPartitions, pk.Broker, f.MaxWaitMs)
+		out.Text = fmt.Sprintf("broker %d's Fetch (session %d, %s) waits on leader %d for new records (replica.fetch.wait.max.ms = %d ms)",
+			m.From, f.SessionID, plural.Of(pk.SessionPartitions, "partition"), pk.Broker, f.MaxWaitMs)
 		return out
 	}
 	all := len(m.Fetch.Partitions)
-	what := fmt.Sprintf("%d partitions", all)
+	what := plural.Of(all, "partition")
 	// Name the partition when the fetch carries one (or, in an overview, one focused one).
 	var shown []int32
 	for _, fp := range m.Fetch.Partitions {
@@ -286,7 +287,7 @@ func fetcherBackoffs(e *engine.Engine, cfg *engine.Config, lod *Detail) []Pendin
 				continue
 			}
 			pk := Pending{At: until, Kind: PendBackoff, Broker: engine.Some(b)}
-			what := fmt.Sprintf("%d partitions", n)
+			what := plural.Of(n, "partition")
 			if n == 1 {
 				p := e.Partition(only)
 				pk.Topic, pk.Partition, what = p.Topic(), engine.Some(p.Index()), p.Name()

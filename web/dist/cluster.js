@@ -3,7 +3,7 @@
 // LEO markers) and the overview grid for big clusters. Elements are keyed and kept between
 // frames, so controls keep keyboard focus and markers slide with CSS transitions.
 
-import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue, gridMove } from "./dom.js";
+import { el, setText, setAttr, epochColour, epochTextColour, tpName, setList, fmtTime, brokerHue, gridMove, plural } from "./dom.js";
 
 // How long truncated records stay visible as ghosts beside their row (wall-clock ms): longer in
 // story mode, where the page dwells on the truncation.
@@ -610,7 +610,7 @@ function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs,
   }
   row.hw.style.transform = `translateX(${(Math.max(r.highWatermark, from) - from) * cell}px)`;
   row.leo.style.transform = `translateX(${(Math.max(r.logEndOffset, from) - from) * cell}px)`;
-  row.log.setAttribute("aria-label", `${row.name} on broker ${r.broker}: ${r.logEndOffset - r.logStartOffset} records, log end offset ${r.logEndOffset}, high watermark ${r.highWatermark}`);
+  row.log.setAttribute("aria-label", `${row.name} on broker ${r.broker}: ${plural(r.logEndOffset - r.logStartOffset, "record")}, log end offset ${r.logEndOffset}, high watermark ${r.highWatermark}`);
 
   const cache = (r.epochCache || []).map((e) => `${e.epoch}@${e.startOffset}`).join(" ");
   let extra = "";

@@ -50,6 +50,9 @@ export function fmtTime(ms) {
   return `${(ms / 1000).toFixed(3)} s`;
 }
 
+/** "1 record", "2 records": a count and its noun, as the narration writes them (engine/plural). */
+export function plural(n, noun) { return `${n} ${noun}${n === 1 ? "" : "s"}`; }
+
 export function setList(arr) { return "[" + (arr || []).join(" ") + "]"; }
 
 export function prefersReducedMotion() {

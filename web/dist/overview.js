@@ -2,7 +2,7 @@
 // heatmap of brokers (click one to drill into it), the fetch traffic between brokers as a
 // follower × leader matrix, and the events the engine counted instead of sending in full.
 
-import { el, setText, brokerHue, gridMove } from "./dom.js";
+import { el, setText, brokerHue, gridMove, plural } from "./dom.js";
 
 const fmt = (n) => Math.round(n).toLocaleString("en-US");
 
@@ -86,7 +86,7 @@ export class OverviewPanel {
       x.tile.style.setProperty("--lead", String(0.25 + 0.75 * (b.leaders / most)));
       x.tile.textContent = String(b.id);
       x.tile.setAttribute("aria-pressed", String(focused));
-      const label = `Broker ${b.id}: ${b.state}${b.isolated ? ", isolated" : ""}${b.diskFailed ? ", disk failed" : ""}${controller ? ", controller" : ""}; leads ${b.leaders} partitions, ${b.underReplicated} of them under-replicated` + (focused ? "; shown in detail" : "; click to show its fetchers, purgatory and messages");
+      const label = `Broker ${b.id}: ${b.state}${b.isolated ? ", isolated" : ""}${b.diskFailed ? ", disk failed" : ""}${controller ? ", controller" : ""}; leads ${plural(b.leaders, "partition")}, ${b.underReplicated} of them under-replicated` + (focused ? "; shown in detail" : "; click to show its fetchers, purgatory and messages");
       x.tile.setAttribute("aria-label", label);
       x.tile.title = label;
     }

@@ -8,7 +8,7 @@
 // Where a message is along its way comes from the caller: progress(m) in [0, 1] (simulated time
 // at the real-time speeds; wall time in story mode, so every flight takes the same time).
 
-import { tpName } from "./dom.js";
+import { tpName, plural } from "./dom.js";
 
 export const MESSAGE_KINDS = {
   "fetch": { colour: "#0072b2", label: "Fetch" },
@@ -39,7 +39,7 @@ export function describeMessage(m) {
   if (m.fetchResponse) {
     if (m.fetchResponse.error) parts.push(m.fetchResponse.error);
     for (const p of m.fetchResponse.partitions) {
-      let s = `${tpName(p.topic, p.partition)} ${(p.records || []).length} records, HW ${p.highWatermark}`;
+      let s = `${tpName(p.topic, p.partition)} ${plural((p.records || []).length, "record")}, HW ${p.highWatermark}`;
       if (p.divergingEpoch) s += `, diverging epoch ${p.divergingEpoch.epoch} ends at ${p.divergingEpoch.endOffset}`;
       if (p.error) s += ` ${p.error}`;
       parts.push(s);
@@ -50,7 +50,7 @@ export function describeMessage(m) {
   if (m.leaderAndIsr) parts.push(m.leaderAndIsr.partitions.map((p) => `${tpName(p.topic, p.partition)} leader ${p.leader} epoch ${p.leaderEpoch} ISR [${p.isr.join(" ")}]`).join(", "));
   if (m.alterPartition) parts.push(`${tpName(m.alterPartition.tp.topic, m.alterPartition.tp.partition)} ISR [${m.alterPartition.newIsr.join(" ")}]`);
   if (m.alterPartitionResponse) parts.push(m.alterPartitionResponse.error || `ISR [${(m.alterPartitionResponse.isr || []).join(" ")}]`);
-  if (m.produce) parts.push(`${m.produce.recordIds.length} records to ${tpName(m.produce.tp.topic, m.produce.tp.partition)} acks=${m.produce.acks}`);
+  if (m.produce) parts.push(`${plural(m.produce.recordIds.length, "record")} to ${tpName(m.produce.tp.topic, m.produce.tp.partition)} acks=${m.produce.acks}`);
   if (m.produceResponse) {
     if (m.produceResponse.error) { label = "Produce error"; parts.push(m.produceResponse.error); } else parts.push(`base offset ${m.produceResponse.baseOffset}`);
   }
