@@ -215,7 +215,7 @@ export class ClusterView {
     // are of all of them.
     const inPurgatory = (b.parkedFetchCount ?? 0) + (b.parkedProduceCount ?? 0) || parked.length;
     const items = parked.slice(0, 4).map((x) => el("li", {}, x));
-    if (inPurgatory > items.length) items.push(el("li", {}, `… ${inPurgatory - items.length} ${items.length ? "more" : "requests (click the broker in the overview to list them)"}`));
+    if (inPurgatory > items.length) items.push(el("li", {}, items.length ? `… ${inPurgatory - items.length} more` : `… ${plural(inPurgatory, "request")} (click the broker in the overview to list them)`));
     card.purgatory.replaceChildren(...(items.length ? [el("h4", {}, `Purgatory (${inPurgatory})`), el("ul", {}, ...items)] : []));
     setText(card.summary, `${fl.length} fetcher${fl.length === 1 ? "" : "s"} · ${inPurgatory} in purgatory`);
 
