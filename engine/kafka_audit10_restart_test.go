@@ -65,3 +65,37 @@ func TestAudit10ControllerBrokerRestartWaitsForItsSession(t *testing.T) {
 		}
 	})
 }
+
+// TestAudit10PowerLossWhileStartPending: a broker restarted before its old session expired (before
+// broker epochs, or the controller's own broker) has exited (NodeExists) and waits for that session;
+// a kill with loseUnflushed then is its machine losing power: the page cache goes, so the records
+// past the last flush are gone from its disk (log.flush.interval.messages; Kafka's
+// UnifiedLog.flush, 0.10.2.2 Log.append: unflushedMessages >= config.flushInterval), and its
+// pending start is off. The engine cancelled the start but kept the page cache.
+func TestAudit10PowerLossWhileStartPending(t *testing.T) {
+	for _, era := range []string{"0.10.2", "2.1"} {
+		t.Run(era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{
+				"inter.broker.protocol.version": `"` + era + `"`, "log.flush.interval.messages": "2"})
+			pid := e.partitionOf(ktTopic, 0).pid
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`) // flushed on both
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`) // not flushed
+			runFor(t, e, 800)
+			r2 := e.replicaOn(pid, 2)
+			if leo, un := r2.Log().LogEndOffset(), r2.Log().UnflushedCount(); leo != 3 || un != 1 {
+				t.Fatalf("broker 2: LEO %d, unflushed %d; want 3, 1", leo, un)
+			}
+			apply(t, e, `{"do":"kill","broker":2}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"restart","broker":2}`) // NodeExists: starts when the session expires
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"kill","broker":2,"loseUnflushed":true}`)
+			if leo := r2.Log().LogEndOffset(); leo != 2 || !e.brokers[2].Dead() || e.brokers[2].startsOnExpiry {
+				t.Fatalf("after the power loss: broker 2 LEO %d, dead %v, start pending %v; want 2, dead, no start",
+					leo, e.brokers[2].Dead(), e.brokers[2].startsOnExpiry)
+			}
+		})
+	}
+}
