@@ -45,8 +45,15 @@ func (e *Engine) Apply(a Action) error {
 	case "kill":
 		if b.Dead() && b.startsOnExpiry {
 			b.startsOnExpiry = false // killed before it could start: its pending start is off
+			how := "killed again"
+			if a.LoseUnflushed {
+				how = "killed again, and its machine lost power"
+			}
 			e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "start cancelled",
-				Text: fmt.Sprintf("broker %d will not start when its old session expires: killed again", b.id)})
+				Text: fmt.Sprintf("broker %d will not start when its old session expires: %s", b.id, how)})
+			if a.LoseUnflushed {
+				b.PowerLoss() // its process exited (NodeExists), but its page cache was still there
+			}
 			return nil
 		}
 		if b.Dead() {

@@ -43,13 +43,21 @@ func (e *Engine) kill(b *broker, loseUnflushed bool) { b.Crash(loseUnflushed) }
 // its old ZooKeeper session lives fails to register (NodeExists: "you have shutdown this broker and
 // restarted it faster than the zookeeper timeout") and exits; the engine starts it when that
 // session expires, as a supervisor restarting it would, so the controller sees a death and then a
-// new broker, never a bounce.
+// new broker, never a bounce. From 2.2 the restart is a bounce the controller sees (the contract's
+// rule), except for the controller's own broker: no controller is left to see it, and the new
+// process cannot register either (3.7.0 KafkaZkClient.CheckedEphemeral.getAfterNodeExists throws
+// NODEEXISTS when the znode's owner is an older session: "Fatal error during KafkaServer
+// startup"), so it starts when the old session expired too, after the next controller's failover.
 func (e *Engine) restart(b *broker) {
-	if !e.era.brokerEpochs && e.zk.registered(b.id) {
+	if e.zk.registered(b.id) && (!e.era.brokerEpochs || e.metadata.activeController() == b.id) {
 		if !b.startsOnExpiry {
 			b.startsOnExpiry = true
+			why := "before broker epochs (KIP-380, Kafka 2.2) it exits"
+			if e.era.brokerEpochs {
+				why = "its old process was the controller, so no controller sees a bounce; it exits"
+			}
 			e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id), Reason: "NodeExists",
-				Text: fmt.Sprintf("broker %d cannot register: its old ZooKeeper session is still alive (NodeExists); before broker epochs (KIP-380, Kafka 2.2) it exits, and starts again once that session expires", b.id)})
+				Text: fmt.Sprintf("broker %d cannot register: its old ZooKeeper session is still alive (NodeExists); %s, and starts again once that session expires", b.id, why)})
 		}
 		return
 	}

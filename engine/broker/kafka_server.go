@@ -83,6 +83,10 @@ func (b *Broker) Crash(powerLoss bool) {
 	b.ProcessGone(false)
 }
 
+// PowerLoss is the machine of a broker whose process is already gone losing power: the page
+// cache goes with the records past each log's last flush (the cluster hears each truncation).
+func (b *Broker) PowerLoss() { b.losePageCache() }
+
 // Shutdown is KafkaServer.shutdown: first controlledShutdown, the controller moving the
 // broker's leaderships away (retried up to controlled.shutdown.max.retries times), then the
 // stop with the logs flushed.

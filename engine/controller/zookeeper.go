@@ -184,10 +184,12 @@ func (k *Controller) zkChanged() {
 		k.processBrokerChange()
 		if inc, _ := k.c.Process(k.broker); inc != k.incarnation {
 			// NB: the controller's broker restarted before its session expired (a bounce). The
-			// restart was handled above as a death and a startup, but the controller lived in the
-			// old process and died with it, LeaderAndIsr requests it was still retrying included.
-			// As after any controller death, a controller is elected with the next epoch and sends
-			// every broker its partitions (onControllerFailover).
+			// engine's restart no longer does this (the controller's own broker waits for its old
+			// session to expire, as Kafka's new process cannot register: engine/broker.go
+			// restart); kept as a guard. The controller lived in the old process and died with it,
+			// LeaderAndIsr requests it was still retrying included. As after any controller death,
+			// a controller is elected with the next epoch and sends every broker its partitions
+			// (onControllerFailover).
 			k.active = false
 			k.c.Emit(Event{Type: EvController, Broker: protocol.Some(k.broker),
 				Text: fmt.Sprintf("broker %d is no longer controller (its process restarted)", k.broker)})
