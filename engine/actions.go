@@ -57,7 +57,17 @@ func (e *Engine) Apply(a Action) error {
 			return nil
 		}
 		if b.Dead() {
-			return fmt.Errorf("broker: broker %d is already down", b.id)
+			// Nothing to kill; a power loss still reaches the machine, whose page cache outlived
+			// the process (a crash, then the power: the records past the last flush go).
+			if a.LoseUnflushed {
+				e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "power loss",
+					Text: fmt.Sprintf("broker %d's machine loses power (its process was already down): records past the last flush are gone", b.id)})
+				b.PowerLoss()
+				return nil
+			}
+			e.emit(Event{Type: EvBrokerDown, Broker: Some(b.id), Reason: "already down",
+				Text: fmt.Sprintf("broker %d is already down: nothing to kill", b.id)})
+			return nil
 		}
 		e.kill(b, a.LoseUnflushed)
 	case "restart":
