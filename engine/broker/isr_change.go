@@ -144,9 +144,51 @@ func (rm *ReplicaManager) submitAlterPartition(h Host, rules *IsrRules, pid int3
 	rm.sendAlterPartition(h, pid, p)
 }
 
-// sendAlterPartition sends p's pending change to the active controller, or tries again a
-// retry.backoff.ms later when there is none.
+// sendAlterPartition submits p's pending change to the AlterPartitionManager (3.7.0
+// DefaultAlterPartitionManager.submit): it goes at once unless an AlterPartition of the broker is
+// in flight, when it waits for that one's answer (maybePropagateIsrChanges sends only while
+// inflightRequest is false, and again from the response handler). So of two partitions a shrink
+// check finds out of sync, the second reaches the controller a round trip after the first.
 func (rm *ReplicaManager) sendAlterPartition(h Host, pid int32, p *Partition) {
+	if len(rm.alterInFlight) > 0 {
+		if !slices.Contains(rm.alterUnsent, pid) {
+			rm.alterUnsent = append(rm.alterUnsent, pid)
+		}
+		return
+	}
+	rm.sendAlterPartitionNow(h, pid, p)
+}
+
+// alterPartitionDone takes request id off the AlterPartitions in flight; once all of them are
+// answered or failed, the changes submitted meanwhile are sent together (the response handler's
+// clearInFlightRequest, then maybePropagateIsrChanges, 3.7.0 AlterPartitionManager.sendRequest).
+// A partition that no longer leads, or whose change was answered or dropped meanwhile, is not.
+func (rm *ReplicaManager) alterPartitionDone(h Host, id uint64) {
+	i := slices.Index(rm.alterInFlight, id)
+	if i < 0 {
+		return
+	}
+	rm.alterInFlight = slices.Delete(rm.alterInFlight, i, i+1)
+	if len(rm.alterInFlight) > 0 || len(rm.alterUnsent) == 0 {
+		return
+	}
+	unsent := rm.alterUnsent
+	rm.alterUnsent = nil
+	for _, pid := range unsent {
+		p := h.Replica(pid)
+		if p == nil || !p.IsLeader() {
+			continue
+		}
+		if s := p.State(); !s.IsInflight() || s.Stuck() || s.InFlight() != 0 {
+			continue
+		}
+		rm.sendAlterPartitionNow(h, pid, p)
+	}
+}
+
+// sendAlterPartitionNow sends p's pending change to the active controller, or tries again a
+// retry.backoff.ms later when there is none.
+func (rm *ReplicaManager) sendAlterPartitionNow(h Host, pid int32, p *Partition) {
 	to := h.ActiveController()
 	if to < 0 {
 		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
@@ -157,6 +199,7 @@ func (rm *ReplicaManager) sendAlterPartition(h Host, pid int32, p *Partition) {
 		PartitionEpoch: p.partitionEpoch, NewISR: p.State().PendingISR()}}
 	h.Send(m)
 	p.leadership().state.Sent(m.ID)
+	rm.alterInFlight = append(rm.alterInFlight, m.ID)
 }
 
 // ResendAlterPartition is the retry timer of pid's pending change.
@@ -173,6 +216,7 @@ func (rm *ReplicaManager) ResendAlterPartition(h Host, pid int32) {
 
 // AlterPartitionFailed handles a failed send or timeout of request req: try again later.
 func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
+	defer rm.alterPartitionDone(h, req.ID)
 	pid, p := h.ReplicaNamed(req.AlterPartition.TP)
 	if p == nil {
 		return
@@ -187,6 +231,7 @@ func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 
 // HandleAlterPartitionResponse is Partition.submitAlterPartition's callback.
 func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Message) {
+	defer rm.alterPartitionDone(h, m.ReplyTo) // after the partition's callback, as Kafka's
 	resp := m.AlterPartitionResponse
 	pid, p := h.ReplicaNamed(resp.TP)
 	if p == nil {

@@ -49,6 +49,13 @@ type ReplicaManager struct {
 	// shutdownWaits are the requests the fetcher threads the last LeaderAndIsr stopped were
 	// blocked in, before 1.1 (heldLeaderAndIsr); the broker takes them.
 	shutdownWaits []uint64
+	// alterInFlight and alterUnsent are the AlterPartitionManager's (3.7.0
+	// DefaultAlterPartitionManager: inflightRequest and unsentIsrUpdates): the AlterPartition
+	// requests sent together and not yet answered (Kafka's one request; the engine sends one per
+	// partition, all at once), and the partitions whose change was submitted meanwhile, in order
+	// (isr_change.go). The process loses them.
+	alterInFlight []uint64
+	alterUnsent   []int32
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -70,6 +77,7 @@ func (rm *ReplicaManager) FetchSessions() *FetchSessionCache { return &rm.sessio
 // seen, no checkpoint task.
 func (rm *ReplicaManager) Started() {
 	rm.controllerEpoch, rm.checkpointing, rm.zkBlocked = 0, false, nil
+	rm.alterInFlight, rm.alterUnsent = rm.alterInFlight[:0], rm.alterUnsent[:0]
 }
 
 // BecomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of Kafka's code.

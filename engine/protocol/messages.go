@@ -234,7 +234,8 @@ type StopReplicaRequest struct {
 	Partitions      []TP  `json:"partitions"`
 }
 
-// AlterPartitionRequest is a leader's ISR change proposal (one partition per request here).
+// AlterPartitionRequest is a leader's ISR change proposal (one partition per request here; a
+// broker sends those submitted while one was in flight together: broker/isr_change.go).
 type AlterPartitionRequest struct {
 	BrokerID       int32   `json:"brokerId"`
 	BrokerEpoch    int64   `json:"brokerEpoch"`
