@@ -126,6 +126,11 @@ type era struct {
 	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
 	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
 	preferredReelectsLeader bool
+	// reorderCompletesAtOnce: an operator's chosen-leader election reorders the replicas through
+	// a reassignment that completes at once (from 2.4, KIP-455); before, it waits until every
+	// replica is in the ISR, bumping the leader epoch each time it runs and once more at its end
+	// (onPartitionReassignment, 0.10.2.2 to 2.1.1; controller.Era.ReorderCompletesAtOnce).
+	reorderCompletesAtOnce bool
 }
 
 func eraFor(version string) era {
@@ -148,6 +153,7 @@ func eraFor(version string) era {
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true}
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
+			reorderCompletesAtOnce: true}
 	}
 }

@@ -155,6 +155,9 @@ func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWr
 	old := p.isr
 	p.isr = protocol.SortedCopy(isr)
 	p.partitionEpoch++
+	if k.reassigning[pid] {
+		k.c.ReassignmentWatchAt(k.c.Now(), pid)
+	}
 	return IsrWrite{Connected: true, Written: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch, Old: old, ISR: p.isr}
 }
 
