@@ -20,7 +20,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 	}
 	era := controller.Era{KeepLastIsrMember: e.era.keepLastIsrMember,
 		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs,
-		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce}
+		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce,
+		GroupByScala: e.era.groupByScala}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Audit 10 of elections and operator actions (preferred, chosen-leader and unclean elections,
 // controlled shutdown, offline partitions) against each era's Kafka source (tags 0.10.2.2,
@@ -113,6 +116,59 @@ func TestAudit10RebalanceWaitsForReassignmentBefore24(t *testing.T) {
 			}
 			if got := ctrlState(e, p1); got != want {
 				t.Fatalf("chosen leader 1 of t-1: %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestAudit10WholeIsrLostKeepsGroupByLast: when a partition's whole ISR dies at once (one broker
+// change), the offline election finds no live ISR member, and the OfflineReplica transition then
+// removes the dead replicas broker by broker in the iteration order of `replicas.groupBy(_.replica)`
+// (2.1.1 ReplicaStateMachine.handleStateChanges, 3.7.0 ZkReplicaStateMachine.handleStateChanges),
+// keeping the last one processed (doRemoveReplicasFromIsr: "isr.size == 1"). Kafka 2.1.1's Scala
+// 2.11/2.12 groupBy fills a mutable.HashMap, whose iteration (buckets from the last, indexed by
+// byteswap32) takes broker 2 before broker 1, so broker 1 stays; Kafka 3.7.0's Scala 2.13 groupBy
+// is an immutable.HashMap (CHAMP) iterated by Hashing.improve's low bits: 1 before 2 (2 stays),
+// but 5 before 1 (1 stays). The engine took every era's brokers in id order, so the last was
+// always the highest id. Which broker's return brings the partition back depends on it.
+func TestAudit10WholeIsrLostKeepsGroupByLast(t *testing.T) {
+	for _, tc := range []struct {
+		era    string
+		pair   []int32
+		kept   int32
+		kill   string
+		killed string
+	}{
+		{"2.1", []int32{1, 2}, 1, `{"do":"kill","broker":1}`, `{"do":"kill","broker":2}`},
+		{"3.7", []int32{1, 2}, 2, `{"do":"kill","broker":1}`, `{"do":"kill","broker":2}`},
+		{"3.7", []int32{1, 5}, 1, `{"do":"kill","broker":1}`, `{"do":"kill","broker":5}`},
+	} {
+		t.Run(fmt.Sprintf("%s-%v", tc.era, tc.pair), func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 6, [][]int32{tc.pair}, cfg)
+			pid := e.partitionOf(ktTopic, 0).pid
+			runFor(t, e, 100)
+			apply(t, e, tc.kill)
+			apply(t, e, tc.killed)
+			runFor(t, e, 7000)
+			want := fmt.Sprintf("leader -1 epoch 2 isr [%d]", tc.kept)
+			if got := ctrlState(e, pid); got != want {
+				t.Fatalf("whole ISR dead: %s, want %s", got, want)
+			}
+			other := tc.pair[0]
+			if other == tc.kept {
+				other = tc.pair[1]
+			}
+			apply(t, e, fmt.Sprintf(`{"do":"restart","broker":%d}`, other))
+			runFor(t, e, 100)
+			if got := ctrlState(e, pid); got != want {
+				t.Fatalf("broker %d back (outside the ISR): %s, want %s", other, got, want)
+			}
+			apply(t, e, fmt.Sprintf(`{"do":"restart","broker":%d}`, tc.kept))
+			runFor(t, e, 100)
+			if got, want := ctrlState(e, pid), fmt.Sprintf("leader %d epoch 3 isr [%d]", tc.kept, tc.kept); got != want {
+				t.Fatalf("broker %d back: %s, want %s", tc.kept, got, want)
 			}
 		})
 	}

@@ -100,6 +100,9 @@ type Era struct {
 	// until every replica is in the ISR (onPartitionReassignment's areReplicasInIsr, 0.10.2.2 to
 	// 2.1.1), with a leader-epoch bump each time it runs (reassign.go).
 	ReorderCompletesAtOnce bool
+	// GroupByScala is the Scala version whose groupBy order the ReplicaStateMachine's batches
+	// follow (GroupByBrokerOrder, GroupByScala212 for 2.1.1, GroupByScala213 for 3.7.0).
+	GroupByScala int
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,

@@ -27,14 +27,21 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 	k.removeReplicasFromIsr(lost, "")
 }
 
-// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in broker order
-// (Kafka groups the replicas by broker in a hash map; the order only matters when a partition's
-// whole ISR is lost at once). doRemoveReplicasFromIsr: a lost replica in the ISR leaves it, and the
-// leader becomes none if it led; the last ISR member stays (from 1.1, KAFKA-5642; before that only
-// with unclean election off, Era.KeepLastIsrMember); each write bumps the leader epoch
-// (LeaderAndIsr.newLeaderAndIsr).
+// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, broker by broker
+// in the order of Kafka's `replicas.groupBy(_.replica)` (groupByOrder, Era.GroupByScala; it only
+// matters when a partition's whole ISR is lost at once). doRemoveReplicasFromIsr: a lost replica in
+// the ISR leaves it, and the leader becomes none if it led; the last ISR member stays (from 1.1,
+// KAFKA-5642; before that only with unclean election off, Era.KeepLastIsrMember); each write bumps
+// the leader epoch (LeaderAndIsr.newLeaderAndIsr).
 func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string) {
+	// The groupBy's keys: the brokers with a replica in the batch.
+	var keys []int32
 	for b := range int32(k.brokers) {
+		if slices.ContainsFunc(k.c.Hosted(b), func(pid int32) bool { return lost(pid, b) }) {
+			keys = append(keys, b)
+		}
+	}
+	for _, b := range groupByOrder(keys, k.era.GroupByScala) {
 		for _, pid := range k.c.Hosted(b) {
 			p := &k.zk.partitions[pid]
 			if !lost(pid, b) || !slices.Contains(p.isr, b) {
