@@ -173,3 +173,36 @@ func TestAudit10WholeIsrLostKeepsGroupByLast(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10ReassignmentWatchAfterReconnect: the watch on a waiting reassignment's partition
+// state (2.1.1 PartitionReassignmentIsrChangeHandler) is a ZooKeeper watch: an ISR write made
+// while the controller is cut from ZooKeeper fires at its reconnection (the client re-sets its
+// watches with its last zxid and the server fires those whose znodes changed), and the
+// reassignment completes then (onPartitionReassignment → moveReassignedPartitionLeaderIfRequired,
+// a leader-epoch bump). The engine fired the watch only on the write.
+func TestAudit10ReassignmentWatchAfterReconnect(t *testing.T) {
+	cfg := eraCfg("2.1")
+	cfg["zookeeper.session.timeout.ms"] = "6000"
+	e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+	pid := e.partitionOf(ktTopic, 0).pid
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"kill","broker":3}`)
+	apply(t, e, `{"do":"link","from":3,"to":2,"latencyMs":2000}`) // broker 3 will catch up slowly
+	runFor(t, e, 6900)
+	apply(t, e, `{"do":"elect","topic":"t","partition":0,"broker":2}`)
+	if got := ctrlState(e, pid); got != "leader 2 epoch 3 isr [1 2]" {
+		t.Fatalf("chosen leader 2: %s, want leader 2 epoch 3 isr [1 2]", got)
+	}
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"restart","broker":3}`)
+	runFor(t, e, 10)
+	apply(t, e, `{"do":"isolate","broker":0}`) // the controller
+	runFor(t, e, 5000)
+	if got := ctrlState(e, pid); got != "leader 2 epoch 4 isr [1 2 3]" {
+		t.Fatalf("broker 3 caught up while the controller is cut off: %s, want leader 2 epoch 4 isr [1 2 3]", got)
+	}
+	apply(t, e, `{"do":"heal","broker":0}`)
+	if got := ctrlState(e, pid); got != "leader 2 epoch 5 isr [1 2 3]" {
+		t.Fatalf("controller reconnected: %s, want leader 2 epoch 5 isr [1 2 3]", got)
+	}
+}

@@ -119,6 +119,11 @@ func (k *Controller) Reconnect(b int32) bool {
 	s.gen++
 	if k.active && k.broker == b {
 		k.zkChanged() // the controller catches up on what it missed
+		// ZooKeeper fires, at the reconnection, the watches whose znodes changed meanwhile: a
+		// waiting reassignment's ISR may be complete now.
+		for _, pid := range sortedKeys(k.reassigning) {
+			k.ReassignmentIsrChanged(pid)
+		}
 	}
 	return true
 }
