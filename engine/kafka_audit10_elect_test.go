@@ -206,3 +206,26 @@ func TestAudit10ReassignmentWatchAfterReconnect(t *testing.T) {
 		t.Fatalf("controller reconnected: %s, want leader 2 epoch 5 isr [1 2 3]", got)
 	}
 }
+
+// TestAudit10WholeIsrLostSetOrderBefore21: before 2.1 the OfflineReplica transition of a broker
+// failure walks one replica at a time (0.11.0.2 ReplicaStateMachine.handleStateChanges,
+// `replicas.foreach`) over ControllerContext.replicasOnBrokers' Set of PartitionAndReplica(topic,
+// partition, replica): up to four replicas in the order they were added (the dead brokers sorted,
+// then their partitions), from five a Scala HashSet iterated by the case class's MurmurHash3. With
+// t-0..t-2 each on brokers 1 and 2 (six replicas), Scala 2.11 walks (t,2,2) (t,0,1) (t,1,2) (t,0,2)
+// (t,1,1) (t,2,1): t-0 loses broker 1 first and keeps 2, t-1 and t-2 lose broker 2 first and keep
+// 1 (unclean election off keeps the last member, KafkaController.removeReplicaFromIsr). The engine
+// kept broker 2 in all three.
+func TestAudit10WholeIsrLostSetOrderBefore21(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2}, {1, 2}, {1, 2}}, eraCfg("0.11.0"))
+	runFor(t, e, 100)
+	apply(t, e, `{"do":"kill","broker":1}`)
+	apply(t, e, `{"do":"kill","broker":2}`)
+	runFor(t, e, 7000)
+	for p, kept := range []int32{2, 1, 1} {
+		pid := e.partitionOf(ktTopic, int32(p)).pid
+		if got, want := ctrlState(e, pid), fmt.Sprintf("leader -1 epoch 2 isr [%d]", kept); got != want {
+			t.Errorf("t-%d after brokers 1 and 2 died together: %s, want %s", p, got, want)
+		}
+	}
+}

@@ -144,7 +144,7 @@ func (k *Controller) onControllerFailover(c int32) {
 	k.onlineReplicas(live)
 	k.flushLeaderAndIsr()
 	if k.era.FailoverOfflinesDeadReplicas {
-		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 }, "")
+		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 }, "", true)
 		k.flushLeaderAndIsr()
 	}
 	k.initializePartitionState()

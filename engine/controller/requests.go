@@ -140,7 +140,7 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	// replicas, not to the broker shutting down (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
 	// 0.10.2.2), with doRemoveReplicasFromIsr's rules (removeReplicasFromIsr).
 	k.removeReplicasFromIsr(func(pid, b int32) bool { return b == id && slices.Contains(followed, pid) },
-		fmt.Sprintf("controlled shutdown of broker %d", id))
+		fmt.Sprintf("controlled shutdown of broker %d", id), false)
 	k.flushLeaderAndIsr()
 	k.sendStopReplica(id, stop)
 	return remaining

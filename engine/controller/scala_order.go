@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"unicode/utf16"
 )
 
 // The order in which Kafka's ReplicaStateMachine takes a batch's replicas broker by broker: the
@@ -13,9 +14,8 @@ import (
 
 // Scala versions whose groupBy order the controller follows (Era.GroupByScala).
 const (
-	// GroupByBrokerOrder: broker order. 0.10.2.2 and 0.11.0.2 take the replicas one by one from a
-	// Set of (topic, partition, replica), whose order hangs on the topic names' hashes; the engine
-	// does not follow it.
+	// GroupByBrokerOrder: no groupBy: 0.10.2.2 and 0.11.0.2 take the replicas one by one from a
+	// Set of (topic, partition, replica) (setOrder).
 	GroupByBrokerOrder = 0
 	// GroupByScala212 is Scala 2.11 and 2.12 (Kafka 2.1.1's builds): TraversableLike.groupBy fills a
 	// mutable.HashMap, then an immutable.Map builder, which keeps the mutable map's order up to four
@@ -127,4 +127,69 @@ func champOrder(keys []int32, shift int) []int32 {
 		}
 	}
 	return out
+}
+
+// replicaPair is one replica of a batch: partition pid on broker b.
+type replicaPair struct{ pid, b int32 }
+
+// setOrder is the iteration order of a Scala 2.10/2.11 immutable Set of
+// PartitionAndReplica(topic, partition, replica), the batch 0.10.2.2 and 0.11.0.2's
+// ReplicaStateMachine.handleStateChanges walks one replica at a time (`replicas.foreach`). pairs
+// come in the order the Set was built (ControllerContext.replicasOnBrokers: the dead brokers, then
+// each one's partitions): up to four elements the Set keeps it (Set1..Set4); from five it is a
+// HashSet, iterated by the improved case-class hash (MurmurHash3.productHash over the topic's
+// String.hashCode, the partition and the replica) in 5-bit chunks, lowest first. name gives a
+// pair's topic and partition.
+func setOrder(pairs []replicaPair, name func(pid int32) (string, int32)) []replicaPair {
+	if len(pairs) <= 4 {
+		return pairs
+	}
+	hash := func(p replicaPair) uint32 {
+		topic, partition := name(p.pid)
+		return improve(productHash3(javaStringHash(topic), uint32(partition), uint32(p.b)))
+	}
+	out := slices.Clone(pairs)
+	slices.SortStableFunc(out, func(x, y replicaPair) int {
+		hx, hy := hash(x), hash(y)
+		for shift := 0; shift < 32; shift += 5 {
+			if c := cmp.Compare((hx>>shift)&31, (hy>>shift)&31); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return out
+}
+
+// javaStringHash is java.lang.String.hashCode (over UTF-16 code units).
+func javaStringHash(s string) uint32 {
+	var h uint32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + uint32(u)
+	}
+	return h
+}
+
+// productHash3 is scala.util.hashing.MurmurHash3.productHash of a three-field case class (the
+// synthetic hashCode of a case class in Scala 2.10 to 2.12), seed productSeed 0xcafebabe.
+func productHash3(a, b, c uint32) uint32 {
+	mix := func(h, k uint32) uint32 {
+		k *= 0xcc9e2d51
+		k = bits.RotateLeft32(k, 15)
+		k *= 0x1b873593
+		h ^= k
+		h = bits.RotateLeft32(h, 13)
+		return h*5 + 0xe6546b64
+	}
+	h := uint32(0xcafebabe)
+	h = mix(h, a)
+	h = mix(h, b)
+	h = mix(h, c)
+	h ^= 3
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
 }
