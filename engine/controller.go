@@ -20,7 +20,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 	}
 	era := controller.Era{KeepLastIsrMember: e.era.keepLastIsrMember,
 		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs,
-		PreferredReelectsLeader: e.era.preferredReelectsLeader}
+		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce,
+		GroupByScala: e.era.groupByScala}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 
@@ -50,6 +51,10 @@ func (c ctrlCluster) SessionExpiryAt(at int64, b int32, gen uint64) {
 
 func (c ctrlCluster) AutoRebalanceAt(at int64, epoch int32) {
 	c.e.schedule(autoRebalance{epoch}.due(at))
+}
+
+func (c ctrlCluster) ReassignmentWatchAt(at int64, pid int32) {
+	c.e.schedule(reassignWatch{pid}.due(at))
 }
 
 func (c ctrlCluster) RetryAt(at int64, b int32, epoch int32) {
@@ -99,6 +104,9 @@ func (e *Engine) controllerRequestFailed(req *Message) { e.ctrl.LeaderAndIsrFail
 func (e *Engine) controllerRetry(b int32, epoch int32) { e.ctrl.Retry(b, epoch) }
 
 func (e *Engine) autoRebalance(epoch int32) { e.ctrl.AutoRebalance(epoch) }
+
+// reassignWatch: a leader's ISR write fired the watch on a reassigned partition's state znode.
+func (e *Engine) reassignWatch(pid int32) { e.ctrl.ReassignmentIsrChanged(pid) }
 
 // handleLogDirFailure: broker id's log directory failed; the controller hears of it at once (the
 // log-dir event notification in ZooKeeper) and asks the broker which replicas are offline.

@@ -411,6 +411,9 @@ func (e *Engine) handle(it *item) {
 		p := it.controllerRetry()
 		e.controllerRetry(p.broker, p.controllerEpoch)
 		return
+	case itReassignWatch:
+		e.reassignWatch(it.reassignWatch().pid)
+		return
 	}
 	t := it.timer()
 	b := e.brokers[t.broker]

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/highwater-sim/highwater/engine/controller"
+
 // era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
 // Kafka's replication changed after real clusters lost or diverged data. Every difference between
 // eras is a field here; nothing else in the engine asks which version is in force. The
@@ -126,6 +128,16 @@ type era struct {
 	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
 	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
 	preferredReelectsLeader bool
+	// reorderCompletesAtOnce: an operator's chosen-leader election reorders the replicas through
+	// a reassignment that completes at once (from 2.4, KIP-455); before, it waits until every
+	// replica is in the ISR, bumping the leader epoch each time it runs and once more at its end
+	// (onPartitionReassignment, 0.10.2.2 to 2.1.1; controller.Era.ReorderCompletesAtOnce).
+	reorderCompletesAtOnce bool
+	// groupByScala: the Scala version whose groupBy order the controller's ReplicaStateMachine
+	// batches follow (controller.GroupByScala212 for 2.1.1's Scala 2.11/2.12 builds,
+	// GroupByScala213 for 3.7.0's Scala 2.13; broker order before 2.1, whose order the engine does
+	// not follow). It decides which member stays when a partition's whole ISR dies at once.
+	groupByScala int
 }
 
 func eraFor(version string) era {
@@ -139,7 +151,7 @@ func eraFor(version string) era {
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			fetcherShutdownClosesClient: true, preferredReelectsLeader: true}
+			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -148,6 +160,7 @@ func eraFor(version string) era {
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true}
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
+			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213}
 	}
 }

@@ -29,6 +29,7 @@ const (
 	itResend                             // alterPartitionResend: a leader re-sends its AlterPartition
 	itControllerRetry                    // controllerRetry: the controller retries a broker's queue head
 	itShutdownRetry                      // shutdownRetry: a broker's next controlled-shutdown attempt
+	itReassignWatch                      // reassignWatch: the controller's watch on a reassigned partition fired
 )
 
 // brokerTimer is the owner of a broker's timer: the broker and its incarnation when the timer was
@@ -80,6 +81,7 @@ type (
 		gen    uint64
 	}
 	producerRetry   struct{ op int64 }
+	reassignWatch   struct{ pid int32 }
 	autoRebalance   struct{ controllerEpoch int32 }
 	controllerRetry struct {
 		broker          int32
@@ -127,6 +129,9 @@ func (p producerRetry) due(at int64) item {
 func (p autoRebalance) due(at int64) item {
 	return item{at: at, kind: itAutoRebalance, broker: -1, u: uint64(p.controllerEpoch)}
 }
+func (p reassignWatch) due(at int64) item {
+	return item{at: at, kind: itReassignWatch, broker: -1, n: int64(p.pid)}
+}
 func (p controllerRetry) due(at int64) item {
 	return item{at: at, kind: itControllerRetry, broker: p.broker, u: uint64(p.controllerEpoch)}
 }
@@ -164,12 +169,13 @@ func (it *item) alterPartitionResend() alterPartitionResend {
 func (it *item) sessionExpire() sessionExpire { return sessionExpire{it.broker, it.u} }
 func (it *item) producerRetry() producerRetry { return producerRetry{it.n} }
 func (it *item) autoRebalance() autoRebalance { return autoRebalance{int32(it.u)} }
+func (it *item) reassignWatch() reassignWatch { return reassignWatch{int32(it.n)} }
 func (it *item) controllerRetry() controllerRetry {
 	return controllerRetry{it.broker, int32(it.u)}
 }
 
 // numKinds counts the agenda kinds.
-const numKinds = int(itShutdownRetry) + 1
+const numKinds = int(itReassignWatch) + 1
 
 // agenda is the items in (at, seq) order: a heap, and one FIFO lane per kind. Most kinds come due
 // a fixed time after they are set (a delivery one latency after the send, a parked produce's

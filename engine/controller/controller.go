@@ -38,6 +38,9 @@ type Cluster interface {
 	// StopReplica (ControllerChannelManager), and the answers to AlterPartition and
 	// ControlledShutdown. It gives m its id, which the controller keeps to match the answer.
 	Send(m *protocol.Message)
+	// ReassignmentWatchAt is the watch on a reassigned partition's state znode firing after a
+	// leader's ISR write: the controller handles it as an event of its own (ReassignmentIsrChanged).
+	ReassignmentWatchAt(at int64, pid int32)
 	// SessionExpiryAt, AutoRebalanceAt and RetryAt set the controller's and ZooKeeper's timers
 	// on the cluster's one agenda, which orders every happening of the run: a disconnected
 	// session's expiry (generation gen), the leader-imbalance check of controller epoch epoch
@@ -92,6 +95,14 @@ type Era struct {
 	// throws LeaderElectionNotNeededException; from 2.2 (KAFKA-5692) the controller answers
 	// ELECTION_NOT_NEEDED without electing.
 	PreferredReelectsLeader bool
+	// ReorderCompletesAtOnce: a reassignment that only reorders the replicas completes at once
+	// (from 2.4, KIP-455: 3.7.0 ReplicaAssignment.isBeingReassigned is false). Before, it waits
+	// until every replica is in the ISR (onPartitionReassignment's areReplicasInIsr, 0.10.2.2 to
+	// 2.1.1), with a leader-epoch bump each time it runs (reassign.go).
+	ReorderCompletesAtOnce bool
+	// GroupByScala is the Scala version whose groupBy order the ReplicaStateMachine's batches
+	// follow (GroupByBrokerOrder, GroupByScala212 for 2.1.1, GroupByScala213 for 3.7.0).
+	GroupByScala int
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,
@@ -137,6 +148,9 @@ type Controller struct {
 	// channels are the controller's per-broker request queues (ControllerChannelManager): one
 	// LeaderAndIsr in flight per broker, the rest queued behind it in order.
 	channels []channel
+	// reassigning are the partitions whose reordering reassignment waits for its replicas to join
+	// the ISR (before 2.4: /admin/reassign_partitions); nil for none.
+	reassigning map[int32]bool
 }
 
 // New returns the cluster's ZooKeeper with every partition led by the head of its assignment at

@@ -34,6 +34,9 @@ func (f *fake) SessionExpiryAt(at int64, b int32, gen uint64) {
 func (f *fake) AutoRebalanceAt(at int64, epoch int32) {
 	f.timers = append(f.timers, fmt.Sprintf("rebalance epoch %d at %d", epoch, at))
 }
+func (f *fake) ReassignmentWatchAt(at int64, pid int32) {
+	f.timers = append(f.timers, fmt.Sprintf("reassignment watch %d at %d", pid, at))
+}
 func (f *fake) RetryAt(at int64, b int32, epoch int32) {
 	f.timers = append(f.timers, fmt.Sprintf("retry %d epoch %d at %d", b, epoch, at))
 }

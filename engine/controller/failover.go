@@ -102,6 +102,8 @@ func (k *Controller) onBrokerStartup(ids []int32) {
 	k.onlineReplicas(ids)
 	k.flushLeaderAndIsr()
 	k.triggerOnlinePartitionStateChange()
+	k.flushLeaderAndIsr()
+	k.restartReassignments(ids)
 }
 
 // onControllerFailover makes broker c the controller with the next controller epoch. It reads the
@@ -125,6 +127,10 @@ func (k *Controller) onControllerFailover(c int32) {
 	k.shuttingDown = make([]bool, k.brokers)
 	k.offline = map[[2]int32]bool{}
 	k.channels = make([]channel, k.brokers)
+	// A waiting reordering reassignment is dropped: its replica list in ZooKeeper already is the
+	// target, which a new controller takes as done (0.10.2.2 initializePartitionReassignment's
+	// `successful`; 2.1.1 maybeTriggerPartitionReassignment: "already assigned ... Ignoring").
+	k.reassigning = nil
 	k.c.Emit(Event{Type: EvController, Broker: protocol.Some(c), Epoch: protocol.Some(int64(k.epoch)),
 		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, k.epoch)})
 	k.live = make([]int64, k.brokers)
@@ -138,7 +144,7 @@ func (k *Controller) onControllerFailover(c int32) {
 	k.onlineReplicas(live)
 	k.flushLeaderAndIsr()
 	if k.era.FailoverOfflinesDeadReplicas {
-		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 }, "")
+		k.removeReplicasFromIsr(func(_, b int32) bool { return k.live[b] == 0 }, "", true)
 		k.flushLeaderAndIsr()
 	}
 	k.initializePartitionState()

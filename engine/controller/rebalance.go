@@ -24,7 +24,9 @@ func (k *Controller) AutoRebalance(epoch int32) {
 	if k.epoch != epoch || !cfg.AutoLeaderRebalanceEnable {
 		return
 	}
-	if k.usable() {
+	// Before 2.4 no preferred election while a reassignment waits (checkAndTriggerPartitionRebalance:
+	// `controllerContext.partitionsBeingReassigned.isEmpty`, 0.10.2.2 to 2.1.1).
+	if k.usable() && len(k.reassigning) == 0 {
 		preferred := make([]int, k.brokers)
 		notLed := make([]int, k.brokers)
 		for pid := range k.zk.partitions {

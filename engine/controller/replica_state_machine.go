@@ -24,40 +24,64 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 	// onReplicasBecomeOffline call PartitionStateMachine and then ReplicaStateMachine
 	// handleStateChanges, each ending in sendRequestsToBrokers; 0.10.2.2, 2.1.1, 3.7.0).
 	k.flushLeaderAndIsr()
-	k.removeReplicasFromIsr(lost, "")
+	k.removeReplicasFromIsr(lost, "", true)
 }
 
-// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in broker order
-// (Kafka groups the replicas by broker in a hash map; the order only matters when a partition's
-// whole ISR is lost at once). doRemoveReplicasFromIsr: a lost replica in the ISR leaves it, and the
-// leader becomes none if it led; the last ISR member stays (from 1.1, KAFKA-5642; before that only
-// with unclean election off, Era.KeepLastIsrMember); each write bumps the leader epoch
-// (LeaderAndIsr.newLeaderAndIsr).
-func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string) {
+// removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in Kafka's order
+// (it only matters when a partition's whole ISR is lost at once): from 2.1 broker by broker in the
+// order of `replicas.groupBy(_.replica)` (groupByOrder, Era.GroupByScala); before, one replica at a
+// time in the order of the batch's Set of (topic, partition, replica) (setOrder), where set says
+// the replicas are such a batch (onBrokerFailure) and not the engine's grouping of Kafka's one-by-one
+// calls (0.10.2.2's controlled shutdown, kept in partition order). doRemoveReplicasFromIsr: a
+// lost replica in the ISR leaves it, and the leader becomes none if it led; the last ISR member
+// stays (from 1.1, KAFKA-5642; before that only with unclean election off, Era.KeepLastIsrMember);
+// each write bumps the leader epoch (LeaderAndIsr.newLeaderAndIsr).
+func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string, set bool) {
+	// The groupBy's keys: the brokers with a replica in the batch.
+	var keys []int32
 	for b := range int32(k.brokers) {
-		for _, pid := range k.c.Hosted(b) {
-			p := &k.zk.partitions[pid]
-			if !lost(pid, b) || !slices.Contains(p.isr, b) {
-				continue
-			}
-			leader := p.leader
-			if leader == b {
-				leader = -1
-			}
-			isr := protocol.SortedMinus(p.isr, []int32{b})
-			if len(isr) == 0 && (k.era.KeepLastIsrMember || !k.c.Settings().UncleanLeaderElectionEnable) {
-				isr = p.isr // the last ISR member stays ("last replica standing")
-			}
-			reason := why
-			if reason == "" {
-				reason = fmt.Sprintf("replica %d offline", b)
-			}
-			k.writePartition(pid, leader, isr, true, reason)
-			// To the other replicas only: OfflineReplica sends the shrunk ISR to
-			// `partitionReplicaAssignment(partition).filterNot(_ == replicaId)` (3.7.0
-			// ZkReplicaStateMachine; 0.10.2.2's `currentAssignedReplicas.filterNot(_ == replicaId)`).
-			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != b })
+		if slices.ContainsFunc(k.c.Hosted(b), func(pid int32) bool { return lost(pid, b) }) {
+			keys = append(keys, b)
 		}
+	}
+	order := groupByOrder(keys, k.era.GroupByScala)
+	if k.era.GroupByScala == GroupByBrokerOrder && len(keys) > 4 {
+		order = hashTrieOrder(keys) // the dead brokers' HashSet (replicasOnBrokers' brokerIds)
+	}
+	var pairs []replicaPair
+	for _, b := range order {
+		for _, pid := range k.c.Hosted(b) {
+			if lost(pid, b) {
+				pairs = append(pairs, replicaPair{pid, b})
+			}
+		}
+	}
+	if set && k.era.GroupByScala == GroupByBrokerOrder {
+		pairs = setOrder(pairs, func(pid int32) (string, int32) { t := k.topicOf(pid); return t.name, pid - t.first })
+	}
+	for _, pr := range pairs {
+		pid, b := pr.pid, pr.b
+		p := &k.zk.partitions[pid]
+		if !slices.Contains(p.isr, b) {
+			continue
+		}
+		leader := p.leader
+		if leader == b {
+			leader = -1
+		}
+		isr := protocol.SortedMinus(p.isr, []int32{b})
+		if len(isr) == 0 && (k.era.KeepLastIsrMember || !k.c.Settings().UncleanLeaderElectionEnable) {
+			isr = p.isr // the last ISR member stays ("last replica standing")
+		}
+		reason := why
+		if reason == "" {
+			reason = fmt.Sprintf("replica %d offline", b)
+		}
+		k.writePartition(pid, leader, isr, true, reason)
+		// To the other replicas only: OfflineReplica sends the shrunk ISR to
+		// `partitionReplicaAssignment(partition).filterNot(_ == replicaId)` (3.7.0
+		// ZkReplicaStateMachine; 0.10.2.2's `currentAssignedReplicas.filterNot(_ == replicaId)`).
+		k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != b })
 	}
 }
 

@@ -140,7 +140,7 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	// replicas, not to the broker shutting down (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
 	// 0.10.2.2), with doRemoveReplicasFromIsr's rules (removeReplicasFromIsr).
 	k.removeReplicasFromIsr(func(pid, b int32) bool { return b == id && slices.Contains(followed, pid) },
-		fmt.Sprintf("controlled shutdown of broker %d", id))
+		fmt.Sprintf("controlled shutdown of broker %d", id), false)
 	k.flushLeaderAndIsr()
 	k.sendStopReplica(id, stop)
 	return remaining
@@ -214,8 +214,16 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			break
 		}
 		if p.assignment[0] != t {
+			if len(k.reassigning) > 0 {
+				// Before 2.4 the reassignment tool refuses while /admin/reassign_partitions exists,
+				// whichever partitions it holds ("There is an existing assignment running.",
+				// ReassignPartitionsCommand.executeAssignment, 0.10.2.2 and 2.1.1); the operator
+				// runs no election either.
+				result = protocol.ErrReassignmentInProgress
+				break
+			}
 			p.assignment = append([]int32{t}, sortedMinusKeepOrder(p.assignment, t)...)
-			k.moveReassignedPartitionLeaderIfRequired(pid)
+			k.onPartitionReassignment(pid)
 		}
 		if unclean && !slices.Contains(p.isr, t) && k.replicaUsable(pid, t) {
 			p.recovering = true
@@ -245,38 +253,6 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 		k.c.Emit(Event{Type: EvElectFailed, Topic: t.name, Partition: protocol.Some(pid - t.first), Name: result.String(),
 			Text: fmt.Sprintf("election for %s not done: %s", k.name(pid), result)})
 	}
-}
-
-// moveReassignedPartitionLeaderIfRequired ends the reassignment that reordered pid's replicas
-// (the same replicas, so no replica is added or removed and the reassignment completes at once).
-// KafkaController.moveReassignedPartitionLeaderIfRequired (0.10.2.0, 2.1.0, 3.7.0): a current
-// leader that is still a replica and online keeps leading, and updateLeaderEpochAndSendRequest
-// writes the partition again with the leader epoch plus one ("increment the leader epoch even if
-// there are no leader or isr changes", updateLeaderEpoch) and sends it to the replicas in a
-// LeaderAndIsr of its own; a leader that is not online is replaced by the reassignment's election
-// (ReassignPartitionLeaderElection: the first replica of the new assignment that is online and in
-// the ISR; none, nothing written). So an operator's chosen-leader election (reorder, then a
-// preferred election) bumps the leader epoch twice. Before 2.4 (KIP-455) Kafka completed a
-// reassignment only once every target replica was in the ISR, and until then bumped the epoch once
-// and waited; the engine completes it at once in every era (see docs/eras.md).
-func (k *Controller) moveReassignedPartitionLeaderIfRequired(pid int32) {
-	p := &k.zk.partitions[pid]
-	leader := int32(-1)
-	if p.leader >= 0 && k.replicaUsable(pid, p.leader) {
-		leader = p.leader
-	} else {
-		for _, b := range p.assignment {
-			if k.replicaUsable(pid, b) && slices.Contains(p.isr, b) {
-				leader = b
-				break
-			}
-		}
-	}
-	if leader >= 0 {
-		k.writePartition(pid, leader, p.isr, true, fmt.Sprintf("reassignment to %v", p.assignment))
-		k.queueLeaderAndIsr(pid)
-	}
-	k.flushLeaderAndIsr()
 }
 
 func sortedMinusKeepOrder(s []int32, x int32) []int32 {

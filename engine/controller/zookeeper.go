@@ -119,6 +119,11 @@ func (k *Controller) Reconnect(b int32) bool {
 	s.gen++
 	if k.active && k.broker == b {
 		k.zkChanged() // the controller catches up on what it missed
+		// ZooKeeper fires, at the reconnection, the watches whose znodes changed meanwhile: a
+		// waiting reassignment's ISR may be complete now.
+		for _, pid := range sortedKeys(k.reassigning) {
+			k.ReassignmentIsrChanged(pid)
+		}
 	}
 	return true
 }
@@ -155,6 +160,9 @@ func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWr
 	old := p.isr
 	p.isr = protocol.SortedCopy(isr)
 	p.partitionEpoch++
+	if k.reassigning[pid] {
+		k.c.ReassignmentWatchAt(k.c.Now(), pid)
+	}
 	return IsrWrite{Connected: true, Written: true, Version: p.partitionEpoch, LeaderEpoch: p.leaderEpoch, Old: old, ISR: p.isr}
 }
 

@@ -34,6 +34,7 @@ const (
 	ErrInvalidUpdateVersion         KafkaError = 95
 	ErrIneligibleReplica            KafkaError = 107
 	ErrInvalidReplicaAssignment     KafkaError = 39
+	ErrReassignmentInProgress       KafkaError = 60
 	ErrPreferredLeaderNotAvailable  KafkaError = 80
 	ErrEligibleLeadersNotAvailable  KafkaError = 83
 	ErrElectionNotNeeded            KafkaError = 84
@@ -66,6 +67,7 @@ var kafkaErrorNames = map[KafkaError]string{
 	ErrInvalidUpdateVersion:         "INVALID_UPDATE_VERSION",
 	ErrIneligibleReplica:            "INELIGIBLE_REPLICA",
 	ErrInvalidReplicaAssignment:     "INVALID_REPLICA_ASSIGNMENT",
+	ErrReassignmentInProgress:       "REASSIGNMENT_IN_PROGRESS",
 	ErrPreferredLeaderNotAvailable:  "PREFERRED_LEADER_NOT_AVAILABLE",
 	ErrEligibleLeadersNotAvailable:  "ELIGIBLE_LEADERS_NOT_AVAILABLE",
 	ErrElectionNotNeeded:            "ELECTION_NOT_NEEDED",
