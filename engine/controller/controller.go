@@ -137,6 +137,8 @@ type Controller struct {
 	// channels are the controller's per-broker request queues (ControllerChannelManager): one
 	// LeaderAndIsr in flight per broker, the rest queued behind it in order.
 	channels []channel
+	// deferred are operators' elections asked while no controller could act (deferred.go).
+	deferred []deferredElection
 }
 
 // New returns the cluster's ZooKeeper with every partition led by the head of its assignment at

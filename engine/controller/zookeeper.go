@@ -118,7 +118,8 @@ func (k *Controller) Reconnect(b int32) bool {
 	s.connected = true
 	s.gen++
 	if k.active && k.broker == b {
-		k.zkChanged() // the controller catches up on what it missed
+		k.zkChanged()                 // the controller catches up on what it missed
+		k.runDeferredElections(false) // and acts on the elections asked meanwhile
 	}
 	return true
 }
