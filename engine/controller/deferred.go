@@ -22,8 +22,9 @@ import (
 //     call throws, the request is never answered). With no live controller, the admin client waits
 //     for one (ControllerNodeProvider) up to default.api.timeout.ms and then sends it there.
 
-// adminAPITimeoutMs is the admin client's default.api.timeout.ms (60000, 2.2 to 3.7.0), which
-// bounds an ElectLeaders call waiting for a controller.
+// adminAPITimeoutMs is the admin client's default.api.timeout.ms (AdminClientConfig, 60000 in
+// 3.7.0), the deadline of KafkaAdminClient.electLeaders' call waiting for a controller
+// (ControllerNodeProvider).
 const adminAPITimeoutMs = 60_000
 
 // deferredElection is an election ElectLeaders could not run: the partition, the chosen leader
