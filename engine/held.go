@@ -54,7 +54,7 @@ func (e *Engine) resend(h netsim.Held) {
 	at := netsim.NextRetransmit(h.Sent, e.now)
 	c := *m // a copy: the trace's send event keeps the message as it first left
 	c.Sent = at
-	c.Deliver = e.net.Retransmits(netsim.Link{From: m.From, To: m.To}, at+e.latency(m.From, m.To))
+	c.Deliver = e.net.Retransmits(m, at+e.latency(m.From, m.To))
 	e.emit(Event{Type: EvReleased, Message: &c,
 		Text: fmt.Sprintf("%s #%d from %s to %s gets through: the link is back, and TCP retransmits it at %d ms", m.Type, m.ID, NodeName(m.From), NodeName(m.To), at)})
 	e.net.Resent(&c, h)

@@ -151,6 +151,8 @@ type Controller struct {
 	// reassigning are the partitions whose reordering reassignment waits for its replicas to join
 	// the ISR (before 2.4: /admin/reassign_partitions); nil for none.
 	reassigning map[int32]bool
+	// deferred are operators' elections asked while no controller could act (deferred.go).
+	deferred []deferredElection
 }
 
 // New returns the cluster's ZooKeeper with every partition led by the head of its assignment at

@@ -150,5 +150,6 @@ func (k *Controller) onControllerFailover(c int32) {
 	k.initializePartitionState()
 	k.triggerOnlinePartitionStateChange()
 	k.flushLeaderAndIsr()
+	k.runDeferredElections(true) // the operators' elections that waited for a controller
 	k.scheduleAutoRebalance(firstRebalanceDelayMs)
 }

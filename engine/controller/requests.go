@@ -200,13 +200,15 @@ func (k *Controller) processLeaderAndIsrResponse(b int32, resp *protocol.LeaderA
 // ElectLeaders is an operator's election of partition pid (kafka-leader-election.sh, with
 // kafka-reassign-partitions.sh to choose a leader): preferred (no target), a chosen leader (the
 // target moves to the head of the assignment, then a preferred election), or unclean. A failed
-// election is an event.
+// election is an event; one asked while no controller can act waits for one (deferred.go).
 func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
+	if !k.usable() {
+		k.deferElection(pid, target, unclean) // it waits for a controller (deferred.go)
+		return
+	}
 	p := &k.zk.partitions[pid]
 	result := protocol.ErrNone
 	switch {
-	case !k.usable():
-		result = protocol.ErrNoController
 	case target != nil:
 		t := *target
 		if !slices.Contains(p.assignment, t) {

@@ -124,6 +124,7 @@ func (k *Controller) Reconnect(b int32) bool {
 		for _, pid := range sortedKeys(k.reassigning) {
 			k.ReassignmentIsrChanged(pid)
 		}
+		k.runDeferredElections(false) // and it acts on the elections asked meanwhile
 	}
 	return true
 }

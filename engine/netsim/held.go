@@ -63,15 +63,26 @@ func (n *Network) TakeHeld(l Link) []Held {
 	return h
 }
 
-// Retransmits is when a held message retransmitted on its healed link, due to arrive at at,
-// does arrive: not before the link's previous held message, sent before it on its connection.
-// It does not set the link's FIFO order (Delivers) for messages sent after the heal: those go on
-// new connections (Heal forgot the old order), or wait for an answer to the held request on the
-// same one, as every connection between brokers carries one request at a time (a fetcher
-// thread's ReplicaFetcherBlockingSend, the controller's RequestSendThread). A held answer to a
-// fetcher thread stopped meanwhile (ReplicaFetcherThread.initiateShutdown closes its
-// connection) thus no longer holds back the first request of the broker's new fetcher.
-func (n *Network) Retransmits(l Link, at int64) int64 {
+// Retransmits is when held message m, retransmitted on its healed link and due to arrive at at,
+// does arrive. Every connection between brokers carries one request at a time and its answer (a
+// fetcher thread's ReplicaFetcherBlockingSend / BrokerBlockingSender, the controller's
+// RequestSendThread, KafkaServer.controlledShutdown's client), and each kind has its own
+// NetworkClient: two held messages of one link are on different connections, each with its own
+// TCP retransmission timer, so none waits for another (a zombie leader's AlterPartition, sent into
+// the cut on its alter-partition channel, does not wait for a fetch answer it held for the
+// controller's broker's fetcher). Only AlterPartition keeps the order among its held requests,
+// and among their answers: Kafka's AlterPartitionManager has one request in flight and batches
+// the partitions waiting behind it (3.7.0 DefaultAlterPartitionManager.maybePropagateIsrChanges),
+// where the engine sends one request per partition. It does not set the link's FIFO order
+// (Delivers) for messages sent after the heal: those go on new connections (Heal forgot the old
+// order), or wait for an answer to the held request on the same one. A held answer to a fetcher
+// thread stopped meanwhile (ReplicaFetcherThread.initiateShutdown closes its connection) thus no
+// longer holds back the first request of the broker's new fetcher.
+func (n *Network) Retransmits(m *protocol.Message, at int64) int64 {
+	if m.Type != protocol.MsgAlterPartition && m.Type != protocol.MsgAlterPartitionResponse {
+		return at
+	}
+	l := Link{From: m.From, To: m.To}
 	if last, ok := n.retransmitted[l]; ok && last > at {
 		at = last
 	}

@@ -56,8 +56,9 @@ type Network struct {
 	held map[Link][]Held
 	// resent are the retransmitted copies on their way, with what was held (held.go).
 	resent map[*protocol.Message]Held
-	// retransmitted is, per link, the arrival of the last held message retransmitted since the
-	// link's last release (Retransmits): the held messages keep their order among themselves.
+	// retransmitted is, per link, the arrival of the last held AlterPartition (or answer)
+	// retransmitted since the link's last release (Retransmits): those keep their order among
+	// themselves, as Kafka sends them one at a time on one connection.
 	retransmitted map[Link]int64
 }
 

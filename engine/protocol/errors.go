@@ -9,7 +9,8 @@ type KafkaError int16
 
 // Kafka's error codes the engine uses. ErrDeliveryTimeout is the producer's own verdict (its
 // delivery.timeout.ms ran out) and ErrNoController an operator's election with no controller
-// to run it; neither is on the wire, so they have codes outside Kafka's range.
+// to run it (no longer raised: such an election waits for a controller, controller/deferred.go);
+// neither is on the wire, so they have codes outside Kafka's range.
 const (
 	ErrUnknownServerError           KafkaError = -1
 	ErrNone                         KafkaError = 0
