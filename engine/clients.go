@@ -11,8 +11,9 @@ import (
 // leader from metadata, which here is the controller's state at once (simplification: no
 // metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
 // LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
-// after retry.backoff.ms until delivery.timeout.ms; every other outcome is
-// final, so each error shows. A retried batch keeps its record ids. Without enable.idempotence
+// after retry.backoff.ms until delivery.timeout.ms; from 2.1 (era.producerRetriesRetriable) also
+// NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND and REQUEST_TIMED_OUT, as Kafka's
+// Sender.canRetry retries every RetriableException. Before 2.1 those are final. A retried batch keeps its record ids. Without enable.idempotence
 // (the eras before 3.7 by default) a retry of a batch the leader already has is appended twice;
 // with it the leader finds the batch and answers with its offsets (broker.HandleProduce).
 
@@ -69,9 +70,14 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 // after the batch's delivery timeout, its expiry then: the accumulator expires a batch once
 // delivery.timeout.ms has passed since it was created (ProducerBatch.hasReachedDeliveryTimeout,
 // RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it.
+// A batch whose answer comes at or after its delivery timeout is not retried but fails with
+// that answer's error (Sender.canRetry: !batch.hasReachedDeliveryTimeout, 2.1.1 and 3.7.0).
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
-	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; at >= deadline {
+	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; e.now >= deadline && why != ErrLeaderNotAvailable {
+		e.finishProduce(op, e.clientErrorName(why), -1)
+		return
+	} else if at >= deadline {
 		at = max(e.now, deadline)
 	}
 	e.schedule(producerRetry{op.ID}.due(at))
@@ -138,6 +144,17 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
 		// (UnknownTopicOrPartitionException, 0.10.2.2 and 3.7.0), which the producer retries.
 		e.retryProduce(op, resp.Error)
+	case ErrNotEnoughReplicas, ErrNotEnoughReplicasAfterAppend, ErrRequestTimedOut:
+		// Retriable (NotEnoughReplicasException, NotEnoughReplicasAfterAppendException and
+		// TimeoutException extend RetriableException): from 2.1 the client retries them until
+		// delivery.timeout.ms (Sender.completeBatch → canRetry → reenqueueBatch, 2.1.1 and
+		// 3.7.0); with enable.idempotence the leader finds a retry it already appended. The
+		// era's client before 2.1 had retries 0 and reported them.
+		if e.era.producerRetriesRetriable {
+			e.retryProduce(op, resp.Error)
+			return
+		}
+		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
 	}
@@ -197,8 +214,14 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 		if op.Done {
 			return
 		}
-		if timedOut {
+		if timedOut && !e.era.producerRetriesRetriable {
 			e.finishProduce(op, ErrRequestTimedOut.String(), -1)
+			return
+		}
+		// From 2.1 a request timeout is retried as a disconnection is (Sender.handleProduceResponse:
+		// NETWORK_EXCEPTION in 2.1.1, REQUEST_TIMED_OUT in 3.7.0, both retriable).
+		if timedOut {
+			e.retryProduce(op, ErrRequestTimedOut)
 			return
 		}
 		e.retryProduce(op, ErrNetwork)

@@ -126,6 +126,12 @@ type era struct {
 	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
 	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
 	preferredReelectsLeader bool
+	// producerRetriesRetriable: the era's client retries every retriable error until
+	// delivery.timeout.ms, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND and
+	// REQUEST_TIMED_OUT included (Sender.canRetry: `instanceof RetriableException`, retries
+	// Integer.MAX_VALUE from 2.1, KIP-91). Before, those are final here (the era's client had
+	// retries 0: docs/simplifications.md).
+	producerRetriesRetriable bool
 }
 
 func eraFor(version string) era {
@@ -139,7 +145,7 @@ func eraFor(version string) era {
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			fetcherShutdownClosesClient: true, preferredReelectsLeader: true}
+			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, producerRetriesRetriable: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -148,6 +154,7 @@ func eraFor(version string) era {
 			sessionTouchedByFetch: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true}
+			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
+			producerRetriesRetriable: true}
 	}
 }

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// The tenth session's produce-and-consume audit: the clients and the leader's produce path
+// against KafkaProducer's Sender and RecordAccumulator, Partition.appendRecordsToLeader and
+// DelayedProduce at each era's tag.
+
+// runAudit10 plays a scenario (its JSON, with %s the era's config) in one era and returns the
+// engine, failing on a parse error; expectations are the test's to check.
+func runAudit10(t *testing.T, scenario, version string) *Engine {
+	t.Helper()
+	sc, err := ParseScenario([]byte(fmt.Sprintf(scenario, version)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// audit10Eras are the four eras, in order.
+var audit10Eras = []string{"0.10.2", "0.11.0", "2.1", "3.7"}
+
+// notEnoughReplicasScenario: min.insync.replicas 2, both followers killed at 100 and out of the
+// ISR once their sessions expire; an acks=all produce at 20000 is refused NOT_ENOUGH_REPLICAS
+// (Partition.appendRecordsToLeader checks the ISR before the append); broker 1 returns at 21000
+// and rejoins the ISR.
+const notEnoughReplicasScenario = `{"name":"ner","brokers":3,"topics":[{"name":"t","assignment":[[0,1,2]]}],
+"config":{"inter.broker.protocol.version":"%s","min.insync.replicas":2},
+"steps":[{"at":100,"do":"kill","broker":1},{"at":100,"do":"kill","broker":2},
+{"at":20000,"do":"produce","topic":"t","partition":0},{"at":21000,"do":"restart","broker":1}],"duration":40000}`
+
+// requestTimedOutScenario: follower 2 stops fetching (its link to leader 0 cut at 900); an
+// acks=all produce at 1000 waits in the produce purgatory for 2, which leaves the ISR only at the
+// isr-expiration check of 90000 (replica.lag.time.max.ms 60000, checked every 30000), so the
+// DelayedProduce expires first, at the request's timeout (request.timeout.ms 30000):
+// REQUEST_TIMED_OUT.
+const requestTimedOutScenario = `{"name":"rto","brokers":3,"topics":[{"name":"t","assignment":[[0,1,2]]}],
+"config":{"inter.broker.protocol.version":"%s","replica.lag.time.max.ms":60000},
+"steps":[{"at":900,"do":"link","from":2,"to":0,"down":true},
+{"at":1000,"do":"produce","topic":"t","partition":0}],"duration":110000}`
+
+// TestAudit10ProducerRetriesRetriableErrors: NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND
+// and REQUEST_TIMED_OUT are RetriableExceptions, which the producer retries from 2.1 (retries
+// Integer.MAX_VALUE, KIP-91) until delivery.timeout.ms: Sender.completeBatch → canRetry →
+// reenqueueBatch (2.1.1 and 3.7.0; with an idempotent producer TransactionManager.canRetry falls
+// back to `instanceof RetriableException` for them). The era's client before 2.1 had retries 0
+// and reports the error. So in 2.1 and 3.7 the refused batch is appended once broker 1 is back in
+// the ISR and acknowledged, and the timed-out one once follower 2 has left it: 3.7's idempotent
+// producer at offset 0 (the leader finds the retry it already has), 2.1's at offset 2 (each
+// timed-out attempt was appended again).
+func TestAudit10ProducerRetriesRetriableErrors(t *testing.T) {
+	for _, v := range audit10Eras {
+		retries := v == "2.1" || v == "3.7"
+		t.Run("NOT_ENOUGH_REPLICAS/"+v, func(t *testing.T) {
+			e := runAudit10(t, notEnoughReplicasScenario, v)
+			p := e.partitionOf(ktTopic, 0)
+			op := e.Produces()[0]
+			if !retries {
+				if op.Result != "NOT_ENOUGH_REPLICAS" || op.Attempts != 1 || e.client(p).Acked() != 0 {
+					t.Fatalf("produce %+v, acked %d; want NOT_ENOUGH_REPLICAS after 1 attempt", op, e.client(p).Acked())
+				}
+				return
+			}
+			if op.Result != ResultAcked || op.BaseOffset != 0 || op.Attempts < 2 || e.client(p).Acked() != 1 {
+				t.Fatalf("produce %+v, acked %d; want acked at 0 after retries", op, e.client(p).Acked())
+			}
+			if got := e.replicaOn(p.pid, 0).Log().LogEndOffset(); got != 1 {
+				t.Fatalf("leader's LEO %d, want 1 (refused attempts append nothing)", got)
+			}
+		})
+		t.Run("REQUEST_TIMED_OUT/"+v, func(t *testing.T) {
+			e := runAudit10(t, requestTimedOutScenario, v)
+			p := e.partitionOf(ktTopic, 0)
+			op := e.Produces()[0]
+			var epochs []int32
+			for _, r := range e.replicaOn(p.pid, 0).Log().Records() {
+				epochs = append(epochs, r.Epoch)
+			}
+			switch v {
+			case "0.10.2", "0.11.0":
+				if op.Result != "REQUEST_TIMED_OUT" || op.Attempts != 1 || e.client(p).Acked() != 0 {
+					t.Fatalf("produce %+v; want REQUEST_TIMED_OUT after 1 attempt", op)
+				}
+			case "2.1":
+				if op.Result != ResultAcked || op.BaseOffset != 2 || op.Attempts != 3 || !slices.Equal(epochs, []int32{0, 0, 0}) {
+					t.Fatalf("produce %+v, log epochs %v; want acked at 2 after 3 attempts, log [0 0 0]", op, epochs)
+				}
+			case "3.7":
+				if op.Result != ResultAcked || op.BaseOffset != 0 || op.Attempts != 3 || !slices.Equal(epochs, []int32{0}) {
+					t.Fatalf("produce %+v, log epochs %v; want acked at 0 after 3 attempts, log [0]", op, epochs)
+				}
+			}
+		})
+	}
+}
