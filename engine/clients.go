@@ -83,6 +83,16 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	e.schedule(producerRetry{op.ID}.due(at))
 }
 
+// producerRetriesRetriable reports whether the producer retries every retriable error: the
+// era's client from 2.1 (era.producerRetriesRetriable), and an idempotent one in 0.11.0 too,
+// whose retries KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2:
+// "Overriding the default retries config to the recommended value ... since the idempotent
+// producer is enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it
+// anyway.
+func (e *Engine) producerRetriesRetriable() bool {
+	return e.era.producerRetriesRetriable || e.cfg.EnableIdempotence
+}
+
 // producerRetry sends a batch again, or expires it at its delivery timeout.
 func (e *Engine) producerRetry(id int64) {
 	op := e.clients.Produce(id)
@@ -150,7 +160,7 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		// delivery.timeout.ms (Sender.completeBatch → canRetry → reenqueueBatch, 2.1.1 and
 		// 3.7.0); with enable.idempotence the leader finds a retry it already appended. The
 		// era's client before 2.1 had retries 0 and reported them.
-		if e.era.producerRetriesRetriable {
+		if e.producerRetriesRetriable() {
 			e.retryProduce(op, resp.Error)
 			return
 		}
@@ -214,7 +224,7 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 		if op.Done {
 			return
 		}
-		if timedOut && !e.era.producerRetriesRetriable {
+		if timedOut && !e.producerRetriesRetriable() {
 			e.finishProduce(op, ErrRequestTimedOut.String(), -1)
 			return
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -97,6 +98,28 @@ func TestAudit10ProducerRetriesRetriableErrors(t *testing.T) {
 				if op.Result != ResultAcked || op.BaseOffset != 0 || op.Attempts != 3 || !slices.Equal(epochs, []int32{0}) {
 					t.Fatalf("produce %+v, log epochs %v; want acked at 0 after 3 attempts, log [0]", op, epochs)
 				}
+			}
+		})
+	}
+}
+
+// TestAudit10IdempotentProducerRetriesIn011: 0.11.0's producer with enable.idempotence on (not
+// its default) gets retries Integer.MAX_VALUE (KafkaProducer.configureRetries, 0.11.0.2), so
+// its NOT_ENOUGH_REPLICAS is retried, as from 2.1, and the batch is acknowledged once broker 1
+// is back in the ISR; without idempotence the error is final.
+func TestAudit10IdempotentProducerRetriesIn011(t *testing.T) {
+	for _, idem := range []bool{false, true} {
+		t.Run(fmt.Sprint("idempotence=", idem), func(t *testing.T) {
+			sc := strings.Replace(notEnoughReplicasScenario, `"min.insync.replicas":2`,
+				fmt.Sprintf(`"min.insync.replicas":2,"enable.idempotence":%v`, idem), 1)
+			e := runAudit10(t, sc, "0.11.0")
+			op := e.Produces()[0]
+			want := "NOT_ENOUGH_REPLICAS"
+			if idem {
+				want = ResultAcked
+			}
+			if op.Result != want {
+				t.Fatalf("produce %+v; want %s", op, want)
 			}
 		})
 	}
