@@ -52,6 +52,7 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
+	op.SetSentEpoch(e.metadata.leaderEpoch(op.PID()))
 	m := e.produceMessage()
 	body := m.Produce
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
@@ -74,6 +75,13 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 // that answer's error (Sender.canRetry: !batch.hasReachedDeliveryTimeout, 2.1.1 and 3.7.0).
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
+	if e.era.retryAtOnceOnNewLeader && why != ErrLeaderNotAvailable && op.SentEpoch() >= 0 &&
+		e.metadata.leader(op.PID()) >= 0 && e.metadata.leaderEpoch(op.PID()) != op.SentEpoch() {
+		// 3.7.0 (KIP-951): the batch was sent under an older leader epoch than the metadata's
+		// now (a NOT_LEADER_OR_FOLLOWER answer names the new leader): RecordAccumulator
+		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
+		at = e.now
+	}
 	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; e.now >= deadline && why != ErrLeaderNotAvailable {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return

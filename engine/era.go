@@ -132,6 +132,12 @@ type era struct {
 	// Integer.MAX_VALUE from 2.1, KIP-91). Before, those are final here (the era's client had
 	// retries 0: docs/simplifications.md).
 	producerRetriesRetriable bool
+	// retryAtOnceOnNewLeader: a retried batch skips its backoff when the producer's metadata
+	// names a newer leader epoch than the one it was last sent under (KIP-951, 3.7.0:
+	// ProducerBatch.hasLeaderChangedForTheOngoingRetry, RecordAccumulator.shouldBackoff; the
+	// NOT_LEADER_OR_FOLLOWER answer carries the new leader, Sender.completeBatch). Before, every
+	// retry waits retry.backoff.ms.
+	retryAtOnceOnNewLeader bool
 }
 
 func eraFor(version string) era {
@@ -155,6 +161,6 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
-			producerRetriesRetriable: true}
+			producerRetriesRetriable: true, retryAtOnceOnNewLeader: true}
 	}
 }

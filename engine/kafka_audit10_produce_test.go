@@ -124,3 +124,41 @@ func TestAudit10IdempotentProducerRetriesIn011(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10RetryAtOnceOnNewLeader: 3.7.0's producer (KIP-951) retries a batch without its
+// backoff once its metadata names a newer leader epoch than the one the batch was last sent
+// under: the NOT_LEADER_OR_FOLLOWER answer carries the new leader (KafkaApis
+// .handleProduceRequest's currentLeader; Sender.completeBatch updates the metadata with it), and
+// RecordAccumulator.shouldBackoff skips the backoff when ProducerBatch
+// .hasLeaderChangedForTheOngoingRetry. Before, every retry waits retry.backoff.ms (100). Leader 1
+// holds an acks=all produce it cannot commit (follower 2's link is cut) and shuts down at 2000:
+// the answer reaches the producer at 2003, and the retry leaves for leader 0 then in 3.7, at 2103
+// in 2.1.
+func TestAudit10RetryAtOnceOnNewLeader(t *testing.T) {
+	for _, tc := range []struct {
+		era   string
+		retry int64
+	}{{"2.1", 2103}, {"3.7", 2003}} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 0, 2}}, eraCfg(tc.era))
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":-1}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, tc.retry-1-e.now)
+			if op := e.Produces()[0]; op.Attempts != 1 {
+				t.Fatalf("at %d: attempts %d, want 1", e.now, op.Attempts)
+			}
+			runFor(t, e, 1)
+			if op := e.Produces()[0]; op.Attempts != 2 {
+				t.Fatalf("at %d: attempts %d, want the retry sent", e.now, op.Attempts)
+			}
+			runFor(t, e, 1000)
+			if op := e.Produces()[0]; op.Result != ResultAcked {
+				t.Fatalf("produce %+v, want acknowledged by leader 0", op)
+			}
+		})
+	}
+}
