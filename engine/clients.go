@@ -75,6 +75,9 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 // that answer's error (Sender.canRetry: !batch.hasReachedDeliveryTimeout, 2.1.1 and 3.7.0).
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
+	if why != ErrLeaderNotAvailable {
+		at = e.now + e.produceBackoff(op.Failed())
+	}
 	if e.era.retryAtOnceOnNewLeader && why != ErrLeaderNotAvailable && op.SentEpoch() >= 0 &&
 		e.metadata.leader(op.PID()) >= 0 && e.metadata.leaderEpoch(op.PID()) != op.SentEpoch() {
 		// 3.7.0 (KIP-951): the batch was sent under an older leader epoch than the metadata's
@@ -89,6 +92,21 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		at = max(e.now, deadline)
 	}
 	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
+// retry.backoff.ms, and in 3.7 that doubled per earlier failure up to retry.backoff.max.ms
+// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%; no growth when the
+// maximum is not above retry.backoff.ms). A batch waiting for a leader is not backing off: it
+// looks again every retry.backoff.ms (as the engine's metadata is at once).
+func (e *Engine) produceBackoff(failed int) int64 {
+	b, most := e.cfg.RetryBackoffMs, e.cfg.RetryBackoffMaxMs
+	if e.era.exponentialRetryBackoff && most > b {
+		for i := 1; i < failed && b < most; i++ {
+			b = min(2*b, most)
+		}
+	}
+	return max(1, b)
 }
 
 // producerRetriesRetriable reports whether the producer retries every retriable error: the

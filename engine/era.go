@@ -138,6 +138,10 @@ type era struct {
 	// NOT_LEADER_OR_FOLLOWER answer carries the new leader, Sender.completeBatch). Before, every
 	// retry waits retry.backoff.ms.
 	retryAtOnceOnNewLeader bool
+	// exponentialRetryBackoff: a producer's backoff doubles with each failed attempt of a batch,
+	// up to retry.backoff.max.ms (KIP-580, 3.7.0: RecordAccumulator's ExponentialBackoff,
+	// backoff(attempts - 1)); its random ±20% is not modelled. Before, retry.backoff.ms each time.
+	exponentialRetryBackoff bool
 }
 
 func eraFor(version string) era {
@@ -161,6 +165,6 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
-			producerRetriesRetriable: true, retryAtOnceOnNewLeader: true}
+			producerRetriesRetriable: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
 	}
 }

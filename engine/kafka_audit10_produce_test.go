@@ -162,3 +162,48 @@ func TestAudit10RetryAtOnceOnNewLeader(t *testing.T) {
 		})
 	}
 }
+
+// produceSendTimes plays a scenario and returns when the producer sent each Produce.
+func produceSendTimes(t *testing.T, scenario string) []int64 {
+	t.Helper()
+	sc, err := ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []int64
+	if _, _, err := Run(sc, func(evs []Event) {
+		for i := range evs {
+			if evs[i].Type == MsgProduce {
+				at = append(at, evs[i].T)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// TestAudit10ExponentialRetryBackoff: 3.7.0's producer backs a batch off
+// RecordAccumulator.retryBackoff.backoff(attempts - 1), an ExponentialBackoff from retry.backoff.ms
+// (100) doubling to retry.backoff.max.ms (1000) (KIP-580; its ±20% jitter is not modelled), and
+// with a maximum not above retry.backoff.ms, retry.backoff.ms each time (ExponentialBackoff's
+// expMax 0). 2.1.1's waits retry.backoff.ms each time (RecordAccumulator.ready: `waitedTimeMs <
+// retryBackoffMs`). notEnoughReplicasScenario: each NOT_ENOUGH_REPLICAS answer comes 2 ms after
+// its send; broker 1 is back in the ISR from 21003, and the next attempt is acknowledged.
+func TestAudit10ExponentialRetryBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		era, cfg string
+		sends    []int64
+	}{
+		{"3.7", ``, []int64{20000, 20102, 20304, 20706, 21508}},
+		{"3.7", `,"retry.backoff.max.ms":100`, []int64{20000, 20102, 20204, 20306, 20408, 20510, 20612, 20714, 20816, 20918, 21020}},
+		{"2.1", ``, []int64{20000, 20102, 20204, 20306, 20408, 20510, 20612, 20714, 20816, 20918, 21020}},
+	} {
+		t.Run(tc.era+tc.cfg, func(t *testing.T) {
+			sc := strings.Replace(fmt.Sprintf(notEnoughReplicasScenario, tc.era), `"min.insync.replicas":2`, `"min.insync.replicas":2`+tc.cfg, 1)
+			if got := produceSendTimes(t, sc); !slices.Equal(got, tc.sends) {
+				t.Fatalf("Produce sent at %v, want %v", got, tc.sends)
+			}
+		})
+	}
+}

@@ -30,6 +30,13 @@ type ProduceOp struct {
 	BaseOffset int64         `json:"baseOffset"`
 	pid        int32
 	sentEpoch  int32 // the leader epoch the producer's metadata had at the last send
+	failures   int32 // attempts that failed (Kafka's ProducerBatch.attempts)
+}
+
+// Failed counts a failed attempt of the op and returns how many failed so far.
+func (op *ProduceOp) Failed() int {
+	op.failures++
+	return int(op.failures)
 }
 
 // PID is the engine's id of the partition the op writes to.
