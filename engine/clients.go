@@ -67,8 +67,8 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	}
 }
 
-// retryProduce schedules another attempt after retry.backoff.ms, or, if that would come at or
-// after the batch's delivery timeout, its expiry then: the accumulator expires a batch once
+// retryProduce schedules another attempt after the backoff, or, if that would come at or after
+// the batch's deadline (produceDeadline), its expiry then: the accumulator expires a batch once
 // delivery.timeout.ms has passed since it was created (ProducerBatch.hasReachedDeliveryTimeout,
 // RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it.
 // A batch whose answer comes at or after its delivery timeout is not retried but fails with
@@ -85,7 +85,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
 		at = e.now
 	}
-	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; e.now >= deadline && why != ErrLeaderNotAvailable {
+	if deadline := e.produceDeadline(op); e.now >= deadline && why != ErrLeaderNotAvailable {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return
 	} else if at >= deadline {
@@ -119,13 +119,28 @@ func (e *Engine) producerRetriesRetriable() bool {
 	return e.era.producerRetriesRetriable || e.cfg.EnableIdempotence
 }
 
+// produceDeadline is when op's batch expires: delivery.timeout.ms after its creation
+// (ProducerBatch.hasReachedDeliveryTimeout, `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to
+// 3.7.0). The era's client before 2.1 has no delivery timeout: its accumulator expires a batch
+// once more than request.timeout.ms has passed since its creation (RecordBatch.maybeExpire,
+// `requestTimeoutMs < now - (createdMs + lingerMs)`, linger.ms 0; 0.10.2.2 and 0.11.0.2), so a
+// batch waiting for a leader, or retried here, gives up after request.timeout.ms + 1 (or a
+// delivery.timeout.ms set lower). 0.11.0's idempotent producer, which retries, is given
+// delivery.timeout.ms.
+func (e *Engine) produceDeadline(op *ProduceOp) int64 {
+	if e.producerRetriesRetriable() {
+		return op.Sent + e.cfg.DeliveryTimeoutMs
+	}
+	return op.Sent + min(e.cfg.DeliveryTimeoutMs, e.cfg.RequestTimeoutMs+1)
+}
+
 // producerRetry sends a batch again, or expires it at its delivery timeout.
 func (e *Engine) producerRetry(id int64) {
 	op := e.clients.Produce(id)
 	if op.Done {
 		return
 	}
-	if e.now >= op.Sent+e.cfg.DeliveryTimeoutMs {
+	if e.now >= e.produceDeadline(op) {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}

@@ -76,10 +76,9 @@ const ibpName = "inter.broker.protocol.version"
 // EraDefaults returns the defaults of the Kafka release an era models (KafkaConfig.scala of that
 // release): zookeeper.session.timeout.ms 6000 and replica.lag.time.max.ms 10000 before 2.5
 // (KIP-537), unclean.leader.election.enable true before 0.11 (KIP-106). Every other modelled
-// default is the same in the four releases. The producer is a current client in every era
-// (delivery.timeout.ms, retries), as a client's version is independent of the brokers', but for
-// enable.idempotence: the era's contemporary client's default, on from 3.0 (KIP-679,
-// ProducerConfig) and off before, so true in 3.7 only.
+// default is the same in the four releases. enable.idempotence is the era's contemporary
+// client's default, on from 3.0 (KIP-679, ProducerConfig) and off before, so true in 3.7 only;
+// the client's other era rules (retries, delivery.timeout.ms) are era switches (era.go).
 func EraDefaults(version string) Config {
 	c := DefaultConfig()
 	c.InterBrokerProtocolVersion = version

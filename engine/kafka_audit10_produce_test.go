@@ -207,3 +207,41 @@ func TestAudit10ExponentialRetryBackoff(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10PreKIP91BatchExpiresAfterRequestTimeout: before 2.1 the producer has no
+// delivery.timeout.ms; RecordAccumulator.abortExpiredBatches expires a batch that was not sent
+// once `requestTimeoutMs < now - (createdMs + lingerMs)` (RecordBatch.maybeExpire, 0.10.2.2;
+// ProducerBatch.maybeExpire, 0.11.0.2): request.timeout.ms 30000, linger.ms 0. The only replica
+// of t-0 dies at 1000 and is declared dead at 7000; a produce at 8000 waits for a leader, which
+// comes back at 48000. 0.10.2's and 0.11.0's batch expired at 38001; 2.1's waits up to
+// delivery.timeout.ms (120000, KIP-91) and is acknowledged.
+func TestAudit10PreKIP91BatchExpiresAfterRequestTimeout(t *testing.T) {
+	for _, era := range audit10Eras[:3] {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["unclean.leader.election.enable"] = "false"
+			e := newKafkaEngine(t, 3, [][]int32{{1}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 7000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
+			runFor(t, e, 30000)
+			expires := era != "2.1"
+			if op := e.Produces()[0]; op.Done {
+				t.Fatalf("at %d: %s; want still waiting", e.now, op.Result)
+			}
+			runFor(t, e, 1)
+			if op := e.Produces()[0]; op.Done != expires {
+				t.Fatalf("at %d: done %v (%s), want done %v", e.now, op.Done, op.Result, expires)
+			}
+			runFor(t, e, 47999-e.now)
+			apply(t, e, `{"do":"restart","broker":1}`)
+			runFor(t, e, 5000)
+			want := map[bool]int64{true: 0, false: 1}[expires]
+			if got := e.client(p).Acked(); got != want {
+				t.Fatalf("acked %d after the replica's return, want %d (%+v)", got, want, e.Produces()[0])
+			}
+		})
+	}
+}
