@@ -48,10 +48,15 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 func (e *Engine) sendProduce(op *ProduceOp) {
 	op.Attempts++
 	leader := e.metadata.leader(op.PID())
-	if leader < 0 {
+	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
+	e.sendProduceTo(op, leader)
+}
+
+// sendProduceTo sends op's batch to broker leader.
+func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	op.SetSentEpoch(e.metadata.leaderEpoch(op.PID()))
 	m := e.produceMessage()
 	body := m.Produce
@@ -65,6 +70,23 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 		e.pending.remove(m.ID)
 		e.finishProduce(op, ResultSent, -1)
 	}
+}
+
+// leaderReachable reports whether a producer would send partition pid's batch to b, its leader in
+// the metadata. Not while b's process is gone: its connection is refused (NetworkClient.ready is
+// false), so Sender.sendProducerData drains nothing for it and the batch stays in the
+// accumulator until the metadata names a leader it can reach, or it expires (0.10.2.2 to 3.7.0).
+// Nor before b has had the LeaderAndIsr that makes it leader: a client learns leaders from the
+// brokers' metadata caches, which the controller's UpdateMetadata fills after that LeaderAndIsr
+// (the engine's metadata is the controller's at once). An acks=0 batch, which gets no answer,
+// is thus not lost to a dead or not-yet leader.
+func (e *Engine) leaderReachable(pid, b int32) bool {
+	br := e.brokers[b]
+	if br.Dead() {
+		return false
+	}
+	r := br.Replica(pid)
+	return r != nil && r.IsLeader()
 }
 
 // retryProduce schedules another attempt after the backoff, or, if that would come at or after

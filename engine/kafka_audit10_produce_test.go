@@ -245,3 +245,41 @@ func TestAudit10PreKIP91BatchExpiresAfterRequestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10AcksZeroWaitsForAReachableLeader: a producer sends a batch only to a leader it can
+// reach (Sender.sendProducerData drains a node only when NetworkClient.ready; a dead broker's
+// connection is refused) and learns leaders from the brokers' metadata, which UpdateMetadata
+// fills after the new leader's LeaderAndIsr; until then the batch waits in the accumulator
+// (0.10.2.2 to 3.7.0). Leader 0 of t-0 is killed at 1000 and an acks=0 produce follows at 2000:
+// it is not sent to the dead broker (where it was lost: acks=0 gets no answer and is not retried)
+// nor to broker 1 before broker 1 leads, but appended by broker 1 once it does, in its first
+// leader epoch (3.7: epoch 2, the controller first taking the dead leader offline; 0.10.2: 1).
+// It is never acknowledged.
+func TestAudit10AcksZeroWaitsForAReachableLeader(t *testing.T) {
+	for _, tc := range []struct {
+		era   string
+		epoch int32
+	}{{"0.10.2", 1}, {"3.7", 2}} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, eraCfg(tc.era))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"kill","broker":0}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":0}`)
+			runFor(t, e, 23000)
+			for _, b := range []int32{1, 2} {
+				var epochs []int32
+				for _, r := range e.replicaOn(p.pid, b).Log().Records() {
+					epochs = append(epochs, r.Epoch)
+				}
+				if !slices.Equal(epochs, []int32{tc.epoch}) {
+					t.Fatalf("broker %d's log epochs %v, want [%d]", b, epochs, tc.epoch)
+				}
+			}
+			if a := e.client(p).Acked(); a != 0 {
+				t.Fatalf("acked %d, want 0 (acks=0)", a)
+			}
+		})
+	}
+}

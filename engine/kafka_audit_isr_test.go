@@ -144,7 +144,10 @@ func TestAuditNotLeaderErrorName(t *testing.T) {
 // TestAuditAcks0ErrorNoAnswer: KafkaApis.handleProduceRequest answers an acks=0 produce never, not
 // even with an error: it closes the connection (0.10.2.2 and 3.7.0: `if (produceRequest.acks ==
 // 0) { if (errorInResponse) ... closeConnection`). Broker 2 gets an acks=0 produce before the
-// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer.
+// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer. The produce is
+// sent to broker 2 directly, as by a client whose metadata came from a broker the controller's
+// UpdateMetadata reached first: the engine's producer waits until broker 2 leads (audit 10,
+// leaderReachable).
 func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 	for _, acks := range []string{"0", "1"} {
 		t.Run("acks="+acks, func(t *testing.T) {
@@ -154,7 +157,10 @@ func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 			apply(t, e, `{"do":"kill","broker":1}`)
 			runFor(t, e, 6100)
 			e.Drain()
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":`+acks+`}`)
+			p := e.partitionOf(ktTopic, 0)
+			op := e.clients.NewProduce(ktTopic, 0, p.pid, map[string]Acks{"0": 0, "1": 1}[acks], 1, e.now)
+			op.Attempts++
+			e.sendProduceTo(op, 2)
 			runFor(t, e, 50)
 			answers := eventsOf(e.Drain(), MsgProduceResponse, nil)
 			if want := map[string]int{"0": 0, "1": 1}[acks]; len(answers) != want {
