@@ -9,13 +9,15 @@ import (
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
 // leader from metadata, which here is the controller's state at once (simplification: no
-// metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
-// LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
-// after retry.backoff.ms until delivery.timeout.ms; from 2.1 (era.producerRetriesRetriable) also
-// NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND and REQUEST_TIMED_OUT, as Kafka's
-// Sender.canRetry retries every RetriableException. Before 2.1 those are final. A retried batch keeps its record ids. Without enable.idempotence
-// (the eras before 3.7 by default) a retry of a batch the leader already has is appended twice;
-// with it the leader finds the batch and answers with its offsets (broker.HandleProduce).
+// metadata staleness), sending only to a leader that is up and has had its LeaderAndIsr
+// (leaderReachable). The producer is the era's client (era.producerRetries): from 2.1 it
+// retries every error (all are retriable: the metadata errors, KAFKA_STORAGE_ERROR,
+// NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, connection failures)
+// after its backoff until delivery.timeout.ms, as Kafka's Sender.canRetry; before 2.1 its retries
+// is 0, so the first error is final, and a batch waiting for a leader expires after
+// request.timeout.ms. A retried batch keeps its record ids. Without enable.idempotence (the eras
+// before 3.7 by default) a retry of a batch the leader already has is appended twice; with it the
+// leader finds the batch and answers with its offsets (broker.HandleProduce).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -107,6 +109,12 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
 		at = e.now
 	}
+	if why != ErrLeaderNotAvailable && !e.producerRetries() {
+		// The era's client before 2.1 has retries 0: Sender.canRetry (`batch.attempts <
+		// this.retries`, 0.10.2.2 and 0.11.0.2) is false, and the batch fails with the error.
+		e.finishProduce(op, e.clientErrorName(why), -1)
+		return
+	}
 	if deadline := e.produceDeadline(op); e.now >= deadline && why != ErrLeaderNotAvailable {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return
@@ -131,14 +139,13 @@ func (e *Engine) produceBackoff(failed int) int64 {
 	return max(1, b)
 }
 
-// producerRetriesRetriable reports whether the producer retries every retriable error: the
-// era's client from 2.1 (era.producerRetriesRetriable), and an idempotent one in 0.11.0 too,
-// whose retries KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2:
-// "Overriding the default retries config to the recommended value ... since the idempotent
-// producer is enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it
-// anyway.
-func (e *Engine) producerRetriesRetriable() bool {
-	return e.era.producerRetriesRetriable || e.cfg.EnableIdempotence
+// producerRetries reports whether the producer retries a failed batch: the era's client from
+// 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
+// KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
+// default retries config to the recommended value ... since the idempotent producer is
+// enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it anyway.
+func (e *Engine) producerRetries() bool {
+	return e.era.producerRetries || e.cfg.EnableIdempotence
 }
 
 // produceDeadline is when op's batch expires: delivery.timeout.ms after its creation
@@ -150,7 +157,7 @@ func (e *Engine) producerRetriesRetriable() bool {
 // delivery.timeout.ms set lower). 0.11.0's idempotent producer, which retries, is given
 // delivery.timeout.ms.
 func (e *Engine) produceDeadline(op *ProduceOp) int64 {
-	if e.producerRetriesRetriable() {
+	if e.producerRetries() {
 		return op.Sent + e.cfg.DeliveryTimeoutMs
 	}
 	return op.Sent + min(e.cfg.DeliveryTimeoutMs, e.cfg.RequestTimeoutMs+1)
@@ -213,21 +220,14 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		if op.Acks == -1 {
 			e.noteAckedAll(op.PID(), resp.BaseOffset)
 		}
-	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
-		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
-		// (UnknownTopicOrPartitionException, 0.10.2.2 and 3.7.0), which the producer retries.
+	case ErrNotLeaderOrFollower, ErrKafkaStorage, ErrUnknownTopicOrPartition,
+		ErrNotEnoughReplicas, ErrNotEnoughReplicasAfterAppend, ErrRequestTimedOut:
+		// Every error a leader answers a produce with is a RetriableException (0.10.2.2 to 3.7.0;
+		// UnknownTopicOrPartitionException is an InvalidMetadataException too), which the
+		// client retries from 2.1 until delivery.timeout.ms (Sender.completeBatch → canRetry →
+		// reenqueueBatch); with enable.idempotence the leader finds a retry it already appended.
+		// Before 2.1 its retries is 0: retryProduce reports the error.
 		e.retryProduce(op, resp.Error)
-	case ErrNotEnoughReplicas, ErrNotEnoughReplicasAfterAppend, ErrRequestTimedOut:
-		// Retriable (NotEnoughReplicasException, NotEnoughReplicasAfterAppendException and
-		// TimeoutException extend RetriableException): from 2.1 the client retries them until
-		// delivery.timeout.ms (Sender.completeBatch → canRetry → reenqueueBatch, 2.1.1 and
-		// 3.7.0); with enable.idempotence the leader finds a retry it already appended. The
-		// era's client before 2.1 had retries 0 and reported them.
-		if e.producerRetriesRetriable() {
-			e.retryProduce(op, resp.Error)
-			return
-		}
-		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
 	}
@@ -287,12 +287,8 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 		if op.Done {
 			return
 		}
-		if timedOut && !e.producerRetriesRetriable() {
-			e.finishProduce(op, ErrRequestTimedOut.String(), -1)
-			return
-		}
-		// From 2.1 a request timeout is retried as a disconnection is (Sender.handleProduceResponse:
-		// NETWORK_EXCEPTION in 2.1.1, REQUEST_TIMED_OUT in 3.7.0, both retriable).
+		// A request that timed out or whose connection broke (Sender.handleProduceResponse:
+		// NETWORK_EXCEPTION, in 3.7.0 REQUEST_TIMED_OUT for a timeout; both retriable).
 		if timedOut {
 			e.retryProduce(op, ErrRequestTimedOut)
 			return

@@ -126,12 +126,12 @@ type era struct {
 	// .leaderForPreferredReplica, no leader check); before, LeaderElectionNotNeededException; from
 	// 2.2 (KAFKA-5692) ELECTION_NOT_NEEDED (controller.Era.PreferredReelectsLeader).
 	preferredReelectsLeader bool
-	// producerRetriesRetriable: the era's client retries every retriable error until
-	// delivery.timeout.ms, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND and
-	// REQUEST_TIMED_OUT included (Sender.canRetry: `instanceof RetriableException`, retries
-	// Integer.MAX_VALUE from 2.1, KIP-91). Before, those are final here (the era's client had
-	// retries 0: docs/simplifications.md).
-	producerRetriesRetriable bool
+	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
+	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
+	// retries is 0: every error is final, and a batch waiting for a leader expires after
+	// request.timeout.ms (RecordBatch.maybeExpire). 0.11.0's idempotent producer retries too
+	// (Engine.producerRetries).
+	producerRetries bool
 	// retryAtOnceOnNewLeader: a retried batch skips its backoff when the producer's metadata
 	// names a newer leader epoch than the one it was last sent under (KIP-951, 3.7.0:
 	// ProducerBatch.hasLeaderChangedForTheOngoingRetry, RecordAccumulator.shouldBackoff; the
@@ -155,7 +155,7 @@ func eraFor(version string) era {
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, producerRetriesRetriable: true}
+			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, producerRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -165,6 +165,6 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
-			producerRetriesRetriable: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
+			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
 	}
 }

@@ -283,3 +283,45 @@ func TestAudit10AcksZeroWaitsForAReachableLeader(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10NoRetriesBefore21: the era's client before 2.1 has retries 0 (ProducerConfig,
+// 0.10.2.2 and 0.11.0.2; KIP-91 made it Integer.MAX_VALUE in 2.1), so Sender.canRetry
+// (`batch.attempts < this.retries`) is false for every error, the metadata ones included, and
+// for a broken connection: the batch fails with NOT_LEADER_FOR_PARTITION or NETWORK_EXCEPTION.
+// Leader 1 holds an acks=all produce it cannot commit (follower 2's link is cut); a controlled
+// shutdown moves the leadership to 0 (NOT_LEADER answer), or a kill breaks the connection. 2.1
+// retries on leader 0, which appends the batch again after the copy it fetched as a follower.
+func TestAudit10NoRetriesBefore21(t *testing.T) {
+	for _, tc := range []struct {
+		era, action, result string
+		leo                 int64
+	}{
+		{"0.10.2", "shutdown", "NOT_LEADER_FOR_PARTITION", 2},
+		{"0.11.0", "shutdown", "NOT_LEADER_FOR_PARTITION", 2},
+		{"2.1", "shutdown", ResultAcked, 4},
+		{"0.10.2", "kill", "NETWORK_EXCEPTION", 2},
+		{"2.1", "kill", ResultAcked, 4},
+	} {
+		t.Run(tc.era+"/"+tc.action, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 0, 2}}, eraCfg(tc.era))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":-1}`)
+			runFor(t, e, 1000)
+			apply(t, e, fmt.Sprintf(`{"do":%q,"broker":1}`, tc.action))
+			runFor(t, e, 20000)
+			op := e.Produces()[0]
+			if op.Result != tc.result {
+				t.Fatalf("produce %+v; want %s", op, tc.result)
+			}
+			if got := e.replicaOn(p.pid, 0).Log().LogEndOffset(); got != tc.leo {
+				t.Fatalf("leader 0's LEO %d, want %d", got, tc.leo)
+			}
+			if want := map[bool]int64{true: 2, false: 0}[tc.result == ResultAcked]; e.client(p).Acked() != want {
+				t.Fatalf("acked %d, want %d", e.client(p).Acked(), want)
+			}
+		})
+	}
+}
