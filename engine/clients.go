@@ -94,9 +94,8 @@ func (e *Engine) leaderReachable(pid, b int32) bool {
 // retryProduce schedules another attempt after the backoff, or, if that would come at or after
 // the batch's deadline (produceDeadline), its expiry then: the accumulator expires a batch once
 // delivery.timeout.ms has passed since it was created (ProducerBatch.hasReachedDeliveryTimeout,
-// RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it.
-// A batch whose answer comes at or after its delivery timeout is not retried but fails with
-// that answer's error (Sender.canRetry: !batch.hasReachedDeliveryTimeout, 2.1.1 and 3.7.0).
+// RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it. (An answer
+// at or after the delivery timeout finds the batch expired: expiredInFlight.)
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
 	if why != ErrLeaderNotAvailable {
@@ -115,10 +114,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return
 	}
-	if deadline := e.produceDeadline(op); e.now >= deadline && why != ErrLeaderNotAvailable {
-		e.finishProduce(op, e.clientErrorName(why), -1)
-		return
-	} else if at >= deadline {
+	if deadline := e.produceDeadline(op); at >= deadline {
 		at = max(e.now, deadline)
 	}
 	e.schedule(producerRetry{op.ID}.due(at))
@@ -137,6 +133,20 @@ func (e *Engine) produceBackoff(failed int) int64 {
 		}
 	}
 	return max(1, b)
+}
+
+// expiredInFlight expires op, whose answer (or failure) comes now, if its delivery timeout has
+// passed: from 2.1 the Sender fails an in-flight batch at its delivery timeout without waiting for
+// the answer (Sender.sendProducerData → getExpiredInflightBatches → failBatch with a
+// TimeoutException, before client.poll hands it answers; 2.1.1 and 3.7.0), so an answer that
+// comes at or after it is not the produce's outcome: an acknowledgement then is not one. The
+// engine records the expiry when the answer comes.
+func (e *Engine) expiredInFlight(op *ProduceOp) bool {
+	if !e.producerRetries() || e.now < e.produceDeadline(op) {
+		return false
+	}
+	e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
+	return true
 }
 
 // producerRetries reports whether the producer retries a failed batch: the era's client from
@@ -210,7 +220,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 
 func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	op := e.clients.Produce(resp.Op)
-	if op.Done {
+	if op.Done || e.expiredInFlight(op) {
 		return
 	}
 	switch resp.Error {
@@ -284,7 +294,7 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	switch {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
-		if op.Done {
+		if op.Done || e.expiredInFlight(op) {
 			return
 		}
 		// A request that timed out or whose connection broke (Sender.handleProduceResponse:

@@ -325,3 +325,28 @@ func TestAudit10NoRetriesBefore21(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10InFlightBatchExpiresAtDeliveryTimeout: from 2.1 the Sender fails a batch whose
+// delivery timeout passed while its request is in flight (Sender.sendProducerData →
+// getExpiredInflightBatches → failBatch, TimeoutException; 2.1.1 and 3.7.0): an answer after it
+// is no acknowledgement. requestTimedOutScenario with delivery.timeout.ms 80000: the third
+// attempt (3.7: 61304, 2.1: 61204) waits in the purgatory until follower 2 leaves the ISR at
+// 90000, after the batch expired at 81000, so nothing is acknowledged though the leader commits
+// the batch.
+func TestAudit10InFlightBatchExpiresAtDeliveryTimeout(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			sc := strings.Replace(requestTimedOutScenario, `"replica.lag.time.max.ms":60000`,
+				`"replica.lag.time.max.ms":60000,"delivery.timeout.ms":80000`, 1)
+			e := runAudit10(t, sc, era)
+			p := e.partitionOf(ktTopic, 0)
+			op := e.Produces()[0]
+			if op.Result != "DELIVERY_TIMEOUT" || op.Attempts != 3 || e.client(p).Acked() != 0 {
+				t.Fatalf("produce %+v, acked %d; want DELIVERY_TIMEOUT after 3 attempts, acked 0", op, e.client(p).Acked())
+			}
+			if hw := e.replicaOn(p.pid, 0).Log().HighWatermark(); hw == 0 {
+				t.Fatalf("leader's HW %d, want the batch committed", hw)
+			}
+		})
+	}
+}
