@@ -62,8 +62,13 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	op.SetSentEpoch(e.metadata.leaderEpoch(op.PID()))
 	m := e.produceMessage()
 	body := m.Produce
+	// Idempotence needs acks=all: 3.7.0's ProducerConfig.postProcessAndValidateIdempotenceConfigs
+	// turns the default enable.idempotence off for a producer with acks 0 or 1 ("Idempotence will
+	// be disabled because acks is set to 1, not set to 'all'"); 0.11.0.2 and 2.1.1 refuse the
+	// combination (KafkaProducer.configureAcks), so an idempotent producer there has acks=all.
+	idem := e.cfg.EnableIdempotence && op.Acks == -1
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
-		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: e.cfg.EnableIdempotence, Retried: e.cfg.EnableIdempotence && op.Attempts > 1}
+		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: idem, Retried: idem && op.Attempts > 1}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)

@@ -350,3 +350,37 @@ func TestAudit10InFlightBatchExpiresAtDeliveryTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10IdempotenceNeedsAcksAll: 3.7.0's producer with acks 0 or 1 is not idempotent
+// whatever the default enable.idempotence (ProducerConfig.postProcessAndValidateIdempotenceConfigs:
+// "Idempotence will be disabled because acks is set to 1, not set to 'all'"), so the leader
+// appends its retry of a batch it already has again; with acks=all it finds it. The first answer
+// is replaced by a NOT_LEADER_OR_FOLLOWER one, as if it had been lost with the leader's role.
+func TestAudit10IdempotenceNeedsAcksAll(t *testing.T) {
+	for _, tc := range []struct {
+		acks string
+		base int64
+		leo  int64
+	}{{"1", 1, 2}, {"-1", 0, 1}} {
+		t.Run("acks="+tc.acks, func(t *testing.T) {
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg("3.7"))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":`+tc.acks+`}`)
+			runFor(t, e, 100)
+			op := e.clients.ProduceOps()[0]
+			if !op.Done || op.BaseOffset != 0 {
+				t.Fatalf("first answer: %+v, want acked at 0", op)
+			}
+			op.Done, op.Result, op.BaseOffset = false, "", -1
+			e.produceAnswered(&ProduceResponse{Op: op.ID, Error: ErrNotLeaderOrFollower, BaseOffset: -1})
+			runFor(t, e, 1000)
+			if !op.Done || op.Result != ResultAcked || op.BaseOffset != tc.base {
+				t.Fatalf("retry: %+v, want acked at %d", op, tc.base)
+			}
+			if got := e.replicaOn(p.pid, 0).Log().LogEndOffset(); got != tc.leo {
+				t.Fatalf("leader's LEO %d, want %d", got, tc.leo)
+			}
+		})
+	}
+}
