@@ -11,12 +11,15 @@ import (
 
 // Producers and consumers. They live outside the brokers' network (ClientNode) and find the
 // leader from metadata, which here is the controller's state at once (simplification: no
-// metadata staleness). The producer retries the metadata errors (NOT_LEADER_OR_FOLLOWER,
-// LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION), KAFKA_STORAGE_ERROR and connection failures
-// after retry.backoff.ms until delivery.timeout.ms; every other outcome is
-// final, so each error shows. A retried batch keeps its record ids. Without enable.idempotence
-// (the eras before 3.7 by default) a retry of a batch the leader already has is appended twice;
-// with it the leader finds the batch and answers with its offsets (broker.HandleProduce).
+// metadata staleness), sending only to a leader that is up and has had its LeaderAndIsr
+// (leaderReachable). The producer is the era's client (era.producerRetries): from 2.1 it
+// retries every error (all are retriable: the metadata errors, KAFKA_STORAGE_ERROR,
+// NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, connection failures)
+// after its backoff until delivery.timeout.ms, as Kafka's Sender.canRetry; before 2.1 its retries
+// is 0, so the first error is final, and a batch waiting for a leader expires after
+// request.timeout.ms. A retried batch keeps its record ids. Without enable.idempotence (the eras
+// before 3.7 by default) a retry of a batch the leader already has is appended twice; with it the
+// leader finds the batch and answers with its offsets (broker.HandleProduce).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -49,14 +52,25 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 func (e *Engine) sendProduce(op *ProduceOp) {
 	op.Attempts++
 	leader := e.metadata.leader(op.PID())
-	if leader < 0 {
+	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
 	}
+	e.sendProduceTo(op, leader)
+}
+
+// sendProduceTo sends op's batch to broker leader.
+func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
+	op.SetSentEpoch(e.metadata.leaderEpoch(op.PID()))
 	m := e.produceMessage()
 	body := m.Produce
+	// Idempotence needs acks=all: 3.7.0's ProducerConfig.postProcessAndValidateIdempotenceConfigs
+	// turns the default enable.idempotence off for a producer with acks 0 or 1 ("Idempotence will
+	// be disabled because acks is set to 1, not set to 'all'"); 0.11.0.2 and 2.1.1 refuse the
+	// combination (KafkaProducer.configureAcks), so an idempotent producer there has acks=all.
+	idem := e.cfg.EnableIdempotence && op.Acks == -1
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
-		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: e.cfg.EnableIdempotence, Retried: e.cfg.EnableIdempotence && op.Attempts > 1}
+		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: idem, Retried: idem && op.Attempts > 1}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
@@ -67,16 +81,103 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	}
 }
 
-// retryProduce schedules another attempt after retry.backoff.ms, or, if that would come at or
-// after the batch's delivery timeout, its expiry then: the accumulator expires a batch once
+// leaderReachable reports whether a producer would send partition pid's batch to b, its leader in
+// the metadata. Not while b's process is gone: its connection is refused (NetworkClient.ready is
+// false), so Sender.sendProducerData drains nothing for it and the batch stays in the
+// accumulator until the metadata names a leader it can reach, or it expires (0.10.2.2 to 3.7.0).
+// Nor before b has had the LeaderAndIsr that makes it leader: a client learns leaders from the
+// brokers' metadata caches, which the controller's UpdateMetadata fills after that LeaderAndIsr
+// (the engine's metadata is the controller's at once). An acks=0 batch, which gets no answer,
+// is thus not lost to a dead or not-yet leader.
+func (e *Engine) leaderReachable(pid, b int32) bool {
+	br := e.brokers[b]
+	if br.Dead() {
+		return false
+	}
+	r := br.Replica(pid)
+	return r != nil && r.IsLeader()
+}
+
+// retryProduce schedules another attempt after the backoff, or, if that would come at or after
+// the batch's deadline (produceDeadline), its expiry then: the accumulator expires a batch once
 // delivery.timeout.ms has passed since it was created (ProducerBatch.hasReachedDeliveryTimeout,
-// RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it.
+// RecordAccumulator.expiredBatches, 2.1.1 to 3.7.0), not at the last retry before it. (An answer
+// at or after the delivery timeout finds the batch expired: expiredInFlight.)
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
-	if deadline := op.Sent + e.cfg.DeliveryTimeoutMs; at >= deadline {
+	if why != ErrLeaderNotAvailable {
+		at = e.now + e.produceBackoff(op.Failed())
+	}
+	if e.era.retryAtOnceOnNewLeader && why != ErrLeaderNotAvailable && op.SentEpoch() >= 0 &&
+		e.metadata.leader(op.PID()) >= 0 && e.metadata.leaderEpoch(op.PID()) != op.SentEpoch() {
+		// 3.7.0 (KIP-951): the batch was sent under an older leader epoch than the metadata's
+		// now (a NOT_LEADER_OR_FOLLOWER answer names the new leader): RecordAccumulator
+		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
+		at = e.now
+	}
+	if why != ErrLeaderNotAvailable && !e.producerRetries() {
+		// The era's client before 2.1 has retries 0: Sender.canRetry (`batch.attempts <
+		// this.retries`, 0.10.2.2 and 0.11.0.2) is false, and the batch fails with the error.
+		e.finishProduce(op, e.clientErrorName(why), -1)
+		return
+	}
+	if deadline := e.produceDeadline(op); at >= deadline {
 		at = max(e.now, deadline)
 	}
 	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
+// retry.backoff.ms, and in 3.7 that doubled per earlier failure up to retry.backoff.max.ms
+// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%; no growth when the
+// maximum is not above retry.backoff.ms). A batch waiting for a leader is not backing off: it
+// looks again every retry.backoff.ms (as the engine's metadata is at once).
+func (e *Engine) produceBackoff(failed int) int64 {
+	b, most := e.cfg.RetryBackoffMs, e.cfg.RetryBackoffMaxMs
+	if e.era.exponentialRetryBackoff && most > b {
+		for i := 1; i < failed && b < most; i++ {
+			b = min(2*b, most)
+		}
+	}
+	return max(1, b)
+}
+
+// expiredInFlight expires op, whose answer (or failure) comes now, if its delivery timeout has
+// passed: from 2.1 the Sender fails an in-flight batch at its delivery timeout without waiting for
+// the answer (Sender.sendProducerData → getExpiredInflightBatches → failBatch with a
+// TimeoutException, before client.poll hands it answers; 2.1.1 and 3.7.0), so an answer that
+// comes at or after it is not the produce's outcome: an acknowledgement then is not one. The
+// engine records the expiry when the answer comes.
+func (e *Engine) expiredInFlight(op *ProduceOp) bool {
+	if !e.producerRetries() || e.now < e.produceDeadline(op) {
+		return false
+	}
+	e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
+	return true
+}
+
+// producerRetries reports whether the producer retries a failed batch: the era's client from
+// 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
+// KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
+// default retries config to the recommended value ... since the idempotent producer is
+// enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it anyway.
+func (e *Engine) producerRetries() bool {
+	return e.era.producerRetries || e.cfg.EnableIdempotence
+}
+
+// produceDeadline is when op's batch expires: delivery.timeout.ms after its creation
+// (ProducerBatch.hasReachedDeliveryTimeout, `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to
+// 3.7.0). The era's client before 2.1 has no delivery timeout: its accumulator expires a batch
+// once more than request.timeout.ms has passed since its creation (RecordBatch.maybeExpire,
+// `requestTimeoutMs < now - (createdMs + lingerMs)`, linger.ms 0; 0.10.2.2 and 0.11.0.2), so a
+// batch waiting for a leader, or retried here, gives up after request.timeout.ms + 1 (or a
+// delivery.timeout.ms set lower). 0.11.0's idempotent producer, which retries, is given
+// delivery.timeout.ms.
+func (e *Engine) produceDeadline(op *ProduceOp) int64 {
+	if e.producerRetries() {
+		return op.Sent + e.cfg.DeliveryTimeoutMs
+	}
+	return op.Sent + min(e.cfg.DeliveryTimeoutMs, e.cfg.RequestTimeoutMs+1)
 }
 
 // producerRetry sends a batch again, or expires it at its delivery timeout.
@@ -85,7 +186,7 @@ func (e *Engine) producerRetry(id int64) {
 	if op.Done {
 		return
 	}
-	if e.now >= op.Sent+e.cfg.DeliveryTimeoutMs {
+	if e.now >= e.produceDeadline(op) {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
@@ -127,7 +228,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 
 func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	op := e.clients.Produce(resp.Op)
-	if op.Done {
+	if op.Done || e.expiredInFlight(op) {
 		return
 	}
 	switch resp.Error {
@@ -137,9 +238,13 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		if op.Acks == -1 {
 			e.noteAckedAll(op.PID(), resp.BaseOffset)
 		}
-	case ErrNotLeaderOrFollower, ErrLeaderNotAvailable, ErrKafkaStorage, ErrUnknownTopicOrPartition:
-		// The metadata errors: UNKNOWN_TOPIC_OR_PARTITION too is an InvalidMetadataException
-		// (UnknownTopicOrPartitionException, 0.10.2.2 and 3.7.0), which the producer retries.
+	case ErrNotLeaderOrFollower, ErrKafkaStorage, ErrUnknownTopicOrPartition,
+		ErrNotEnoughReplicas, ErrNotEnoughReplicasAfterAppend, ErrRequestTimedOut:
+		// Every error a leader answers a produce with is a RetriableException (0.10.2.2 to 3.7.0;
+		// UnknownTopicOrPartitionException is an InvalidMetadataException too), which the
+		// client retries from 2.1 until delivery.timeout.ms (Sender.completeBatch → canRetry →
+		// reenqueueBatch); with enable.idempotence the leader finds a retry it already appended.
+		// Before 2.1 its retries is 0: retryProduce reports the error.
 		e.retryProduce(op, resp.Error)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
@@ -197,11 +302,13 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	switch {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
-		if op.Done {
+		if op.Done || e.expiredInFlight(op) {
 			return
 		}
+		// A request that timed out or whose connection broke (Sender.handleProduceResponse:
+		// NETWORK_EXCEPTION, in 3.7.0 REQUEST_TIMED_OUT for a timeout; both retriable).
 		if timedOut {
-			e.finishProduce(op, ErrRequestTimedOut.String(), -1)
+			e.retryProduce(op, ErrRequestTimedOut)
 			return
 		}
 		e.retryProduce(op, ErrNetwork)

@@ -32,6 +32,7 @@ type Config struct {
 	RequestTimeoutMs                 int64  // request.timeout.ms (producer, follower and controller requests)
 	DeliveryTimeoutMs                int64  // delivery.timeout.ms (producer)
 	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
+	RetryBackoffMaxMs                int64  // retry.backoff.max.ms (producer, 3.7)
 	EnableIdempotence                bool   // enable.idempotence (producer)
 	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs int64  // controlled.shutdown.retry.backoff.ms
@@ -75,10 +76,9 @@ const ibpName = "inter.broker.protocol.version"
 // EraDefaults returns the defaults of the Kafka release an era models (KafkaConfig.scala of that
 // release): zookeeper.session.timeout.ms 6000 and replica.lag.time.max.ms 10000 before 2.5
 // (KIP-537), unclean.leader.election.enable true before 0.11 (KIP-106). Every other modelled
-// default is the same in the four releases. The producer is a current client in every era
-// (delivery.timeout.ms, retries), as a client's version is independent of the brokers', but for
-// enable.idempotence: the era's contemporary client's default, on from 3.0 (KIP-679,
-// ProducerConfig) and off before, so true in 3.7 only.
+// default is the same in the four releases. enable.idempotence is the era's contemporary
+// client's default, on from 3.0 (KIP-679, ProducerConfig) and off before, so true in 3.7 only;
+// the client's other era rules (retries, delivery.timeout.ms) are era switches (era.go).
 func EraDefaults(version string) Config {
 	c := DefaultConfig()
 	c.InterBrokerProtocolVersion = version
@@ -116,6 +116,7 @@ func DefaultConfig() Config {
 		RequestTimeoutMs:                 30000,
 		DeliveryTimeoutMs:                120000,
 		RetryBackoffMs:                   100,
+		RetryBackoffMaxMs:                1000,
 		EnableIdempotence:                true,
 		ControlledShutdownMaxRetries:     3,
 		ControlledShutdownRetryBackoffMs: 5000,
@@ -163,6 +164,7 @@ var configKeys = []configKey{
 	{name: "request.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.RequestTimeoutMs }, doc: "producer request timeout (acks=all waits this long in purgatory); the brokers' requests (a follower's fetches, the controller's) time out after it too"},
 	{name: "delivery.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.DeliveryTimeoutMs }, doc: "how long a producer keeps retrying a send"},
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
+	{name: "retry.backoff.max.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMaxMs }, doc: "the most a producer's backoff grows to, doubling per failed attempt (3.7, KIP-580; the random ±20% is not modelled)"},
 	{name: "enable.idempotence", bool: func(c *Config) *bool { return &c.EnableIdempotence }, doc: "the producer's batches carry a producer id and sequence numbers, and a leader does not append a retried batch it already has (default: on in 3.7, off before; needs 0.11.0+)"},
 	{name: "controlled.shutdown.max.retries", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},

@@ -160,6 +160,8 @@ func (z zookeeper) activeController() int32 {
 
 func (z zookeeper) leader(pid int32) int32 { return z.e.ctrl.Leader(pid) }
 
+func (z zookeeper) leaderEpoch(pid int32) int32 { return z.e.ctrl.LeaderEpoch(pid) }
+
 func (z zookeeper) updateIsr(b, pid int32, isr []int32, zkVersion int32) controller.IsrWrite {
 	return z.e.ctrl.UpdateIsr(b, pid, isr, zkVersion)
 }

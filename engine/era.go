@@ -138,6 +138,22 @@ type era struct {
 	// GroupByScala213 for 3.7.0's Scala 2.13; broker order before 2.1, whose order the engine does
 	// not follow). It decides which member stays when a partition's whole ISR dies at once.
 	groupByScala int
+	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
+	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
+	// retries is 0: every error is final, and a batch waiting for a leader expires after
+	// request.timeout.ms (RecordBatch.maybeExpire). 0.11.0's idempotent producer retries too
+	// (Engine.producerRetries).
+	producerRetries bool
+	// retryAtOnceOnNewLeader: a retried batch skips its backoff when the producer's metadata
+	// names a newer leader epoch than the one it was last sent under (KIP-951, 3.7.0:
+	// ProducerBatch.hasLeaderChangedForTheOngoingRetry, RecordAccumulator.shouldBackoff; the
+	// NOT_LEADER_OR_FOLLOWER answer carries the new leader, Sender.completeBatch). Before, every
+	// retry waits retry.backoff.ms.
+	retryAtOnceOnNewLeader bool
+	// exponentialRetryBackoff: a producer's backoff doubles with each failed attempt of a batch,
+	// up to retry.backoff.max.ms (KIP-580, 3.7.0: RecordAccumulator's ExponentialBackoff,
+	// backoff(attempts - 1)); its random ±20% is not modelled. Before, retry.backoff.ms each time.
+	exponentialRetryBackoff bool
 }
 
 func eraFor(version string) era {
@@ -151,7 +167,8 @@ func eraFor(version string) era {
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
-			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212}
+			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
+			producerRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -161,6 +178,7 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
-			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213}
+			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213,
+			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
 	}
 }

@@ -12,10 +12,12 @@ import (
 // ISR with `log.config.minInSyncReplicas` as configured (0.10.2.2, 0.11.0.2, 2.1.1): with
 // min.insync.replicas 3 on a topic of two replicas, every acks=all produce fails
 // NOT_ENOUGH_REPLICAS. 3.7.0's Partition.effectiveMinIsr caps it at the replication factor
-// (KAFKA-15583), so the same produce is acknowledged; acks=1 never checks it.
+// (KAFKA-15583), so the same produce is acknowledged; acks=1 never checks it. 2.1's producer
+// retries NOT_ENOUGH_REPLICAS (a RetriableException, Sender.canRetry) until delivery.timeout.ms
+// (120 s), when the batch expires (audit 10; the engine's earlier client ended it at once).
 func TestAuditMinIsrAboveReplicationFactor(t *testing.T) {
 	for _, tc := range []struct{ era, all string }{
-		{"0.10.2", "NOT_ENOUGH_REPLICAS"}, {"0.11.0", "NOT_ENOUGH_REPLICAS"}, {"2.1", "NOT_ENOUGH_REPLICAS"}, {"3.7", ResultAcked},
+		{"0.10.2", "NOT_ENOUGH_REPLICAS"}, {"0.11.0", "NOT_ENOUGH_REPLICAS"}, {"2.1", "DELIVERY_TIMEOUT"}, {"3.7", ResultAcked},
 	} {
 		t.Run(tc.era, func(t *testing.T) {
 			cfg := eraCfg(tc.era)
@@ -25,6 +27,15 @@ func TestAuditMinIsrAboveReplicationFactor(t *testing.T) {
 			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`)
 			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
 			runFor(t, e, 2000)
+			if tc.era == "2.1" {
+				if op := e.Produces()[0]; op.Done || op.Attempts < 2 {
+					t.Fatalf("acks=all after 2 s: done %v (%s), attempts %d; want it still retrying", op.Done, op.Result, op.Attempts)
+				}
+				runFor(t, e, 120000)
+				if got := e.replicaOn(e.partitionOf(ktTopic, 0).pid, 0).Log().LogEndOffset(); got != 1 {
+					t.Fatalf("leader's LEO %d, want 1 (the acks=1 record only)", got)
+				}
+			}
 			ops := e.Produces()
 			if len(ops) != 2 || ops[0].Result != tc.all || ops[1].Result != ResultAcked {
 				t.Fatalf("results %q, %q; want acks=all %q, acks=1 %q", ops[0].Result, ops[1].Result, tc.all, ResultAcked)
@@ -133,7 +144,10 @@ func TestAuditNotLeaderErrorName(t *testing.T) {
 // TestAuditAcks0ErrorNoAnswer: KafkaApis.handleProduceRequest answers an acks=0 produce never, not
 // even with an error: it closes the connection (0.10.2.2 and 3.7.0: `if (produceRequest.acks ==
 // 0) { if (errorInResponse) ... closeConnection`). Broker 2 gets an acks=0 produce before the
-// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer.
+// LeaderAndIsr that makes it leader (on a slow link): NOT_LEADER, and no answer. The produce is
+// sent to broker 2 directly, as by a client whose metadata came from a broker the controller's
+// UpdateMetadata reached first: the engine's producer waits until broker 2 leads (audit 10,
+// leaderReachable).
 func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 	for _, acks := range []string{"0", "1"} {
 		t.Run("acks="+acks, func(t *testing.T) {
@@ -143,7 +157,10 @@ func TestAuditAcks0ErrorNoAnswer(t *testing.T) {
 			apply(t, e, `{"do":"kill","broker":1}`)
 			runFor(t, e, 6100)
 			e.Drain()
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":`+acks+`}`)
+			p := e.partitionOf(ktTopic, 0)
+			op := e.clients.NewProduce(ktTopic, 0, p.pid, map[string]Acks{"0": 0, "1": 1}[acks], 1, e.now)
+			op.Attempts++
+			e.sendProduceTo(op, 2)
 			runFor(t, e, 50)
 			answers := eventsOf(e.Drain(), MsgProduceResponse, nil)
 			if want := map[string]int{"0": 0, "1": 1}[acks]; len(answers) != want {

@@ -21,6 +21,9 @@ type metadataAtOnce interface {
 	// leader is partition pid's leader as the controller wrote it, -1 for none (the producer's
 	// and consumer's leader lookup).
 	leader(pid int32) int32
+	// leaderEpoch is partition pid's leader epoch as the controller wrote it (the producer's
+	// view of a leader change: KIP-951's skipped backoff).
+	leaderEpoch(pid int32) int32
 }
 
 // zookeeperAtOnce: ZooKeeper answers at once. A broker starting before broker epochs finds its

@@ -29,10 +29,25 @@ type ProduceOp struct {
 	Result     string        `json:"result,omitempty"` // ResultAcked, ResultSent (acks=0) or an error name
 	BaseOffset int64         `json:"baseOffset"`
 	pid        int32
+	sentEpoch  int32 // the leader epoch the producer's metadata had at the last send
+	failures   int32 // attempts that failed (Kafka's ProducerBatch.attempts)
+}
+
+// Failed counts a failed attempt of the op and returns how many failed so far.
+func (op *ProduceOp) Failed() int {
+	op.failures++
+	return int(op.failures)
 }
 
 // PID is the engine's id of the partition the op writes to.
 func (op *ProduceOp) PID() int32 { return op.pid }
+
+// SentEpoch is the leader epoch the producer's metadata had when the op was last sent (Kafka's
+// ProducerBatch.currentLeaderEpoch), -1 before its first send.
+func (op *ProduceOp) SentEpoch() int32 { return op.sentEpoch }
+
+// SetSentEpoch records that the op was sent while the metadata had leader epoch e.
+func (op *ProduceOp) SetSentEpoch(e int32) { op.sentEpoch = e }
 
 // ConsumeOp is one `consume` step and what it read.
 type ConsumeOp struct {
@@ -171,7 +186,7 @@ func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.A
 	chunk := &c.opChunks[len(c.opChunks)-1]
 	c.produced++
 	*chunk = append(*chunk, ProduceOp{ID: int64(c.produced), Topic: topic, Partition: partition, Acks: acks,
-		Sent: now, BaseOffset: -1, pid: pid})
+		Sent: now, BaseOffset: -1, pid: pid, sentEpoch: -1})
 	op := &(*chunk)[len(*chunk)-1]
 	if count > 0 {
 		if int64(cap(c.idChunk)-len(c.idChunk)) < count {

@@ -152,7 +152,8 @@ func pendingTimer(e *engine.Engine, cfg *engine.Config, t engine.Timer, lod *Det
 			return Pending{}, false
 		}
 		return Pending{At: t.At, Kind: PendRetry, Topic: p.Topic(), Partition: engine.Some(p.Index()),
-			Text: fmt.Sprintf("producer sends %s to %s again (retry.backoff.ms = %d ms)", recordRange(t.RecordIDs), p.Name(), cfg.RetryBackoffMs)}, true
+			Text: fmt.Sprintf("producer sends %s to %s again (after retry.backoff.ms = %d ms, doubled per failure in 3.7 up to retry.backoff.max.ms; at once in 3.7 when the leader changed)",
+				recordRange(t.RecordIDs), p.Name(), cfg.RetryBackoffMs)}, true
 	case engine.TimerControllerRetry:
 		return Pending{At: t.At, Kind: PendRetry, Broker: engine.Some(t.Broker),
 			Text: fmt.Sprintf("controller sends its LeaderAndIsr to broker %d again (it got no answer)", t.Broker)}, true
