@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -293,6 +294,26 @@ func (l *responseLimit) read(want, maxBytes, size int64) (n, bytes int64) {
 	return maxBytes / size, maxBytes
 }
 
+// readBatches is read over log's batches from offset from (a follower's read; a consumer reads
+// records, read): at least the whole first batch while minOneMessage (LogSegment.read's
+// adjustedMaxSize = max(maxSize, the first batch's size)), and of the fetchSize bytes read the
+// follower keeps the whole batches. Before message format v2 (0.10.2) every record is its own
+// batch, and this is read.
+func (l *responseLimit) readBatches(log *commitlog.Log, from, want, maxBytes, size int64) (n, bytes int64) {
+	limited := l != nil && l.left >= 0
+	if limited {
+		maxBytes = min(maxBytes, l.left)
+	}
+	if want*size <= maxBytes {
+		return want, want * size // every batch ends by the LEO: all of them are whole
+	}
+	if !limited || l.minOne {
+		maxBytes = max(maxBytes, (log.BatchEnd(from, from+want)-from)*size)
+	}
+	bytes = min(want*size, maxBytes)
+	return log.WholeBatchesEnd(from, from+bytes/size) - from, bytes
+}
+
 // took counts a partition's read of bytes: readFromLocalLog stops ignoring the limits once a
 // partition returned some bytes, and takes them off the bytes left.
 func (l *responseLimit) took(bytes int64) {
@@ -351,7 +372,11 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	var n int64 // the bytes read
 	if want := end - fp.FetchOffset; want > 0 {
 		var recs int64
-		recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
+		if consumer {
+			recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
+		} else {
+			recs, n = lim.readBatches(log, fp.FetchOffset, want, maxBytes, rules.RecordSizeBytes)
+		}
 		end = fp.FetchOffset + recs
 	}
 	d.Records = log.Read(fp.FetchOffset, end)
