@@ -44,6 +44,7 @@ func (e *Engine) freshRules() brk.Rules {
 			NumReplicaFetchers: e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
 			TruncationKeepsHW: !e.era.truncationClampsHW, ShutdownAwaitsRequest: !e.era.fetcherShutdownClosesClient,
+			RecordBatches:   e.era.recordBatches,
 			CheckpointCheck: t.Replica.CheckpointCheck},
 		LeaderFetch: brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,

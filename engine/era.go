@@ -154,6 +154,11 @@ type era struct {
 	// up to retry.backoff.max.ms (KIP-580, 3.7.0: RecordAccumulator's ExponentialBackoff,
 	// backoff(attempts - 1)); its random ±20% is not modelled. Before, retry.backoff.ms each time.
 	exponentialRetryBackoff bool
+	// recordBatches: message format v2 (KIP-98, 0.11.0, the default log.message.format.version
+	// from 0.11.0): a produce is one batch and a follower's fetch hands out whole batches, the
+	// first even past replica.fetch.max.bytes (LogSegment.read). Before, with message format v1
+	// uncompressed, every record is its own message.
+	recordBatches bool
 }
 
 func eraFor(version string) era {
@@ -161,14 +166,14 @@ func eraFor(version string) era {
 	case "0.10.2":
 		return era{version: version}
 	case "0.11.0":
-		return era{version: version, epochRequests: true, emptyCacheAsks: true}
+		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			producerRetries: true}
+			producerRetries: true, recordBatches: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -178,7 +183,7 @@ func eraFor(version string) era {
 			minIsrCappedAtReplicas: true, levelFollowerStaysInIsr: true, noBackoffAfterLastShutdownAttempt: true,
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
-			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213,
+			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
 	}
 }

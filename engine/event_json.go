@@ -89,6 +89,9 @@ func (w *jsonOut) record(r *commitlog.Record) {
 	w.int(r.ID)
 	w.b = append(w.b, `,"epoch":`...)
 	w.int(int64(r.Epoch))
+	if r.Cont {
+		w.b = append(w.b, `,"cont":true`...)
+	}
 	w.b = append(w.b, '}')
 }
 

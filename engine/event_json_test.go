@@ -226,7 +226,7 @@ var eventJSONFields = strings.Fields(`
 	Event.Cause Event.Text
 	Opt[int32].V Opt[int32].Set Opt[int64].V Opt[int64].Set
 	Cause.T Cause.Type Cause.Broker Cause.Text
-	Record.ID Record.Epoch
+	Record.ID Record.Epoch Record.Cont
 	Message.ID Message.Type Message.From Message.To Message.Sent Message.Deliver Message.ReplyTo
 	Message.Omitted Message.Fetch Message.FetchResponse Message.OffsetsForEpoch
 	Message.OffsetsForEpochResp Message.ListOffsets Message.ListOffsetsResponse

@@ -142,6 +142,9 @@ type ReplicaRules struct {
 	// TruncateOnFetch: a new follower starts Fetching with its latest epoch (KIP-595's
 	// mechanism, 2.7); otherwise Truncating at its HW.
 	TruncateOnFetch bool
+	// RecordBatches: a produce is one batch (message format v2, 0.11.0; commitlog.Record.Cont),
+	// which a follower's fetch hands out whole; before, every record is its own.
+	RecordBatches bool
 	// NumReplicaFetchers is num.replica.fetchers; CheckpointIntervalMs is
 	// replica.high.watermark.checkpoint.interval.ms.
 	NumReplicaFetchers, CheckpointIntervalMs int64

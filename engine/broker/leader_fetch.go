@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
@@ -271,27 +272,50 @@ func newResponseLimit(rules *LeaderFetchRules, req *protocol.FetchRequest) respo
 	return responseLimit{left: rules.ResponseMaxBytes, minOne: true}
 }
 
-// records is how many of want records of size size a partition may read under partition limit
-// maxBytes: readFromLocalLog's adjustedMaxBytes in records, at least one while minOneMessage.
-// When all of them fit, the usual case (a follower's fetch finds a record or two), it is want,
-// found without a division.
-func (l *responseLimit) records(want, maxBytes, size int64) int64 {
+// read is how many of want records of size size a partition reads under partition limit
+// maxBytes, and the bytes that read takes off the answer's limit (LogSegment.read and
+// ReplicaManager.readFromLocalLog, 0.10.2.2 to 3.7.0): adjustedMaxSize is min(maxBytes, the bytes
+// left), at least the first record while minOneMessage; the read is fetchSize = min(the bytes
+// there are, adjustedMaxSize), of which the follower keeps the whole records, but all of it,
+// a partial record at its end included, counts as read (records.sizeInBytes): off the bytes
+// left, and toward fetch.min.bytes. When all of them fit, the usual case (a follower's fetch
+// finds a record or two), it is want, found without a division.
+func (l *responseLimit) read(want, maxBytes, size int64) (n, bytes int64) {
 	limited := l != nil && l.left >= 0
 	if limited {
 		maxBytes = min(maxBytes, l.left)
 	}
 	if want*size <= maxBytes {
-		return want
+		return want, want * size
 	}
-	n := maxBytes / size
 	if !limited || l.minOne {
-		n = max(1, n)
+		maxBytes = max(maxBytes, size)
 	}
-	return n
+	return maxBytes / size, maxBytes
+}
+
+// readBatches is read over log's batches from offset from (a follower's read; a consumer reads
+// records, read): at least the whole first batch while minOneMessage (LogSegment.read's
+// adjustedMaxSize = max(maxSize, the first batch's size)), and of the fetchSize bytes read the
+// follower keeps the whole batches. Before message format v2 (0.10.2) every record is its own
+// batch, and this is read.
+func (l *responseLimit) readBatches(log *commitlog.Log, from, want, maxBytes, size int64) (n, bytes int64) {
+	limited := l != nil && l.left >= 0
+	if limited {
+		maxBytes = min(maxBytes, l.left)
+	}
+	if want*size <= maxBytes {
+		return want, want * size // every batch ends by the LEO: all of them are whole
+	}
+	if !limited || l.minOne {
+		maxBytes = max(maxBytes, (log.BatchEnd(from, from+want)-from)*size)
+	}
+	bytes = min(want*size, maxBytes)
+	return log.WholeBatchesEnd(from, from+bytes/size) - from, bytes
 }
 
 // took counts a partition's read of bytes: readFromLocalLog stops ignoring the limits once a
-// partition returned records, and takes them off the bytes left.
+// partition returned some bytes, and takes them off the bytes left.
 func (l *responseLimit) took(bytes int64) {
 	if l == nil || l.left < 0 || bytes == 0 {
 		return
@@ -345,11 +369,17 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	if consumer {
 		maxBytes = consumerMaxPartitionFetchBytes
 	}
+	var n int64 // the bytes read
 	if want := end - fp.FetchOffset; want > 0 {
-		end = fp.FetchOffset + lim.records(want, maxBytes, rules.RecordSizeBytes)
+		var recs int64
+		if consumer {
+			recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
+		} else {
+			recs, n = lim.readBatches(log, fp.FetchOffset, want, maxBytes, rules.RecordSizeBytes)
+		}
+		end = fp.FetchOffset + recs
 	}
 	d.Records = log.Read(fp.FetchOffset, end)
-	n := int64(len(d.Records)) * rules.RecordSizeBytes
 	lim.took(n)
 	if update && !consumer {
 		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)

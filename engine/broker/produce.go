@@ -78,7 +78,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		// Not there, or only in part: the engine may truncate inside a batch (Kafka truncates
 		// whole batches only), and then the retry is appended whole, as any batch.
 	}
-	base := p.log.AppendAsLeader(p.leaderEpoch, req.RecordIDs)
+	base := p.log.AppendBatchAsLeader(p.leaderEpoch, req.RecordIDs, h.ReplicaRules().RecordBatches)
 	if !h.CountOnly(LeaderAppend) {
 		h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
 			To: protocol.Some(p.log.LogEndOffset()), Epoch: protocol.Some(int64(p.leaderEpoch))})

@@ -13,6 +13,13 @@ import "math/bits"
 type Record struct {
 	ID    int64 `json:"id"`
 	Epoch int32 `json:"epoch"`
+	// Cont: the record continues the batch of the record before it. From message format v2
+	// (0.11.0, KIP-98) a produce is one batch, and a fetch hands out whole batches
+	// (LogSegment.read); false for a batch's first record, and for every record of a log of
+	// one-record batches (0.10.2's message format v1, where each uncompressed record is its own
+	// message). It lives in the struct's padding: a record stays 16 bytes. On the wire (a fetch
+	// answer's records) it is written only when set.
+	Cont bool `json:"cont,omitempty"`
 }
 
 // Log is one replica's log. Offsets are Kafka's: LEO and HW are exclusive.
@@ -201,21 +208,55 @@ func (l *Log) room(want int) *[]Record {
 	return &l.chunks[n]
 }
 
-// AppendAsLeader appends records stamped with epoch and returns the offset of the first one.
-// The epoch cache learns the epoch if it is new.
+// AppendAsLeader appends records stamped with epoch, each its own batch, and returns the offset
+// of the first one. The epoch cache learns the epoch if it is new.
 func (l *Log) AppendAsLeader(epoch int32, ids []int64) int64 {
+	return l.AppendBatchAsLeader(epoch, ids, false)
+}
+
+// AppendBatchAsLeader is AppendAsLeader with the records one batch if batch is set (message
+// format v2), each its own otherwise.
+func (l *Log) AppendBatchAsLeader(epoch int32, ids []int64, batch bool) int64 {
 	base := l.LogEndOffset()
 	l.cache.Assign(epoch, base)
 	l.leo += int64(len(ids))
+	cont := false
 	for len(ids) > 0 {
 		c := l.room(len(ids))
 		n := min(len(ids), cap(*c)-len(*c))
 		for _, id := range ids[:n] {
-			*c = append(*c, Record{ID: id, Epoch: epoch})
+			*c = append(*c, Record{ID: id, Epoch: epoch, Cont: cont})
+			cont = batch
 		}
 		ids = ids[n:]
 	}
 	return base
+}
+
+// BatchEnd is the end of the batch holding offset from (the offset past its last record), at
+// most to (from < to ≤ LEO).
+func (l *Log) BatchEnd(from, to int64) int64 {
+	o := from + 1
+	for o < to {
+		if r, _ := l.At(o); !r.Cont {
+			break
+		}
+		o++
+	}
+	return o
+}
+
+// WholeBatchesEnd is the end of the whole batches among the records [from, to): to if the
+// record at to starts a batch (or to is the LEO), else the start of the batch holding it, but
+// not below from.
+func (l *Log) WholeBatchesEnd(from, to int64) int64 {
+	for to > from {
+		if r, ok := l.At(to); !ok || !r.Cont {
+			break
+		}
+		to--
+	}
+	return to
 }
 
 // FindBatch returns the offset of the run of records whose ids are ids (a batch appended
