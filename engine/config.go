@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -203,7 +204,10 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 	case k.int != nil:
 		var v int64
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("config.%s: want an integer, got %s", name, raw)
+			var ok bool
+			if v, ok = kafkaIntString(raw); !ok {
+				return fmt.Errorf("config.%s: want an integer, got %s", name, raw)
+			}
 		}
 		if v < k.min {
 			return fmt.Errorf("config.%s: %d is below the minimum %d", name, v, k.min)
@@ -212,7 +216,10 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 	case k.bool != nil:
 		var v bool
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("config.%s: want true or false, got %s", name, raw)
+			var ok bool
+			if v, ok = kafkaBoolString(raw); !ok {
+				return fmt.Errorf("config.%s: want true or false, got %s", name, raw)
+			}
 		}
 		*k.bool(c) = v
 	case k.str != nil:
@@ -220,12 +227,60 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("config.%s: want a string, got %s", name, raw)
 		}
+		if name == ibpName {
+			v = ibpKey(v)
+		}
 		if !slices.Contains(k.allowed, v) {
 			return fmt.Errorf("config.%s: %q is not one of %s", name, v, strings.Join(k.allowed, ", "))
 		}
 		*k.str(c) = v
 	}
 	return nil
+}
+
+// kafkaIntString reads an integer setting written as a JSON string ("2"), as a Kafka properties
+// file holds every value: ConfigDef.parseType (0.10.2.2 to 3.7.0) trims a String and parses it
+// for INT and LONG.
+func kafkaIntString(raw json.RawMessage) (int64, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return v, err == nil
+}
+
+// kafkaBoolString reads a boolean setting written as a JSON string: ConfigDef.parseType takes
+// "true" or "false" in any case, trimmed.
+func kafkaBoolString(raw json.RawMessage) (bool, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return false, false
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// ibpKey is the era an inter.broker.protocol.version names, read as Kafka reads it
+// (2.1.1 ApiVersion.apply, 3.7.0 MetadataVersion.fromVersionString): the first three
+// dot-separated parts of a version starting "0.", else the first two, so "3.7.0" and "3.7.1"
+// are "3.7", "2.1.1" is "2.1" and "0.10.2.2" is "0.10.2". Anything else is returned as given
+// (the caller rejects what is not an era; "-IVn" sub-versions are not eras here).
+func ibpKey(v string) string {
+	n := 2
+	if strings.HasPrefix(v, "0.") {
+		n = 3
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) <= n {
+		return v
+	}
+	return strings.Join(parts[:n], ".")
 }
 
 // Values returns every setting as name → JSON value, for views and replay records.
