@@ -292,14 +292,6 @@ func ParseAction(fields map[string]json.RawMessage) (Action, error) {
 	return a, nil
 }
 
-func exRawReplicas(fields map[string]json.RawMessage) map[string]json.RawMessage {
-	var out map[string]json.RawMessage
-	if raw, ok := fields["replicas"]; ok {
-		_ = json.Unmarshal(raw, &out)
-	}
-	return out
-}
-
 // Validate checks the scenario against itself: sizes, ids, time order and config names.
 func (sc *Scenario) Validate() error {
 	if err := sc.validateHead(); err != nil {
@@ -358,32 +350,6 @@ func (sc *Scenario) validateStep(i int, st *Step, last int64) error {
 		return fmt.Errorf("steps[%d].%v", i, err)
 	}
 	return nil
-}
-
-// defaultExpectPartition fills in an expect's topic and partition where the file leaves them
-// out and only one partition can be meant: the contract makes every expect field optional, so a
-// scenario of one topic with one partition may check {"leader": 1} alone. With the topic given
-// and one partition in it, the partition is 0. Otherwise nothing changes (validateAction then
-// asks for the topic, naming the field). The file's own fields (raw, which MarshalJSON writes)
-// stay as written.
-func (sc *Scenario) defaultExpectPartition(ex *Expect) {
-	if ex.Partition != nil {
-		return
-	}
-	if ex.Topic == "" {
-		if len(sc.Topics) != 1 {
-			return
-		}
-		ex.Topic = sc.Topics[0].Name
-	}
-	if sc.topicPartitions(ex.Topic) == 1 {
-		p := int32(0)
-		ex.Partition = &p
-	} else if len(sc.Topics) == 1 && ex.Topic == sc.Topics[0].Name {
-		if _, given := ex.raw["topic"]; !given {
-			ex.Topic = "" // the topic was only filled in: leave the file as it was
-		}
-	}
 }
 
 func (sc *Scenario) validateTopic(i int) (int, error) {
