@@ -58,3 +58,35 @@ func TestAudit10ConsumedAfterElection(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10DivergenceAtHWTruncation: before KIP-101 a follower's high watermark is final once
+// it has truncated to it on becoming follower (0.10.2.2 ReplicaManager.makeFollowers:
+// logManager.truncateTo(... highWatermark), the HW being the checkpoint's after a restart:
+// Partition.getOrCreateReplica: the checkpoint, at most the LEO); nothing later truncates below
+// it, so the contract's committed-divergence ("different records at an offset below both their
+// high watermarks") holds from that moment. KIP-101's scenario 2 (the preset
+// kip101-divergence-0.10.2): broker 0 returns at 32000 with m2 at offset 1 and HW 2, becomes
+// follower of leader 1 (m3 at offset 1, HW 2) at 32001 and keeps m2. The engine waited for its
+// first fetch answer (32503, the leader parks an empty fetch replica.fetch.wait.max.ms) to count
+// that HW. From 0.11.0 the epoch round truncates m2 first, so there is no divergence (the preset
+// kip101-divergence-0.11.0 still expects none).
+func TestAudit10DivergenceAtHWTruncation(t *testing.T) {
+	runCheckerScenario(t, `{"name":"KIP-101 scenario 2 (0.10.2)","seed":1,"brokers":3,
+	"config":{"inter.broker.protocol.version":"0.10.2","log.flush.interval.messages":1,"auto.leader.rebalance.enable":false},
+	"topics":[{"name":"t","assignment":[[0,1]]}],"steps":[
+	{"at":100,"do":"produce","topic":"t","partition":0,"count":1},
+	{"at":1000,"do":"link","from":0,"to":1,"latencyMs":3000},
+	{"at":1200,"do":"produce","topic":"t","partition":0,"count":1},
+	{"at":1300,"do":"config","set":{"log.flush.interval.messages":1000000}},
+	{"at":10500,"do":"expect","topic":"t","partition":0,"acked":2,"replicas":{"0":{"leo":2,"hw":2},"1":{"leo":2}}},
+	{"at":11000,"do":"kill","broker":0,"loseUnflushed":true},
+	{"at":11000,"do":"kill","broker":1,"loseUnflushed":true},
+	{"at":29500,"do":"heal"},
+	{"at":30000,"do":"restart","broker":1},
+	{"at":31000,"do":"produce","topic":"t","partition":0,"count":1},
+	{"at":32000,"do":"restart","broker":0},
+	{"at":32000,"do":"expect","topic":"t","partition":0,"violations":["acked-write-lost"]},
+	{"at":32001,"do":"expect","topic":"t","partition":0,"leader":1,
+	 "replicas":{"0":{"leo":2,"hw":2,"epochs":[0,0]},"1":{"leo":2,"hw":2,"epochs":[0,1]}},
+	 "violations":["acked-write-lost","committed-divergence"]}]}`)
+}
