@@ -38,6 +38,7 @@ func (o checkObserver) hwMoved(pid, b int32, old int64)          { o.k.HWMoved(p
 func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), checkReplica(r)) }
 func (o checkObserver) logCut(pid, b int32, from int64)          { o.k.LogCut(pid, b, from) }
 func (o checkObserver) ackedAll(pid int32, base int64)           { o.k.AckedAll(pid, base) }
+func (o checkObserver) consumed(pid int32, from int64)           { o.k.Consumed(pid, from) }
 func (o checkObserver) partitionWritten(p *partition, old int32) { o.k.PartitionWritten(p.pid, old) }
 func (o checkObserver) elected(p *partition)                     { o.k.Elected(p.pid) }
 

@@ -273,6 +273,9 @@ func (e *Engine) consumeAnswered(m, req *Message) {
 		return
 	}
 	e.clients.Consumed(op, d.Records)
+	if len(d.Records) > 0 {
+		e.noteConsumed(op.PID(), op.Offset)
+	}
 	e.finishConsume(op, ResultOK)
 }
 

@@ -22,6 +22,9 @@ type observer interface {
 	// ackedAll: the producer got an acks=all acknowledgement for a batch at offset base of
 	// partition pid (by id, as the replicas' facts: the partition object is cold by then).
 	ackedAll(pid int32, base int64)
+	// consumed: a consumer's read of partition pid from offset from was recorded (the answer
+	// reached it).
+	consumed(pid int32, from int64)
 	// partitionWritten: the controller wrote p's leader and ISR; the leader epoch was old.
 	partitionWritten(p *partition, oldEpoch int32)
 	// isrChanged: p's committed ISR changed from old to isr (ZooKeeper's, written by the
@@ -39,6 +42,7 @@ func (ignores) hwMoved(int32, int32, int64)             {}
 func (ignores) hwConfirmed(*replica)                    {}
 func (ignores) logCut(int32, int32, int64)              {}
 func (ignores) ackedAll(int32, int64)                   {}
+func (ignores) consumed(int32, int64)                   {}
 func (ignores) partitionWritten(*partition, int32)      {}
 func (ignores) isrChanged(*partition, []int32, []int32) {}
 func (ignores) elected(*partition)                      {}
@@ -77,6 +81,11 @@ func (e *Engine) noteLogCut(pid, b int32, from int64) {
 func (e *Engine) noteAckedAll(pid int32, base int64) {
 	e.checks.ackedAll(pid, base)
 	e.tally.ackedAll(pid, base)
+}
+
+func (e *Engine) noteConsumed(pid int32, from int64) {
+	e.checks.consumed(pid, from)
+	e.tally.consumed(pid, from)
 }
 
 func (e *Engine) notePartitionWritten(p *partition, oldEpoch int32) {

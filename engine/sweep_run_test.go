@@ -330,7 +330,9 @@ func (s *sweepRun) healthy(p *partition) bool {
 		// Before 2.3 a new controller leaves dead followers in the ISR, and before 2.2 a broker
 		// restarts only once its old session expired: a replica can be in the ISR with a log it
 		// lost part of (power loss) and not yet fetched back. It counts as healthy only once it
-		// follows the current epoch and has applied a fetch response in it.
+		// follows the current epoch and its HW is confirmed in it: a fetch response applied, or
+		// in 0.10.2 its truncation to its own HW on becoming follower, after which nothing
+		// truncates it (FollowerRestarts).
 		stale := !s.e.era.failoverOfflinesDeadReplicas
 		if r := e.replicaOn(p.pid, x); (s.mode.oneLeaderChange || stale) && (!r.Known() || r.LeaderEpoch() != e.ctrl.LeaderEpoch(p.pid) || !r.HWConfirmed()) {
 			return false

@@ -243,7 +243,7 @@ type sweepMode struct {
 	faultKinds []sweepFaultKind
 	// oneLeaderChange: a partition is healthy only when every replica has also applied the
 	// controller's current leader epoch and finished its truncation in it (a follower has applied
-	// a fetch response in the epoch: hwConfirmed), and elections need a healthy partition too; the
+	// a fetch response in the epoch, or in 0.10.2 truncated to its HW: hwConfirmed), and elections need a healthy partition too; the
 	// auto rebalance is off. So no replica misses a leader epoch, and no leader is elected holding
 	// records of an older epoch above the start of one it never saw: the KIP-279 trigger.
 	oneLeaderChange bool

@@ -40,7 +40,8 @@ type Partition struct {
 	// offline: the log directory failed.
 	offline bool
 	// hwConfirmed: the local HW comes from the current leadership (this replica leads, or it
-	// has applied a fetch response in its current leader epoch). A HW recovered from the
+	// has applied a fetch response in its current leader epoch, or, before KIP-101, it has
+	// truncated to it on becoming follower: FollowerRestarts). A HW recovered from the
 	// checkpoint after a restart is only a claim until then.
 	hwConfirmed bool
 	// hwNoted: it is on its replica manager's list of HWs moved since the last checkpoint

@@ -283,6 +283,15 @@ func (rm *ReplicaManager) FollowerRestarts(h Host, rules *ReplicaRules, pid int3
 	log := r.Log()
 	if rules.TruncateToHW {
 		h.Truncate(pid, r, log.HighWatermark(), "becoming follower: truncate to the own high watermark (pre-KIP-101)")
+		// Its HW is final here, not a claim: 0.10.2.2 has no truncation round after this one
+		// (no OffsetsForLeaderEpoch), and the only later cut, an out-of-range fetch's truncation
+		// to the leader's LEO (ReplicaFetcherThread.handleOffsetOutOfRange), cannot reach below
+		// a HW the leader's own HW covers. So the records below it count for
+		// committed-divergence from now on, as the contract's "below both their high
+		// watermarks" reads the HW Kafka's Replica holds (the checkpoint's, after a restart).
+		if r.ConfirmHW() {
+			h.HWConfirmed(r)
+		}
 	}
 	rm.CompleteDelayedProduces(h, pid, r)
 	rm.TryCompleteWatchers(h, r)

@@ -175,13 +175,15 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 		t.Errorf("StopReplica: %d threads, calls %q; want the thread stopped", len(fetchers), h.calls)
 	}
 
-	// Before KIP-101 the new follower truncates to its HW before its parked requests complete.
+	// Before KIP-101 the new follower truncates to its HW before its parked requests complete,
+	// and that HW is final (confirmed) from then on: no later round truncates below it.
 	h.book.Replica.TruncateToHW, h.book.Replica.TruncateOnFetch = true, false
 	h.calls = nil
 	rm.BecomeLeaderOrFollower(h, &protocol.LeaderAndIsrRequest{ControllerEpoch: 3, BrokerEpoch: 42,
 		Partitions: []protocol.LeaderAndIsrState{state(1, 0, 2)}, LiveLeaders: []int32{0, 1}})
 	want = []string{"follower 1 of 0 at 2",
-		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "started fetcher 0 for 0 (started)"}
+		"truncate 1 to 1: becoming follower: truncate to the own high watermark (pre-KIP-101)", "confirmed 1",
+		"started fetcher 0 for 0 (started)"}
 	if !slices.Equal(h.calls, want) {
 		t.Errorf("before KIP-101: calls %q, want %q", h.calls, want)
 	}

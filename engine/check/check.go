@@ -143,6 +143,18 @@ func (k *Checker) AckedAll(pid int32, base int64) {
 	}
 }
 
+// Consumed: a consumer's read of pid from offset from reached it. The records were the log of the
+// broker that answered at the time it read them, but the partition's leader may have changed
+// since (an election while the answer was on its way, or a consumer whose metadata still named
+// the deposed leader): the contract's consumed-record-changed asks about the log of the
+// partition's leader, so the records read are checked against it now, as an acks=all
+// acknowledgement is (AckedAll).
+func (k *Checker) Consumed(pid int32, from int64) {
+	if leader, _ := k.c.Leader(pid); leader >= 0 {
+		k.checkLeaderLog(pid, leader, from)
+	}
+}
+
 // PartitionWritten: the controller wrote the partition's leader and ISR; the leader epoch was old.
 func (k *Checker) PartitionWritten(pid, oldEpoch int32) {
 	if _, epoch := k.c.Leader(pid); epoch < oldEpoch {
