@@ -39,6 +39,14 @@ func isRequest(t string) bool {
 	return false
 }
 
+// isOneWay reports a request whose answer is not modelled: the controller's StopReplica
+// (ControllerChannelManager reads its StopReplicaResponse only to log errors, and for a
+// deletePartition=false stop nothing waits on it). It is delivered like a request but not tracked
+// as one: no timeout, nothing pending for it.
+func isOneWay(t string) bool {
+	return t == MsgStopReplica
+}
+
 // controllerSocketTimeoutMs is controller.socket.timeout.ms, Kafka's default (30000 in every
 // era; not a setting here).
 const controllerSocketTimeoutMs = 30000
@@ -172,7 +180,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	// req is the request a response answers: the requester's in-flight request with the
 	// response's correlation id.
 	var req *Message
-	if !isRequest(m.Type) {
+	if !isRequest(m.Type) && !isOneWay(m.Type) {
 		if req = e.pending.get(m.ReplyTo); req == nil {
 			return // the requester gave up, or restarted, meanwhile
 		}
