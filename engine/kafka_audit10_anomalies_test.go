@@ -60,3 +60,25 @@ func TestAudit10ZombieFollowerDivergence(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit10AnswerInFlightOutlivesCrash: a broker's answer already on the wire reaches the
+// requester after the broker crashed; the connection's end (the crashed process's sockets
+// closing) travels behind it on the same link. Leader 1's answer to follower 2's parked Fetch
+// (ReplicaManager.fetchMessages -> DelayedFetch completed by the acks=1 append at 1101) carries
+// record 2 over a 3 s link when broker 1 is killed at 1200; Kafka's follower reads it at 4101
+// (NetworkClient hands over a complete response before the disconnect that follows it) and
+// appends it (ReplicaFetcherThread.processPartitionData), so when broker 1's session expires
+// (6000 in 2.1.1) broker 2 is elected holding 3 records. The engine failed every request to the
+// crashed broker one default latency later, dropping the answer: broker 2 led with 2 records.
+func TestAudit10AnswerInFlightOutlivesCrash(t *testing.T) {
+	runCheckerScenario(t, `{"name":"answer in flight outlives the crash","brokers":3,
+	"config":{"inter.broker.protocol.version":"2.1","auto.leader.rebalance.enable":false},
+	"topics":[{"name":"t","assignment":[[1,2]]}],"steps":[
+	{"at":100,"do":"produce","topic":"t","partition":0,"count":2},
+	{"at":1000,"do":"link","from":1,"to":2,"latencyMs":3000},
+	{"at":1100,"do":"produce","topic":"t","partition":0,"count":1,"acks":1},
+	{"at":1200,"do":"kill","broker":1},
+	{"at":4500,"do":"expect","topic":"t","partition":0,"leader":1,"replicas":{"2":{"leo":3,"epochs":[0,0,0]}}},
+	{"at":8000,"do":"expect","topic":"t","partition":0,"leader":2,"leaderEpoch":1,"isr":[2],"acked":3,
+	 "replicas":{"2":{"leo":3,"hw":3,"epochs":[0,0,0]}},"violations":[]}]}`)
+}
