@@ -32,10 +32,11 @@ func newChecker(e *Engine) *check.Checker {
 type checkObserver struct {
 	ignores
 	k *check.Checker
+	e *Engine
 }
 
 func (o checkObserver) hwMoved(pid, b int32, old int64)          { o.k.HWMoved(pid, b, old) }
-func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), checkReplica(r)) }
+func (o checkObserver) hwConfirmed(r *replica)                   { o.k.HWConfirmed(r.Pid(), checkReplica(o.e, r)) }
 func (o checkObserver) logCut(pid, b int32, from int64)          { o.k.LogCut(pid, b, from) }
 func (o checkObserver) ackedAll(pid int32, base int64)           { o.k.AckedAll(pid, base) }
 func (o checkObserver) consumed(pid int32, from int64)           { o.k.Consumed(pid, from) }
@@ -79,7 +80,9 @@ func (c checkCluster) Leader(pid int32) (int32, int32) {
 
 func (c checkCluster) BrokerDead(b int32) bool { return c.e.brokers[b].Dead() }
 
-func (c checkCluster) Replica(pid, b int32) check.Replica { return checkReplica(c.e.replicaOn(pid, b)) }
+func (c checkCluster) Replica(pid, b int32) check.Replica {
+	return checkReplica(c.e, c.e.replicaOn(pid, b))
+}
 
 // Replicas reads the hosts' replicas through the index's one line for the partition
 // (brk.HostIndex.HostsOf), not through a lookup per host.
@@ -87,21 +90,41 @@ func (c checkCluster) Replicas(pid int32, buf []check.Replica) []check.Replica {
 	brokers, hosts, n := c.e.brokers, c.e.index.HostsOf(pid), len(buf)
 	buf = slices.Grow(buf, len(hosts))[:n+len(hosts)]
 	for i, h := range hosts {
-		fillCheckReplica(&buf[n+i], brokers[h.Broker()].ReplicaAt(h.Slot()))
+		fillCheckReplica(c.e, &buf[n+i], brokers[h.Broker()].ReplicaAt(h.Slot()))
 	}
 	return buf
 }
 
 // fillCheckReplica sets d to what the checker reads of r (in place: a HW move reads every
 // replica of its partition).
-func fillCheckReplica(d *check.Replica, r *replica) {
+func fillCheckReplica(e *Engine, d *check.Replica, r *replica) {
 	d.Broker, d.LeaderEpoch, d.HWConfirmed, d.IsLeader = r.Broker(), r.LeaderEpoch(), r.HWConfirmed(), r.IsLeader()
+	d.HWEpoch = hwEpoch(e, r)
 	d.Log = r.Log()
 }
 
-func checkReplica(r *replica) check.Replica {
+// hwEpoch is the leader epoch r's HW comes from, for committed-divergence: a leader's own, and a
+// follower's own too from 2.1, where its Fetch carries its epoch and a leader in another epoch
+// fences it (KIP-320). Before 2.1 a Fetch carries no epoch: a leader answers a follower that
+// missed its LeaderAndIsr (0.10.2.2 and 0.11.0.2 ReplicaManager.readFromLocalLog asks only that it
+// leads), and the follower takes that leader's HW (ReplicaFetcherThread.processPartitionData:
+// min(own LEO, leader HW)), so the HW is the epoch of the live leader it fetches from: KAFKA-6880's
+// zombie follower.
+func hwEpoch(e *Engine, r *replica) int32 {
+	if r.IsLeader() || e.era.fencing {
+		return r.LeaderEpoch()
+	}
+	if l := r.Leader(); l >= 0 && l != r.Broker() && !e.brokers[l].Dead() {
+		if lr := e.replicaOn(r.Pid(), l); lr != nil && lr.IsLeader() {
+			return lr.LeaderEpoch()
+		}
+	}
+	return r.LeaderEpoch()
+}
+
+func checkReplica(e *Engine, r *replica) check.Replica {
 	var d check.Replica
-	fillCheckReplica(&d, r)
+	fillCheckReplica(e, &d, r)
 	return d
 }
 

@@ -128,7 +128,7 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 	e.setRules()
 	e.checker = newChecker(e)
 	e.metadata, e.zk = zookeeper{e}, zookeeper{e}
-	e.checks = checkObserver{k: e.checker}
+	e.checks = checkObserver{k: e.checker, e: e}
 	e.net.Init()
 	e.buildTopics(sc)
 	e.start()

@@ -236,11 +236,15 @@ func (e *Engine) forgetRequestsOf(b int32) {
 	}
 }
 
-// resetRequestsTo fails every pending request addressed to a broker that just crashed.
+// resetRequestsTo fails every pending request addressed to a broker that just crashed. The
+// crashed process's sockets close (FIN or RST) on the link back to the requester, behind what
+// the broker already sent on it: an answer on its way still arrives first (TCP delivers in
+// order), and the failure comes one latency of that link later, without jitter (no draw).
 func (e *Engine) resetRequestsTo(b int32) {
 	for _, id := range e.pending.ids() {
 		if m := e.pending.get(id); m.To == b {
-			e.reset(m)
+			back := netsim.Link{From: b, To: m.From}
+			e.scheduleFailure(m, false, e.net.DeliveryAt(back, e.now+e.net.LatencyMs(back, e.cfg.NetworkLatencyMs)))
 		}
 	}
 }

@@ -67,6 +67,10 @@ type Replica struct {
 	// HWConfirmed: the replica's HW comes from its current leadership (see the engine's replica).
 	HWConfirmed bool
 	LeaderEpoch int32
+	// HWEpoch is the leader epoch its HW comes from (the engine's replica's HWEpoch): a
+	// follower's is the epoch of the leader that answered it, before 2.1 possibly newer than
+	// its own LeaderEpoch.
+	HWEpoch int32
 	// IsLeader: the replica leads (as its broker knows it).
 	IsLeader bool
 }
@@ -270,9 +274,11 @@ func (k *Checker) checkCommittedRange(pid int32, r *Replica, rs []Replica, from,
 		if h == b {
 			continue
 		}
-		// Only replicas in the same leader epoch are compared: a deposed leader cut off from the
-		// cluster keeps its old HW until it hears of the new epoch.
-		if !s.HWConfirmed || s.LeaderEpoch != r.LeaderEpoch {
+		// Only replicas whose HWs come from the same leader epoch are compared: a deposed leader
+		// cut off from the cluster keeps its old HW until it hears of the new epoch. A follower's
+		// HW is the answering leader's epoch's, even when the follower never heard of that epoch
+		// (before 2.1 a Fetch carries none: KAFKA-6880's zombie follower).
+		if !s.HWConfirmed || s.HWEpoch != r.HWEpoch {
 			continue
 		}
 		// Only live replicas are compared; whether h is dead is asked last, as the range below
