@@ -75,15 +75,7 @@ func TestAudit10ControllerBrokerRestartWaitsForItsSession(t *testing.T) {
 func TestAudit10PowerLossWhileStartPending(t *testing.T) {
 	for _, era := range []string{"0.10.2", "2.1"} {
 		t.Run(era, func(t *testing.T) {
-			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, map[string]string{
-				"inter.broker.protocol.version": `"` + era + `"`, "log.flush.interval.messages": "2"})
-			pid := e.partitionOf(ktTopic, 0).pid
-			runFor(t, e, 100)
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`) // flushed on both
-			runFor(t, e, 100)
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`) // not flushed
-			runFor(t, e, 800)
-			r2 := e.replicaOn(pid, 2)
+			e, r2 := withOneUnflushed(t, map[string]string{"inter.broker.protocol.version": `"` + era + `"`})
 			if leo, un := r2.Log().LogEndOffset(), r2.Log().UnflushedCount(); leo != 3 || un != 1 {
 				t.Fatalf("broker 2: LEO %d, unflushed %d; want 3, 1", leo, un)
 			}
