@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/highwater-sim/highwater/engine/clients"
 	"github.com/highwater-sim/highwater/engine/plural"
@@ -204,7 +203,7 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	n := plural.Of(len(op.RecordIDs), "record")
 	text := fmt.Sprintf("producer: %s to %s (acks=%s): %s", n, p.name(), acksName(op.Acks), result)
 	if result == ResultAcked {
-		text = fmt.Sprintf("producer: %s to %s acknowledged at %s (acks=%s)", n, p.name(), offsetRange(base, int64(len(op.RecordIDs))), acksName(op.Acks))
+		text = fmt.Sprintf("producer: %s to %s acknowledged at %s (acks=%s)", n, p.name(), string(plural.AppendOffsets(nil, base, int64(len(op.RecordIDs)))), acksName(op.Acks))
 	}
 	e.emit(Event{Type: EvProduceResult, Topic: p.topic, Partition: Some(p.index), Name: result, Text: text})
 }
@@ -453,12 +452,4 @@ func (e *Engine) produceDone(m, req *Message) {
 		pp.free = append(pp.free, req)
 		e.out.recycle.reused++
 	}
-}
-
-// offsetRange names the n offsets from base: "offset 4", or "offsets 4..6".
-func offsetRange(base, n int64) string {
-	if n == 1 {
-		return "offset " + strconv.FormatInt(base, 10)
-	}
-	return "offsets " + strconv.FormatInt(base, 10) + ".." + strconv.FormatInt(base+n-1, 10)
 }

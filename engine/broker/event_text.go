@@ -79,7 +79,7 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		if ev.Reason == "halt" {
 			return fmt.Sprintf("broker %d's log directory failed: before KIP-112 (inter.broker.protocol.version 1.0) the broker halts", broker)
 		}
-		return fmt.Sprintf("broker %d's log directory failed: its %s Offline", broker, plural.Of(ev.Arg[0], "replica")+plural.Pick(ev.Arg[0], " is", " are"))
+		return fmt.Sprintf("broker %d's log directory failed: its %s %s Offline", broker, plural.Of(ev.Arg[0], "replica"), plural.Pick(ev.Arg[0], "is", "are"))
 	case HighWatermarkMoved:
 		return hwText(ev, broker, topic, partition)
 	case Truncated:
@@ -130,15 +130,8 @@ func appendText(ev *Event, broker int32, topic string, partition int32) string {
 	b = append(b, topic...)
 	b = append(b, '-')
 	b = strconv.AppendInt(b, int64(partition), 10)
-	if ev.To.V-ev.From.V == 1 {
-		b = append(b, " at offset "...)
-		b = strconv.AppendInt(b, ev.From.V, 10)
-	} else {
-		b = append(b, " at offsets "...)
-		b = strconv.AppendInt(b, ev.From.V, 10)
-		b = append(b, ".."...)
-		b = strconv.AppendInt(b, ev.To.V-1, 10)
-	}
+	b = append(b, " at "...)
+	b = plural.AppendOffsets(b, ev.From.V, ev.To.V-ev.From.V)
 	b = append(b, " in epoch "...)
 	b = strconv.AppendInt(b, ev.Epoch.V, 10)
 	return string(b)

@@ -29,3 +29,16 @@ func Pick[T ~int | ~int32 | ~int64](n T, one, many string) string {
 	}
 	return many
 }
+
+// AppendOffsets appends the n offsets from base, as the narration names a batch's place in a
+// log: "offset 4", or "offsets 4..6".
+func AppendOffsets(b []byte, base, n int64) []byte {
+	if n == 1 {
+		b = append(b, "offset "...)
+		return strconv.AppendInt(b, base, 10)
+	}
+	b = append(b, "offsets "...)
+	b = strconv.AppendInt(b, base, 10)
+	b = append(b, ".."...)
+	return strconv.AppendInt(b, base+n-1, 10)
+}
