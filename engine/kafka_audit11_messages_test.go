@@ -75,3 +75,35 @@ func TestAudit11AlterPartitionRetryTimes(t *testing.T) {
 		}
 	})
 }
+
+// TestAudit11RefusalCrossesTheLinkBack: a request that reaches a broker whose process is gone is
+// refused (the host answers the connection with an RST), and the requester learns it when that
+// RST has crossed the link back, with that link's latency, as it learns of a crash with requests
+// in flight (resetRequestsTo). The engine failed it one default latency after the refusal
+// whatever the link back. Follower 2 of t-0 [0,1,2] (3.7) fetches from leader 0, which is killed
+// at 2000; the link 0 -> 2 has 3000 ms of latency: each Fetch reaches 0 one millisecond after it
+// leaves and fails 3000 ms later, and the thread sends the next after replica.fetch.backoff.ms
+// (1000; AbstractFetcherThread.processFetchRequest's handlePartitionsWithErrors from 3.1), so
+// refusals come 4001 ms apart, not 1002.
+func TestAudit11RefusalCrossesTheLinkBack(t *testing.T) {
+	e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, eraCfg("3.7"))
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":3000}`)
+	runFor(t, e, 1000)
+	apply(t, e, `{"do":"kill","broker":0}`)
+	runFor(t, e, 15000)
+	var refused []int64
+	for _, ev := range eventsOf(e.events, EvDropped, func(ev Event) bool {
+		return ev.Message.From == 2 && ev.Message.Type == MsgFetch
+	}) {
+		refused = append(refused, ev.T)
+	}
+	if len(refused) < 3 {
+		t.Fatalf("follower 2's Fetch refused at %v, want at least three refusals by 17000", refused)
+	}
+	for i := 1; i < len(refused); i++ {
+		if d := refused[i] - refused[i-1]; d != 4001 {
+			t.Fatalf("follower 2's Fetch refused at %v: %d ms apart, want 4001 (the RST's 3000 ms back, the 1000 ms backoff, 1 ms there)", refused, d)
+		}
+	}
+}
