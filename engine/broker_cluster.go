@@ -53,7 +53,7 @@ func (e *Engine) freshRules() brk.Rules {
 			ReadAll:          t.LeaderFetch.ReadAll, Check: t.LeaderFetch.Check},
 		Isr: brk.IsrRules{AlterPartition: e.era.alterPartition, ExpandNeedsEpochStart: e.era.expandNeedsEpochStart,
 			LevelFollowerStaysInIsr: e.era.levelFollowerStaysInIsr, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
-			RetryBackoffMs: e.retryBackoff(), NoEpochStartRule: t.Isr.NoEpochStartRule},
+			NoEpochStartRule: t.Isr.NoEpochStartRule},
 		HW: brk.HWRules{MinIsrGatesHW: e.era.minIsrGatesHW, MinIsrCappedAtReplicas: e.era.minIsrCappedAtReplicas,
 			MinInsyncReplicas: e.cfg.MinInsyncReplicas, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
 			CommittedISROnly: t.HW.CommittedISROnly},

@@ -137,9 +137,12 @@ func (e *Engine) timeOutIfLate(m *Message, at int64) {
 	}
 }
 
-// reset fails a pending request one latency from now, as a refused or reset connection does.
+// reset fails a pending request whose destination is gone, as a refused or reset connection
+// does: the RST crosses the link back to the requester, with that link's latency and behind what
+// it already carries (no jitter: no draw), as resetRequestsTo's.
 func (e *Engine) reset(req *Message) {
-	e.scheduleFailure(req, false, e.now+e.cfg.NetworkLatencyMs)
+	back := netsim.Link{From: req.To, To: req.From}
+	e.scheduleFailure(req, false, e.net.DeliveryAt(back, e.now+e.net.LatencyMs(back, e.cfg.NetworkLatencyMs)))
 }
 
 // scheduleFailure fails pending request req at at (timedOut: its timeout, else a reset). While

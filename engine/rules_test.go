@@ -31,7 +31,7 @@ func TestRulesKeptUpToDate(t *testing.T) {
 		checkRulesKept(t, c.name, e)
 		mustApply(t, e, Action{Do: "config", Set: set})
 		checkRulesKept(t, c.name+", after a config step", e)
-		if r := &e.rules; r.Fetcher.BackoffMs != 7 || r.HW.MinInsyncReplicas != 2 || r.Isr.RetryBackoffMs != 1 || r.Process.ControlledShutdownMaxRetries != 5 {
+		if r := &e.rules; r.Fetcher.BackoffMs != 7 || r.HW.MinInsyncReplicas != 2 || r.Isr.LagTimeMaxMs != 4444 || r.Process.ControlledShutdownMaxRetries != 5 {
 			t.Errorf("%s: the config step did not reach the rules: %+v", c.name, e.rules)
 		}
 	}

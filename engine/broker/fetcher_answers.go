@@ -270,6 +270,22 @@ func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
 		}
 		return
 	}
+	if req.Type != protocol.MsgFetch {
+		// An OffsetsForLeaderEpoch or ListOffsets that got no answer delays only the partitions
+		// it asked about, and the thread goes on to fetch the others at once: the send's
+		// exception becomes an error for each partition of the request (0.11.0.2
+		// ReplicaFetcherThread.fetchEpochsFromLeader, then maybeTruncate's delayPartitions; 2.1.1
+		// fetchEpochEndOffsets, then truncateToEpochEndOffsets' handlePartitionsWithErrors, in
+		// the doWork that runs maybeFetch next; 3.7.0 the same, and handleOutOfRangeError's
+		// catch for ListOffsets, one partition).
+		for _, sent := range t.TakeSent() {
+			if st := t.State(sent.pid); st != nil && st.Epoch() == sent.Epoch() {
+				t.backoff(h, &rules, st)
+			}
+		}
+		t.DoWork(h)
+		return
+	}
 	for i := range t.parts {
 		t.backoff(h, &rules, &t.parts[i])
 	}

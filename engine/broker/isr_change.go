@@ -23,11 +23,26 @@ type IsrRules struct {
 	// LevelFollowerStaysInIsr: a follower at the leader's LEO is never out of sync (KAFKA-7152,
 	// 2.1).
 	LevelFollowerStaysInIsr bool
-	// LagTimeMaxMs is replica.lag.time.max.ms; RetryBackoffMs is retry.backoff.ms (at least 1).
-	LagTimeMaxMs, RetryBackoffMs int64
+	// LagTimeMaxMs is replica.lag.time.max.ms.
+	LagTimeMaxMs int64
 	// NoEpochStartRule (tests only) turns KAFKA-7128 off, to show what it prevents.
 	NoEpochStartRule bool
 }
+
+// The AlterPartition channel's retry times (3.7.0), fixed in Kafka's code, not settings (the
+// producer's retry.backoff.ms is no broker config):
+//   - alterPartitionRetryMs: a request that got no answer (its connection reset, or
+//     controller.socket.timeout.ms passed) or was answered NOT_CONTROLLER goes back to the head of
+//     the NodeToControllerRequestThread's queue (handleResponse: putFirst) and is sent again once
+//     its NetworkClient may reconnect, reconnect.backoff.ms 50 (max 50) after the disconnect
+//     (NodeToControllerChannelManagerImpl.buildNetworkClient); any other top-level error has
+//     DefaultAlterPartitionManager.sendRequest schedule maybePropagateIsrChanges in 50 ms;
+//   - noControllerPollMs: with no controller known the thread polls again after 100 ms
+//     (NodeToControllerRequestThread.doWork: pollOnce(100)).
+const (
+	alterPartitionRetryMs = 50
+	noControllerPollMs    = 100
+)
 
 // OutOfSync is Partition.getOutOfSyncReplicas's test of one ISR follower rr of leader replica
 // p. From 2.1 (KAFKA-7152) a follower at the leader's LEO is never out of sync (Replica.isCaughtUp
@@ -186,12 +201,12 @@ func (rm *ReplicaManager) alterPartitionDone(h Host, id uint64) {
 	}
 }
 
-// sendAlterPartitionNow sends p's pending change to the active controller, or tries again a
-// retry.backoff.ms later when there is none.
+// sendAlterPartitionNow sends p's pending change to the active controller, or tries again
+// noControllerPollMs later when there is none.
 func (rm *ReplicaManager) sendAlterPartitionNow(h Host, pid int32, p *Partition) {
 	to := h.ActiveController()
 	if to < 0 {
-		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+		h.ScheduleAlterPartitionResend(pid, h.Now()+noControllerPollMs)
 		return
 	}
 	m := &protocol.Message{Type: protocol.MsgAlterPartition, From: rm.broker, To: to, AlterPartition: &protocol.AlterPartitionRequest{
@@ -226,7 +241,7 @@ func (rm *ReplicaManager) AlterPartitionFailed(h Host, req *protocol.Message) {
 		return
 	}
 	s.SendFailed()
-	h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+	h.ScheduleAlterPartitionResend(pid, h.Now()+alterPartitionRetryMs)
 }
 
 // HandleAlterPartitionResponse is Partition.submitAlterPartition's callback.
@@ -259,7 +274,7 @@ func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Messa
 		s.WaitForMetadata() // wait for new metadata
 	default:
 		s.SendFailed()
-		h.ScheduleAlterPartitionResend(pid, h.Now()+h.IsrRules().RetryBackoffMs)
+		h.ScheduleAlterPartitionResend(pid, h.Now()+alterPartitionRetryMs)
 	}
 }
 

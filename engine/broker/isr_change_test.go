@@ -27,7 +27,7 @@ func leaderWithFollowers(t *testing.T, isr []int32, rules IsrRules) (*fakeHost, 
 // out a follower not caught up for replica.lag.time.max.ms, and before 2.1 one that is level
 // with the leader but stopped fetching.
 func TestIsrChangesWithFakeBroker(t *testing.T) {
-	rules := IsrRules{AlterPartition: true, ExpandNeedsEpochStart: true, LevelFollowerStaysInIsr: true, LagTimeMaxMs: 10000, RetryBackoffMs: 100}
+	rules := IsrRules{AlterPartition: true, ExpandNeedsEpochStart: true, LevelFollowerStaysInIsr: true, LagTimeMaxMs: 10000}
 	h, rm, p := leaderWithFollowers(t, []int32{1}, rules)
 	rr := p.Remote(2)
 	h.now = 50

@@ -37,7 +37,7 @@ func TestBrokerHandle(t *testing.T) {
 	h, b := brokerOfTwo(t, ReplicaRules{BrokerEpochs: true, AssignEpochOnElection: true, FollowerRestartsOnNewEpoch: true,
 		TruncateOnFetch: true, NumReplicaFetchers: 1, CheckpointIntervalMs: 5000})
 	h.book.LeaderFetch = LeaderFetchRules{NotLeaderForUnknownLocal: true, MaxBytes: 1 << 20, RecordSizeBytes: 100}
-	h.book.Isr = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000, RetryBackoffMs: 100}
+	h.book.Isr = IsrRules{AlterPartition: true, LagTimeMaxMs: 10000}
 	b.Startup(false)
 	t0, t1 := b.Replica(0), b.Replica(1)
 	handled := func(m *protocol.Message, want ...string) {
