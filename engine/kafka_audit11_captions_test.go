@@ -25,6 +25,9 @@ type captionWindow struct {
 	epochs, controllerEpochs map[int64]bool
 	isrs                     map[string]bool
 	elected                  map[int32]bool
+	// down and up are the brokers that went down (killed, stopped, isolated, beginning a
+	// controlled shutdown) and came back (started, healed) in the window.
+	down, up map[int32]bool
 }
 
 // captionWindows runs the preset and returns, for each caption in trace order, its text and its
@@ -56,7 +59,7 @@ func captionWindows(t *testing.T, sc *Scenario) ([]string, []captionWindow) {
 	}
 	wins := make([]captionWindow, len(capT))
 	for i := range wins {
-		wins[i] = captionWindow{map[int64]bool{}, map[int64]bool{}, map[string]bool{}, map[int32]bool{}}
+		wins[i] = captionWindow{map[int64]bool{}, map[int64]bool{}, map[string]bool{}, map[int32]bool{}, map[int32]bool{}, map[int32]bool{}}
 	}
 	// inWins lists the windows an event at time at belongs to.
 	inWins := func(at int64) []int {
@@ -111,6 +114,22 @@ func captionWindows(t *testing.T, sc *Scenario) ([]string, []captionWindow) {
 			}
 		case ev.Type == EvController && ev.Epoch.Set:
 			controllerEpoch = ev.Epoch.V
+		case ev.Type == EvBrokerDown || ev.Type == EvIsolate || ev.Type == EvShutdown:
+			for _, i := range inWins(ev.T) {
+				wins[i].down[ev.Broker.V] = true
+			}
+			continue
+		case ev.Type == EvBrokerUp || ev.Type == EvHeal:
+			for _, i := range inWins(ev.T) {
+				if ev.Broker.Set {
+					wins[i].up[ev.Broker.V] = true
+				} else { // every link healed
+					for b := range int32(sc.Brokers) {
+						wins[i].up[b] = true
+					}
+				}
+			}
+			continue
 		case ev.Type == EvCaption:
 		default:
 			continue
@@ -129,6 +148,10 @@ func isrKey(isr []int32) string {
 var (
 	// "leader epoch 2", "in epoch 3", "at epoch 1": a partition's leader epoch.
 	captionEpoch = regexp.MustCompile(`\b(?:leader epoch|in epoch|at epoch) (\d+)`)
+	// A broker going down or coming back: "Broker 0 crashes", "Leader 0 stops", "Broker 1 comes
+	// back", "Broker 0, the last ISR member, returns".
+	captionDown = regexp.MustCompile(`(?:[Bb]roker|[Ff]ollower|[Ll]eader) (\d+)(?:,[^,.]*,)? (?:crashes|dies|is killed|loses power|stops|is stopped|is isolated|begins a controlled shutdown)(?: receiving| fetching)?`)
+	captionUp   = regexp.MustCompile(`(?:[Bb]roker|[Ff]ollower|[Ll]eader) (\d+)(?:,[^,.]*,)? (?:restarts|returns|comes back|is restarted)`)
 	// "controller epoch 2".
 	captionControllerEpoch = regexp.MustCompile(`controller epoch (\d+)`)
 	// "the ISR [0 2]", "ISR shrinks to [0]", "ISR (the in-sync replicas, here [0 1 2])".
@@ -144,8 +167,8 @@ var (
 )
 
 // TestAudit11PresetCaptionsMatchRun: every preset has 6 to 12 captions (docs/scenarios.md), and
-// each leader epoch, controller epoch, ISR and elected broker a caption names is one the run
-// shows while that caption is on screen. It caught the large-cluster tour electing "brokers 6
+// each leader epoch, controller epoch, ISR, elected broker and broker going down or coming back
+// that a caption names is one the run shows while that caption is on screen. It caught the large-cluster tour electing "brokers 6
 // and 7" (each partition broker 5 led is [5 6 7]: broker 6, first live in each list, takes them
 // all).
 func TestAudit11PresetCaptionsMatchRun(t *testing.T) {
@@ -188,6 +211,20 @@ func TestAudit11PresetCaptionsMatchRun(t *testing.T) {
 					}
 					if !w.isrs[isrKey(isr)] {
 						t.Errorf("caption %d (%q…) says %q; the run shows ISRs %v", i, short, m[0], keysOf(w.isrs))
+					}
+				}
+				for _, c := range []struct {
+					re    *regexp.Regexp
+					seen  map[int32]bool
+					event string
+				}{{captionDown, w.down, "goes down"}, {captionUp, w.up, "comes back"}} {
+					for _, m := range c.re.FindAllStringSubmatch(text, -1) {
+						if strings.HasSuffix(m[0], "receiving") || strings.HasSuffix(m[0], "fetching") {
+							continue // "broker 1 stops receiving records": a link, not the broker
+						}
+						if b, _ := strconv.Atoi(m[1]); !c.seen[int32(b)] {
+							t.Errorf("caption %d (%q…) says %q; in the run meanwhile only %v %s", i, short, m[0], keysOf(c.seen), c.event)
+						}
 					}
 				}
 				for _, re := range captionElects {
