@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,18 +158,21 @@ var (
 	// "the ISR [0 2]", "ISR shrinks to [0]", "ISR (the in-sync replicas, here [0 1 2])".
 	captionISR = regexp.MustCompile(`ISR[^.\[\]]{0,40}\[([\d ]+)\]`)
 	// An election that names whom it elects: "elects broker 2", "makes broker 0 leader",
-	// "elects the first live ISR member: broker 2", "new leaders ... (brokers 6 and 7)".
+	// "elects the first live ISR member: broker 2", "new leaders ... (brokers 6 and 7)", "moves
+	// leadership to broker 1", "see them move to broker 6".
 	captionElects = []*regexp.Regexp{
 		regexp.MustCompile(`elects (?:broker )?(\d+)`),
 		regexp.MustCompile(`makes broker (\d+) leader`),
 		regexp.MustCompile(`elects [^.]*?: broker (\d+)`),
 		regexp.MustCompile(`elects [^.;:]*?\(brokers? (\d+)(?: and (\d+))?\)`),
+		regexp.MustCompile(`mov\w* (?:leadership )?(?:back )?to brokers? (\d+)(?: and (\d+))?`),
 	}
 )
 
 // TestAudit11PresetCaptionsMatchRun: every preset has 6 to 12 captions (docs/scenarios.md), and
 // each leader epoch, controller epoch, ISR, elected broker and broker going down or coming back
-// that a caption names is one the run shows while that caption is on screen. It caught the large-cluster tour electing "brokers 6
+// that a caption names is one the run shows while that caption is on screen; the description's are
+// held to the whole run. It caught the large-cluster tour and description electing "brokers 6
 // and 7" (each partition broker 5 led is [5 6 7]: broker 6, first live in each list, takes them
 // all).
 func TestAudit11PresetCaptionsMatchRun(t *testing.T) {
@@ -191,56 +195,73 @@ func TestAudit11PresetCaptionsMatchRun(t *testing.T) {
 				t.Errorf("%d captions; a tour has 6 to 12", n)
 			}
 			for i, text := range texts {
-				w := wins[i]
-				short := text[:min(len(text), 70)]
-				for _, m := range captionEpoch.FindAllStringSubmatch(text, -1) {
-					if n, _ := strconv.ParseInt(m[1], 10, 64); !w.epochs[n] {
-						t.Errorf("caption %d (%q…) says %q; the run shows leader epochs %v", i, short, m[0], keysOf(w.epochs))
-					}
+				checkCaptionClaims(t, fmt.Sprintf("caption %d", i), text, wins[i])
+			}
+			// The description tells the whole run: its claims are held to all of it.
+			all := captionWindow{map[int64]bool{}, map[int64]bool{}, map[string]bool{}, map[int32]bool{}, map[int32]bool{}, map[int32]bool{}}
+			for _, w := range wins {
+				maps.Copy(all.epochs, w.epochs)
+				maps.Copy(all.controllerEpochs, w.controllerEpochs)
+				maps.Copy(all.isrs, w.isrs)
+				maps.Copy(all.elected, w.elected)
+				maps.Copy(all.down, w.down)
+				maps.Copy(all.up, w.up)
+			}
+			checkCaptionClaims(t, "the description", sc.Description, all)
+		})
+	}
+}
+
+// checkCaptionClaims holds what text (a caption, or the description, labelled label) names to
+// what the run shows in w.
+func checkCaptionClaims(t *testing.T, label, text string, w captionWindow) {
+	t.Helper()
+	short := text[:min(len(text), 70)]
+	for _, m := range captionEpoch.FindAllStringSubmatch(text, -1) {
+		if n, _ := strconv.ParseInt(m[1], 10, 64); !w.epochs[n] {
+			t.Errorf("%s (%q…) says %q; the run shows leader epochs %v", label, short, m[0], keysOf(w.epochs))
+		}
+	}
+	for _, m := range captionControllerEpoch.FindAllStringSubmatch(text, -1) {
+		if n, _ := strconv.ParseInt(m[1], 10, 64); !w.controllerEpochs[n] {
+			t.Errorf("%s (%q…) says %q; the run shows controller epochs %v", label, short, m[0], keysOf(w.controllerEpochs))
+		}
+	}
+	for _, m := range captionISR.FindAllStringSubmatch(text, -1) {
+		var isr []int32
+		for _, f := range strings.Fields(m[1]) {
+			b, _ := strconv.Atoi(f)
+			isr = append(isr, int32(b))
+		}
+		if !w.isrs[isrKey(isr)] {
+			t.Errorf("%s (%q…) says %q; the run shows ISRs %v", label, short, m[0], keysOf(w.isrs))
+		}
+	}
+	for _, c := range []struct {
+		re    *regexp.Regexp
+		seen  map[int32]bool
+		event string
+	}{{captionDown, w.down, "goes down"}, {captionUp, w.up, "comes back"}} {
+		for _, m := range c.re.FindAllStringSubmatch(text, -1) {
+			if strings.HasSuffix(m[0], "receiving") || strings.HasSuffix(m[0], "fetching") {
+				continue // "broker 1 stops receiving records": a link, not the broker
+			}
+			if b, _ := strconv.Atoi(m[1]); !c.seen[int32(b)] {
+				t.Errorf("%s (%q…) says %q; in the run meanwhile only %v %s", label, short, m[0], keysOf(c.seen), c.event)
+			}
+		}
+	}
+	for _, re := range captionElects {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			for _, g := range m[1:] {
+				if g == "" {
+					continue
 				}
-				for _, m := range captionControllerEpoch.FindAllStringSubmatch(text, -1) {
-					if n, _ := strconv.ParseInt(m[1], 10, 64); !w.controllerEpochs[n] {
-						t.Errorf("caption %d (%q…) says %q; the run shows controller epochs %v", i, short, m[0], keysOf(w.controllerEpochs))
-					}
-				}
-				for _, m := range captionISR.FindAllStringSubmatch(text, -1) {
-					var isr []int32
-					for _, f := range strings.Fields(m[1]) {
-						b, _ := strconv.Atoi(f)
-						isr = append(isr, int32(b))
-					}
-					if !w.isrs[isrKey(isr)] {
-						t.Errorf("caption %d (%q…) says %q; the run shows ISRs %v", i, short, m[0], keysOf(w.isrs))
-					}
-				}
-				for _, c := range []struct {
-					re    *regexp.Regexp
-					seen  map[int32]bool
-					event string
-				}{{captionDown, w.down, "goes down"}, {captionUp, w.up, "comes back"}} {
-					for _, m := range c.re.FindAllStringSubmatch(text, -1) {
-						if strings.HasSuffix(m[0], "receiving") || strings.HasSuffix(m[0], "fetching") {
-							continue // "broker 1 stops receiving records": a link, not the broker
-						}
-						if b, _ := strconv.Atoi(m[1]); !c.seen[int32(b)] {
-							t.Errorf("caption %d (%q…) says %q; in the run meanwhile only %v %s", i, short, m[0], keysOf(c.seen), c.event)
-						}
-					}
-				}
-				for _, re := range captionElects {
-					for _, m := range re.FindAllStringSubmatch(text, -1) {
-						for _, g := range m[1:] {
-							if g == "" {
-								continue
-							}
-							if b, _ := strconv.Atoi(g); !w.elected[int32(b)] {
-								t.Errorf("caption %d (%q…) says %q; the run elects %v meanwhile", i, short, m[0], keysOf(w.elected))
-							}
-						}
-					}
+				if b, _ := strconv.Atoi(g); !w.elected[int32(b)] {
+					t.Errorf("%s (%q…) says %q; the run elects %v meanwhile", label, short, m[0], keysOf(w.elected))
 				}
 			}
-		})
+		}
 	}
 }
 
