@@ -182,7 +182,7 @@ func (it *item) controllerRetry() controllerRetry {
 }
 
 // numKinds counts the agenda kinds.
-const numKinds = int(itReassignWatch) + 1
+const numKinds = int(itRecoveryPointTask) + 1
 
 // agenda is the items in (at, seq) order: a heap, and one FIFO lane per kind. Most kinds come due
 // a fixed time after they are set (a delivery one latency after the send, a parked produce's

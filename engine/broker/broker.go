@@ -111,14 +111,15 @@ func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 // They take the replica itself (a fetch state keeps it), not its pid: no lookup.
 
 func (b *Broker) Truncate(pid int32, p *Partition, offset int64, why string) {
-	truncated := offset < p.log.LogEndOffset()
+	truncated, rp := offset < p.log.LogEndOffset(), p.log.RecoveryPoint()
 	b.rm.Truncate(b, pid, p, offset, why)
-	b.logTruncated(p, truncated)
+	b.logTruncated(p, truncated, rp)
 }
 
 func (b *Broker) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
+	rp := p.log.RecoveryPoint()
 	b.rm.TruncateFullyAndStartAt(b, p.pid, p, offset, why)
-	b.logTruncated(p, true)
+	b.logTruncated(p, true, rp)
 }
 
 func (b *Broker) SetHighWatermark(p *Partition, hw int64) {

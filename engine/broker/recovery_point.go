@@ -117,23 +117,30 @@ func (b *Broker) RecoveryPointCheckpointAt(pid int32) int64 {
 
 // logTruncated follows a truncation of p's log through LogManager.truncateTo (truncated: records
 // were cut) or LogManager.truncateFullyAndStartAt (truncated): both write the recovery-point
-// checkpoint after, truncateTo in 0.10.2 and 0.11.0 even with nothing cut.
-func (b *Broker) logTruncated(p *Partition, truncated bool) {
-	b.noteRecoveryPoint(p)
+// checkpoint after, truncateTo in 0.10.2 and 0.11.0 even with nothing cut. oldRP is the log's
+// recovery point before.
+func (b *Broker) logTruncated(p *Partition, truncated bool, oldRP int64) {
+	if p.log.RecoveryPoint() != oldRP {
+		b.noteRecoveryPoint(p)
+	}
 	if truncated || b.ProcessRules().CheckpointAtEveryTruncation {
 		b.CheckpointLogRecoveryOffsets()
 	}
 }
 
 // recoverLogs is the recovery-point part of LogManager.loadLogs at a start: each log's recovery
-// point by the era's rule (recoveryPointAfterStart), and the marker deleted. Every slot goes on
-// the moved list: the next checkpoint writes them all, as Kafka's does.
+// point by the era's rule (recoveryPointAfterStart), and the marker deleted. A log whose recovery
+// point now differs from the checkpoint goes on the moved list (the next checkpoint writes every
+// log's, the others' unchanged).
 func (b *Broker) recoverLogs() {
 	rules := b.ProcessRules()
 	for i := range b.replicas {
 		r := &b.replicas[i]
-		r.Log().Recover(r.HWCheckpoint(), b.recoveryPointAfterStart(int32(i), &rules))
-		b.noteSlot(int32(i))
+		rp := b.recoveryPointAfterStart(int32(i), &rules)
+		r.Log().Recover(r.HWCheckpoint(), rp)
+		if rp != b.RecoveryPointCheckpointAt(r.pid) {
+			b.noteSlot(int32(i))
+		}
 	}
 	b.recovery.cleanShutdown = false
 }
