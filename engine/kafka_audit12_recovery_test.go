@@ -206,3 +206,47 @@ func TestAudit12TruncateFullyKeepsRecoveryPoint(t *testing.T) {
 		t.Fatalf("a power loss lost %d records, LEO %d; want 1, 10", len(got), l.LogEndOffset())
 	}
 }
+
+// TestAudit12TruncationWritesCheckpoint: LogManager.truncateTo writes the recovery-point
+// checkpoint after every call in 0.10.2.2 and 0.11.0.2 (checkpointRecoveryPointOffsets, truncating
+// or not), from 2.0 only when a log was truncated. t-0 on [1,2,3], log.flush.interval.messages 4:
+// 4 records at 100 (flushed: recovery point 4), 2 at 200 (LEO 6). Leader 1 crashes at 1000; at
+// its session's expiry (19000) broker 2 leads and broker 3 becomes its follower: 0.10.2's
+// makeFollowers truncates it to its HW, 6 (nothing cut), and the checkpoint holds 4 from then;
+// 3.7's follower truncates nothing, and the file still holds 0 (the task first runs at 30000).
+// Broker 3 crashes at 20000, restarts at 40000 (recovery point 4 in 0.10.2, 0 in 3.7), takes a
+// record at 42000 (LEO 7: 7 − 4 < 4 does not flush, 7 − 0 does) and loses power at 43000.
+func TestAudit12TruncationWritesCheckpoint(t *testing.T) {
+	for _, era := range []string{"0.10.2", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["log.flush.interval.messages"] = "4"
+			e := newKafkaEngine(t, 4, [][]int32{{1, 2, 3}}, cfg)
+			pid := e.partitionOf(ktTopic, 0).pid
+			b3, r3 := e.brokers[3], e.replicaOn(pid, 3)
+			runTo(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":4}`)
+			runTo(t, e, 200)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2}`)
+			runTo(t, e, 1000)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runTo(t, e, 19500)
+			wantCP := map[string]int64{"0.10.2": 4, "3.7": 0}[era]
+			if cp := b3.RecoveryPointCheckpointAt(pid); cp != wantCP || e.ctrl.Leader(pid) != 2 {
+				t.Fatalf("at 19500: broker 3's checkpoint %d, leader %d; want %d, 2", cp, e.ctrl.Leader(pid), wantCP)
+			}
+			runTo(t, e, 20000)
+			apply(t, e, `{"do":"kill","broker":3}`)
+			runTo(t, e, 40000)
+			apply(t, e, `{"do":"restart","broker":3}`)
+			runTo(t, e, 42000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1}`)
+			runTo(t, e, 43000)
+			apply(t, e, `{"do":"kill","broker":3,"loseUnflushed":true}`)
+			want := map[string]int64{"0.10.2": 4, "3.7": 7}[era]
+			if leo := r3.Log().LogEndOffset(); leo != want {
+				t.Fatalf("after the power loss: LEO %d, want %d", leo, want)
+			}
+		})
+	}
+}
