@@ -58,6 +58,8 @@ func (e *Engine) restart(b *broker) {
 			}
 			e.emit(Event{Type: EvBrokerUp, Broker: Some(b.id), Reason: "NodeExists",
 				Text: fmt.Sprintf("broker %d cannot register: its old ZooKeeper session is still alive (NodeExists); %s, and starts again once that session expires", b.id, why)})
+			// The failed start had loaded the logs, and its shutdown flushed and closed them.
+			b.FailedStart()
 		}
 		return
 	}

@@ -60,7 +60,9 @@ func (e *Engine) freshRules() brk.Rules {
 		Process: brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
 			ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
 			BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
-			LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart},
+			LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart,
+			FlushOffsetCheckpointIntervalMs: e.cfg.LogFlushOffsetCheckpointIntervalMs, Recovery: e.era.recovery,
+			CheckpointAtEveryTruncation: !e.era.checkpointOnlyWhenTruncated},
 	}
 }
 
@@ -143,6 +145,9 @@ func (h *cluster) RequestWaits(m *Message) {
 func (h *cluster) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
 
 func (h *cluster) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
+func (h *cluster) ScheduleRecoveryPointCheckpoint(at int64) {
+	h.e.schedule(recoveryPointTask{h.e.timer(h.b)}.due(at))
+}
 
 func (h *cluster) ScheduleAlterPartitionResend(pid int32, at int64) {
 	h.e.schedule(alterPartitionResend{h.e.timer(h.b), pid}.due(at))

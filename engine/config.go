@@ -13,34 +13,36 @@ import (
 // of the Kafka release the era models (EraDefaults), plus the simulator's own sim.* settings. It round-trips through JSON so a
 // run can be replayed from its record.
 type Config struct {
-	ReplicaLagTimeMaxMs              int64  // replica.lag.time.max.ms
-	ReplicaFetchWaitMaxMs            int64  // replica.fetch.wait.max.ms
-	ReplicaFetchMinBytes             int64  // replica.fetch.min.bytes
-	ReplicaFetchMaxBytes             int64  // replica.fetch.max.bytes
-	ReplicaFetchResponseMaxBytes     int64  // replica.fetch.response.max.bytes
-	ReplicaFetchBackoffMs            int64  // replica.fetch.backoff.ms
-	ReplicaSocketTimeoutMs           int64  // replica.socket.timeout.ms
-	NumReplicaFetchers               int64  // num.replica.fetchers
-	MinInsyncReplicas                int64  // min.insync.replicas
-	UncleanLeaderElectionEnable      bool   // unclean.leader.election.enable
-	HighWatermarkCheckpointMs        int64  // replica.high.watermark.checkpoint.interval.ms
-	LogFlushIntervalMessages         int64  // log.flush.interval.messages
-	ZookeeperSessionTimeoutMs        int64  // zookeeper.session.timeout.ms
-	InterBrokerProtocolVersion       string // inter.broker.protocol.version
-	AutoLeaderRebalanceEnable        bool   // auto.leader.rebalance.enable
-	LeaderImbalanceCheckIntervalS    int64  // leader.imbalance.check.interval.seconds
-	LeaderImbalancePerBrokerPct      int64  // leader.imbalance.per.broker.percentage
-	RequestTimeoutMs                 int64  // request.timeout.ms (producer, follower and controller requests)
-	DeliveryTimeoutMs                int64  // delivery.timeout.ms (producer)
-	RetryBackoffMs                   int64  // retry.backoff.ms (producer)
-	RetryBackoffMaxMs                int64  // retry.backoff.max.ms (producer, 3.7)
-	EnableIdempotence                bool   // enable.idempotence (producer)
-	ControlledShutdownMaxRetries     int64  // controlled.shutdown.max.retries
-	ControlledShutdownRetryBackoffMs int64  // controlled.shutdown.retry.backoff.ms
-	MaxIncrementalFetchSessionSlots  int64  // max.incremental.fetch.session.cache.slots
-	NetworkLatencyMs                 int64  // sim.network.latency.ms
-	NetworkJitterMs                  int64  // sim.network.jitter.ms
-	RecordSizeBytes                  int64  // sim.record.size.bytes
+	ReplicaLagTimeMaxMs          int64 // replica.lag.time.max.ms
+	ReplicaFetchWaitMaxMs        int64 // replica.fetch.wait.max.ms
+	ReplicaFetchMinBytes         int64 // replica.fetch.min.bytes
+	ReplicaFetchMaxBytes         int64 // replica.fetch.max.bytes
+	ReplicaFetchResponseMaxBytes int64 // replica.fetch.response.max.bytes
+	ReplicaFetchBackoffMs        int64 // replica.fetch.backoff.ms
+	ReplicaSocketTimeoutMs       int64 // replica.socket.timeout.ms
+	NumReplicaFetchers           int64 // num.replica.fetchers
+	MinInsyncReplicas            int64 // min.insync.replicas
+	UncleanLeaderElectionEnable  bool  // unclean.leader.election.enable
+	HighWatermarkCheckpointMs    int64 // replica.high.watermark.checkpoint.interval.ms
+	LogFlushIntervalMessages     int64 // log.flush.interval.messages
+	// LogFlushOffsetCheckpointIntervalMs: log.flush.offset.checkpoint.interval.ms
+	LogFlushOffsetCheckpointIntervalMs int64
+	ZookeeperSessionTimeoutMs          int64  // zookeeper.session.timeout.ms
+	InterBrokerProtocolVersion         string // inter.broker.protocol.version
+	AutoLeaderRebalanceEnable          bool   // auto.leader.rebalance.enable
+	LeaderImbalanceCheckIntervalS      int64  // leader.imbalance.check.interval.seconds
+	LeaderImbalancePerBrokerPct        int64  // leader.imbalance.per.broker.percentage
+	RequestTimeoutMs                   int64  // request.timeout.ms (producer, follower and controller requests)
+	DeliveryTimeoutMs                  int64  // delivery.timeout.ms (producer)
+	RetryBackoffMs                     int64  // retry.backoff.ms (producer)
+	RetryBackoffMaxMs                  int64  // retry.backoff.max.ms (producer, 3.7)
+	EnableIdempotence                  bool   // enable.idempotence (producer)
+	ControlledShutdownMaxRetries       int64  // controlled.shutdown.max.retries
+	ControlledShutdownRetryBackoffMs   int64  // controlled.shutdown.retry.backoff.ms
+	MaxIncrementalFetchSessionSlots    int64  // max.incremental.fetch.session.cache.slots
+	NetworkLatencyMs                   int64  // sim.network.latency.ms
+	NetworkJitterMs                    int64  // sim.network.jitter.ms
+	RecordSizeBytes                    int64  // sim.record.size.bytes
 }
 
 // NewConfig is the config of a scenario: each name it sets, and for the rest the defaults of
@@ -124,34 +126,35 @@ func EraDefaults(version string) Config {
 // DefaultConfig returns Kafka's defaults (3.7).
 func DefaultConfig() Config {
 	return Config{
-		ReplicaLagTimeMaxMs:              30000,
-		ReplicaFetchWaitMaxMs:            500,
-		ReplicaFetchMinBytes:             1,
-		ReplicaFetchMaxBytes:             1048576,
-		ReplicaFetchResponseMaxBytes:     10485760,
-		ReplicaFetchBackoffMs:            1000,
-		ReplicaSocketTimeoutMs:           30000,
-		NumReplicaFetchers:               1,
-		MinInsyncReplicas:                1,
-		UncleanLeaderElectionEnable:      false,
-		HighWatermarkCheckpointMs:        5000,
-		LogFlushIntervalMessages:         math.MaxInt64,
-		ZookeeperSessionTimeoutMs:        18000,
-		InterBrokerProtocolVersion:       "3.7",
-		AutoLeaderRebalanceEnable:        true,
-		LeaderImbalanceCheckIntervalS:    300,
-		LeaderImbalancePerBrokerPct:      10,
-		RequestTimeoutMs:                 30000,
-		DeliveryTimeoutMs:                120000,
-		RetryBackoffMs:                   100,
-		RetryBackoffMaxMs:                1000,
-		EnableIdempotence:                true,
-		ControlledShutdownMaxRetries:     3,
-		ControlledShutdownRetryBackoffMs: 5000,
-		MaxIncrementalFetchSessionSlots:  1000,
-		NetworkLatencyMs:                 1,
-		NetworkJitterMs:                  0,
-		RecordSizeBytes:                  100,
+		ReplicaLagTimeMaxMs:                30000,
+		ReplicaFetchWaitMaxMs:              500,
+		ReplicaFetchMinBytes:               1,
+		ReplicaFetchMaxBytes:               1048576,
+		ReplicaFetchResponseMaxBytes:       10485760,
+		ReplicaFetchBackoffMs:              1000,
+		ReplicaSocketTimeoutMs:             30000,
+		NumReplicaFetchers:                 1,
+		MinInsyncReplicas:                  1,
+		UncleanLeaderElectionEnable:        false,
+		HighWatermarkCheckpointMs:          5000,
+		LogFlushIntervalMessages:           math.MaxInt64,
+		LogFlushOffsetCheckpointIntervalMs: 60000,
+		ZookeeperSessionTimeoutMs:          18000,
+		InterBrokerProtocolVersion:         "3.7",
+		AutoLeaderRebalanceEnable:          true,
+		LeaderImbalanceCheckIntervalS:      300,
+		LeaderImbalancePerBrokerPct:        10,
+		RequestTimeoutMs:                   30000,
+		DeliveryTimeoutMs:                  120000,
+		RetryBackoffMs:                     100,
+		RetryBackoffMaxMs:                  1000,
+		EnableIdempotence:                  true,
+		ControlledShutdownMaxRetries:       3,
+		ControlledShutdownRetryBackoffMs:   5000,
+		MaxIncrementalFetchSessionSlots:    1000,
+		NetworkLatencyMs:                   1,
+		NetworkJitterMs:                    0,
+		RecordSizeBytes:                    100,
 	}
 }
 
@@ -184,6 +187,7 @@ var configKeys = []configKey{
 	{name: "unclean.leader.election.enable", bool: func(c *Config) *bool { return &c.UncleanLeaderElectionEnable }, doc: "elect an out-of-sync replica when no ISR member is alive"},
 	{name: "replica.high.watermark.checkpoint.interval.ms", min: 1, int: func(c *Config) *int64 { return &c.HighWatermarkCheckpointMs }, doc: "how often the HW checkpoint file is written"},
 	{name: "log.flush.interval.messages", min: 1, int: func(c *Config) *int64 { return &c.LogFlushIntervalMessages }, doc: "fsync after this many appended records (default: never)"},
+	{name: "log.flush.offset.checkpoint.interval.ms", min: 1, int: func(c *Config) *int64 { return &c.LogFlushOffsetCheckpointIntervalMs }, doc: "how often the recovery-point checkpoint file is written (first 30 s after the broker starts)"},
 	{name: "zookeeper.session.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ZookeeperSessionTimeoutMs }, doc: "how long until a silent broker is declared dead"},
 	{name: "inter.broker.protocol.version", str: func(c *Config) *string { return &c.InterBrokerProtocolVersion }, allowed: Eras, doc: "the protocol era"},
 	{name: "auto.leader.rebalance.enable", bool: func(c *Config) *bool { return &c.AutoLeaderRebalanceEnable }, doc: "periodic preferred-leader elections"},

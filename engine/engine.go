@@ -435,6 +435,8 @@ func (e *Engine) handle(it *item) {
 		b.IsrExpiration()
 	case itCheckpointTask:
 		b.HighWatermarkCheckpoint()
+	case itRecoveryPointTask:
+		b.RecoveryPointCheckpoint()
 	case itResend:
 		b.AlterPartitionResend(it.alterPartitionResend().pid)
 	case itShutdownRetry:

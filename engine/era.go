@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/highwater-sim/highwater/engine/controller"
+import (
+	brk "github.com/highwater-sim/highwater/engine/broker"
+	"github.com/highwater-sim/highwater/engine/controller"
+)
 
 // era is the protocol era chosen by inter.broker.protocol.version: the handful of rules in which
 // Kafka's replication changed after real clusters lost or diverged data. Every difference between
@@ -159,6 +162,13 @@ type era struct {
 	// first even past replica.fetch.max.bytes (LogSegment.read). Before, with message format v1
 	// uncompressed, every record is its own message.
 	recordBatches bool
+	// recovery: a log's recovery point after a start without the clean-shutdown marker (package
+	// broker's recovery_point.go): the checkpoint's as it is (0.10.2.2, 0.11.0.2 Log.recoverLog),
+	// the LEO (2.1.1 Log.recoverLog), or the checkpoint's capped at the LEO (3.7.0 LogLoader).
+	recovery brk.RecoveryRule
+	// checkpointOnlyWhenTruncated: LogManager.truncateTo writes the recovery-point checkpoint
+	// only when a log was truncated (2.1.1, 3.7.0); before, after every call (0.10.2.2, 0.11.0.2).
+	checkpointOnlyWhenTruncated bool
 }
 
 func eraFor(version string) era {
@@ -173,7 +183,7 @@ func eraFor(version string) era {
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			producerRetries: true, recordBatches: true}
+			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -184,6 +194,7 @@ func eraFor(version string) era {
 			notLeaderOrFollowerName: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
-			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true}
+			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
+			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true}
 	}
 }

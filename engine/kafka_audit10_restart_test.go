@@ -72,8 +72,17 @@ func TestAudit10ControllerBrokerRestartWaitsForItsSession(t *testing.T) {
 // past the last flush are gone from its disk (log.flush.interval.messages; Kafka's
 // UnifiedLog.flush, 0.10.2.2 Log.append: unflushedMessages >= config.flushInterval), and its
 // pending start is off. The engine cancelled the start but kept the page cache.
+//
+// The refused start itself had loaded the logs and, failing, run KafkaServer.shutdown, whose
+// LogManager.shutdown flushes every log (audit 12, recovery_point.go: Broker.FailedStart). In
+// 0.10.2 the load left the recovery point at its checkpoint (0, none written yet: the task first
+// runs 30 s after the start), so the flush wrote record 2 and the power loss keeps it: LEO 3. In
+// 2.1 Log.recoverLog put the recovery point at the LEO, and Log.flush skips a log at its
+// recovery point (`if (offset <= this.recoveryPoint) return`), so record 2 is still only in
+// the page cache: LEO 2.
 func TestAudit10PowerLossWhileStartPending(t *testing.T) {
 	for _, era := range []string{"0.10.2", "2.1"} {
+		wantLEO := map[string]int64{"0.10.2": 3, "2.1": 2}[era]
 		t.Run(era, func(t *testing.T) {
 			e, r2 := withOneUnflushed(t, map[string]string{"inter.broker.protocol.version": `"` + era + `"`})
 			if leo, un := r2.Log().LogEndOffset(), r2.Log().UnflushedCount(); leo != 3 || un != 1 {
@@ -84,9 +93,9 @@ func TestAudit10PowerLossWhileStartPending(t *testing.T) {
 			apply(t, e, `{"do":"restart","broker":2}`) // NodeExists: starts when the session expires
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"kill","broker":2,"loseUnflushed":true}`)
-			if leo := r2.Log().LogEndOffset(); leo != 2 || !e.brokers[2].Dead() || e.brokers[2].startsOnExpiry {
-				t.Fatalf("after the power loss: broker 2 LEO %d, dead %v, start pending %v; want 2, dead, no start",
-					leo, e.brokers[2].Dead(), e.brokers[2].startsOnExpiry)
+			if leo := r2.Log().LogEndOffset(); leo != wantLEO || !e.brokers[2].Dead() || e.brokers[2].startsOnExpiry {
+				t.Fatalf("after the power loss: broker 2 LEO %d, dead %v, start pending %v; want %d, dead, no start",
+					leo, e.brokers[2].Dead(), e.brokers[2].startsOnExpiry, wantLEO)
 			}
 		})
 	}

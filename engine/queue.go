@@ -30,6 +30,7 @@ const (
 	itControllerRetry                    // controllerRetry: the controller retries a broker's queue head
 	itShutdownRetry                      // shutdownRetry: a broker's next controlled-shutdown attempt
 	itReassignWatch                      // reassignWatch: the controller's watch on a reassigned partition fired
+	itRecoveryPointTask                  // recoveryPointTask: a broker's recovery-point checkpoint
 )
 
 // brokerTimer is the owner of a broker's timer: the broker and its incarnation when the timer was
@@ -69,7 +70,9 @@ type (
 	}
 	isrShrinkTask  struct{ brokerTimer }
 	checkpointTask struct{ brokerTimer }
-	shutdownRetry  struct{ brokerTimer }
+	// recoveryPointTask: LogManager's kafka-recovery-point-checkpoint task.
+	recoveryPointTask struct{ brokerTimer }
+	shutdownRetry     struct{ brokerTimer }
 	// alterPartitionResend: the leader asks the controller again about partition pid.
 	alterPartitionResend struct {
 		brokerTimer
@@ -111,6 +114,10 @@ func (p delayedProduceDone) due(at int64) item {
 func (p isrShrinkTask) due(at int64) item {
 	return item{at: at, kind: itIsrShrinkTask, broker: p.broker, u: p.incarnation}
 }
+func (p recoveryPointTask) due(at int64) item {
+	return item{at: at, kind: itRecoveryPointTask, broker: p.broker, u: p.incarnation}
+}
+
 func (p checkpointTask) due(at int64) item {
 	return item{at: at, kind: itCheckpointTask, broker: p.broker, u: p.incarnation}
 }
@@ -175,7 +182,7 @@ func (it *item) controllerRetry() controllerRetry {
 }
 
 // numKinds counts the agenda kinds.
-const numKinds = int(itReassignWatch) + 1
+const numKinds = int(itRecoveryPointTask) + 1
 
 // agenda is the items in (at, seq) order: a heap, and one FIFO lane per kind. Most kinds come due
 // a fixed time after they are set (a delivery one latency after the send, a parked produce's

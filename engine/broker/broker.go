@@ -35,6 +35,10 @@ type Broker struct {
 	state            State
 	diskFailed       bool
 	shutdownAttempts int
+	// The log directory's files of LogManager (recovery_point.go): the recovery-point checkpoint
+	// and the clean-shutdown marker, on disk; the replicas whose recovery point may differ from
+	// the checkpoint, in memory.
+	recovery recoveryPoints
 }
 
 // cluster names Cluster so that a Broker embeds it unexported.
@@ -107,11 +111,15 @@ func (b *Broker) ReplicaNamed(tp protocol.TP) (int32, *Partition) {
 // They take the replica itself (a fetch state keeps it), not its pid: no lookup.
 
 func (b *Broker) Truncate(pid int32, p *Partition, offset int64, why string) {
+	truncated, rp := offset < p.log.LogEndOffset(), p.log.RecoveryPoint()
 	b.rm.Truncate(b, pid, p, offset, why)
+	b.logTruncated(p, truncated, rp)
 }
 
 func (b *Broker) TruncateFullyAndStartAt(p *Partition, offset int64, why string) {
+	rp := p.log.RecoveryPoint()
 	b.rm.TruncateFullyAndStartAt(b, p.pid, p, offset, why)
+	b.logTruncated(p, true, rp)
 }
 
 func (b *Broker) SetHighWatermark(p *Partition, hw int64) {
@@ -121,8 +129,9 @@ func (b *Broker) SetHighWatermark(p *Partition, hw int64) {
 // Appended counts n records appended to replica p toward log.flush.interval.messages, and
 // flushes the log when they reach it.
 func (b *Broker) Appended(p *Partition, n int) {
-	if p.Appended(int64(n), b.FlushIntervalMessages()) {
+	if p.Appended(b.FlushIntervalMessages()) {
 		p.Log().Flush()
+		b.noteRecoveryPoint(p)
 	}
 }
 

@@ -36,7 +36,8 @@
 //     (DelayedProduce, ProducePurgatory), and the log's side of truncation
 //     (LastOffsetForLeaderEpoch, TruncationOffset).
 //   - a replica's Partition (broker, leader, leader epoch, known, offline, HW confirmed,
-//     partition epoch, its pid, epoch start offset, HW checkpoint, unflushed count, the log, the
+//     partition epoch, its pid, epoch start offset, HW checkpoint, the log (with its recovery
+//     point and durable end), the
 //     followers' Replicas, the ISR's PartitionState, the parked produces and full fetches, the
 //     fetch sessions caching it), which the engine's replica is (an alias).
 //   - the Broker (broker.go): its replicas by pid (HostIndex, the static assignment), its
@@ -47,6 +48,9 @@
 //     without a power loss (Crash), the controlled shutdown with its attempts, backoffs and
 //     stop (Shutdown, ControlledShutdownRetry), a failed log directory (LogDirFailure), and an
 //     exit on a thread's fatal error (Exit).
+//   - its log directory's LogManager files (recovery_point.go): the recovery-point checkpoint
+//     and its task, the clean-shutdown marker, each log's recovery point after a start by the
+//     era's rule, the logs' flush and close at shutdown, and a start refused by NodeExists.
 //   - its entry points (kafka_apis.go): Handle, Kafka's KafkaApis.handle, switching a delivered
 //     message to its handler (a request to the replica manager, an answer to the fetcher thread
 //     or partition that asked); RequestFailed, a request of its own unanswered; and its timers

@@ -78,6 +78,9 @@ type Cluster interface {
 	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
 	ScheduleIsrShrink(at int64)
 	ScheduleCheckpoint(at int64)
+	// ScheduleRecoveryPointCheckpoint: LogManager's kafka-recovery-point-checkpoint task
+	// (RecoveryPointCheckpoint).
+	ScheduleRecoveryPointCheckpoint(at int64)
 	ScheduleAlterPartitionResend(pid int32, at int64)
 	ScheduleShutdownRetry(at int64)
 

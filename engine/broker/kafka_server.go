@@ -38,6 +38,15 @@ type ProcessRules struct {
 	// RecoverAtFirstStart has the cluster's first start walk the replicas as a restart does (to
 	// no effect: they are fresh); the engine's tests force it to hold its bulk start equal.
 	RecoverAtFirstStart bool
+	// FlushOffsetCheckpointIntervalMs is log.flush.offset.checkpoint.interval.ms, the period of
+	// LogManager's recovery-point checkpoint task (recovery_point.go).
+	FlushOffsetCheckpointIntervalMs int64
+	// Recovery is the era's rule for a log's recovery point after an unclean start.
+	Recovery RecoveryRule
+	// CheckpointAtEveryTruncation: LogManager.truncateTo writes the recovery-point checkpoint
+	// after every call, truncating or not (0.10.2.2, 0.11.0.2); from 2.0 only when a log was
+	// truncated (`if (truncated) checkpointLogRecoveryOffsets()`, 2.1.1; affectedLogs, 3.7.0).
+	CheckpointAtEveryTruncation bool
 }
 
 // State is the process's state, which Running, ShuttingDown (in a controlled shutdown: its
@@ -60,6 +69,7 @@ func (b *Broker) Startup(restart bool) {
 	b.diskFailed = false
 	b.started(restart || b.ProcessRules().RecoverAtFirstStart)
 	b.ScheduleIsrShrink(b.Now() + max(1, b.IsrRules().LagTimeMaxMs/2))
+	b.ScheduleRecoveryPointCheckpoint(b.Now() + InitialTaskDelayMs) // LogManager.startup
 	if restart {
 		b.Emit(Event{Kind: Restarted})
 	}
@@ -213,7 +223,8 @@ func (b *Broker) Exit(pid int32, why string) {
 
 // started is the broker's side of its process starting: the replica manager starts over, with
 // no fetcher; with recover (a restart), the fetch sessions are gone and every replica forgets
-// what a crash forgets and recovers its log from its HW checkpoint.
+// what a crash forgets and recovers its log: its HW from the HW checkpoint, its recovery point
+// by the era's rule (recoverLogs, recovery_point.go).
 func (b *Broker) started(recover bool) {
 	b.rm.Started()
 	b.fetchers = nil
@@ -221,12 +232,11 @@ func (b *Broker) started(recover bool) {
 		return
 	}
 	b.rm.LoseFetchSessions(b)
+	b.recoverLogs()
 	for i := range b.replicas {
 		r := &b.replicas[i]
 		r.ResetMemory()
-		r.Log().Recover(r.HWCheckpoint())
 		b.rm.noteHW(r)
-		r.SetUnflushed(r.Log().UnflushedCount())
 	}
 }
 
@@ -252,19 +262,16 @@ func (b *Broker) losePageCache() {
 		if lost := r.Log().LosePageCache(); len(lost) > 0 {
 			emitTruncated(b.cluster, r.pid, r, oldLEO, lost, "power loss: the page cache is gone")
 			b.LogCut(r.pid, r.Log().LogEndOffset())
+			b.noteSlot(int32(i))
 		}
-		r.SetUnflushed(0)
 		b.rm.noteHW(r)
 	}
 }
 
-// shutDown is the end of a controlled shutdown: logs flushed, HWs checkpointed, then stopped.
+// shutDown is the end of a controlled shutdown: logs flushed and closed (closeLogs:
+// LogManager.shutdown, not for a failed log directory), HWs checkpointed, then stopped.
 func (b *Broker) shutDown() {
-	for i := range b.replicas {
-		r := &b.replicas[i]
-		r.Log().Flush()
-		r.SetUnflushed(0)
-	}
+	b.closeLogs()
 	b.rm.CheckpointHighWatermarks(b)
 	b.stopped()
 }

@@ -8,8 +8,9 @@ import "github.com/highwater-sim/highwater/engine/commitlog"
 // created it since the broker started (known), whether its log directory failed (offline),
 // whether its HW comes from the current leadership (HWConfirmed), the leader's state if it
 // holds one (leaderState: the followers, the ISR, the purgatories, the fetch sessions), the HW
-// checkpoint (replication-offset-checkpoint), then the log and the records appended since the
-// last flush. The engine's replicas are these.
+// checkpoint (replication-offset-checkpoint), then the log (with its recovery point, from which
+// the records appended since the last flush count, and how far it is on stable storage). The
+// engine's replicas are these.
 //
 // The struct is 128 bytes, two cache lines (in the broker's slab every Partition starts one),
 // laid out by what is read together (TestPartitionLayout holds it): with 100,000 partitions
@@ -18,8 +19,9 @@ import "github.com/highwater-sim/highwater/engine/commitlog"
 //   - Line 0: the ids and flags, the leader's state's pointer, the HW checkpoint and the log's
 //     HW, LEO and start: all that a follower's fetch answer without records, the checker (each
 //     replica at every HW move), the HW checkpoint and a leader's check of a request read.
-//   - Line 1: the log's chunks and epoch cache, the recovery point and the unflushed count: an
-//     append, and a leader's read of a follower's fetch (OffsetsForLeaderEpoch's check).
+//   - Line 1: the log's chunks and epoch cache, the recovery point and durable end: an append
+//     (which counts its records from the recovery point against log.flush.interval.messages),
+//     and a leader's read of a follower's fetch (OffsetsForLeaderEpoch's check).
 //
 // The leader's state (two more lines) is a struct of its own that a replica gets when it
 // becomes leader (or a fetch, a produce or a fetch session parks on it) and gives back when a
@@ -54,8 +56,8 @@ type Partition struct {
 	// On disk: survive a crash.
 	hwCheckpoint int64 // replication-offset-checkpoint
 	// log is its UnifiedLog (on disk: it keeps unflushed records unless the page cache is lost).
-	log       commitlog.Log
-	unflushed int64 // records appended since the last flush (on disk)
+	// Its unflushed count is Kafka's unflushedMessages, LEO − recovery point, kept by the log.
+	log commitlog.Log
 }
 
 // NewPartition is broker b's replica of partition pid, before any LeaderAndIsr (ResetMemory).
@@ -91,12 +93,12 @@ func (p *Partition) Offline() bool         { return p.offline }
 func (p *Partition) HWConfirmed() bool     { return p.hwConfirmed }
 func (p *Partition) PartitionEpoch() int32 { return p.partitionEpoch }
 func (p *Partition) HWCheckpoint() int64   { return p.hwCheckpoint }
-func (p *Partition) Unflushed() int64      { return p.unflushed }
+func (p *Partition) Unflushed() int64      { return p.log.UnflushedCount() }
 
 // ResetMemory forgets what a crash forgets: it is no longer known, online, confirmed, and has no
 // leader, leader epoch, partition epoch or epoch start offset, no followers' state, no parked
 // produces or fetches, no fetch sessions caching it, and an empty ISR: no leader's state at all.
-// The log, the HW checkpoint and the unflushed count are on disk.
+// The log (with its recovery point) and the HW checkpoint are on disk.
 func (p *Partition) ResetMemory() {
 	p.known, p.hwConfirmed, p.offline = false, false, false
 	p.leader, p.leaderEpoch = -1, -1
@@ -140,18 +142,13 @@ func (p *Partition) SetPartitionEpoch(e int32) { p.partitionEpoch = e }
 // CheckpointHW writes hw to the HW checkpoint.
 func (p *Partition) CheckpointHW(hw int64) { p.hwCheckpoint = hw }
 
-// SetUnflushed sets the count of records not yet flushed (at recovery, or 0 after a flush).
-func (p *Partition) SetUnflushed(n int64) { p.unflushed = n }
-
-// Appended counts n records appended, and reports whether the count reached flushInterval
-// (log.flush.interval.messages): the log flushes then, and the count starts over.
-func (p *Partition) Appended(n, flushInterval int64) bool {
-	p.unflushed += n
-	if p.unflushed < flushInterval {
-		return false
-	}
-	p.unflushed = 0
-	return true
+// Appended follows the append of records to its log, and reports whether its unflushed count
+// reached flushInterval (log.flush.interval.messages): the log flushes then (Log.append: `if
+// (unflushedMessages >= config.flushInterval) flush()`, 0.10.2.2 to 3.7.0). The count is LEO −
+// recovery point, so after a restart that set the recovery point from its checkpoint it includes
+// the records recovered above it.
+func (p *Partition) Appended(flushInterval int64) bool {
+	return p.log.UnflushedCount() >= flushInterval
 }
 
 // Log is its log (UnifiedLog, with its leader-epoch cache).

@@ -7,8 +7,8 @@ import (
 
 // TestPartitionLayout holds the Partition's cache-line layout (see Partition): what a follower's
 // fetch answer without records, the checker and the HW checkpoint read, and the pointer to the
-// leader's state, are in line 0; the log's chunks and epoch cache, which an append reads, and the
-// unflushed count in line 1; the struct is two lines. logHotBytes is how many bytes the Log's
+// leader's state, are in line 0; the log's chunks and epoch cache, which an append reads, with
+// its recovery point and durable end, in line 1; the struct is two lines. logHotBytes is how many bytes the Log's
 // HW, LEO and log start take at its head (commitlog's TestLogLayout holds it).
 const logHotBytes = 24
 
@@ -35,9 +35,6 @@ func TestPartitionLayout(t *testing.T) {
 	from, to := log+logHotBytes, log+unsafe.Sizeof(p.log)
 	if line(from) != 1 || line(to-1) != 1 {
 		t.Errorf("the log's chunks, epoch cache and recovery point are at bytes %d to %d, not in line 1", from, to)
-	}
-	if u := unsafe.Offsetof(p.unflushed); line(u) != 1 || line(u+7) != 1 {
-		t.Errorf("unflushed is at byte %d, not in line 1", u)
 	}
 }
 

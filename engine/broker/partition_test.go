@@ -36,10 +36,18 @@ func TestPartitionLife(t *testing.T) {
 	if p.HWConfirmed() || !p.ConfirmHW() {
 		t.Fatal("an unconfirmed HW confirms again")
 	}
-	if p.Appended(2, 3) || !p.Appended(1, 3) || p.Unflushed() != 0 {
-		t.Fatalf("appends 2 then 1 against an interval of 3 flush at the second (unflushed %d)", p.Unflushed())
+	// The flush count is LEO − recovery point (Log.append's unflushedMessages).
+	p.log.AppendAsLeader(0, []int64{1, 2})
+	if p.Appended(3) {
+		t.Fatal("2 records against an interval of 3 flush")
 	}
-	if p.Appended(2, 3) || p.Unflushed() != 2 {
+	p.log.AppendAsLeader(0, []int64{3})
+	if !p.Appended(3) {
+		t.Fatal("3 records against an interval of 3 do not flush")
+	}
+	p.log.Flush()
+	p.log.AppendAsLeader(0, []int64{4, 5})
+	if p.Appended(3) || p.Unflushed() != 2 {
 		t.Fatalf("unflushed %d, want 2", p.Unflushed())
 	}
 	p.CheckpointHW(5)

@@ -77,10 +77,11 @@ func (h *fakeHost) SendProduceAnswer(req *protocol.Message, resp protocol.Produc
 func (h *fakeHost) ScheduleFetchTimeout(df *DelayedFetch, at int64) {
 	h.fetchTimeouts = append(h.fetchTimeouts, fetchTimeout{df, df.Seq(), at})
 }
-func (h *fakeHost) ScheduleCheckpoint(at int64) { h.checkpoints = append(h.checkpoints, at) }
-func (h *fakeHost) IsrRules() IsrRules          { return h.book.Isr }
-func (h *fakeHost) HWRules() HWRules            { return h.book.HW }
-func (h *fakeHost) LogCut(pid int32, to int64)  { h.note("log cut %d at %d", pid, to) }
+func (h *fakeHost) ScheduleCheckpoint(at int64)           { h.checkpoints = append(h.checkpoints, at) }
+func (h *fakeHost) ScheduleRecoveryPointCheckpoint(int64) {}
+func (h *fakeHost) IsrRules() IsrRules                    { return h.book.Isr }
+func (h *fakeHost) HWRules() HWRules                      { return h.book.HW }
+func (h *fakeHost) LogCut(pid int32, to int64)            { h.note("log cut %d at %d", pid, to) }
 func (h *fakeHost) NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce {
 	h.lastProduce = NewDelayedProduce(m, base, n)
 	return h.lastProduce

@@ -65,8 +65,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	cut := p.log.TruncateTo(to)
 	// The flush count is Kafka's unflushedMessages, LEO − recovery point, and the truncation
 	// moved both (LocalLog.unflushedMessages and updateLogEndOffset, 3.7.0; Log.truncateTo
-	// l.895-896 and unflushedMessages l.837, 0.10.2.2).
-	p.SetUnflushed(p.log.UnflushedCount())
+	// l.895-896 and unflushedMessages l.837, 0.10.2.2): the log keeps it.
 	if p.log.HighWatermark() < oldHW && h.ReplicaRules().TruncationKeepsHW {
 		// Before 2.4 LogManager.truncateTo cut the Log only: the follower's
 		// Replica.highWatermark stays above its LEO until the next fetch answer sets it to
@@ -99,7 +98,6 @@ func (rm *ReplicaManager) TruncateFullyAndStartAt(h Host, pid int32, p *Partitio
 	dropped := p.log.Records()
 	oldLEO, oldHW := p.log.LogEndOffset(), p.log.HighWatermark()
 	p.log.TruncateFullyAndStartAt(offset)
-	p.SetUnflushed(0) // the recovery point is the new start
 	rm.noteHW(p)
 	p.SessionsChanged()
 	rm.fetchers.LogStartMoved(pid)

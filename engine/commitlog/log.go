@@ -46,8 +46,16 @@ type Log struct {
 	// an empty start (Records tells a log never written from one emptied).
 	chunks [][]Record
 	cache  EpochCache
-	// flushed is the recovery point: offsets below it are on stable storage and survive power loss.
+	// flushed is Kafka's recovery point (UnifiedLog.recoveryPoint): the log's own record of how
+	// far it flushed, from which unflushedMessages (LEO − recovery point) counts toward
+	// log.flush.interval.messages and a restart's recovery starts. It is not always what is on
+	// stable storage: a restart sets it from the recovery-point checkpoint (below the disk's
+	// flushed end) or, in 2.1, to the LEO (above it), and truncateFullyAndStartAt keeps it below
+	// the new start.
 	flushed int64
+	// durable is how far the records are on stable storage (fsync'd): a power loss drops those
+	// at and past it. Always in [log start, LEO].
+	durable int64
 }
 
 // A log's records are kept in chunks of chunkLen (aligned to offsets) instead of one slice
@@ -110,8 +118,12 @@ func (l *Log) LogStartOffset() int64 { return l.start }
 // HighWatermark returns the replica's local high watermark.
 func (l *Log) HighWatermark() int64 { return l.hw }
 
-// RecoveryPoint returns the offset below which records are flushed to disk.
+// RecoveryPoint returns Kafka's recovery point (UnifiedLog.recoveryPoint): where the log believes
+// its flushed records end.
 func (l *Log) RecoveryPoint() int64 { return l.flushed }
+
+// Durable returns the offset below which records are on stable storage and survive a power loss.
+func (l *Log) Durable() int64 { return l.durable }
 
 // Cache returns the leader-epoch cache.
 func (l *Log) Cache() *EpochCache { return &l.cache }
@@ -331,9 +343,10 @@ func (l *Log) TruncateTo(t int64) []Record {
 	if l.hw > t {
 		l.hw = t
 	}
-	if l.flushed > t {
-		l.flushed = t
-	}
+	// Log.truncateTo: recoveryPoint = min(targetOffset, recoveryPoint) (0.10.2.2 to 2.1.1;
+	// LocalLog.updateLogEndOffset, 3.7.0).
+	l.flushed = min(l.flushed, t)
+	l.durable = min(l.durable, t)
 	return cut
 }
 
@@ -343,13 +356,18 @@ func (l *Log) TruncateTo(t int64) []Record {
 func (l *Log) KeepHighWatermark(hw int64) { l.hw = hw }
 
 // TruncateFullyAndStartAt empties the log and moves its start to o (a follower far behind the
-// leader's log start).
+// leader's log start). The recovery point becomes min(o, recovery point) in every era
+// (Log.truncateFullyAndStartAt: `this.recoveryPoint = math.min(newOffset, this.recoveryPoint)`,
+// 0.10.2.2, 0.11.0.2, 2.1.1; LocalLog.updateLogEndOffset, 3.7.0): a log that had flushed less
+// than o keeps its recovery point below its new start, so the next append may flush at once
+// (unflushedMessages counts from it). Nothing of the log is left to lose: durable is o.
 func (l *Log) TruncateFullyAndStartAt(o int64) {
 	clear(l.chunks)
 	l.chunks = nil
 	l.start, l.leo = o, o
 	l.hw = o
-	l.flushed = o
+	l.flushed = min(l.flushed, o)
+	l.durable = o
 	l.cache.Clear()
 }
 
@@ -375,26 +393,39 @@ func (l *Log) SetLogStartOffset(o int64) {
 	l.start = o
 	l.hw = max(l.hw, o)
 	l.flushed = max(l.flushed, o)
+	l.durable = max(l.durable, o)
 	l.cache.TruncateFromStart(o)
 }
 
-// Flush marks every record as on stable storage.
-func (l *Log) Flush() { l.flushed = l.LogEndOffset() }
+// Flush is UnifiedLog.flush(): the records from the recovery point to the LEO are fsync'd and
+// the recovery point moves to the LEO. With the LEO at or below the recovery point nothing is
+// written (`if (offset <= this.recoveryPoint) return`, 0.10.2.2 and 2.1.1 Log.flush; 3.7.0
+// UnifiedLog.flush: `if (flushOffset > localLog.recoveryPoint)`): after a 2.1 restart, which set
+// the recovery point to the LEO, the records the crash left in the page cache stay unflushed.
+func (l *Log) Flush() {
+	if l.leo <= l.flushed {
+		return
+	}
+	l.flushed, l.durable = l.leo, l.leo
+}
 
-// UnflushedCount returns how many records would be lost by a power failure now.
+// UnflushedCount is Kafka's unflushedMessages, LEO − recovery point (what counts toward
+// log.flush.interval.messages).
 func (l *Log) UnflushedCount() int64 { return l.LogEndOffset() - l.flushed }
 
-// LosePageCache drops every record past the recovery point, as a power failure does, and returns
+// LosePageCache drops every record past the durable end, as a power failure does, and returns
 // the records lost.
 func (l *Log) LosePageCache() []Record {
-	return l.TruncateTo(l.flushed)
+	return l.TruncateTo(l.durable)
 }
 
 // Recover prepares the log after a restart (LogLoader): epoch-cache entries at or beyond the
-// recovered end are dropped and the HW comes from the checkpoint, clamped to [log start, LEO].
-func (l *Log) Recover(checkpointHW int64) {
+// recovered end are dropped, the HW comes from the checkpoint, clamped to [log start, LEO], and
+// the recovery point is recoveryPoint (the era's rule: broker.Broker's recoveryPointAfterStart).
+func (l *Log) Recover(checkpointHW, recoveryPoint int64) {
 	l.cache.TruncateFromEnd(l.LogEndOffset())
 	l.SetHighWatermark(checkpointHW)
+	l.flushed = recoveryPoint
 }
 
 // Records returns all records from the log start (a copy when they span chunks); nil if the log

@@ -16,7 +16,7 @@ func TestLogLayout(t *testing.T) {
 			t.Errorf("Log.%s is at byte %d, want %d", name, got, want)
 		}
 	}
-	if s := unsafe.Sizeof(l); s != 80 {
-		t.Errorf("Log is %d bytes, want 80", s)
+	if s := unsafe.Sizeof(l); s != 88 {
+		t.Errorf("Log is %d bytes, want 88", s)
 	}
 }
