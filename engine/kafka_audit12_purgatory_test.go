@@ -61,3 +61,59 @@ func TestAudit12LogDirFailureLeavesFetchesParked(t *testing.T) {
 		})
 	}
 }
+
+// consumeResults is when each consume step was answered, and how many records it read.
+func consumeResults(e *Engine) (at []int64, read []int) {
+	for _, ev := range eventsOf(e.events, EvConsumeResult, nil) {
+		at = append(at, ev.T)
+	}
+	for _, op := range e.clients.ConsumeOps() {
+		read = append(read, len(op.Records))
+	}
+	return at, read
+}
+
+// TestAudit12ConsumerFetchWaitsInPurgatory: a consumer's Fetch carries fetch.max.wait.ms (500) and
+// fetch.min.bytes (1) (Fetcher.sendFetches, 0.10.2.2 to 3.7.0), and ReplicaManager.fetchMessages
+// parks it when fewer bytes than that lie below the HW past its offset; DelayedFetch.tryComplete
+// counts a consumer's bytes to the HW (FetchIsolation.HIGH_WATERMARK; 0.10.2.2:
+// fetchOnlyCommitted). Leader 1 of t-0 [1,2]: a consume at 100 finds nothing and parks; without
+// a produce it is answered at its max wait, 100 + 1 + 500, with nothing. With a record produced
+// at 200 it is answered when follower 2's fetch raises the HW (Partition.updateFollowerFetchState
+// → maybeIncrementLeaderHW → tryCompleteDelayedRequests, fetches first), well before 601, with
+// the record; the append alone (HW unmoved, ISR [1 2]) does not complete it.
+func TestAudit12ConsumerFetchWaitsInPurgatory(t *testing.T) {
+	for _, era := range Eras {
+		t.Run(era, func(t *testing.T) {
+			t.Run("max wait", func(t *testing.T) {
+				e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
+				runFor(t, e, 100)
+				apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+				runFor(t, e, 400)
+				if at, _ := consumeResults(e); len(at) != 0 {
+					t.Fatalf("consume answered at %v, want still parked at 500", at)
+				}
+				runFor(t, e, 200)
+				if at, read := consumeResults(e); len(at) != 1 || at[0] != 100+1+500+1 || read[0] != 0 {
+					t.Fatalf("consume answered at %v reading %v, want at 602 (parked 101..601, one latency back) reading 0", at, read)
+				}
+			})
+			t.Run("HW rise", func(t *testing.T) {
+				e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
+				runFor(t, e, 100)
+				apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+				runFor(t, e, 100)
+				apply(t, e, `{"do":"produce","topic":"t","partition":0,"acks":1}`)
+				runFor(t, e, 500)
+				at, read := consumeResults(e)
+				if len(at) != 1 || read[0] != 1 || at[0] <= 201 || at[0] >= 300 {
+					t.Fatalf("consume answered at %v reading %v, want once, 1 record, after the append at 201 and the follower's next fetch, before 300", at, read)
+				}
+				hw := eventsOf(e.events, EvHighWatermark, onBroker(1))
+				if len(hw) == 0 || hw[0].T != at[0]-1 {
+					t.Fatalf("leader's HW events %v; want the consume answered one latency after the first (%d)", hw, at[0])
+				}
+			})
+		})
+	}
+}
