@@ -117,3 +117,81 @@ func TestAudit12ConsumerFetchWaitsInPurgatory(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit12AppendCompletionOrder: which purgatory an append checks first, per era. t-0 on [0]
+// alone (ISR [0]: the append moves the HW at once); a consume parked at 100, one acks=1 record
+// at 200, appended at 201.
+//   - 0.10.2.2 and 0.11.0.2 Partition.appendRecordsToLeader: tryCompleteDelayedFetch before
+//     maybeIncrementLeaderHW (the consumer's bytes count to the HW: nothing yet), then, the HW
+//     having risen, tryCompleteDelayedRequests (the consumer's Fetch is answered); then
+//     ReplicaManager.appendRecords answers the acks=1 produce.
+//   - 2.1.1: the HW first, then tryCompleteDelayedRequests, then the produce's answer: the same
+//     order.
+//   - 3.7.0: appendRecords answers the produce (acks=1: no DelayedProduce) and leaves the
+//     purgatories to the action queue (addCompletePurgatoryAction: produces, then fetches), run
+//     after the request: the consumer's Fetch is answered after the produce.
+func TestAudit12AppendCompletionOrder(t *testing.T) {
+	for _, tc := range []struct {
+		era          string
+		produceFirst bool
+	}{{"0.10.2", false}, {"0.11.0", false}, {"2.1", false}, {"3.7", true}} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 1, [][]int32{{0}}, eraCfg(tc.era))
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"acks":1}`)
+			runFor(t, e, 10)
+			var order []string
+			for _, ev := range e.events {
+				if ev.T == 201 && ev.Message != nil && ev.Message.To == ClientNode {
+					order = append(order, ev.Type)
+				}
+			}
+			want := []string{MsgFetchResponse, MsgProduceResponse}
+			if tc.produceFirst {
+				want = []string{MsgProduceResponse, MsgFetchResponse}
+			}
+			if len(order) != 2 || order[0] != want[0] || order[1] != want[1] {
+				t.Fatalf("leader 0 answered the client at 201: %v, want %v", order, want)
+			}
+		})
+	}
+}
+
+// TestAudit12PreHWFetchCheck: 0.10.2.2 and 0.11.0.2's Partition.appendRecordsToLeader checks the
+// fetch purgatory under the partition's lock right after the append ("probably unblock some
+// follower fetch requests since log end offset has been updated"), before maybeIncrementLeaderHW:
+// a follower's Fetch it completes carries the HW from before the append. From 2.1.1 the HW moves
+// first. Leader 0 of t-0 [0,1]; once follower 1's Fetch is parked at the LEO, the ISR is set to
+// [0] (the controller's state, as after a shrink): an acks=1 record then moves the HW on the
+// append alone (maybeIncrementLeaderHW waits on the ISR and on followers caught up within
+// replica.lag.time.max.ms, here 50: 1 last caught up at its parked Fetch, at the start), and the
+// answer to 1's parked Fetch carries HW 0 in 0.10.2 and 0.11.0, 1 in 2.1 and 3.7.
+func TestAudit12PreHWFetchCheck(t *testing.T) {
+	for _, tc := range []struct {
+		era string
+		hw  int64
+	}{{"0.10.2", 0}, {"0.11.0", 0}, {"2.1", 1}, {"3.7", 1}} {
+		t.Run(tc.era, func(t *testing.T) {
+			cfg := eraCfg(tc.era)
+			cfg["replica.lag.time.max.ms"] = "50"
+			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100) // 1's Fetch is parked on 0
+			ktLead(e, p, 0, 0, []int32{0}, e.ctrl.PartitionEpoch(p.pid))
+			n := len(e.events)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"acks":1}`)
+			runFor(t, e, 1)
+			var got []int64
+			for _, ev := range e.events[n:] {
+				if ev.Type == MsgFetchResponse && ev.Message.From == 0 && ev.Message.To == 1 {
+					got = append(got, ev.Message.FetchResponse.Partitions[0].HighWatermark)
+				}
+			}
+			if len(got) != 1 || got[0] != tc.hw {
+				t.Fatalf("leader 0's answers to follower 1 at the append carry HW %v, want [%d]", got, tc.hw)
+			}
+		})
+	}
+}
