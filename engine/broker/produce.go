@@ -85,8 +85,15 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	}
 	p.SessionsChanged()
 	h.Appended(p, len(req.RecordIDs))
+	rm.appended(h, m, pid, p, base, true)
+}
+
+// appended is what follows a leader's append of produce m's batch at base (appended: false for
+// an idempotent retry's batch found in the log, which appends nothing): the HW check, the
+// purgatories' checks in the era's order, and the produce's answer or park.
+func (rm *ReplicaManager) appended(h Host, m *protocol.Message, pid int32, p *Partition, base int64, appended bool) {
 	rules := h.ReplicaRules()
-	if rules.AppendChecksFetchesFirst {
+	if rules.AppendChecksFetchesFirst && appended {
 		// 0.10.2.2 and 0.11.0.2's appendRecordsToLeader: "probably unblock some follower fetch
 		// requests since log end offset has been updated" (tryCompleteDelayedFetch) under the
 		// partition's lock, before maybeIncrementLeaderHW: a fetch it completes carries the old HW.
@@ -98,7 +105,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		// produce (maybeAddDelayedProduce: tryCompleteElseWatch) and leaves its purgatory checks
 		// to the action queue, run after the request (addCompletePurgatoryAction): HW increased,
 		// the produces then the fetches; HW the same, the fetches.
-		rm.answerAppended(h, m, pid, p, base, false)
+		rm.answerAppended(h, m, pid, p, base)
 		if hwMoved {
 			rm.CompleteDelayedProduces(h, pid, p)
 		}
@@ -113,7 +120,7 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	} else if !rules.AppendChecksFetchesFirst {
 		rm.TryCompleteWatchers(h, p)
 	}
-	rm.answerAppended(h, m, pid, p, base, false)
+	rm.answerAppended(h, m, pid, p, base)
 }
 
 // duplicateProduce answers an idempotent retry whose batch p's log has at base, not appending
@@ -126,21 +133,14 @@ func (rm *ReplicaManager) duplicateProduce(h Host, m *protocol.Message, pid int3
 			To: protocol.Some(base + int64(len(m.Produce.RecordIDs))), Epoch: protocol.Some(int64(r.Epoch))})
 	}
 	// appendRecordsToLeader checks the HW after a duplicate too (maybeIncrementLeaderHW), and
-	// ReplicaManager.addCompletePurgatoryAction re-checks the parked fetches if it moved.
-	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
-	if hwMoved {
-		rm.TryCompleteWatchers(h, p)
-	}
-	rm.answerAppended(h, m, pid, p, base, hwMoved)
+	// ReplicaManager.addCompletePurgatoryAction re-checks the purgatories (3.7.0).
+	rm.appended(h, m, pid, p, base, false)
 }
 
 // answerAppended answers produce m, whose batch p's log holds from base: acks=1 now, acks=all
-// parked in the produce purgatory until the HW passes it. hwMoved: the HW just moved.
-func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32, p *Partition, base int64, hwMoved bool) {
+// parked in the produce purgatory until the HW passes it.
+func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32, p *Partition, base int64) {
 	req := m.Produce
-	if hwMoved {
-		rm.CompleteDelayedProduces(h, pid, p)
-	}
 	switch req.Acks {
 	case 0:
 	case 1:
