@@ -258,9 +258,13 @@ func (e *Engine) consume(p *partition, count int64) {
 		return
 	}
 	// Sessionless (session 0, epoch -1: FetchMetadata's FINAL): the engine's consumer reads one
-	// partition per Fetch and keeps no session.
+	// partition per Fetch and keeps no session. Its Fetch carries the consumer's fetch.max.wait.ms
+	// and fetch.min.bytes (Fetcher.sendFetches, 0.10.2.2 to 3.7.0): with nothing new below the
+	// high watermark it waits in the leader's fetch purgatory (DelayedFetch) until a record
+	// commits or the max wait passes, and the step is answered then.
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
-		BrokerEpoch: -1, FetcherID: int32(op.ID), SessionEpoch: FinalEpoch, Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
+		BrokerEpoch: -1, FetcherID: int32(op.ID), SessionEpoch: FinalEpoch, MaxWaitMs: e.cfg.FetchMaxWaitMs, MinBytes: e.cfg.FetchMinBytes,
+		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
 			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 

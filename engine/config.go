@@ -37,6 +37,8 @@ type Config struct {
 	RetryBackoffMs                     int64  // retry.backoff.ms (producer)
 	RetryBackoffMaxMs                  int64  // retry.backoff.max.ms (producer, 3.7)
 	EnableIdempotence                  bool   // enable.idempotence (producer)
+	FetchMaxWaitMs                     int64  // fetch.max.wait.ms (consumer)
+	FetchMinBytes                      int64  // fetch.min.bytes (consumer)
 	ControlledShutdownMaxRetries       int64  // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs   int64  // controlled.shutdown.retry.backoff.ms
 	MaxIncrementalFetchSessionSlots    int64  // max.incremental.fetch.session.cache.slots
@@ -149,6 +151,8 @@ func DefaultConfig() Config {
 		RetryBackoffMs:                     100,
 		RetryBackoffMaxMs:                  1000,
 		EnableIdempotence:                  true,
+		FetchMaxWaitMs:                     500,
+		FetchMinBytes:                      1,
 		ControlledShutdownMaxRetries:       3,
 		ControlledShutdownRetryBackoffMs:   5000,
 		MaxIncrementalFetchSessionSlots:    1000,
@@ -198,6 +202,8 @@ var configKeys = []configKey{
 	{name: "retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMs }, doc: "producer backoff before a retry"},
 	{name: "retry.backoff.max.ms", min: 0, int: func(c *Config) *int64 { return &c.RetryBackoffMaxMs }, doc: "the most a producer's backoff grows to, doubling per failed attempt (3.7, KIP-580; the random ±20% is not modelled)"},
 	{name: "enable.idempotence", bool: func(c *Config) *bool { return &c.EnableIdempotence }, doc: "the producer's batches carry a producer id and sequence numbers, and a leader does not append a retried batch it already has (default: on in 3.7, off before; needs 0.11.0+)"},
+	{name: "fetch.max.wait.ms", min: 0, int: func(c *Config) *int64 { return &c.FetchMaxWaitMs }, doc: "how long a consumer's fetch may wait in the leader's purgatory for fetch.min.bytes below the high watermark (ConsumerConfig: 500 in every era)"},
+	{name: "fetch.min.bytes", min: 0, int: func(c *Config) *int64 { return &c.FetchMinBytes }, doc: "bytes below the high watermark a consumer's fetch waits for (ConsumerConfig: 1 in every era)"},
 	{name: "controlled.shutdown.max.retries", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
 	{name: "max.incremental.fetch.session.cache.slots", min: 0, int: func(c *Config) *int64 { return &c.MaxIncrementalFetchSessionSlots }, doc: "fetch sessions a broker keeps (KIP-227, 1.1+); a full cache evicts a stale or smaller one, else the new session is not created"},

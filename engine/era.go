@@ -169,14 +169,23 @@ type era struct {
 	// checkpointOnlyWhenTruncated: LogManager.truncateTo writes the recovery-point checkpoint
 	// only when a log was truncated (2.1.1, 3.7.0); before, after every call (0.10.2.2, 0.11.0.2).
 	checkpointOnlyWhenTruncated bool
+	// appendChecksFetchesFirst: a leader's append checks the fetch purgatory before its HW moves,
+	// so a fetch it completes carries the old HW (Partition.appendRecordsToLeader in 0.10.2.2 and
+	// 0.11.0.2; 2.1.1 checks after, tryCompleteDelayedRequests or tryCompleteDelayedFetch).
+	appendChecksFetchesFirst bool
+	// purgatoryAfterProduce: the purgatory checks an append sets off run after the produce is
+	// parked, produces before fetches (ReplicaManager.addCompletePurgatoryAction on the action
+	// queue, 3.7.0); before, appendRecordsToLeader runs them, fetches first, before the produce
+	// parks.
+	purgatoryAfterProduce bool
 }
 
 func eraFor(version string) era {
 	switch version {
 	case "0.10.2":
-		return era{version: version}
+		return era{version: version, appendChecksFetchesFirst: true}
 	case "0.11.0":
-		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true}
+		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
@@ -195,6 +204,6 @@ func eraFor(version string) era {
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
-			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true}
+			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true}
 	}
 }

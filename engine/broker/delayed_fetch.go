@@ -162,11 +162,12 @@ func (rm *ReplicaManager) canCompleteFetch(h Host, rules *LeaderFetchRules, df *
 		return ok
 	}
 	parts := req.Partitions
+	consumer := req.ReplicaID == protocol.ClientNode
 	if r != nil {
 		// A follower lists its partitions in its thread's order, not by pid: searched.
 		tp := h.TP(r.pid)
 		if i := slices.IndexFunc(parts, func(fp protocol.FetchPartition) bool { return fp.TP == tp }); i >= 0 {
-			if now, n := partReady(rules, r, &parts[i]); now || n >= req.MinBytes {
+			if now, n := partReady(rules, r, consumer, &parts[i]); now || n >= req.MinBytes {
 				return true
 			}
 		}
@@ -174,7 +175,7 @@ func (rm *ReplicaManager) canCompleteFetch(h Host, rules *LeaderFetchRules, df *
 	var bytes int64
 	for i := range parts {
 		_, p := h.ReplicaNamed(parts[i].TP)
-		now, n := partReady(rules, p, &parts[i])
+		now, n := partReady(rules, p, consumer, &parts[i])
 		if now {
 			return true
 		}
@@ -191,7 +192,7 @@ func (s *FetchSession) ready(rules *LeaderFetchRules, idx []int32, minBytes int6
 	var bytes int64
 	for _, i := range idx {
 		cp := &s.parts[i]
-		now, n := readyBytes(rules, cp.r, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch)
+		now, n := readyBytes(rules, cp.r, false, cp.leaderEpoch, cp.fetchOffset, cp.lastFetchedEpoch) // a session is a follower's
 		if now {
 			return true
 		}
@@ -204,13 +205,16 @@ func (s *FetchSession) ready(rules *LeaderFetchRules, idx []int32, minBytes int6
 
 // partReady is one partition of canCompleteFetch, read from r (nil: the broker has none):
 // whether it completes the fetch at once, else the bytes it has ready.
-func partReady(rules *LeaderFetchRules, r *Partition, fp *protocol.FetchPartition) (bool, int64) {
-	return readyBytes(rules, r, fp.CurrentLeaderEpoch, fp.FetchOffset, fp.LastFetchedEpoch)
+func partReady(rules *LeaderFetchRules, r *Partition, consumer bool, fp *protocol.FetchPartition) (bool, int64) {
+	return readyBytes(rules, r, consumer, fp.CurrentLeaderEpoch, fp.FetchOffset, fp.LastFetchedEpoch)
 }
 
 // readyBytes is partReady over the fetch data itself: a session's cached partition is checked
-// without building its FetchPartition (its name is not needed).
-func readyBytes(rules *LeaderFetchRules, r *Partition, currentLeaderEpoch int32, fetchOffset int64, lastFetchedEpoch int32) (bool, int64) {
+// without building its FetchPartition (its name is not needed). A consumer's fetch counts the
+// bytes up to the high watermark, a follower's up to the LEO (DelayedFetch.tryComplete's
+// endOffset: FetchIsolation.HIGH_WATERMARK or LOG_END; 0.10.2.2: fetchOnlyCommitted), each up to
+// its partition limit (max.partition.fetch.bytes, replica.fetch.max.bytes).
+func readyBytes(rules *LeaderFetchRules, r *Partition, consumer bool, currentLeaderEpoch int32, fetchOffset int64, lastFetchedEpoch int32) (bool, int64) {
 	if r == nil || !r.IsLeader() || r.Offline() {
 		return true, 0
 	}
@@ -230,6 +234,11 @@ func readyBytes(rules *LeaderFetchRules, r *Partition, currentLeaderEpoch int32,
 	// DelayedFetch.tryComplete counts min(endOffset.positionDiff(fetchOffset), fetchInfo.maxBytes)
 	// per partition (0.10.2.2 to 3.7.0): no more than replica.fetch.max.bytes of a partition
 	// counts toward replica.fetch.min.bytes.
+	if consumer {
+		// A high watermark at or below the fetch offset has nothing for it (the "messageOffset
+		// equal" path; below it is the same segment, neither Case F).
+		return false, min(max(0, r.Log().HighWatermark()-fetchOffset)*rules.RecordSizeBytes, consumerMaxPartitionFetchBytes)
+	}
 	return false, min((leo-fetchOffset)*rules.RecordSizeBytes, rules.MaxBytes)
 }
 

@@ -145,6 +145,11 @@ type ReplicaRules struct {
 	// TruncateOnFetch: a new follower starts Fetching with its latest epoch (KIP-595's
 	// mechanism, 2.7); otherwise Truncating at its HW.
 	TruncateOnFetch bool
+	// AppendChecksFetchesFirst: a leader's append checks the parked fetches before its HW moves
+	// (appendRecordsToLeader in 0.10.2.2 and 0.11.0.2); PurgatoryAfterProduce: the purgatories
+	// are checked after the produce is parked, produces first (3.7.0's
+	// addCompletePurgatoryAction). Otherwise (2.1.1) HW, fetches, produces, then the produce.
+	AppendChecksFetchesFirst, PurgatoryAfterProduce bool
 	// RecordBatches: a produce is one batch (message format v2, 0.11.0; commitlog.Record.Cont),
 	// which a follower's fetch hands out whole; before, every record is its own.
 	RecordBatches bool

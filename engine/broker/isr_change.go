@@ -266,7 +266,7 @@ func (rm *ReplicaManager) HandleAlterPartitionResponse(h Host, m *protocol.Messa
 		s.Commit(resp.ISR)
 		p.partitionEpoch = resp.PartitionEpoch
 		if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
-			rm.CompleteDelayedProduces(h, pid, p)
+			rm.tryCompleteDelayedRequests(h, pid, p) // Partition.sendAlterPartitionRequest's callback
 		}
 	case protocol.ErrIneligibleReplica:
 		s.Revert() // back to the last committed state
@@ -318,6 +318,6 @@ func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string,
 	h.Emit(Event{Kind: IsrWritten, Pid: protocol.Some(pid), OldISR: w.Old, ISR: w.ISR,
 		Epoch: protocol.Some(int64(w.LeaderEpoch)), Reason: leaderVerb(verb), Arg: [4]int64{int64(w.Version)}})
 	if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {
-		rm.CompleteDelayedProduces(h, pid, p)
+		rm.tryCompleteDelayedRequests(h, pid, p) // Partition.maybeShrinkIsr / maybeExpandIsr
 	}
 }

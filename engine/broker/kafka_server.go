@@ -276,20 +276,24 @@ func (b *Broker) shutDown() {
 	b.stopped()
 }
 
-// failLogDir takes every replica offline with KIP-112's handling: its parked fetches are
-// answered, its fetchers stop. It returns how many replicas went offline. A produce parked for
-// acks=all stays in the purgatory until its timeout answers it REQUEST_TIMED_OUT:
-// ReplicaManager.handleLogDirFailure (2.1.1, 3.7.0) only marks the partitions offline
-// (markPartitionOffline; Partition.markOffline) and completes no delayed operation, the
+// failLogDir takes every replica offline with KIP-112's handling, and its fetchers stop. It
+// returns how many replicas went offline. ReplicaManager.handleLogDirFailure (2.1.1, 3.7.0) only
+// marks the partitions offline (markPartitionOffline; Partition.markOffline) and completes no
+// delayed operation: nothing calls tryCompleteDelayedFetch or tryCompleteDelayedProduce for
+// them. So a fetch parked on a failed replica stays parked until its max wait (or another
+// partition it waits on completes it); DelayedFetch.onComplete then reads the partition and
+// answers KAFKA_STORAGE_ERROR (DelayedFetch.tryComplete's Case D, were it checked again). A
+// produce parked for acks=all stays until its timeout answers it REQUEST_TIMED_OUT: the
 // controller sends the failed replica no LeaderAndIsr (it is not online) and its StopReplica is
 // ignored for an offline partition (stopReplicas: "partition is in an offline log directory"),
-// so nothing calls DelayedProduce.tryComplete again before the produce expires.
+// so nothing calls DelayedProduce.tryComplete again before the produce expires. The sessions
+// caching the replica still see it changed (SessionsChanged): the answer at the max wait
+// carries its error.
 func (b *Broker) failLogDir() int {
 	for i := range b.replicas {
 		r := &b.replicas[i]
 		r.SessionsChanged()
 		r.SetOffline()
-		b.rm.TryCompleteWatchers(b, r)
 	}
 	b.fetchers.RemoveFetcherForPartitions(b.hosted)
 	b.fetchers.ShutdownIdleFetchers(b)

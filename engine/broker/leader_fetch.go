@@ -10,7 +10,9 @@ import (
 // follower state a read updates. A follower's fetch is answered at once when it brings an error or
 // a divergence, or when enough bytes are there; otherwise it waits in the fetch purgatory
 // (delayed_fetch.go) up to replica.fetch.wait.max.ms for data. A consumer's fetch (replica id
-// -1) reads only up to the high watermark and never waits.
+// -1) reads only up to the high watermark, and waits the same way, up to its fetch.max.wait.ms,
+// for fetch.min.bytes below the high watermark (DelayedFetch with FetchIsolation.HIGH_WATERMARK;
+// 0.10.2.2's fetchOnlyCommitted).
 
 // LeaderFetchRules are the rules the leader's side of Fetch follows: those of the protocol era
 // and the settings it reads.
@@ -64,12 +66,11 @@ func (rm *ReplicaManager) FetchMessages(h Host, m *protocol.Message) {
 // once or parks the fetch on every partition it lists.
 func (rm *ReplicaManager) fetchMessages(h Host, rules *LeaderFetchRules, m *protocol.Message, newSession bool) {
 	req := m.Fetch
-	consumer := req.ReplicaID == protocol.ClientNode
 	// The reads go into the buffer a parked fetch left (parkedReads), left in turn if this one
 	// parks too; an answer sent at once keeps it.
 	data := rm.parkedReads(len(req.Partitions))
 	var bytes int64
-	now := req.MaxWaitMs <= 0 || consumer || len(req.Partitions) == 0
+	now := req.MaxWaitMs <= 0 || len(req.Partitions) == 0
 	// The fetch is parked on its partitions in the same walk, while it may still wait; if it is
 	// answered at once it is marked done, which every watch list skips (nothing checks a watch
 	// list during the walk).
@@ -390,7 +391,7 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 // updateFollowerFetchState is ReplicaManager.updateFollowerFetchState with
 // Partition.updateFollowerFetchState: follower's fetch at offset f while the leader's LEO is leo
 // (Replica.updateFetchState), then maybeExpandIsr and the HW's advance, which may complete
-// parked produces.
+// parked fetches (a consumer's waits for the HW) and produces: tryCompleteDelayedRequests.
 func (rm *ReplicaManager) updateFollowerFetchState(h Host, pid int32, r *Partition, follower int32, f, logStart, leo int64, brokerEpoch int64) {
 	rr := r.Remote(follower)
 	if rr == nil {
@@ -399,7 +400,7 @@ func (rm *ReplicaManager) updateFollowerFetchState(h Host, pid int32, r *Partiti
 	moved := rr.UpdateFetchState(h.Now(), f, logStart, leo, brokerEpoch)
 	rm.MaybeExpandIsr(h, pid, r, rr)
 	if moved && rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
-		rm.CompleteDelayedProduces(h, pid, r)
+		rm.tryCompleteDelayedRequests(h, pid, r)
 	}
 }
 

@@ -85,9 +85,42 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	}
 	p.SessionsChanged()
 	h.Appended(p, len(req.RecordIDs))
+	rm.appended(h, m, pid, p, base, true)
+}
+
+// appended is what follows a leader's append of produce m's batch at base (appended: false for
+// an idempotent retry's batch found in the log, which appends nothing): the HW check, the
+// purgatories' checks in the era's order, and the produce's answer or park.
+func (rm *ReplicaManager) appended(h Host, m *protocol.Message, pid int32, p *Partition, base int64, appended bool) {
+	rules := h.ReplicaRules()
+	if rules.AppendChecksFetchesFirst && appended {
+		// 0.10.2.2 and 0.11.0.2's appendRecordsToLeader: "probably unblock some follower fetch
+		// requests since log end offset has been updated" (tryCompleteDelayedFetch) under the
+		// partition's lock, before maybeIncrementLeaderHW: a fetch it completes carries the old HW.
+		rm.TryCompleteWatchers(h, p)
+	}
 	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
-	rm.TryCompleteWatchers(h, p)
-	rm.answerAppended(h, m, pid, p, base, hwMoved)
+	if rules.PurgatoryAfterProduce {
+		// 3.7.0: appendRecordsToLeader completes nothing; ReplicaManager.appendRecords parks the
+		// produce (maybeAddDelayedProduce: tryCompleteElseWatch) and leaves its purgatory checks
+		// to the action queue, run after the request (addCompletePurgatoryAction): HW increased,
+		// the produces then the fetches; HW the same, the fetches.
+		rm.answerAppended(h, m, pid, p, base)
+		if hwMoved {
+			rm.CompleteDelayedProduces(h, pid, p)
+		}
+		rm.TryCompleteWatchers(h, p)
+		return
+	}
+	// 0.10.2.2 to 2.1.1's appendRecordsToLeader: HW increased, tryCompleteDelayedRequests
+	// (fetches, then produces); 2.1.1 otherwise checks the fetches alone (0.10.2.2 and 0.11.0.2
+	// did above). Then ReplicaManager.appendRecords parks the produce.
+	if hwMoved {
+		rm.tryCompleteDelayedRequests(h, pid, p)
+	} else if !rules.AppendChecksFetchesFirst {
+		rm.TryCompleteWatchers(h, p)
+	}
+	rm.answerAppended(h, m, pid, p, base)
 }
 
 // duplicateProduce answers an idempotent retry whose batch p's log has at base, not appending
@@ -100,21 +133,14 @@ func (rm *ReplicaManager) duplicateProduce(h Host, m *protocol.Message, pid int3
 			To: protocol.Some(base + int64(len(m.Produce.RecordIDs))), Epoch: protocol.Some(int64(r.Epoch))})
 	}
 	// appendRecordsToLeader checks the HW after a duplicate too (maybeIncrementLeaderHW), and
-	// ReplicaManager.addCompletePurgatoryAction re-checks the parked fetches if it moved.
-	hwMoved := rm.MaybeIncrementLeaderHW(h, pid, p, -1)
-	if hwMoved {
-		rm.TryCompleteWatchers(h, p)
-	}
-	rm.answerAppended(h, m, pid, p, base, hwMoved)
+	// ReplicaManager.addCompletePurgatoryAction re-checks the purgatories (3.7.0).
+	rm.appended(h, m, pid, p, base, false)
 }
 
 // answerAppended answers produce m, whose batch p's log holds from base: acks=1 now, acks=all
-// parked in the produce purgatory until the HW passes it. hwMoved: the HW just moved.
-func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32, p *Partition, base int64, hwMoved bool) {
+// parked in the produce purgatory until the HW passes it.
+func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32, p *Partition, base int64) {
 	req := m.Produce
-	if hwMoved {
-		rm.CompleteDelayedProduces(h, pid, p)
-	}
 	switch req.Acks {
 	case 0:
 	case 1:
@@ -133,6 +159,19 @@ func (rm *ReplicaManager) answerAppended(h Host, m *protocol.Message, pid int32,
 // answer (recycle.go's terms): a steady acks=all load answers a batch a millisecond.
 func (rm *ReplicaManager) respondProduce(h Host, m *protocol.Message, errName protocol.KafkaError, base int64) {
 	h.SendProduceAnswer(m, protocol.ProduceResponse{Op: m.Produce.Op, TP: m.Produce.TP, Error: errName, BaseOffset: base})
+}
+
+// tryCompleteDelayedRequests is Partition.tryCompleteDelayedRequests of p, the broker's replica
+// of pid, after its HW rose: the fetch purgatory first, then the produce purgatory
+// (0.10.2.2 to 2.1.1: tryCompleteDelayedFetch, tryCompleteDelayedProduce; 3.7.0:
+// DelayedOperations.checkAndCompleteAll, fetch.checkAndComplete then produce.checkAndComplete).
+// Every HW rise of a leader calls it: a follower's fetch (updateFollowerFetchState), an ISR
+// change, a new leader's (makeLeader), an append (appendRecordsToLeader, but 3.7.0's
+// addCompletePurgatoryAction: answerAppended). A consumer's fetch parked for data below the HW is
+// what it completes; a follower's counts the bytes to the LEO, which a HW rise does not move.
+func (rm *ReplicaManager) tryCompleteDelayedRequests(h Host, pid int32, p *Partition) {
+	rm.TryCompleteWatchers(h, p)
+	rm.CompleteDelayedProduces(h, pid, p)
 }
 
 // CompleteDelayedProduces is DelayedProduce.tryComplete for every produce parked on p, the

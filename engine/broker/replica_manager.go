@@ -235,8 +235,7 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 	// if the HW moved. A follower's fetch parked with the old leader epoch stays parked until
 	// an append, a HW move or its max wait fences it (DelayedFetch.tryComplete's Case E).
 	if rm.MaybeIncrementLeaderHW(h, pid, r, -1) {
-		rm.CompleteDelayedProduces(h, pid, r)
-		rm.TryCompleteWatchers(h, r)
+		rm.tryCompleteDelayedRequests(h, pid, r)
 	}
 }
 

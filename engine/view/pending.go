@@ -205,6 +205,12 @@ func parkedFetch(e *engine.Engine, pk engine.ParkedRequest, lod *Detail) Pending
 			what += fmt.Sprintf(" and %d more", all-1)
 		}
 	}
+	if m.From == engine.ClientNode {
+		// A consumer's Fetch waits for records below the HW (DelayedFetch, FetchIsolation.HIGH_WATERMARK).
+		out.Text = fmt.Sprintf("the consumer's Fetch of %s waits on leader %d for records below the high watermark (fetch.max.wait.ms = %d ms)",
+			what, pk.Broker, m.Fetch.MaxWaitMs)
+		return out
+	}
 	out.Text = fmt.Sprintf("broker %d's Fetch of %s waits on leader %d for new records (replica.fetch.wait.max.ms = %d ms)",
 		m.From, what, pk.Broker, m.Fetch.MaxWaitMs)
 	return out

@@ -155,3 +155,21 @@ func TestPendingOverview(t *testing.T) {
 		t.Errorf("the overview lacks broker 4's session expiry: %+v", focus)
 	}
 }
+
+// TestPendingConsumerFetchParked: a consume with nothing below the HW waits in the leader's
+// purgatory (DelayedFetch, fetch.max.wait.ms 500: audit 12), and the view names it the
+// consumer's, with the consumer's setting and its deadline.
+func TestPendingConsumerFetchParked(t *testing.T) {
+	r := newPendingRun(t)
+	r.at(300, `"do":"consume","topic":"t","partition":0`)
+	r.at(302)
+	for _, p := range Build(r.e, Options{}).Pending {
+		if p.Kind == PendFetchParked && p.At == 801 {
+			if want := "the consumer's Fetch of t-0 waits on leader 0 for records below the high watermark (fetch.max.wait.ms = 500 ms)"; p.Text != want {
+				t.Fatalf("parked consumer Fetch: %q, want %q", p.Text, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no consumer Fetch parked until 801: %+v", Build(r.e, Options{}).Pending)
+}
