@@ -221,7 +221,7 @@ func parseStepGeneral(raw json.RawMessage) (Step, error) {
 	}
 	var st Step
 	atRaw, ok := fields["at"]
-	if !ok {
+	if !ok || isNull(atRaw) {
 		return st, errors.New("at: required")
 	}
 	if err := json.Unmarshal(atRaw, &st.At); err != nil || st.At < 0 {
@@ -256,6 +256,7 @@ func ParseAction(fields map[string]json.RawMessage) (Action, error) {
 			return a, fmt.Errorf("%s: not a field of %q (its fields: %s)", k, a.Do, strings.Join(allowed, ", "))
 		}
 	}
+	fields = withoutNulls(fields)
 	body, _ := json.Marshal(fields)
 	if a.Do == "expect" {
 		checks := make(map[string]json.RawMessage, len(fields))
@@ -270,9 +271,16 @@ func ParseAction(fields map[string]json.RawMessage) (Action, error) {
 			return a, fmt.Errorf("expect: %v", jsonErr(err))
 		}
 		ex.raw = checks
-		for id, rraw := range exRawReplicas(fields) {
+		rawReplicas := exRawReplicas(fields)
+		for id := range ex.Replicas {
+			if _, given := rawReplicas[id]; !given {
+				delete(ex.Replicas, id) // "0": null checks nothing on broker 0
+			}
+		}
+		for id, rraw := range rawReplicas {
 			var given map[string]json.RawMessage
 			_ = json.Unmarshal(rraw, &given)
+			given = withoutNulls(given)
 			re := ex.Replicas[id]
 			re.given = map[string]bool{}
 			for k := range given {
