@@ -360,56 +360,6 @@ func (sc *Scenario) validateStep(i int, st *Step, last int64) error {
 	return nil
 }
 
-func (sc *Scenario) validateTopic(i int) (int, error) {
-	t := &sc.Topics[i]
-	at := fmt.Sprintf("topics[%d]", i)
-	if t.Name == "" {
-		return 0, fmt.Errorf("%s.name: required", at)
-	}
-	for j := range i {
-		if sc.Topics[j].Name == t.Name {
-			return 0, fmt.Errorf("%s.name: topic %q is defined twice", at, t.Name)
-		}
-	}
-	if t.Assignment != nil {
-		if t.Partitions != 0 || t.ReplicationFactor != 0 {
-			return 0, fmt.Errorf("%s: give either assignment or partitions and replicationFactor, not both", at)
-		}
-		if len(t.Assignment) == 0 {
-			return 0, fmt.Errorf("%s.assignment: must list at least one partition", at)
-		}
-		for p, reps := range t.Assignment {
-			if len(reps) == 0 {
-				return 0, fmt.Errorf("%s.assignment[%d]: no replicas", at, p)
-			}
-			for k, b := range reps {
-				if b < 0 || int(b) >= sc.Brokers {
-					return 0, fmt.Errorf("%s.assignment[%d][%d]: broker %d is out of range 0..%d", at, p, k, b, sc.Brokers-1)
-				}
-				if contains(reps[:k], b) {
-					return 0, fmt.Errorf("%s.assignment[%d]: broker %d is listed twice", at, p, b)
-				}
-			}
-		}
-		return len(t.Assignment), nil
-	}
-	if t.Partitions < 1 {
-		return 0, fmt.Errorf("%s.partitions: want ≥ 1, got %d", at, t.Partitions)
-	}
-	if t.ReplicationFactor < 1 || t.ReplicationFactor > sc.Brokers {
-		return 0, fmt.Errorf("%s.replicationFactor: want 1..%d (the broker count), got %d", at, sc.Brokers, t.ReplicationFactor)
-	}
-	return t.Partitions, nil
-}
-
-// count returns the topic's number of partitions.
-func (t Topic) count() int {
-	if t.Assignment != nil {
-		return len(t.Assignment)
-	}
-	return t.Partitions
-}
-
 // PartitionCount returns the number of partitions of every topic together.
 func (sc *Scenario) PartitionCount() int {
 	n := 0
