@@ -150,7 +150,7 @@ func TestAudit12ControlledShutdownDisabled(t *testing.T) {
 		apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
 		runFor(t, e, 100)
 		apply(t, e, `{"do":"produce","topic":"t","partition":0,"acks":1}`) // 2 now lags
-		runFor(t, e, 3800) // to 4000
+		runFor(t, e, 3800)                                                 // to 4000
 		if isr := e.ctrl.ISR(p.pid); !slices.Equal(isr, []int32{1}) {
 			t.Fatalf("enable %s: ISR %v at 4000, want [1]", enable, isr)
 		}
