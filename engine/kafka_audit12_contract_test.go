@@ -193,3 +193,21 @@ func TestAudit12AssignmentWithMatchingCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit12TopicErrorsNameTheIndex: exit 2's message "names the field and why"; a topic's
+// decoding errors said only "topics: partitons: unknown field", not which topic.
+func TestAudit12TopicErrorsNameTheIndex(t *testing.T) {
+	head := `{"name":"a","brokers":3,"topics":[{"name":"u","partitions":1,"replicationFactor":1},`
+	for topic, want := range map[string]string{
+		`{"name":"t","partitons":3}`:                          "topics[1].partitons: unknown field",
+		`{"name":"t","partitions":"x","replicationFactor":1}`: "topics[1].partitions: want int, got a JSON string",
+		`{"name":"t","assignment":[[0,"1"]]}`:                 "topics[1].assignment: want a broker id, got a JSON string",
+		`7`:                                                   "topics[1]: want a topic object, got a number",
+		`{"name":"u","partitions":1,"replicationFactor":1}`: `topics[1].name: topic "u" is defined twice`,
+	} {
+		_, err := ParseScenario([]byte(head + topic + `]}`))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", topic, err, want)
+		}
+	}
+}

@@ -188,7 +188,7 @@ func parseHead(top map[string]json.RawMessage) (*Scenario, error) {
 		required bool
 	}{
 		{"name", &sc.Name, true}, {"description", &sc.Description, false}, {"seed", &sc.Seed, false},
-		{"brokers", &sc.Brokers, true}, {"topics", &sc.Topics, true}, {"config", &sc.Config, false},
+		{"brokers", &sc.Brokers, true}, {"topics", nil, true}, {"config", &sc.Config, false},
 		{"duration", &sc.Duration, false},
 	} {
 		raw, ok := top[f.name]
@@ -196,6 +196,14 @@ func parseHead(top map[string]json.RawMessage) (*Scenario, error) {
 			if f.required {
 				return nil, fmt.Errorf("%s: required", f.name)
 			}
+			continue
+		}
+		if f.name == "topics" {
+			topics, err := parseTopics(raw)
+			if err != nil {
+				return nil, err
+			}
+			sc.Topics = topics
 			continue
 		}
 		if err := strictUnmarshal(raw, f.dst); err != nil {

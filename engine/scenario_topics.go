@@ -1,6 +1,53 @@
 package engine
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// parseTopics decodes the topics array one topic at a time, so that an error names the topic by
+// its index (topics[1].partitons: unknown field) as validateTopic's do.
+func parseTopics(raw json.RawMessage) ([]Topic, error) {
+	if isNull(raw) {
+		return nil, nil // not given: validateHead asks for at least one topic
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("topics: want an array of topics, got %s", jsonKind(raw))
+	}
+	topics := make([]Topic, len(elems))
+	for i, el := range elems {
+		if err := strictUnmarshal(el, &topics[i]); err != nil {
+			msg := jsonErr(err).Error()
+			if strings.HasPrefix(msg, "want engine.Topic") {
+				return nil, fmt.Errorf("topics[%d]: want a topic object, got %s", i, jsonKind(el))
+			}
+			return nil, fmt.Errorf("topics[%d].%s", i, strings.Replace(msg, "want int32", "want a broker id", 1))
+		}
+	}
+	return topics, nil
+}
+
+// jsonKind names the kind of a JSON value for an error message.
+func jsonKind(v json.RawMessage) string {
+	t := strings.TrimSpace(string(v))
+	switch {
+	case t == "":
+		return "nothing"
+	case t[0] == '{':
+		return "an object"
+	case t[0] == '[':
+		return "an array"
+	case t[0] == '"':
+		return "a string"
+	case t == "true" || t == "false":
+		return "a boolean"
+	case t == "null":
+		return "null"
+	}
+	return "a number"
+}
 
 // validateTopic checks topic i of the scenario and returns its partition count. Errors name the
 // topic by its index in the file (topics[2].name: ...).
