@@ -203,6 +203,9 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("config.%s: unknown config name (known: %s)", name, strings.Join(ConfigNames(), ", "))
 	}
+	if isNull(raw) {
+		return nil // null is a value not given: the setting keeps its default (or current value)
+	}
 	switch {
 	case k.int != nil:
 		var v int64

@@ -211,3 +211,18 @@ func TestAudit12TopicErrorsNameTheIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit12NullConfigValueIsNotGiven: a config value null is a setting not given, so it keeps
+// Kafka's default; it read as the type's zero value: controlled.shutdown.enable false,
+// replica.fetch.wait.max.ms 0, and for inter.broker.protocol.version an error.
+func TestAudit12NullConfigValueIsNotGiven(t *testing.T) {
+	cfg, err := NewConfig(map[string]json.RawMessage{"controlled.shutdown.enable": json.RawMessage("null"),
+		"replica.fetch.wait.max.ms": json.RawMessage("null"), ibpName: json.RawMessage("null"),
+		"zookeeper.session.timeout.ms": json.RawMessage(" null ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := DefaultConfig(); cfg != want {
+		t.Fatalf("config with null values %+v, want the defaults %+v", cfg, want)
+	}
+}
