@@ -162,6 +162,10 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	if err := next.checkIdempotence("set"); err != nil {
 		return err
 	}
+	_, explicit := set["delivery.timeout.ms"]
+	if err := next.checkDeliveryTimeout("set", explicit); err != nil {
+		return err
+	}
 	old := e.cfg
 	e.cfg = next
 	e.setRules()

@@ -59,7 +59,34 @@ func NewConfig(set map[string]json.RawMessage) (Config, error) {
 			return cfg, err
 		}
 	}
-	return cfg, cfg.checkIdempotence("config")
+	if err := cfg.checkIdempotence("config"); err != nil {
+		return cfg, err
+	}
+	_, explicit := set["delivery.timeout.ms"]
+	return cfg, cfg.checkDeliveryTimeout("config", explicit)
+}
+
+// checkDeliveryTimeout follows KafkaProducer.configureDeliveryTimeout (2.1.1 to 3.7.0):
+// delivery.timeout.ms must be at least linger.ms + request.timeout.ms (the engine's producer
+// sends at once: linger.ms 0). Set lower on purpose, the producer refuses to start
+// (ConfigException "delivery.timeout.ms should be equal to or larger than linger.ms +
+// request.timeout.ms"); left at its default, it is raised to match, with a warning. The client
+// before 2.1 has no delivery.timeout.ms (KIP-91), so nothing to check there. A config step
+// that raises request.timeout.ms past a default delivery timeout raises it too, as a producer
+// built with the new settings would; the engine keeps one producer for the run.
+func (c *Config) checkDeliveryTimeout(prefix string, explicit bool) error {
+	if c.InterBrokerProtocolVersion != "2.1" && c.InterBrokerProtocolVersion != "3.7" {
+		return nil
+	}
+	if c.DeliveryTimeoutMs >= c.RequestTimeoutMs {
+		return nil
+	}
+	if explicit {
+		return fmt.Errorf("%s.delivery.timeout.ms: %d should be equal to or larger than linger.ms + request.timeout.ms (0 + %d), or Kafka's producer refuses to start (KafkaProducer.configureDeliveryTimeout)",
+			prefix, c.DeliveryTimeoutMs, c.RequestTimeoutMs)
+	}
+	c.DeliveryTimeoutMs = c.RequestTimeoutMs
+	return nil
 }
 
 // checkIdempotence refuses enable.idempotence in era 0.10.2, naming the field under prefix

@@ -67,6 +67,7 @@ func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
 func TestAuditDeliveryTimeoutAtItsDeadline(t *testing.T) {
 	cfg := eraCfg("3.7")
 	cfg["delivery.timeout.ms"] = "10000"
+	cfg["request.timeout.ms"] = "10000" // KafkaProducer.configureDeliveryTimeout: delivery ≥ linger + request
 	cfg["unclean.leader.election.enable"] = "false"
 	e := newKafkaEngine(t, 3, [][]int32{{1}}, cfg)
 	runFor(t, e, 1000)

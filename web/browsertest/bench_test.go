@@ -83,7 +83,7 @@ func BenchmarkStoryLeaderCrash(b *testing.B) {
 		end := evalJS[float64](p, `Math.max(...window.highwater.scenario.steps.map(s => s.at))`)
 		for evalJS[float64](p, `window.highwater.t`) < end || evalJS[bool](p, `document.querySelector("#moment.current") !== null`) {
 			if evalJS[bool](p, `!document.getElementById("continue").hidden`) {
-				p.click("#continue")
+				p.clickIfStill("#continue")
 			}
 			if time.Since(t0) > 4*time.Minute {
 				b.Fatalf("story play reached only t = %v ms in 4 minutes", evalJS[float64](p, `window.highwater.t`))

@@ -270,6 +270,21 @@ func (p *page) click(sel string) {
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
+// clickIfStill clicks sel when it is still on screen and reports whether it did. A playing tour
+// can hide its Continue button between the test's look and its click (the clock moves on, the
+// caption is laid out again); chromedp then finds no box ("invalid dimensions"), which is not a
+// failure of the page: the loop that calls this looks again.
+func (p *page) clickIfStill(sel string) bool {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)); err != nil {
+		p.t.Logf("click %s: %v (looking again)", sel, err)
+		return false
+	}
+	return true
+}
+
 // advance uses the page's own "Advance … ms" control and waits for the clock to move.
 func (p *page) advance(ms int) {
 	p.t.Helper()

@@ -104,7 +104,7 @@ func TestStoryLeaderCrash(t *testing.T) {
 						seen["caption"] = true
 						p.viewShot(shot + "-tour-caption")
 					}
-					p.click("#continue") // a viewer reads the tour's caption and goes on
+					p.clickIfStill("#continue") // a viewer reads the tour's caption and goes on
 				}
 				kind := evalJS[string](p, `(document.querySelector("#moment.current") || {dataset: {}}).dataset.kind || ""`)
 				if kind != "" && !seen[kind] {
