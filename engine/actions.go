@@ -162,7 +162,8 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	if err := next.checkIdempotence("set"); err != nil {
 		return err
 	}
-	_, explicit := set["delivery.timeout.ms"]
+	raw, explicit := set["delivery.timeout.ms"]
+	explicit = explicit && !isNull(raw) // null is not given
 	if err := next.checkDeliveryTimeout("set", explicit); err != nil {
 		return err
 	}

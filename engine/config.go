@@ -62,7 +62,8 @@ func NewConfig(set map[string]json.RawMessage) (Config, error) {
 	if err := cfg.checkIdempotence("config"); err != nil {
 		return cfg, err
 	}
-	_, explicit := set["delivery.timeout.ms"]
+	raw, explicit := set["delivery.timeout.ms"]
+	explicit = explicit && !isNull(raw) // null is not given
 	return cfg, cfg.checkDeliveryTimeout("config", explicit)
 }
 
