@@ -200,8 +200,8 @@ func TestAudit12TopicErrorsNameTheIndex(t *testing.T) {
 	head := `{"name":"a","brokers":3,"topics":[{"name":"u","partitions":1,"replicationFactor":1},`
 	for topic, want := range map[string]string{
 		`{"name":"t","partitons":3}`:                          "topics[1].partitons: unknown field",
-		`{"name":"t","partitions":"x","replicationFactor":1}`: "topics[1].partitions: want int, got a JSON string",
-		`{"name":"t","assignment":[[0,"1"]]}`:                 "topics[1].assignment: want a broker id, got a JSON string",
+		`{"name":"t","partitions":"x","replicationFactor":1}`: "topics[1].partitions: want an integer, got a JSON string",
+		`{"name":"t","assignment":[[0,"1"]]}`:                 "topics[1].assignment: want an integer (a broker id or partition), got a JSON string",
 		`7`:                                                   "topics[1]: want a topic object, got a number",
 		`{"name":"u","partitions":1,"replicationFactor":1}`: `topics[1].name: topic "u" is defined twice`,
 	} {

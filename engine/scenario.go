@@ -513,9 +513,9 @@ func jsonErr(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field != "" {
-			return fmt.Errorf("%s: want %s, got a JSON %s", te.Field, te.Type, te.Value)
+			return fmt.Errorf("%s: want %s, got a JSON %s", te.Field, goTypeWords(te.Type.String()), te.Value)
 		}
-		return fmt.Errorf("want %s, got a JSON %s", te.Type, te.Value)
+		return fmt.Errorf("want %s, got a JSON %s", goTypeWords(te.Type.String()), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

@@ -20,10 +20,10 @@ func parseTopics(raw json.RawMessage) ([]Topic, error) {
 	for i, el := range elems {
 		if err := strictUnmarshal(el, &topics[i]); err != nil {
 			msg := jsonErr(err).Error()
-			if strings.HasPrefix(msg, "want engine.Topic") {
+			if strings.HasPrefix(msg, "want a topic object") {
 				return nil, fmt.Errorf("topics[%d]: want a topic object, got %s", i, jsonKind(el))
 			}
-			return nil, fmt.Errorf("topics[%d].%s", i, strings.Replace(msg, "want int32", "want a broker id", 1))
+			return nil, fmt.Errorf("topics[%d].%s", i, msg)
 		}
 	}
 	return topics, nil
@@ -119,4 +119,32 @@ func (t *Topic) assignmentMatches(at string) error {
 		}
 	}
 	return nil
+}
+
+// goTypeWords names a Go type of the scenario's fields in the contract's words, for an error
+// message ("want an integer", not "want int64").
+func goTypeWords(t string) string {
+	switch t {
+	case "int", "int64":
+		return "an integer"
+	case "int32":
+		return "an integer (a broker id or partition)"
+	case "uint64":
+		return "an integer ≥ 0"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "engine.Topic":
+		return "a topic object"
+	case "[]engine.Topic":
+		return "an array of topics"
+	case "[]int32", "[][]int32":
+		return "an array of broker ids"
+	case "map[string]json.RawMessage", "map[string]engine.ReplicaExpect", "engine.ReplicaExpect":
+		return "an object"
+	case "[]string":
+		return "an array of strings"
+	}
+	return t
 }
