@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
 
 // Apply runs an action at the current time. It returns an error only for misuse (an id out of
-// range, a broker in the wrong state, an action that needs the run's expectations); Kafka-level
+// range, an action that needs the run's expectations); an action on a broker already in the
+// state it asks for is a narrated no-op (noOp), and Kafka-level
 // outcomes (a failed election, a produce error) are events.
 func (e *Engine) Apply(a Action) error {
 	if err := validateAction(a, len(e.brokers), e.topicPartitions); err != nil {
@@ -72,17 +74,27 @@ func (e *Engine) Apply(a Action) error {
 		e.kill(b, a.LoseUnflushed)
 	case "restart":
 		if !b.Dead() {
-			return fmt.Errorf("broker: broker %d is running; kill or shut it down first", b.id)
+			// A second process finds the log directory locked by the running one
+			// (LogManager.lockLogDirs: "Failed to acquire lock") and exits; the broker goes on.
+			// The contract lists no error for it (exit 2 is for an invalid file): a no-op.
+			e.noOp(EvBrokerUp, b.id, "already running", "is running (or shutting down): a second process cannot lock its log directory, so nothing changes")
+			return nil
 		}
 		e.restart(b)
 	case "shutdown":
+		if b.Dead() {
+			e.noOp(EvShutdown, b.id, "already down", "is already down: nothing to shut down")
+			return nil
+		}
 		if !b.Running() {
-			return fmt.Errorf("broker: broker %d is not running", b.id)
+			e.noOp(EvShutdown, b.id, "already shutting down", "is already in its controlled shutdown: nothing changes")
+			return nil
 		}
 		e.beginShutdown(b)
 	case "isolate":
 		if b.isolated {
-			return fmt.Errorf("broker: broker %d is already isolated", b.id)
+			e.noOp(EvIsolate, b.id, "already isolated", "is already isolated: nothing changes")
+			return nil
 		}
 		e.isolate(b)
 	case "heal":
@@ -90,11 +102,15 @@ func (e *Engine) Apply(a Action) error {
 	case "link":
 		e.setLink(*a.From, *a.To, a.LatencyMs, a.Down)
 	case "failDisk":
-		if b.Dead() {
-			return fmt.Errorf("broker: broker %d is down", b.id)
-		}
 		if b.DiskFailed() {
-			return fmt.Errorf("broker: broker %d's log directory has already failed", b.id)
+			e.noOp(EvLogDirFailure, b.id, "already failed", "'s log directory has already failed: nothing changes")
+			return nil
+		}
+		if b.Dead() {
+			// Simplification: a disk that fails while its broker is down is not modelled (Kafka
+			// would find the directory offline at the next startup); the step changes nothing.
+			e.noOp(EvLogDirFailure, b.id, "broker down", "is down: a disk failing while nothing runs on it is not modelled, so nothing changes")
+			return nil
 		}
 		e.failDisk(b)
 	case "elect":
@@ -106,6 +122,17 @@ func (e *Engine) Apply(a Action) error {
 		e.emit(Event{Type: EvCaption, Text: a.Text})
 	}
 	return nil
+}
+
+// noOp narrates an action that finds its broker already in the state it asks for: the contract's
+// exit codes make no error of it, so the step changes nothing and the trace says so.
+func (e *Engine) noOp(typ string, id int32, reason, what string) {
+	sep := " "
+	if strings.HasPrefix(what, "'") {
+		sep = ""
+	}
+	e.emit(Event{Type: typ, Broker: Some(id), Reason: reason,
+		Text: fmt.Sprintf("broker %d%s%s", id, sep, what)})
 }
 
 func (e *Engine) topicPartitions(name string) int { return e.names.Partitions(name) }
@@ -135,7 +162,8 @@ func (e *Engine) setConfig(set map[string]json.RawMessage) error {
 	if err := next.checkIdempotence("set"); err != nil {
 		return err
 	}
-	_, explicit := set["delivery.timeout.ms"]
+	raw, explicit := set["delivery.timeout.ms"]
+	explicit = explicit && !isNull(raw) // null is not given
 	if err := next.checkDeliveryTimeout("set", explicit); err != nil {
 		return err
 	}

@@ -60,6 +60,7 @@ func (e *Engine) freshRules() brk.Rules {
 			CommittedISROnly: t.HW.CommittedISROnly},
 		Process: brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
 			ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
+			ControlledShutdownDisabled:       !e.cfg.ControlledShutdownEnable,
 			BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
 			LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart,
 			FlushOffsetCheckpointIntervalMs: e.cfg.LogFlushOffsetCheckpointIntervalMs, Recovery: e.era.recovery,

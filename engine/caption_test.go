@@ -16,7 +16,7 @@ func TestCaptionParse(t *testing.T) {
 		{`{"at":5,"do":"caption"}`, `steps[0].text: required for "caption" (the line the tour shows)`},
 		{`{"at":5,"do":"caption","text":""}`, `steps[0].text: required for "caption" (the line the tour shows)`},
 		{`{"at":5,"do":"caption","text":"  \n "}`, `steps[0].text: is only white space`},
-		{`{"at":5,"do":"caption","text":3}`, `steps[0].text: want string, got a JSON number`},
+		{`{"at":5,"do":"caption","text":3}`, `steps[0].text: want a string, got a JSON number`},
 		{`{"at":5,"do":"caption","text":"x","broker":1}`, `steps[0].broker: not a field of "caption" (its fields: text)`},
 		{`{"at":5,"do":"caption","text":"` + strings.Repeat("é", MaxCaptionChars+1) + `"}`, `steps[0].text: 2001 characters; at most 2000`},
 	} {

@@ -39,6 +39,7 @@ type Config struct {
 	EnableIdempotence                  bool   // enable.idempotence (producer)
 	FetchMaxWaitMs                     int64  // fetch.max.wait.ms (consumer)
 	FetchMinBytes                      int64  // fetch.min.bytes (consumer)
+	ControlledShutdownEnable           bool   // controlled.shutdown.enable
 	ControlledShutdownMaxRetries       int64  // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs   int64  // controlled.shutdown.retry.backoff.ms
 	MaxIncrementalFetchSessionSlots    int64  // max.incremental.fetch.session.cache.slots
@@ -65,7 +66,8 @@ func NewConfig(set map[string]json.RawMessage) (Config, error) {
 	if err := cfg.checkIdempotence("config"); err != nil {
 		return cfg, err
 	}
-	_, explicit := set["delivery.timeout.ms"]
+	raw, explicit := set["delivery.timeout.ms"]
+	explicit = explicit && !isNull(raw) // null is not given
 	return cfg, cfg.checkDeliveryTimeout("config", explicit)
 }
 
@@ -153,6 +155,7 @@ func DefaultConfig() Config {
 		EnableIdempotence:                  true,
 		FetchMaxWaitMs:                     500,
 		FetchMinBytes:                      1,
+		ControlledShutdownEnable:           true,
 		ControlledShutdownMaxRetries:       3,
 		ControlledShutdownRetryBackoffMs:   5000,
 		MaxIncrementalFetchSessionSlots:    1000,
@@ -204,6 +207,7 @@ var configKeys = []configKey{
 	{name: "enable.idempotence", bool: func(c *Config) *bool { return &c.EnableIdempotence }, doc: "the producer's batches carry a producer id and sequence numbers, and a leader does not append a retried batch it already has (default: on in 3.7, off before; needs 0.11.0+)"},
 	{name: "fetch.max.wait.ms", min: 0, int: func(c *Config) *int64 { return &c.FetchMaxWaitMs }, doc: "how long a consumer's fetch may wait in the leader's purgatory for fetch.min.bytes below the high watermark (ConsumerConfig: 500 in every era)"},
 	{name: "fetch.min.bytes", min: 0, int: func(c *Config) *int64 { return &c.FetchMinBytes }, doc: "bytes below the high watermark a consumer's fetch waits for (ConsumerConfig: 1 in every era)"},
+	{name: "controlled.shutdown.enable", bool: func(c *Config) *bool { return &c.ControlledShutdownEnable }, doc: "a shutdown moves leadership away first (ControlledShutdown to the controller); false: the broker stops at once and the controller hears of it from its closed ZooKeeper session"},
 	{name: "controlled.shutdown.max.retries", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownMaxRetries }, doc: "controlled-shutdown requests a broker sends before it stops anyway"},
 	{name: "controlled.shutdown.retry.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ControlledShutdownRetryBackoffMs }, doc: "wait between controlled-shutdown attempts"},
 	{name: "max.incremental.fetch.session.cache.slots", min: 0, int: func(c *Config) *int64 { return &c.MaxIncrementalFetchSessionSlots }, doc: "fetch sessions a broker keeps (KIP-227, 1.1+); a full cache evicts a stale or smaller one, else the new session is not created"},
@@ -237,6 +241,9 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("config.%s: unknown config name (known: %s)", name, strings.Join(ConfigNames(), ", "))
 	}
+	if isNull(raw) {
+		return nil // null is a value not given: the setting keeps its default (or current value)
+	}
 	switch {
 	case k.int != nil:
 		var v int64
@@ -265,7 +272,14 @@ func (c *Config) Set(name string, raw json.RawMessage) error {
 			return fmt.Errorf("config.%s: want a string, got %s", name, raw)
 		}
 		if name == ibpName {
-			v = ibpKey(v)
+			key := ibpKey(v)
+			if why, ok := ibpUnmodelled[key]; ok {
+				return fmt.Errorf("config.%s: %q is a valid Kafka version, but not a modelled era: %s", name, v, why)
+			}
+			if era, ok := ibpSubVersions[key]; ok {
+				key = era
+			}
+			v = key
 		}
 		if !slices.Contains(k.allowed, v) {
 			return fmt.Errorf("config.%s: %q is not one of %s", name, v, strings.Join(k.allowed, ", "))
@@ -303,11 +317,33 @@ func kafkaBoolString(raw json.RawMessage) (bool, bool) {
 	return false, false
 }
 
-// ibpKey is the era an inter.broker.protocol.version names, read as Kafka reads it
+// ibpSubVersions maps the internal versions ("-IVn") of each era's release that the era models
+// exactly to the era: the ApiVersion entries of 0.10.2.2 and 0.11.0.2 and the KAFKA_2_1_IVn
+// objects of 2.1.1 (ApiVersion.scala), and IBP_3_7_IV0..IV4 of 3.7.0 (MetadataVersion.java).
+// 0.11.0-IV2 brought KIP-101's leader-epoch fetches and 2.1-IV1 KIP-320's fencing; the later
+// sub-versions changed nothing the engine models (2.1-IV2: ZStandard; 3.7's: KRaft
+// registration, JBOD in KRaft, Fetch v16 of KIP-951, which ZooKeeper mode does not use).
+var ibpSubVersions = map[string]string{
+	"0.10.2-IV0": "0.10.2",
+	"0.11.0-IV2": "0.11.0",
+	"2.1-IV1":    "2.1", "2.1-IV2": "2.1",
+	"3.7-IV0": "3.7", "3.7-IV1": "3.7", "3.7-IV2": "3.7", "3.7-IV3": "3.7", "3.7-IV4": "3.7",
+}
+
+// ibpUnmodelled lists the sub-versions that Kafka accepts but whose replication rules are none
+// of the eras' (a simplification, docs/simplifications.md), each with the reason.
+var ibpUnmodelled = map[string]string{
+	"0.11.0-IV0": "it predates KIP-101's leader-epoch fetches (0.11.0-IV2); use 0.10.2 or 0.11.0",
+	"0.11.0-IV1": "it predates KIP-101's leader-epoch fetches (0.11.0-IV2); use 0.10.2 or 0.11.0",
+	"2.1-IV0":    "it predates KIP-320's current leader epoch in fetches (2.1-IV1); use 2.1",
+}
+
+// ibpKey is the key an inter.broker.protocol.version is looked up by, read as Kafka reads it
 // (2.1.1 ApiVersion.apply, 3.7.0 MetadataVersion.fromVersionString): the first three
 // dot-separated parts of a version starting "0.", else the first two, so "3.7.0" and "3.7.1"
-// are "3.7", "2.1.1" is "2.1" and "0.10.2.2" is "0.10.2". Anything else is returned as given
-// (the caller rejects what is not an era; "-IVn" sub-versions are not eras here).
+// are "3.7", "2.1.1" is "2.1", "0.10.2.2" is "0.10.2" and "3.7-IV4" stays "3.7-IV4" (a
+// sub-version, ibpSubVersions). Anything else is returned as given (the caller rejects what is
+// not an era).
 func ibpKey(v string) string {
 	n := 2
 	if strings.HasPrefix(v, "0.") {

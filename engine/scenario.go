@@ -188,7 +188,7 @@ func parseHead(top map[string]json.RawMessage) (*Scenario, error) {
 		required bool
 	}{
 		{"name", &sc.Name, true}, {"description", &sc.Description, false}, {"seed", &sc.Seed, false},
-		{"brokers", &sc.Brokers, true}, {"topics", &sc.Topics, true}, {"config", &sc.Config, false},
+		{"brokers", &sc.Brokers, true}, {"topics", nil, true}, {"config", &sc.Config, false},
 		{"duration", &sc.Duration, false},
 	} {
 		raw, ok := top[f.name]
@@ -196,6 +196,14 @@ func parseHead(top map[string]json.RawMessage) (*Scenario, error) {
 			if f.required {
 				return nil, fmt.Errorf("%s: required", f.name)
 			}
+			continue
+		}
+		if f.name == "topics" {
+			topics, err := parseTopics(raw)
+			if err != nil {
+				return nil, err
+			}
+			sc.Topics = topics
 			continue
 		}
 		if err := strictUnmarshal(raw, f.dst); err != nil {
@@ -221,7 +229,7 @@ func parseStepGeneral(raw json.RawMessage) (Step, error) {
 	}
 	var st Step
 	atRaw, ok := fields["at"]
-	if !ok {
+	if !ok || isNull(atRaw) {
 		return st, errors.New("at: required")
 	}
 	if err := json.Unmarshal(atRaw, &st.At); err != nil || st.At < 0 {
@@ -256,6 +264,7 @@ func ParseAction(fields map[string]json.RawMessage) (Action, error) {
 			return a, fmt.Errorf("%s: not a field of %q (its fields: %s)", k, a.Do, strings.Join(allowed, ", "))
 		}
 	}
+	fields = withoutNulls(fields)
 	body, _ := json.Marshal(fields)
 	if a.Do == "expect" {
 		checks := make(map[string]json.RawMessage, len(fields))
@@ -270,9 +279,16 @@ func ParseAction(fields map[string]json.RawMessage) (Action, error) {
 			return a, fmt.Errorf("expect: %v", jsonErr(err))
 		}
 		ex.raw = checks
-		for id, rraw := range exRawReplicas(fields) {
+		rawReplicas := exRawReplicas(fields)
+		for id := range ex.Replicas {
+			if _, given := rawReplicas[id]; !given {
+				delete(ex.Replicas, id) // "0": null checks nothing on broker 0
+			}
+		}
+		for id, rraw := range rawReplicas {
 			var given map[string]json.RawMessage
 			_ = json.Unmarshal(rraw, &given)
+			given = withoutNulls(given)
 			re := ex.Replicas[id]
 			re.given = map[string]bool{}
 			for k := range given {
@@ -350,56 +366,6 @@ func (sc *Scenario) validateStep(i int, st *Step, last int64) error {
 		return fmt.Errorf("steps[%d].%v", i, err)
 	}
 	return nil
-}
-
-func (sc *Scenario) validateTopic(i int) (int, error) {
-	t := &sc.Topics[i]
-	at := fmt.Sprintf("topics[%d]", i)
-	if t.Name == "" {
-		return 0, fmt.Errorf("%s.name: required", at)
-	}
-	for j := range i {
-		if sc.Topics[j].Name == t.Name {
-			return 0, fmt.Errorf("%s.name: topic %q is defined twice", at, t.Name)
-		}
-	}
-	if t.Assignment != nil {
-		if t.Partitions != 0 || t.ReplicationFactor != 0 {
-			return 0, fmt.Errorf("%s: give either assignment or partitions and replicationFactor, not both", at)
-		}
-		if len(t.Assignment) == 0 {
-			return 0, fmt.Errorf("%s.assignment: must list at least one partition", at)
-		}
-		for p, reps := range t.Assignment {
-			if len(reps) == 0 {
-				return 0, fmt.Errorf("%s.assignment[%d]: no replicas", at, p)
-			}
-			for k, b := range reps {
-				if b < 0 || int(b) >= sc.Brokers {
-					return 0, fmt.Errorf("%s.assignment[%d][%d]: broker %d is out of range 0..%d", at, p, k, b, sc.Brokers-1)
-				}
-				if contains(reps[:k], b) {
-					return 0, fmt.Errorf("%s.assignment[%d]: broker %d is listed twice", at, p, b)
-				}
-			}
-		}
-		return len(t.Assignment), nil
-	}
-	if t.Partitions < 1 {
-		return 0, fmt.Errorf("%s.partitions: want ≥ 1, got %d", at, t.Partitions)
-	}
-	if t.ReplicationFactor < 1 || t.ReplicationFactor > sc.Brokers {
-		return 0, fmt.Errorf("%s.replicationFactor: want 1..%d (the broker count), got %d", at, sc.Brokers, t.ReplicationFactor)
-	}
-	return t.Partitions, nil
-}
-
-// count returns the topic's number of partitions.
-func (t Topic) count() int {
-	if t.Assignment != nil {
-		return len(t.Assignment)
-	}
-	return t.Partitions
 }
 
 // PartitionCount returns the number of partitions of every topic together.
@@ -547,9 +513,9 @@ func jsonErr(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field != "" {
-			return fmt.Errorf("%s: want %s, got a JSON %s", te.Field, te.Type, te.Value)
+			return fmt.Errorf("%s: want %s, got a JSON %s", te.Field, goTypeWords(te.Type.String()), te.Value)
 		}
-		return fmt.Errorf("want %s, got a JSON %s", te.Type, te.Value)
+		return fmt.Errorf("want %s, got a JSON %s", goTypeWords(te.Type.String()), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

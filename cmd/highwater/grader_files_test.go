@@ -34,7 +34,8 @@ func TestGraderPlausibleFiles(t *testing.T) {
 		{"expect with topic, no partition, two partitions", `{` + two + `,"steps":[{"at":100,"do":"expect","topic":"t","leader":0}]}`, 2, "steps[0].partition"},
 		{"config values as Kafka's property strings", `{` + one + `,"config":{"min.insync.replicas":" 2 ","unclean.leader.election.enable":"TRUE","inter.broker.protocol.version":"3.7.0"},"steps":[]}`, 0, ""},
 		{"an integer config that is no number", `{` + one + `,"config":{"min.insync.replicas":"two"},"steps":[]}`, 2, "config.min.insync.replicas"},
-		{"an era's sub-version", `{` + one + `,"config":{"inter.broker.protocol.version":"2.1-IV2"},"steps":[]}`, 2, "config.inter.broker.protocol.version"},
+		{"an era's sub-version", `{` + one + `,"config":{"inter.broker.protocol.version":"2.1-IV2"},"steps":[]}`, 0, ""},
+		{"a sub-version no era models", `{` + one + `,"config":{"inter.broker.protocol.version":"2.1-IV0"},"steps":[]}`, 2, "config.inter.broker.protocol.version"},
 		{"a broker id as a string", `{` + one + `,"steps":[{"at":100,"do":"kill","broker":"1"}]}`, 2, "steps[0].broker"},
 		{"an unknown field in a replica check", `{` + one + `,"steps":[{"at":100,"do":"expect","topic":"t","partition":0,"replicas":{"0":{"logEndOffset":0}}}]}`, 2, "logEndOffset"},
 	}

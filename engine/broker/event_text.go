@@ -66,6 +66,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		}
 		return fmt.Sprintf("broker %d's controlled shutdown attempt %d: %s; retrying in %d ms", broker, attempt, why, backoff)
 	case ShutdownGaveUp:
+		if ev.Arg[0] < 0 {
+			return fmt.Sprintf("broker %d stops without a controlled shutdown (controlled.shutdown.enable false): what it leads stays led by it until the controller hears it is gone", broker)
+		}
 		if ev.Arg[0] == 0 {
 			return fmt.Sprintf("broker %d stops without a controlled shutdown (controlled.shutdown.max.retries 0)", broker)
 		}
@@ -74,6 +77,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		}
 		return fmt.Sprintf("broker %d stops anyway after %s (%s still led)", broker, plural.Of(ev.Arg[0], "controlled-shutdown attempt"), plural.Of(ev.Arg[1], "partition"))
 	case ShutdownCompleted:
+		if ev.Reason == "clean shutdown" {
+			return fmt.Sprintf("broker %d stopped (no controlled shutdown; logs flushed, ZooKeeper session closed)", broker)
+		}
 		return fmt.Sprintf("broker %d stopped (controlled shutdown; logs flushed)", broker)
 	case LogDirFailed:
 		if ev.Reason == "halt" {

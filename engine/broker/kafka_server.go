@@ -27,6 +27,9 @@ type ProcessRules struct {
 	// ControlledShutdownMaxRetries and ControlledShutdownRetryBackoffMs are
 	// controlled.shutdown.max.retries and controlled.shutdown.retry.backoff.ms.
 	ControlledShutdownMaxRetries, ControlledShutdownRetryBackoffMs int64
+	// ControlledShutdownDisabled is controlled.shutdown.enable false (Kafka's default is true,
+	// so the zero value is Kafka's).
+	ControlledShutdownDisabled bool
 	// BackoffAfterLastShutdownAttempt: KafkaServer.controlledShutdown sleeps the backoff after
 	// every failed attempt, the last one included, so a broker whose attempts all fail stops one
 	// backoff after its last (`if (!shutdownSucceeded) { Thread.sleep(...) }` in 0.10.2.2,
@@ -103,6 +106,15 @@ func (b *Broker) PowerLoss() { b.losePageCache() }
 func (b *Broker) Shutdown() {
 	b.state = ShuttingDown
 	b.shutdownAttempts = 0
+	if b.ProcessRules().ControlledShutdownDisabled {
+		// KafkaServer.controlledShutdown runs only `if (startupComplete.get() &&
+		// config.controlledShutdownEnable)` (0.10.2.2, 2.1.1, 3.7.0): without it the rest of
+		// KafkaServer.shutdown runs at once, leadership stays where it is, and the controller
+		// hears of the broker from its closed ZooKeeper session.
+		b.Emit(Event{Kind: ShutdownGaveUp, Reason: "controlled.shutdown.enable false", Arg: [4]int64{-1}})
+		b.shutdownCompleted()
+		return
+	}
 	b.Emit(Event{Kind: ShutdownBegan})
 	if b.ProcessRules().ControlledShutdownMaxRetries < 1 {
 		// No attempt at all: doControlledShutdown's `while (!shutdownSucceeded && remainingRetries
@@ -185,7 +197,11 @@ func (b *Broker) shutdownCompleted() {
 	}
 	b.shutDown()
 	b.state = Dead
-	b.Emit(Event{Kind: ShutdownCompleted, Reason: "controlled shutdown"})
+	reason := "controlled shutdown"
+	if b.ProcessRules().ControlledShutdownDisabled && b.shutdownAttempts == 0 {
+		reason = "clean shutdown"
+	}
+	b.Emit(Event{Kind: ShutdownCompleted, Reason: reason})
 	b.ProcessGone(true)
 }
 

@@ -106,7 +106,7 @@ func TestErrors(t *testing.T) {
 	ok(t, do(t, s, `{"id":8,"op":"load","scenario":`+scenario+`}`))
 	for _, c := range []struct{ req, want string }{
 		{`{"id":9,"op":"apply","action":{"do":"kill","broker":7}}`, "out of range"},
-		{`{"id":10,"op":"apply","action":{"do":"restart","broker":1}}`, "is running"},
+		{`{"id":10,"op":"apply","action":{"do":"link","from":1,"to":1}}`, "two different brokers"},
 		{`{"id":11,"op":"advance","to":-5}`, "before the current time"},
 		{`{"id":12,"op":"apply","action":{"do":"expect"}}`, "expect"},
 	} {
