@@ -62,6 +62,12 @@ func DescribeMessage(m *Message) string {
 		return head + "LeaderAndIsr answer"
 	case m.StopReplica != nil:
 		return head + "StopReplica " + plural.Of(len(m.StopReplica.Partitions), "partition")
+	case m.StopReplicaResponse != nil:
+		r := m.StopReplicaResponse
+		if r.Error != ErrNone {
+			return head + "StopReplica answer " + r.Error.String()
+		}
+		return head + "StopReplica answer"
 	case m.AlterPartition != nil:
 		a := m.AlterPartition
 		return head + fmt.Sprintf("AlterPartition %s-%d ISR %v (leader epoch %d, partition epoch %d)", a.TP.Topic, a.TP.Partition, a.NewISR, a.LeaderEpoch, a.PartitionEpoch)
