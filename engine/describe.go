@@ -67,6 +67,15 @@ func DescribeMessage(m *Message) string {
 		if r.Error != ErrNone {
 			return head + "StopReplica answer " + r.Error.String()
 		}
+		var failed []string
+		for _, pe := range r.Partitions {
+			if pe.Error != ErrNone {
+				failed = append(failed, fmt.Sprintf("%s-%d %s", pe.Topic, pe.Partition, pe.Error))
+			}
+		}
+		if len(failed) > 0 {
+			return head + "StopReplica answer: " + strings.Join(failed, "; ")
+		}
 		return head + "StopReplica answer"
 	case m.AlterPartition != nil:
 		a := m.AlterPartition

@@ -152,3 +152,34 @@ func TestAudit12StopReplicaDroppedOnReregistration(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit12StopReplicaAnswerOfAnOfflineReplica: ReplicaManager.stopReplicas answers a replica on
+// an offline log directory KAFKA_STORAGE_ERROR and leaves it alone (HostedPartition.Offline,
+// from 2.6 with KIP-570's StopReplica v3; 3.7.0); 2.1.1's stopReplicas stops nothing on disk for
+// a stop that deletes nothing and answers NONE. Follower 1 of t-0 [0,1,2] loses its disk at 1000
+// and shuts down at 2000: the controller sends it only StopReplica (it leads nothing), at once
+// (its queue is empty), answered at 2002 before the ControlledShutdown answer stops it.
+func TestAudit12StopReplicaAnswerOfAnOfflineReplica(t *testing.T) {
+	for _, c := range []struct {
+		era  string
+		want KafkaError
+	}{{"2.1", ErrNone}, {"3.7", ErrKafkaStorage}} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, eraCfg(c.era))
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"failDisk","broker":1}`)
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 100)
+			answers := eventsOf(e.Drain(), MsgStopReplicaResponse, onBroker(1))
+			if len(answers) != 1 || answers[0].T != 2002 {
+				t.Fatalf("StopReplica answers %v, want one at 2002", answers)
+			}
+			r := answers[0].Message.StopReplicaResponse
+			if r.Error != ErrNone || len(r.Partitions) != 1 || r.Partitions[0].Error != c.want {
+				t.Errorf("StopReplica answer %+v, want NONE with t-0 %s", r, c.want)
+			}
+		})
+	}
+}

@@ -343,11 +343,12 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 // STALE_BROKER_EPOCH and not applied (KafkaApis.handleStopReplicaRequest's isBrokerEpochStale,
 // 3.7.0); one from an older controller STALE_CONTROLLER_EPOCH, with no partitions (stopReplicas,
 // 0.10.2.2 to 3.7.0); otherwise the broker takes the request's controller epoch and answers NONE
-// for every partition. NB: 3.7.0's request also carries each partition's leader epoch, and its
-// answer is FENCED_LEADER_EPOCH for a replica that knows a newer one and KAFKA_STORAGE_ERROR for
-// one on an offline log directory; the engine's StopReplica carries no leader epoch and its
-// answer is NONE for each partition (the controller reads no partition error of a stop that
-// deletes nothing: docs/simplifications.md).
+// for every partition, except, from 2.6 (StopReplicaPartitionErrors), KAFKA_STORAGE_ERROR for a
+// replica on an offline log directory (HostedPartition.Offline). NB: 3.7.0's request also
+// carries each partition's leader epoch, and its answer is FENCED_LEADER_EPOCH for a replica
+// that knows a newer one; the engine's StopReplica carries no leader epoch (a controlled
+// shutdown's carries the controller's latest, never older than the broker's: NONE; the
+// controller reads no partition error of a stop that deletes nothing: docs/simplifications.md).
 func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaRequest) *protocol.StopReplicaResponse {
 	resp := &protocol.StopReplicaResponse{}
 	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
@@ -359,11 +360,16 @@ func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaReq
 		return resp
 	}
 	rm.controllerEpoch = req.ControllerEpoch
-	pids := make([]int32, len(req.Partitions))
+	storageErrors := h.ReplicaRules().StopReplicaPartitionErrors
+	pids := make([]int32, 0, len(req.Partitions))
 	resp.Partitions = make([]protocol.PartitionError, len(req.Partitions))
 	for i, tp := range req.Partitions {
-		pids[i] = h.PidOf(tp)
 		resp.Partitions[i] = protocol.PartitionError{TP: tp}
+		if _, r := h.ReplicaNamed(tp); storageErrors && r != nil && r.Offline() {
+			resp.Partitions[i].Error = protocol.ErrKafkaStorage // HostedPartition.Offline: left alone
+			continue
+		}
+		pids = append(pids, h.PidOf(tp))
 	}
 	rm.fetchers.RemoveFetcherForPartitions(pids)
 	rm.fetchers.ShutdownIdleFetchers(h)
