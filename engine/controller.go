@@ -98,8 +98,13 @@ func (e *Engine) handleLeaderAndIsrResponse(b *broker, m, sent *Message) {
 	e.ctrl.LeaderAndIsrAnswered(b.id, m, sent)
 }
 
-// controllerRequestFailed: a LeaderAndIsr got no answer.
-func (e *Engine) controllerRequestFailed(req *Message) { e.ctrl.LeaderAndIsrFailed(req) }
+// handleStopReplicaResponse: a broker's answer to the StopReplica sent reached broker b.
+func (e *Engine) handleStopReplicaResponse(b *broker, m, sent *Message) {
+	e.ctrl.StopReplicaAnswered(b.id, m, sent)
+}
+
+// controllerRequestFailed: a LeaderAndIsr or StopReplica got no answer.
+func (e *Engine) controllerRequestFailed(req *Message) { e.ctrl.ChannelRequestFailed(req) }
 
 func (e *Engine) controllerRetry(b int32, epoch int32) { e.ctrl.Retry(b, epoch) }
 

@@ -62,6 +62,21 @@ func DescribeMessage(m *Message) string {
 		return head + "LeaderAndIsr answer"
 	case m.StopReplica != nil:
 		return head + "StopReplica " + plural.Of(len(m.StopReplica.Partitions), "partition")
+	case m.StopReplicaResponse != nil:
+		r := m.StopReplicaResponse
+		if r.Error != ErrNone {
+			return head + "StopReplica answer " + r.Error.String()
+		}
+		var failed []string
+		for _, pe := range r.Partitions {
+			if pe.Error != ErrNone {
+				failed = append(failed, fmt.Sprintf("%s-%d %s", pe.Topic, pe.Partition, pe.Error))
+			}
+		}
+		if len(failed) > 0 {
+			return head + "StopReplica answer: " + strings.Join(failed, "; ")
+		}
+		return head + "StopReplica answer"
 	case m.AlterPartition != nil:
 		a := m.AlterPartition
 		return head + fmt.Sprintf("AlterPartition %s-%d ISR %v (leader epoch %d, partition epoch %d)", a.TP.Topic, a.TP.Partition, a.NewISR, a.LeaderEpoch, a.PartitionEpoch)

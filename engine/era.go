@@ -178,6 +178,11 @@ type era struct {
 	// queue, 3.7.0); before, appendRecordsToLeader runs them, fetches first, before the produce
 	// parks.
 	purgatoryAfterProduce bool
+	// stopReplicaPartitionErrors: a StopReplica's answer names a replica on an offline log
+	// directory KAFKA_STORAGE_ERROR, and leaves it alone (ReplicaManager.stopReplicas'
+	// HostedPartition.Offline case, 2.6 with KIP-570's StopReplica v3, and 3.7.0). Before, a stop
+	// that deletes nothing answers NONE for every partition (2.1.1 stopReplicas).
+	stopReplicaPartitionErrors bool
 }
 
 func eraFor(version string) era {
@@ -204,6 +209,7 @@ func eraFor(version string) era {
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
-			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true}
+			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
+			stopReplicaPartitionErrors: true}
 	}
 }

@@ -100,6 +100,7 @@ func TestEventJSONHandMade(t *testing.T) {
 				LeaderAndIsr:           &LeaderAndIsrRequest{Partitions: []LeaderAndIsrState{{TP: tp, ISR: []int32{}}}},
 				LeaderAndIsrResponse:   &LeaderAndIsrResponse{},
 				StopReplica:            &StopReplicaRequest{Partitions: []TP{}},
+				StopReplicaResponse:    &StopReplicaResponse{Error: ErrStaleControllerEpoch},
 				AlterPartition:         &AlterPartitionRequest{TP: tp},
 				AlterPartitionResponse: &AlterPartitionResponse{TP: tp, Error: ErrInvalidUpdateVersion},
 				ControlledShutdown:     &ControlledShutdownRequest{},
@@ -110,6 +111,7 @@ func TestEventJSONHandMade(t *testing.T) {
 		compareEventJSON(t, &ev)
 		compareEventJSON(t, &Event{Text: s})
 		compareEventJSON(t, &Event{Message: &Message{LeaderAndIsrResponse: &LeaderAndIsrResponse{Partitions: []PartitionError{{TP: tp}}}}})
+		compareEventJSON(t, &Event{Message: &Message{StopReplicaResponse: &StopReplicaResponse{Partitions: []PartitionError{{TP: tp}}}}})
 	}
 	for _, acks := range []Acks{-1, 0, 1, 5, -7} {
 		compareEventJSON(t, &Event{Message: &Message{Produce: &ProduceRequest{Acks: acks}}})
@@ -230,7 +232,8 @@ var eventJSONFields = strings.Fields(`
 	Message.ID Message.Type Message.From Message.To Message.Sent Message.Deliver Message.ReplyTo
 	Message.Omitted Message.Fetch Message.FetchResponse Message.OffsetsForEpoch
 	Message.OffsetsForEpochResp Message.ListOffsets Message.ListOffsetsResponse
-	Message.LeaderAndIsr Message.LeaderAndIsrResponse Message.StopReplica Message.AlterPartition
+	Message.LeaderAndIsr Message.LeaderAndIsrResponse Message.StopReplica
+	Message.StopReplicaResponse Message.AlterPartition
 	Message.AlterPartitionResponse Message.ControlledShutdown Message.ControlledShutdownResp
 	Message.Produce Message.ProduceResponse
 	TP.Topic TP.Partition
@@ -261,6 +264,7 @@ var eventJSONFields = strings.Fields(`
 	PartitionError.TP PartitionError.Error
 	StopReplicaRequest.ControllerID StopReplicaRequest.ControllerEpoch
 	StopReplicaRequest.BrokerEpoch StopReplicaRequest.Partitions
+	StopReplicaResponse.Error StopReplicaResponse.Partitions
 	AlterPartitionRequest.BrokerID AlterPartitionRequest.BrokerEpoch AlterPartitionRequest.TP
 	AlterPartitionRequest.LeaderEpoch AlterPartitionRequest.PartitionEpoch
 	AlterPartitionRequest.NewISR

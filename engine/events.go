@@ -81,8 +81,8 @@ const (
 var EventTypes = []string{
 	MsgFetch, MsgFetchResponse, MsgOffsetsForEpoch, MsgOffsetsForEpochResponse, MsgListOffsets,
 	MsgListOffsetsResponse, MsgLeaderAndIsr, MsgLeaderAndIsrResponse, MsgStopReplica,
-	MsgAlterPartition, MsgAlterPartitionResponse, MsgControlledShutdown, MsgControlledShutdownResp,
-	MsgProduce, MsgProduceResponse,
+	MsgStopReplicaResponse, MsgAlterPartition, MsgAlterPartitionResponse, MsgControlledShutdown,
+	MsgControlledShutdownResp, MsgProduce, MsgProduceResponse,
 	EvTruncate, EvHighWatermark, EvISRChange, EvLeaderChange, EvBrokerDown, EvBrokerUp,
 	EvViolation, EvDropped, EvHeld, EvReleased, EvAppend, EvRole, EvFetcher, EvController,
 	EvCheckpoint, EvProduceResult, EvConsumeResult, EvLogDirFailure, EvIsolate, EvHeal, EvLink,

@@ -65,9 +65,6 @@ func (e *Engine) resend(h netsim.Held) {
 // answered) meanwhile, so its connection is closed, or its sender crashed, taking the connection
 // with it (a response's requester then learns it at once).
 func (e *Engine) givenUp(m *Message, h netsim.Held) bool {
-	if isOneWay(m.Type) { // nothing times it out: only its sender's crash takes it
-		return e.brokers[m.From].Dead() || e.brokers[m.From].incarnation != h.FromGen
-	}
 	reqID := m.ID
 	if !isRequest(m.Type) {
 		reqID = m.ReplyTo

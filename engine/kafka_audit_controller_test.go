@@ -89,8 +89,14 @@ func TestAuditOfflineReplicaRecipients(t *testing.T) {
 					t.Errorf("StopReplica to broker 1 for %v, want t-0", ps)
 				}
 			}
-			if len(stops) != 2 {
-				t.Errorf("StopReplica to broker 1: %d requests, want 2 (the batch, and OfflineReplica's)", len(stops))
+			// Both StopReplica requests (the batch's, and OfflineReplica's) queue on broker 1's
+			// channel behind the election's LeaderAndIsr (RequestSendThread: one request at a
+			// time). Broker 1 stops when the ControlledShutdown answer reaches it, with that
+			// LeaderAndIsr, and the controller's removeBroker drops the queue before the
+			// LeaderAndIsr's answer comes back: no StopReplica leaves
+			// (kafka_audit12_stopreplica_test.go has one that does).
+			if len(stops) != 0 {
+				t.Errorf("StopReplica to broker 1: %d requests, want none (queued behind the LeaderAndIsr, dropped by removeBroker)", len(stops))
 			}
 			p0 := e.partitionOf(ktTopic, 0)
 			if !slices.Equal(e.ctrl.ISR(p0.pid), []int32{0, 2}) || e.ctrl.Leader(e.partitionOf(ktTopic, 1).pid) != 2 {

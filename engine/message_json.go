@@ -79,6 +79,15 @@ func (w *jsonOut) message(m *Message) {
 		arrayOf(w, r.Partitions, (*jsonOut).tp)
 		w.b = append(w.b, '}')
 	}
+	if r := m.StopReplicaResponse; r != nil {
+		w.b = append(w.b, `,"stopReplicaResponse":{`...)
+		w.kafkaError(r.Error)
+		if len(r.Partitions) > 0 {
+			w.key(`"partitions":`)
+			arrayOf(w, r.Partitions, (*jsonOut).partitionError)
+		}
+		w.b = append(w.b, '}')
+	}
 	if m.AlterPartition != nil {
 		w.b = append(w.b, `,"alterPartition":`...)
 		w.alterPartition(m.AlterPartition)

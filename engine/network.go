@@ -32,19 +32,11 @@ func (e *Engine) latency(from, to int32) int64 {
 // isRequest reports whether a message expects an answer.
 func isRequest(t string) bool {
 	switch t {
-	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets, MsgLeaderAndIsr, MsgAlterPartition,
-		MsgControlledShutdown, MsgProduce:
+	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets, MsgLeaderAndIsr, MsgStopReplica,
+		MsgAlterPartition, MsgControlledShutdown, MsgProduce:
 		return true
 	}
 	return false
-}
-
-// isOneWay reports a request whose answer is not modelled: the controller's StopReplica
-// (ControllerChannelManager reads its StopReplicaResponse only to log errors, and for a
-// deletePartition=false stop nothing waits on it). It is delivered like a request but not tracked
-// as one: no timeout, nothing pending for it.
-func isOneWay(t string) bool {
-	return t == MsgStopReplica
 }
 
 // controllerSocketTimeoutMs is controller.socket.timeout.ms, Kafka's default (30000 in every
@@ -183,7 +175,7 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	// req is the request a response answers: the requester's in-flight request with the
 	// response's correlation id.
 	var req *Message
-	if !isRequest(m.Type) && !isOneWay(m.Type) {
+	if !isRequest(m.Type) {
 		if req = e.pending.get(m.ReplyTo); req == nil {
 			return // the requester gave up, or restarted, meanwhile
 		}
@@ -200,6 +192,8 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 	switch m.Type {
 	case MsgLeaderAndIsrResponse:
 		e.handleLeaderAndIsrResponse(b, m, req)
+	case MsgStopReplicaResponse:
+		e.handleStopReplicaResponse(b, m, req)
 	case MsgAlterPartition:
 		e.handleAlterPartition(b, m)
 	case MsgControlledShutdown:
@@ -225,7 +219,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	if b.RequestFailed(req) {
 		return // the broker's (brk.Broker.RequestFailed)
 	}
-	if req.Type == MsgLeaderAndIsr {
+	if req.Type == MsgLeaderAndIsr || req.Type == MsgStopReplica {
 		e.controllerRequestFailed(req)
 	}
 }

@@ -24,6 +24,7 @@ type (
 	LeaderAndIsrResponse       = protocol.LeaderAndIsrResponse
 	PartitionError             = protocol.PartitionError
 	StopReplicaRequest         = protocol.StopReplicaRequest
+	StopReplicaResponse        = protocol.StopReplicaResponse
 	AlterPartitionRequest      = protocol.AlterPartitionRequest
 	AlterPartitionResponse     = protocol.AlterPartitionResponse
 	ControlledShutdownRequest  = protocol.ControlledShutdownRequest
@@ -44,6 +45,7 @@ const (
 	MsgLeaderAndIsr                 = protocol.MsgLeaderAndIsr
 	MsgLeaderAndIsrResponse         = protocol.MsgLeaderAndIsrResponse
 	MsgStopReplica                  = protocol.MsgStopReplica
+	MsgStopReplicaResponse          = protocol.MsgStopReplicaResponse
 	MsgAlterPartition               = protocol.MsgAlterPartition
 	MsgAlterPartitionResponse       = protocol.MsgAlterPartitionResponse
 	MsgControlledShutdown           = protocol.MsgControlledShutdown

@@ -134,6 +134,9 @@ type Rules struct {
 type ReplicaRules struct {
 	// BrokerEpochs: a LeaderAndIsr for an older broker epoch is refused (KIP-380, 2.2).
 	BrokerEpochs bool
+	// StopReplicaPartitionErrors: a StopReplica answers KAFKA_STORAGE_ERROR for a replica on an
+	// offline log directory and does not touch it (ReplicaManager.stopReplicas, 2.6, 3.7.0).
+	StopReplicaPartitionErrors bool
 	// AssignEpochOnElection: a new leader writes (its epoch, its LEO) into its epoch cache
 	// (Partition.makeLeader from 2.1, KAFKA-7415).
 	AssignEpochOnElection bool

@@ -54,7 +54,7 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 	case protocol.MsgLeaderAndIsr:
 		b.handleLeaderAndIsr(m)
 	case protocol.MsgStopReplica:
-		b.rm.HandleStopReplica(b, m.StopReplica)
+		b.handleStopReplica(m)
 	case protocol.MsgAlterPartitionResponse:
 		b.rm.HandleAlterPartitionResponse(b, m)
 	case protocol.MsgControlledShutdownResp:
@@ -83,6 +83,19 @@ func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
 	b.Send(answer)
 }
 
+// handleStopReplica is KafkaApis.handleStopReplicaRequest: the replica manager applies it and the
+// broker answers the controller that sent it. ReplicaManager.stopReplicas takes
+// replicaStateChangeLock, so behind a held LeaderAndIsr it waits too (in order).
+func (b *Broker) handleStopReplica(m *protocol.Message) {
+	if b.lisr != nil {
+		b.lisr.queued = append(b.lisr.queued, m)
+		return
+	}
+	resp := b.rm.HandleStopReplica(b, m.StopReplica)
+	b.Send(&protocol.Message{Type: protocol.MsgStopReplicaResponse, From: b.id, To: m.From, ReplyTo: m.ID,
+		StopReplicaResponse: resp})
+}
+
 // heldLeaderAndIsr is a LeaderAndIsr whose handling waits for the fetcher threads it stopped,
 // before 1.1: ReplicaManager.becomeLeaderOrFollower calls shutdownIdleFetcherThreads inside
 // replicaStateChangeLock (0.10.2.2 l.652, l.710), and AbstractFetcherThread.shutdown's
@@ -90,7 +103,7 @@ func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
 // closed: ReplicaFetcherThread.initiateShutdown closes it from 1.1, KAFKA-6051) until the answer
 // comes or the request times out. The partitions already changed role; the answer to the
 // controller waits (waits: the requests still in flight), and so does every LeaderAndIsr after
-// it (queued).
+// it (queued), with any StopReplica (the same lock).
 type heldLeaderAndIsr struct {
 	answer *protocol.Message
 	waits  []uint64
@@ -115,6 +128,10 @@ func (b *Broker) stoppedThreadSettled(id uint64) {
 	b.lisr = nil
 	b.Send(l.answer)
 	for k, m := range l.queued {
+		if m.Type == protocol.MsgStopReplica {
+			b.handleStopReplica(m) // never held itself
+			continue
+		}
 		b.handleLeaderAndIsr(m)
 		if b.lisr != nil { // held again: the rest wait behind it
 			b.lisr.queued = append(b.lisr.queued, l.queued[k+1:]...)

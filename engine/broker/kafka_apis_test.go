@@ -155,7 +155,11 @@ func TestBrokerHandle(t *testing.T) {
 	}
 
 	handled(&protocol.Message{ID: 107, Type: protocol.MsgStopReplica, From: 0, To: 1, StopReplica: &protocol.StopReplicaRequest{
-		ControllerEpoch: 1, BrokerEpoch: 42, Partitions: []protocol.TP{h.TP(1)}}})
+		ControllerEpoch: 1, BrokerEpoch: 42, Partitions: []protocol.TP{h.TP(1)}}}, "stop-replica-response→0")
+	if resp := h.sent[len(h.sent)-1]; resp.ReplyTo != 107 || resp.StopReplicaResponse.Error != protocol.ErrNone ||
+		len(resp.StopReplicaResponse.Partitions) != 1 || resp.StopReplicaResponse.Partitions[0].TP != h.TP(1) {
+		t.Fatalf("the StopReplica's answer: %+v (KafkaApis.handleStopReplicaRequest: NONE, t-1 NONE)", resp)
+	}
 	if f := b.Fetchers().For(2, 0); f != nil && f.State(1) != nil {
 		t.Fatal("StopReplica left t-1 on its fetcher")
 	}

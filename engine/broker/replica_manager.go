@@ -337,16 +337,41 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 	return restart
 }
 
-// HandleStopReplica stops fetching the partitions a StopReplica names (a controlled shutdown
-// moves a follower out), unless it comes from an older controller.
-func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaRequest) {
-	if req.ControllerEpoch < rm.controllerEpoch {
-		return
+// HandleStopReplica is ReplicaManager.stopReplicas for a StopReplica with deletePartition false
+// (a controlled shutdown moves a follower out): it stops fetching the partitions named and
+// answers. From 2.2 a request for an older registration of the broker is answered
+// STALE_BROKER_EPOCH and not applied (KafkaApis.handleStopReplicaRequest's isBrokerEpochStale,
+// 3.7.0); one from an older controller STALE_CONTROLLER_EPOCH, with no partitions (stopReplicas,
+// 0.10.2.2 to 3.7.0); otherwise the broker takes the request's controller epoch and answers NONE
+// for every partition, except, from 2.6 (StopReplicaPartitionErrors), KAFKA_STORAGE_ERROR for a
+// replica on an offline log directory (HostedPartition.Offline). NB: 3.7.0's request also
+// carries each partition's leader epoch, and its answer is FENCED_LEADER_EPOCH for a replica
+// that knows a newer one; the engine's StopReplica carries no leader epoch (a controlled
+// shutdown's carries the controller's latest, never older than the broker's: NONE; the
+// controller reads no partition error of a stop that deletes nothing: docs/simplifications.md).
+func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaRequest) *protocol.StopReplicaResponse {
+	resp := &protocol.StopReplicaResponse{}
+	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
+		resp.Error = protocol.ErrStaleBrokerEpoch
+		return resp
 	}
-	pids := make([]int32, len(req.Partitions))
+	if req.ControllerEpoch < rm.controllerEpoch {
+		resp.Error = protocol.ErrStaleControllerEpoch
+		return resp
+	}
+	rm.controllerEpoch = req.ControllerEpoch
+	storageErrors := h.ReplicaRules().StopReplicaPartitionErrors
+	pids := make([]int32, 0, len(req.Partitions))
+	resp.Partitions = make([]protocol.PartitionError, len(req.Partitions))
 	for i, tp := range req.Partitions {
-		pids[i] = h.PidOf(tp)
+		resp.Partitions[i] = protocol.PartitionError{TP: tp}
+		if _, r := h.ReplicaNamed(tp); storageErrors && r != nil && r.Offline() {
+			resp.Partitions[i].Error = protocol.ErrKafkaStorage // HostedPartition.Offline: left alone
+			continue
+		}
+		pids = append(pids, h.PidOf(tp))
 	}
 	rm.fetchers.RemoveFetcherForPartitions(pids)
 	rm.fetchers.ShutdownIdleFetchers(h)
+	return resp
 }

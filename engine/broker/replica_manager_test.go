@@ -170,8 +170,23 @@ func TestReplicaManagerWithFakeBroker(t *testing.T) {
 		}
 	}
 
+	// KafkaApis.handleStopReplicaRequest (3.7.0): an older registration is answered
+	// STALE_BROKER_EPOCH before stopReplicas looks at the controller epoch, which answers an older
+	// controller STALE_CONTROLLER_EPOCH; neither stops anything nor names a partition.
+	for _, c := range []struct {
+		req  protocol.StopReplicaRequest
+		want protocol.KafkaError
+	}{
+		{protocol.StopReplicaRequest{ControllerEpoch: 2, BrokerEpoch: 42, Partitions: []protocol.TP{h.TP(1)}}, protocol.ErrStaleControllerEpoch},
+		{protocol.StopReplicaRequest{ControllerEpoch: 2, BrokerEpoch: 41, Partitions: []protocol.TP{h.TP(1)}}, protocol.ErrStaleBrokerEpoch},
+	} {
+		h.calls = nil
+		if resp := rm.HandleStopReplica(h, &c.req); resp.Error != c.want || resp.Partitions != nil || len(h.calls) != 0 {
+			t.Errorf("StopReplica %+v: %+v, calls %q; want %s and nothing stopped", c.req, resp, h.calls, c.want)
+		}
+	}
 	h.calls = nil
-	rm.HandleStopReplica(h, &protocol.StopReplicaRequest{ControllerEpoch: 3, Partitions: []protocol.TP{h.TP(1)}})
+	rm.HandleStopReplica(h, &protocol.StopReplicaRequest{ControllerEpoch: 3, BrokerEpoch: 42, Partitions: []protocol.TP{h.TP(1)}})
 	if len(fetchers) != 0 || !slices.Equal(h.calls, []string{"stopped fetcher 0 for 0 (stopped)"}) {
 		t.Errorf("StopReplica: %d threads, calls %q; want the thread stopped", len(fetchers), h.calls)
 	}

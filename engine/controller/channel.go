@@ -9,12 +9,36 @@ import (
 // The ControllerChannelManager: the controller's LeaderAndIsr batches and its per-broker request
 // queues.
 
-// channel is one broker's queue. Kafka's RequestSendThread sends one request at a time and
-// retries a failed one every 100 ms until it succeeds or the broker is gone, so requests are
-// never lost and never overtake each other.
+// channel is one broker's queue. Kafka's RequestSendThread (ControllerChannelManager, 0.10.2.2 to
+// 3.7.0) takes one request off the broker's queue, sends it and waits for its response; a failed
+// send is retried every 100 ms (backoff) while the thread runs, that is until removeBroker stops
+// it. LeaderAndIsr and StopReplica share the queue (UpdateMetadata too, which the engine does not
+// model), so requests are never lost and never overtake each other, whatever their kind.
 type channel struct {
-	queue    []*protocol.LeaderAndIsrRequest
+	queue    []queued
 	inflight uint64 // the message of queue[0] in flight, 0 for none
+}
+
+// queued is one request on a channel: a LeaderAndIsr or a StopReplica.
+type queued struct {
+	lai  *protocol.LeaderAndIsrRequest
+	stop *protocol.StopReplicaRequest
+}
+
+// brokerEpoch is the registration of the broker the request was built for.
+func (q queued) brokerEpoch() int64 {
+	if q.lai != nil {
+		return q.lai.BrokerEpoch
+	}
+	return q.stop.BrokerEpoch
+}
+
+// message is the request on the wire, from the controller's broker to b.
+func (q queued) message(from, to int32) *protocol.Message {
+	if q.lai != nil {
+		return &protocol.Message{Type: protocol.MsgLeaderAndIsr, From: from, To: to, LeaderAndIsr: q.lai}
+	}
+	return &protocol.Message{Type: protocol.MsgStopReplica, From: from, To: to, StopReplica: q.stop}
 }
 
 // retryMs is the controller's backoff before re-sending a failed request.
@@ -117,11 +141,17 @@ func (k *Controller) flushLeaderAndIsr() {
 
 // sendLeaderAndIsr queues a LeaderAndIsr with the current state of pids for broker b.
 func (k *Controller) sendLeaderAndIsr(b int32, pids []int32) {
+	k.enqueue(b, queued{lai: k.LeaderAndIsrFor(b, pids)})
+}
+
+// enqueue adds q to broker b's queue (ControllerChannelManager.sendRequest) and sends it if
+// nothing is ahead of it.
+func (k *Controller) enqueue(b int32, q queued) {
 	if k.channels == nil {
 		k.channels = make([]channel, k.brokers)
 	}
 	ch := &k.channels[b]
-	ch.queue = append(ch.queue, k.LeaderAndIsrFor(b, pids))
+	ch.queue = append(ch.queue, q)
 	k.pumpChannel(b)
 }
 
@@ -139,13 +169,13 @@ func (k *Controller) pumpChannel(b int32) {
 		return
 	}
 	// Requests for an earlier registration of the broker are dropped.
-	for len(ch.queue) > 0 && ch.queue[0].BrokerEpoch != k.live[b] {
+	for len(ch.queue) > 0 && ch.queue[0].brokerEpoch() != k.live[b] {
 		ch.queue = ch.queue[1:]
 	}
 	if len(ch.queue) == 0 {
 		return
 	}
-	m := &protocol.Message{Type: protocol.MsgLeaderAndIsr, From: k.broker, To: b, LeaderAndIsr: ch.queue[0]}
+	m := ch.queue[0].message(k.broker, b)
 	k.c.Send(m)
 	ch.inflight = m.ID
 }
@@ -153,27 +183,52 @@ func (k *Controller) pumpChannel(b int32) {
 // LeaderAndIsrAnswered takes the answered request off its queue and sends the next. at is the
 // broker the answer reached (sent, the request it answers, names the controller epoch).
 func (k *Controller) LeaderAndIsrAnswered(at int32, m, sent *protocol.Message) {
-	req := sent.LeaderAndIsr
-	if !k.active || k.broker != at || req.ControllerEpoch != k.epoch || k.channels == nil {
+	if !k.answered(at, m, sent.LeaderAndIsr.ControllerEpoch) {
 		return
 	}
-	ch := &k.channels[m.From]
-	if ch.inflight != m.ReplyTo {
-		return
-	}
-	ch.inflight = 0
-	ch.queue = ch.queue[1:]
-	k.pumpChannel(m.From)
 	if k.usable() {
 		k.processLeaderAndIsrResponse(m.From, m.LeaderAndIsrResponse)
 	}
 }
 
-// LeaderAndIsrFailed retries a LeaderAndIsr that got no answer after retryMs, while its broker
-// keeps the same registration.
-func (k *Controller) LeaderAndIsrFailed(req *protocol.Message) {
-	l := req.LeaderAndIsr
-	if l.ControllerEpoch != k.epoch || k.channels == nil || k.channels[req.To].inflight != req.ID {
+// StopReplicaAnswered takes an answered StopReplica off its queue and sends the next. The
+// controller reads nothing else from the answer: ControllerChannelManager's StopReplica callback
+// acts only on the partitions of a topic being deleted (TopicDeletionStopReplicaResponseReceived,
+// 2.1.1 and 3.7.0; 0.10.2.2 registers a callback only for deletePartition=true), and the
+// engine's StopReplica never deletes.
+func (k *Controller) StopReplicaAnswered(at int32, m, sent *protocol.Message) {
+	k.answered(at, m, sent.StopReplica.ControllerEpoch)
+}
+
+// answered takes the head of the answering broker's queue off if m answers it, sent in controller
+// epoch epoch by this controller, and sends the next request. It reports whether it did.
+func (k *Controller) answered(at int32, m *protocol.Message, epoch int32) bool {
+	if !k.active || k.broker != at || epoch != k.epoch || k.channels == nil {
+		return false
+	}
+	ch := &k.channels[m.From]
+	if ch.inflight != m.ReplyTo {
+		return false
+	}
+	ch.inflight = 0
+	ch.queue = ch.queue[1:]
+	k.pumpChannel(m.From)
+	return true
+}
+
+// ChannelRequestFailed retries a LeaderAndIsr or StopReplica that got no answer after retryMs, while its
+// broker keeps the same registration (RequestSendThread.doWork's backoff; removeBroker ends it).
+func (k *Controller) ChannelRequestFailed(req *protocol.Message) {
+	epoch := int32(0)
+	switch {
+	case req.LeaderAndIsr != nil:
+		epoch = req.LeaderAndIsr.ControllerEpoch
+	case req.StopReplica != nil:
+		epoch = req.StopReplica.ControllerEpoch
+	default:
+		return
+	}
+	if epoch != k.epoch || k.channels == nil || k.channels[req.To].inflight != req.ID {
 		return
 	}
 	k.channels[req.To].inflight = 0

@@ -146,7 +146,7 @@ type Controller struct {
 	// incarnation is its broker's process when it took over: the controller lives in that process.
 	incarnation uint64
 	// channels are the controller's per-broker request queues (ControllerChannelManager): one
-	// LeaderAndIsr in flight per broker, the rest queued behind it in order.
+	// request (LeaderAndIsr or StopReplica) in flight per broker, the rest queued behind it in order.
 	channels []channel
 	// reassigning are the partitions whose reordering reassignment waits for its replicas to join
 	// the ISR (before 2.4: /admin/reassign_partitions); nil for none.

@@ -146,9 +146,12 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	return remaining
 }
 
-// sendStopReplica asks broker id to stop its replicas of tps (deletePartition false).
+// sendStopReplica queues a StopReplica for broker id's replicas of tps (deletePartition false)
+// on its channel, behind the LeaderAndIsr requests already queued for it
+// (ControllerBrokerRequestBatch.sendRequestsToBrokers sends a batch's LeaderAndIsr, then its
+// UpdateMetadata, then its StopReplica, all through ControllerChannelManager.sendRequest).
 func (k *Controller) sendStopReplica(id int32, tps []protocol.TP) {
-	k.c.Send(&protocol.Message{Type: protocol.MsgStopReplica, From: k.broker, To: id, StopReplica: &protocol.StopReplicaRequest{
+	k.enqueue(id, queued{stop: &protocol.StopReplicaRequest{
 		ControllerID: k.broker, ControllerEpoch: k.epoch, BrokerEpoch: k.live[id], Partitions: tps}})
 }
 

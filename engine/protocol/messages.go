@@ -32,6 +32,7 @@ type Message struct {
 	LeaderAndIsr           *LeaderAndIsrRequest        `json:"leaderAndIsr,omitempty"`
 	LeaderAndIsrResponse   *LeaderAndIsrResponse       `json:"leaderAndIsrResponse,omitempty"`
 	StopReplica            *StopReplicaRequest         `json:"stopReplica,omitempty"`
+	StopReplicaResponse    *StopReplicaResponse        `json:"stopReplicaResponse,omitempty"`
 	AlterPartition         *AlterPartitionRequest      `json:"alterPartition,omitempty"`
 	AlterPartitionResponse *AlterPartitionResponse     `json:"alterPartitionResponse,omitempty"`
 	ControlledShutdown     *ControlledShutdownRequest  `json:"controlledShutdown,omitempty"`
@@ -54,6 +55,7 @@ const (
 	MsgLeaderAndIsr            = "leader-and-isr"
 	MsgLeaderAndIsrResponse    = "leader-and-isr-response"
 	MsgStopReplica             = "stop-replica"
+	MsgStopReplicaResponse     = "stop-replica-response"
 	MsgAlterPartition          = "alter-partition"
 	MsgAlterPartitionResponse  = "alter-partition-response"
 	MsgControlledShutdown      = "controlled-shutdown"
@@ -232,6 +234,14 @@ type StopReplicaRequest struct {
 	ControllerEpoch int32 `json:"controllerEpoch"`
 	BrokerEpoch     int64 `json:"brokerEpoch"`
 	Partitions      []TP  `json:"partitions"`
+}
+
+// StopReplicaResponse is a broker's answer to a StopReplica (StopReplicaResponse): a top-level
+// error (STALE_CONTROLLER_EPOCH, from 2.2 STALE_BROKER_EPOCH) with no partitions, or NONE with an
+// error per partition.
+type StopReplicaResponse struct {
+	Error      KafkaError       `json:"error,omitempty"`
+	Partitions []PartitionError `json:"partitions,omitempty"`
 }
 
 // AlterPartitionRequest is a leader's ISR change proposal (one partition per request here; a

@@ -20,6 +20,7 @@ export const MESSAGE_KINDS = {
   "leader-and-isr": { colour: "#d55e00", label: "LeaderAndIsr" },
   "leader-and-isr-response": { colour: "#d55e00", label: "LeaderAndIsr answer" },
   "stop-replica": { colour: "#d55e00", label: "StopReplica" },
+  "stop-replica-response": { colour: "#d55e00", label: "StopReplica answer" },
   "alter-partition": { colour: "#b07800", label: "AlterPartition" },
   "alter-partition-response": { colour: "#b07800", label: "AlterPartition answer" },
   "controlled-shutdown": { colour: "#666666", label: "ControlledShutdown" },
@@ -48,6 +49,8 @@ export function describeMessage(m) {
   if (m.offsetsForLeaderEpoch) parts.push(m.offsetsForLeaderEpoch.partitions.map((p) => `${tpName(p.topic, p.partition)} epoch ${p.leaderEpoch}`).join(", "));
   if (m.offsetsForLeaderEpochResponse) parts.push(m.offsetsForLeaderEpochResponse.partitions.map((p) => `${tpName(p.topic, p.partition)} epoch ${p.leaderEpoch} ends at ${p.endOffset}${p.error ? " " + p.error : ""}`).join(", "));
   if (m.leaderAndIsr) parts.push(m.leaderAndIsr.partitions.map((p) => `${tpName(p.topic, p.partition)} leader ${p.leader} epoch ${p.leaderEpoch} ISR [${p.isr.join(" ")}]`).join(", "));
+  if (m.stopReplica) parts.push(m.stopReplica.partitions.map((p) => tpName(p.topic, p.partition)).join(", "));
+  if (m.stopReplicaResponse && m.stopReplicaResponse.error) parts.push(m.stopReplicaResponse.error);
   if (m.alterPartition) parts.push(`${tpName(m.alterPartition.tp.topic, m.alterPartition.tp.partition)} ISR [${m.alterPartition.newIsr.join(" ")}]`);
   if (m.alterPartitionResponse) parts.push(m.alterPartitionResponse.error || `ISR [${(m.alterPartitionResponse.isr || []).join(" ")}]`);
   if (m.produce) parts.push(`${plural(m.produce.recordIds.length, "record")} to ${tpName(m.produce.tp.topic, m.produce.tp.partition)} acks=${m.produce.acks}`);
