@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/highwater-sim/highwater/engine/netsim"
 )
@@ -77,23 +76,23 @@ func (e *Engine) Apply(a Action) error {
 			// A second process finds the log directory locked by the running one
 			// (LogManager.lockLogDirs: "Failed to acquire lock") and exits; the broker goes on.
 			// The contract lists no error for it (exit 2 is for an invalid file): a no-op.
-			e.noOp(EvBrokerUp, b.id, "already running", "is running (or shutting down): a second process cannot lock its log directory, so nothing changes")
+			e.noOp(EvBrokerUp, b.id, "already running", " is running (or shutting down): a second process cannot lock its log directory, so nothing changes")
 			return nil
 		}
 		e.restart(b)
 	case "shutdown":
 		if b.Dead() {
-			e.noOp(EvShutdown, b.id, "already down", "is already down: nothing to shut down")
+			e.noOp(EvShutdown, b.id, "already down", " is already down: nothing to shut down")
 			return nil
 		}
 		if !b.Running() {
-			e.noOp(EvShutdown, b.id, "already shutting down", "is already in its controlled shutdown: nothing changes")
+			e.noOp(EvShutdown, b.id, "already shutting down", " is already in its controlled shutdown: nothing changes")
 			return nil
 		}
 		e.beginShutdown(b)
 	case "isolate":
 		if b.isolated {
-			e.noOp(EvIsolate, b.id, "already isolated", "is already isolated: nothing changes")
+			e.noOp(EvIsolate, b.id, "already isolated", " is already isolated: nothing changes")
 			return nil
 		}
 		e.isolate(b)
@@ -109,7 +108,7 @@ func (e *Engine) Apply(a Action) error {
 		if b.Dead() {
 			// Simplification: a disk that fails while its broker is down is not modelled (Kafka
 			// would find the directory offline at the next startup); the step changes nothing.
-			e.noOp(EvLogDirFailure, b.id, "broker down", "is down: a disk failing while nothing runs on it is not modelled, so nothing changes")
+			e.noOp(EvLogDirFailure, b.id, "broker down", " is down: a disk failing while nothing runs on it is not modelled, so nothing changes")
 			return nil
 		}
 		e.failDisk(b)
@@ -125,14 +124,10 @@ func (e *Engine) Apply(a Action) error {
 }
 
 // noOp narrates an action that finds its broker already in the state it asks for: the contract's
-// exit codes make no error of it, so the step changes nothing and the trace says so.
+// exit codes make no error of it, so the step changes nothing and the trace says so. what follows
+// "broker N" in the text (" is …" or "'s …").
 func (e *Engine) noOp(typ string, id int32, reason, what string) {
-	sep := " "
-	if strings.HasPrefix(what, "'") {
-		sep = ""
-	}
-	e.emit(Event{Type: typ, Broker: Some(id), Reason: reason,
-		Text: fmt.Sprintf("broker %d%s%s", id, sep, what)})
+	e.emit(Event{Type: typ, Broker: Some(id), Reason: reason, Text: fmt.Sprintf("broker %d%s", id, what)})
 }
 
 func (e *Engine) topicPartitions(name string) int { return e.names.Partitions(name) }

@@ -30,6 +30,8 @@ type Engine struct {
 	// rng is the only source of randomness (network jitter).
 	rng *rand.Rand
 	now int64
+	// stepAt is the time of the last scenario step RunToStep brought the engine to (-1: none).
+	stepAt int64
 
 	agenda  agenda
 	nextMsg uint64
@@ -116,12 +118,13 @@ func buildEngine(sc *Scenario, trace, general bool, keep EventFilter) (*Engine, 
 		return nil, err
 	}
 	e := &Engine{
-		cfg:   cfg,
-		era:   eraFor(cfg.InterBrokerProtocolVersion),
-		seed:  sc.Seed,
-		rng:   rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
-		trace: trace,
-		keep:  keep,
+		cfg:    cfg,
+		era:    eraFor(cfg.InterBrokerProtocolVersion),
+		seed:   sc.Seed,
+		rng:    rand.New(rand.NewPCG(sc.Seed, 0x68696768_77617465)),
+		trace:  trace,
+		keep:   keep,
+		stepAt: -1,
 
 		generalStart: general,
 	}
@@ -319,6 +322,22 @@ func (e *Engine) RunUntil(t int64) error {
 		e.processNext()
 	}
 	e.now = t
+	return nil
+}
+
+// RunToStep brings the clock to a scenario step at time at, as the contract times steps: the
+// events due at or before at are processed once, before the first step at at, and every further
+// step at the same ms is applied with nothing processed between them (a message or timer that an
+// earlier step at at made due at at waits until the steps at at are done). engine.Run and the
+// page's replay (package session) both call it.
+func (e *Engine) RunToStep(at int64) error {
+	if at == e.stepAt && at == e.now {
+		return nil
+	}
+	if err := e.RunUntil(at); err != nil {
+		return err
+	}
+	e.stepAt = at
 	return nil
 }
 

@@ -20,17 +20,6 @@ func fetchResponsesTo(e *Engine, from, to int32) []int64 {
 	return out
 }
 
-// fetchesFrom is when broker (or client) from sent a Fetch to broker to.
-func fetchesFrom(e *Engine, from, to int32) []int64 {
-	var out []int64
-	for _, ev := range eventsOf(e.events, MsgFetch, func(ev Event) bool {
-		return ev.Message.From == from && ev.Message.To == to
-	}) {
-		out = append(out, ev.T)
-	}
-	return out
-}
-
 // TestAudit12LogDirFailureLeavesFetchesParked: ReplicaManager.handleLogDirFailure (2.1.1,
 // 3.7.0) marks the failed directory's partitions offline (markPartitionOffline) and completes
 // no delayed operation: a follower's Fetch parked on the failed leader stays parked until its
@@ -41,7 +30,7 @@ func TestAudit12LogDirFailureLeavesFetchesParked(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
 			runFor(t, e, 700)
-			sent := fetchesFrom(e, 2, 1)
+			sent := fetchSendTimes(e, 2, 1, 0)
 			if len(sent) == 0 {
 				t.Fatal("follower 2 sent no Fetch")
 			}

@@ -23,6 +23,18 @@ func runTo(t *testing.T, e *Engine, ms int64) {
 	}
 }
 
+// threeRecordsOnFollower2 is several tests' start: t-0 on [1,2] in era, three acks=all records at
+// 100, run to 1000. It returns the engine and follower 2's replica.
+func threeRecordsOnFollower2(t *testing.T, era string) (*Engine, *replica) {
+	t.Helper()
+	e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
+	r2 := e.replicaOn(e.partitionOf(ktTopic, 0).pid, 2)
+	runTo(t, e, 100)
+	apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3}`)
+	runTo(t, e, 1000)
+	return e, r2
+}
+
 // TestAudit12RecoveryPointCheckpointTask: LogManager.startup schedules the
 // kafka-recovery-point-checkpoint task (checkpointLogRecoveryOffsets / checkpointRecoveryPointOffsets)
 // with InitialTaskDelayMs, 30 s, then every log.flush.offset.checkpoint.interval.ms (60000), in
@@ -101,12 +113,7 @@ func TestAudit12RecoveryPointCheckpointTask(t *testing.T) {
 func TestAudit12ShutdownAfterCrashFlushes(t *testing.T) {
 	for _, era := range audit12Eras {
 		t.Run(era, func(t *testing.T) {
-			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
-			pid := e.partitionOf(ktTopic, 0).pid
-			r2 := e.replicaOn(pid, 2)
-			runTo(t, e, 100)
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3}`)
-			runTo(t, e, 1000)
+			e, r2 := threeRecordsOnFollower2(t, era)
 			apply(t, e, `{"do":"kill","broker":2}`)
 			runTo(t, e, 21000)
 			apply(t, e, `{"do":"restart","broker":2}`)
@@ -136,12 +143,7 @@ func TestAudit12ShutdownAfterCrashFlushes(t *testing.T) {
 func TestAudit12FailedStartFlushes(t *testing.T) {
 	for _, era := range []string{"0.11.0", "2.1"} {
 		t.Run(era, func(t *testing.T) {
-			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
-			pid := e.partitionOf(ktTopic, 0).pid
-			r2 := e.replicaOn(pid, 2)
-			runTo(t, e, 100)
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3}`)
-			runTo(t, e, 1000)
+			e, r2 := threeRecordsOnFollower2(t, era)
 			apply(t, e, `{"do":"kill","broker":2}`)
 			runTo(t, e, 2000)
 			apply(t, e, `{"do":"restart","broker":2}`)
@@ -167,12 +169,7 @@ func TestAudit12FailedStartFlushes(t *testing.T) {
 func TestAudit12OfflineDirNotFlushed(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era, func(t *testing.T) {
-			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
-			pid := e.partitionOf(ktTopic, 0).pid
-			r2 := e.replicaOn(pid, 2)
-			runTo(t, e, 100)
-			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3}`)
-			runTo(t, e, 1000)
+			e, r2 := threeRecordsOnFollower2(t, era)
 			apply(t, e, `{"do":"failDisk","broker":2}`)
 			runTo(t, e, 2000)
 			apply(t, e, `{"do":"shutdown","broker":2}`)

@@ -86,14 +86,8 @@ func (e *Engine) runSteps(sc *Scenario, sink func([]Event), drainEvents func() [
 	}
 	for i := range sc.Steps {
 		st := &sc.Steps[i] // not a copy: a step is some 140 bytes, and a large run has 100,000
-		// The contract: at time T the internal events due at or before T are processed, then
-		// every step at T is applied in file order. A step at the same ms as the one before it
-		// is applied with nothing processed between them: a message or timer that an earlier
-		// step at T made due at T waits until the steps at T are done.
-		if i == 0 || st.At != sc.Steps[i-1].At {
-			if err := e.RunUntil(st.At); err != nil {
-				return res, fmt.Errorf("steps[%d].at: %v", i, err)
-			}
+		if err := e.RunToStep(st.At); err != nil {
+			return res, fmt.Errorf("steps[%d].at: %v", i, err)
 		}
 		if st.Action.Expect != nil {
 			for _, f := range e.CheckExpect(st.Action.Expect) {

@@ -436,16 +436,6 @@ func (s *Session) advance(req Request) error {
 
 // runTo moves time to t, applying the logged actions due on the way.
 func (s *Session) runTo(t int64) error {
-	// The contract's step timing, as engine.Run keeps it: the events due at T are processed
-	// once, then every step at T in file order, nothing processed between two steps at T.
-	prev := int64(-1)
-	until := func(at int64) error {
-		if at == prev {
-			return nil
-		}
-		prev = at
-		return s.eng.RunUntil(at)
-	}
 	for {
 		hasA := s.applied < len(s.log) && s.log[s.applied].At <= t
 		hasE := s.checked < len(s.expects) && s.expects[s.checked].at <= t
@@ -455,14 +445,14 @@ func (s *Session) runTo(t int64) error {
 		// Actions and expects run in time order, then file order.
 		if hasE && (!hasA || s.expects[s.checked].at < s.log[s.applied].At ||
 			(s.expects[s.checked].at == s.log[s.applied].At && s.expects[s.checked].step < s.log[s.applied].order)) {
-			if err := until(s.expects[s.checked].at); err != nil {
+			if err := s.eng.RunToStep(s.expects[s.checked].at); err != nil {
 				return err
 			}
 			s.checkNextExpect()
 			continue
 		}
 		ta := s.log[s.applied]
-		if err := until(ta.At); err != nil {
+		if err := s.eng.RunToStep(ta.At); err != nil {
 			return err
 		}
 		if err := s.eng.Apply(ta.Action); err != nil {
