@@ -20,6 +20,7 @@ type Config struct {
 	ReplicaFetchResponseMaxBytes int64 // replica.fetch.response.max.bytes
 	ReplicaFetchBackoffMs        int64 // replica.fetch.backoff.ms
 	ReplicaSocketTimeoutMs       int64 // replica.socket.timeout.ms
+	ControllerSocketTimeoutMs    int64 // controller.socket.timeout.ms
 	NumReplicaFetchers           int64 // num.replica.fetchers
 	MinInsyncReplicas            int64 // min.insync.replicas
 	UncleanLeaderElectionEnable  bool  // unclean.leader.election.enable
@@ -137,6 +138,7 @@ func DefaultConfig() Config {
 		ReplicaFetchResponseMaxBytes:       10485760,
 		ReplicaFetchBackoffMs:              1000,
 		ReplicaSocketTimeoutMs:             30000,
+		ControllerSocketTimeoutMs:          30000,
 		NumReplicaFetchers:                 1,
 		MinInsyncReplicas:                  1,
 		UncleanLeaderElectionEnable:        false,
@@ -189,6 +191,7 @@ var configKeys = []configKey{
 	{name: "replica.fetch.response.max.bytes", min: 1, int: func(c *Config) *int64 { return &c.ReplicaFetchResponseMaxBytes }, doc: "bytes in one whole fetch response"},
 	{name: "replica.fetch.backoff.ms", min: 0, int: func(c *Config) *int64 { return &c.ReplicaFetchBackoffMs }, doc: "backoff after a fetch error, and the idle wait"},
 	{name: "replica.socket.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ReplicaSocketTimeoutMs }, doc: "a follower's connect timeout (awaitReady); connections are not modelled, so it changes nothing: a request in flight fails after request.timeout.ms"},
+	{name: "controller.socket.timeout.ms", min: 1, int: func(c *Config) *int64 { return &c.ControllerSocketTimeoutMs }, doc: "the request timeout of a broker's AlterPartition to the controller (3.7; NodeToControllerChannelManager's NetworkClient); otherwise a connect timeout (awaitReady), which changes nothing here: the controller's own requests and a ControlledShutdown time out after request.timeout.ms"},
 	{name: "num.replica.fetchers", min: 1, int: func(c *Config) *int64 { return &c.NumReplicaFetchers }, doc: "fetcher threads per source broker"},
 	{name: "min.insync.replicas", min: 1, int: func(c *Config) *int64 { return &c.MinInsyncReplicas }, doc: "acks=all gate, and (3.7) the HW gate"},
 	{name: "unclean.leader.election.enable", bool: func(c *Config) *bool { return &c.UncleanLeaderElectionEnable }, doc: "elect an out-of-sync replica when no ISR member is alive"},

@@ -39,21 +39,22 @@ func isRequest(t string) bool {
 	return false
 }
 
-// controllerSocketTimeoutMs is controller.socket.timeout.ms, Kafka's default (30000 in every
-// era; not a setting here).
-const controllerSocketTimeoutMs = 30000
-
 // timeoutFor returns how long a requester waits for an answer before giving up: its
 // NetworkClient's request timeout, the broker's request.timeout.ms for a follower's fetcher
 // (ReplicaFetcherBlockingSend's NetworkClient: 0.10.2.2 ReplicaFetcherThread l.104, 0.11.0.2
 // l.79, 2.1.1 l.83, 3.7.0 BrokerBlockingSender l.93; replica.socket.timeout.ms bounds only
 // awaitReady's connect, which the engine does not model), the controller's channel
-// (ControllerChannelManager.addNewBroker) and the controlled shutdown's client
-// (KafkaServer.controlledShutdown), as for a producer; AlterPartition's channel
-// (NodeToControllerChannelManager, 3.7.0 l.201) waits controller.socket.timeout.ms.
+// (ControllerChannelManager.addNewBroker's NetworkClient, config.requestTimeoutMs in every era:
+// 0.10.2.2 l.120, 0.11.0.2 l.138, 2.1.1 l.141, 3.7.0 l.161; its controller.socket.timeout.ms
+// bounds only RequestSendThread.brokerReady's awaitReady) and the controlled shutdown's client
+// (KafkaServer.controlledShutdown's NetworkClient; controller.socket.timeout.ms is its
+// awaitReady's), as for a producer; AlterPartition's channel waits controller.socket.timeout.ms
+// (3.7.0 NodeToControllerChannelManagerImpl.buildNetworkClient l.201:
+// min(config.controllerSocketTimeoutMs, retryTimeoutMs), and AlterPartitionManager.apply builds
+// it with retryTimeoutMs Long.MaxValue; KafkaServer starts it in ZooKeeper mode, l.383).
 func (e *Engine) timeoutFor(m *Message) int64 {
 	if m.Type == MsgAlterPartition {
-		return controllerSocketTimeoutMs
+		return e.cfg.ControllerSocketTimeoutMs
 	}
 	return e.cfg.RequestTimeoutMs
 }

@@ -142,7 +142,7 @@ func pendingTimer(e *engine.Engine, cfg *engine.Config, t engine.Timer, lod *Det
 		}
 		setting := fmt.Sprintf("request.timeout.ms = %d ms", cfg.RequestTimeoutMs)
 		if m.Type == engine.MsgAlterPartition {
-			setting = "controller.socket.timeout.ms = 30000 ms"
+			setting = fmt.Sprintf("controller.socket.timeout.ms = %d ms", cfg.ControllerSocketTimeoutMs)
 		}
 		return Pending{At: t.At, Kind: PendRequestTimeout, Broker: engine.Some(m.From),
 			Text: fmt.Sprintf("%s's %s #%d to %s times out: the link is cut (%s)", engine.NodeName(m.From), m.Type, m.ID, engine.NodeName(m.To), setting)}, true
