@@ -262,10 +262,16 @@ func (e *Engine) consume(p *partition, count int64) {
 	// and fetch.min.bytes (Fetcher.sendFetches, 0.10.2.2 to 3.7.0): with nothing new below the
 	// high watermark it waits in the leader's fetch purgatory (DelayedFetch) until a record
 	// commits or the max wait passes, and the step is answered then.
+	// From 2.3 (era.consumerLeaderEpoch) it carries the leader epoch of the consumer's metadata,
+	// here the controller's.
+	epoch := int32(-1)
+	if e.era.consumerLeaderEpoch {
+		epoch = e.metadata.leaderEpoch(p.pid)
+	}
 	e.send(&Message{Type: MsgFetch, From: ClientNode, To: leader, Fetch: &FetchRequest{ReplicaID: ClientNode,
 		BrokerEpoch: -1, FetcherID: int32(op.ID), SessionEpoch: FinalEpoch, MaxWaitMs: e.cfg.FetchMaxWaitMs, MinBytes: e.cfg.FetchMinBytes,
 		Partitions: []FetchPartition{{TP: p.tp(), FetchOffset: op.Offset,
-			LogStartOffset: -1, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, MaxRecords: count}}}})
+			LogStartOffset: -1, CurrentLeaderEpoch: epoch, LastFetchedEpoch: -1, MaxRecords: count}}}})
 }
 
 func (e *Engine) consumeAnswered(m, req *Message) {

@@ -183,6 +183,13 @@ type era struct {
 	// HostedPartition.Offline case, 2.6 with KIP-570's StopReplica v3, and 3.7.0). Before, a stop
 	// that deletes nothing answers NONE for every partition (2.1.1 stopReplicas).
 	stopReplicaPartitionErrors bool
+	// consumerLeaderEpoch: a consumer's Fetch carries the leader epoch its metadata names for the
+	// partition (KIP-320's client part, 2.3: Fetcher.prepareFetchRequests, 3.7.0
+	// AbstractFetch.prepareFetchRequests: position.currentLeader.epoch), so a broker that has not
+	// heard of that epoch answers UNKNOWN_LEADER_EPOCH and one past it FENCED_LEADER_EPOCH
+	// (Partition.checkCurrentLeaderEpoch) before it looks at whether it leads. Before (0.10.2.2,
+	// 0.11.0.2, 2.1.1: Optional.empty()), none: only leadership is checked.
+	consumerLeaderEpoch bool
 }
 
 func eraFor(version string) era {
@@ -210,6 +217,6 @@ func eraFor(version string) era {
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true}
+			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true}
 	}
 }
