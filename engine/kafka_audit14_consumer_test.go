@@ -93,3 +93,42 @@ func TestAudit14ConsumerSkipsZombieLeaderOfOlderEpoch(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit14ParkedConsumerFetchFencedAtMaxWait: a consumer's Fetch parked in the leader's
+// purgatory (nothing below the HW past its offset) when a LeaderAndIsr bumps the leader epoch of
+// the partition it still leads. Partition.makeLeader completes delayed requests only if the HW
+// moved (3.7.0 l.800-802), so the Fetch stays parked until fetch.max.wait.ms; its re-read
+// (DelayedFetch.onComplete → ReplicaManager.readFromLog → Partition.fetchRecords) then checks
+// the epoch the 3.7 consumer sent, 0, against the leader's 1: FENCED_LEADER_EPOCH
+// (checkCurrentLeaderEpoch). 2.1's consumer sends none: 0 records. t-0 [1,2], controller 0; the
+// consume at 100 parks on leader 1 from 101 to 601; broker 2's controlled shutdown at 200 takes
+// it out of the ISR with a leader-epoch bump (the controller's OfflineReplica transition,
+// removeReplicasFromIsr), whose LeaderAndIsr reaches leader 1 at 202. The answer leaves at 601
+// and arrives at 602 either way.
+func TestAudit14ParkedConsumerFetchFencedAtMaxWait(t *testing.T) {
+	for _, tc := range []struct{ era, want string }{
+		{"2.1", "ok:[]"},
+		{"3.7", "FENCED_LEADER_EPOCH:[]"},
+	} {
+		t.Run(tc.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(tc.era))
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"shutdown","broker":2}`)
+			runFor(t, e, 100)
+			if own := e.brokers[1].Replica(p.pid).LeaderEpoch(); own != 1 {
+				t.Fatalf("leader 1 in epoch %d at 300, want 1", own)
+			}
+			if at, _ := consumeResults(e); len(at) != 0 {
+				t.Fatalf("consume answered at %v, want still parked at 300", at)
+			}
+			runFor(t, e, 400)
+			at, _ := consumeResults(e)
+			if got := consumeOutcomes(e); len(at) != 1 || at[0] != 602 || !slices.Equal(got, []string{tc.want}) {
+				t.Fatalf("consume answered at %v: %v, want at 602: [%s]", at, got, tc.want)
+			}
+		})
+	}
+}
