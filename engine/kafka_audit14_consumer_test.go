@@ -31,9 +31,12 @@ func consumeOutcomes(e *Engine) []string {
 // [1,2], controller 0; the link 0 -> 2 goes down and leader 1 is killed at 1000; at its session's
 // expiry the controller elects 2 (leader epoch 1), whose LeaderAndIsr is held. A consume 1000 ms
 // later goes to 2, still a follower in epoch 0: 3.7 answers UNKNOWN_LEADER_EPOCH, 2.1
-// NOT_LEADER_FOR_PARTITION (ReplicaManager.getPartitionAndLeaderReplicaIfLocal).
+// NOT_LEADER_FOR_PARTITION (ReplicaManager.getPartitionAndLeaderReplicaIfLocal), as 0.10.2 and
+// 0.11.0 do (getLeaderReplicaIfLocal: the partition is known, its leader is not this broker).
 func TestAudit14ConsumerFetchCarriesLeaderEpoch(t *testing.T) {
 	for _, tc := range []struct{ era, want string }{
+		{"0.10.2", "NOT_LEADER_FOR_PARTITION:[]"},
+		{"0.11.0", "NOT_LEADER_FOR_PARTITION:[]"},
 		{"2.1", "NOT_LEADER_FOR_PARTITION:[]"},
 		{"3.7", "UNKNOWN_LEADER_EPOCH:[]"},
 	} {
@@ -128,6 +131,112 @@ func TestAudit14ParkedConsumerFetchFencedAtMaxWait(t *testing.T) {
 			at, _ := consumeResults(e)
 			if got := consumeOutcomes(e); len(at) != 1 || at[0] != 602 || !slices.Equal(got, []string{tc.want}) {
 				t.Fatalf("consume answered at %v: %v, want at 602: [%s]", at, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAudit14ConsumerOffsetOutOfRangeAfterTruncation: the consumer reads up to the HW
+// (FetchIsolation.HIGH_WATERMARK; 0.10.2.2 fetchOnlyCommitted), and a Fetch from past the
+// leader's log end is refused OFFSET_OUT_OF_RANGE (Log.read / UnifiedLog.read:
+// OffsetOutOfRangeException, 0.10.2.2 to 3.7.0). t-0 [1,2], unclean.leader.election.enable,
+// replica.lag.time.max.ms 4000, zookeeper.session.timeout.ms 6000. One acks=all record at 100;
+// the link 2 -> 1 goes down at 1000 and two acks=1 records follow at 2000; the 6000 check takes
+// 2 out of the ISR (last caught up before 1000), so the HW reaches 3 and a consume at 7000 reads
+// offsets 0-2. Leader 1 is killed at 7100; at 13100 its session expires and 2 is elected
+// uncleanly (epoch 1) with one record: the records the consumer read at 1 and 2 are gone
+// (consumed-record-changed). A consume at 14000 asks from offset 3, past the log end 1:
+// OFFSET_OUT_OF_RANGE, nothing read (the contract's consumer keeps its position; Kafka's would
+// reset it by auto.offset.reset). Three acks=1 records at 15000 take offsets 1-3, and a consume
+// at 16000 reads offset 3.
+func TestAudit14ConsumerOffsetOutOfRangeAfterTruncation(t *testing.T) {
+	for _, era := range Eras {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["unclean.leader.election.enable"] = "true"
+			cfg["replica.lag.time.max.ms"] = "4000"
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0}`)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":2,"acks":1}`)
+			runFor(t, e, 5000)
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 6900)
+			if l, ep := e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid); l != 2 || ep != 1 {
+				t.Fatalf("controller: leader %d epoch %d at 14000, want 2 in epoch 1", l, ep)
+			}
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":3,"acks":1}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 100)
+			want := []string{"ok:[0 1 2]", "OFFSET_OUT_OF_RANGE:[]", "ok:[3]"}
+			if got := consumeOutcomes(e); !slices.Equal(got, want) {
+				t.Fatalf("consumes: %v, want %v", got, want)
+			}
+			if got := e.ViolationNames(); !slices.Equal(got, []string{"consumed-record-changed"}) {
+				t.Fatalf("violations %v, want [consumed-record-changed]", got)
+			}
+		})
+	}
+}
+
+// TestAudit14ConsumerReadsToHighWatermarkOnly: a consumer's Fetch reads up to the HW, never the
+// LEO (0.10.2.2 ReplicaManager.readFromLocalLog with fetchOnlyCommitted, 3.7.0
+// FetchIsolation.HIGH_WATERMARK), at most `count` records, and with fetch.min.bytes above what
+// lies below the HW it waits the whole fetch.max.wait.ms (DelayedFetch.tryComplete counts bytes
+// to the HW). t-0 [1,2], fetch.min.bytes 300 (three 100-byte records), fetch.max.wait.ms 2000.
+// One acks=all record at 100; the link 2 -> 1 goes down at 1000 and an acks=1 record follows at
+// 1500 (LEO 2, HW 1: 2 stays in the ISR, replica.lag.time.max.ms being 10000 or 30000). A
+// consume at 2000 finds 100 bytes below the HW, parks until 4001 and reads offset 0 only; one with
+// count 1 at 5000 reads nothing more (offset 1 is above the HW), at its max wait too. The
+// leader is killed at 7500 and 2 is elected cleanly (it is in the ISR) without offset 1: the
+// consumer never read it, so nothing is reported. (The second consume is answered at 7002:
+// parked 5001 to 7001, before the kill at 7500.)
+func TestAudit14ConsumerReadsToHighWatermarkOnly(t *testing.T) {
+	for _, era := range Eras {
+		t.Run(era, func(t *testing.T) {
+			cfg := eraCfg(era)
+			cfg["fetch.min.bytes"] = "300"
+			cfg["fetch.max.wait.ms"] = "2000"
+			cfg["zookeeper.session.timeout.ms"] = "6000"
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, cfg)
+			p := e.partitionOf(ktTopic, 0)
+			runFor(t, e, 100)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0}`)
+			runFor(t, e, 900)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+			runFor(t, e, 500)
+			apply(t, e, `{"do":"produce","topic":"t","partition":0,"acks":1}`)
+			runFor(t, e, 500)
+			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+			runFor(t, e, 2001)
+			if at, _ := consumeResults(e); len(at) != 0 {
+				t.Fatalf("consume answered at %v, want parked until 4001", at)
+			}
+			runFor(t, e, 999) // to 5000
+			apply(t, e, `{"do":"consume","topic":"t","partition":0,"count":1}`)
+			runFor(t, e, 2500)
+			apply(t, e, `{"do":"kill","broker":1}`)
+			runFor(t, e, 7000)
+			at, _ := consumeResults(e)
+			want := []string{"ok:[0]", "ok:[]"}
+			if got := consumeOutcomes(e); !slices.Equal(got, want) || !slices.Equal(at, []int64{4002, 7002}) {
+				t.Fatalf("consumes %v answered at %v, want %v at [4002 7002]", got, at, want)
+			}
+			if l := e.ctrl.Leader(p.pid); l != 2 {
+				t.Fatalf("leader %d, want 2", l)
+			}
+			if got := e.ViolationNames(); len(got) != 0 {
+				t.Fatalf("violations %v, want none", got)
 			}
 		})
 	}
