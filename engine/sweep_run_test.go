@@ -23,8 +23,10 @@ func (s *sweepRun) run() {
 	}
 	s.convergedMs = s.e.Now() - healAt
 	// A request lost to a cut link before the heal fails only at its timeout (a silent network
-	// partition), and its fetcher waits for that; the final produce starts once those are over.
-	quiet := healAt + max(s.e.Config().ReplicaSocketTimeoutMs, s.e.Config().RequestTimeoutMs)
+	// partition), and its fetcher waits for that (an AlterPartition, controller.socket.timeout.ms);
+	// the final produce starts once those are over.
+	cfg := s.e.Config()
+	quiet := healAt + max(cfg.ReplicaSocketTimeoutMs, cfg.RequestTimeoutMs, cfg.ControllerSocketTimeoutMs)
 	if s.e.Now() < quiet && !s.runTo(quiet) {
 		return
 	}
