@@ -105,7 +105,7 @@ func (e *Engine) leaderReachable(pid, b int32) bool {
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
 	if why != ErrLeaderNotAvailable {
-		at = e.now + e.produceBackoff(op.Failed())
+		at = e.now + e.produceBackoff(op.FailedAt(e.now))
 	}
 	if e.era.retryAtOnceOnNewLeader && why != ErrLeaderNotAvailable && op.SentEpoch() >= 0 &&
 		e.metadata.leader(op.PID()) >= 0 && e.metadata.leaderEpoch(op.PID()) != op.SentEpoch() {
@@ -147,8 +147,14 @@ func (e *Engine) produceBackoff(failed int) int64 {
 // TimeoutException, before client.poll hands it answers; 2.1.1 and 3.7.0), so an answer that
 // comes at or after it is not the produce's outcome: an acknowledgement then is not one. The
 // engine records the expiry when the answer comes.
+//
+// Before 2.1 nothing expires a batch in flight: 0.10.2.2's and 0.11.0.2's
+// RecordAccumulator.abortExpiredBatches/expiredBatches look only at the accumulator's batches, and
+// not at a muted partition's (max.in.flight.requests.per.connection 1, the idempotent producer's),
+// so 0.11.0's idempotent producer takes the answer whenever it comes (or retries at the request's
+// timeout).
 func (e *Engine) expiredInFlight(op *ProduceOp) bool {
-	if !e.producerRetries() || e.now < e.produceDeadline(op) {
+	if !e.era.producerRetries || e.now < e.produceDeadline(op) {
 		return false
 	}
 	e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
@@ -159,24 +165,34 @@ func (e *Engine) expiredInFlight(op *ProduceOp) bool {
 // 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
 // KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
 // default retries config to the recommended value ... since the idempotent producer is
-// enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it anyway.
+// enabled"); 0.11.0's client has no delivery.timeout.ms: its batch expires as produceDeadline
+// says.
 func (e *Engine) producerRetries() bool {
 	return e.era.producerRetries || e.cfg.EnableIdempotence
 }
 
-// produceDeadline is when op's batch expires: delivery.timeout.ms after its creation
-// (ProducerBatch.hasReachedDeliveryTimeout, `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to
-// 3.7.0). The era's client before 2.1 has no delivery timeout: its accumulator expires a batch
-// once more than request.timeout.ms has passed since its creation (RecordBatch.maybeExpire,
-// `requestTimeoutMs < now - (createdMs + lingerMs)`, linger.ms 0; 0.10.2.2 and 0.11.0.2), so a
-// batch waiting for a leader, or retried here, gives up after request.timeout.ms + 1 (or a
-// delivery.timeout.ms set lower). 0.11.0's idempotent producer, which retries, is given
-// delivery.timeout.ms.
+// produceDeadline is when op's batch expires, if it is waiting in the accumulator then:
+// delivery.timeout.ms after its creation (ProducerBatch.hasReachedDeliveryTimeout,
+// `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to 3.7.0). The era's client before 2.1 has no
+// delivery timeout: its accumulator expires a batch once more than request.timeout.ms has passed
+// since its creation, or, for a batch in retry (one that failed and was re-enqueued), since its
+// last failed attempt plus retry.backoff.ms (0.10.2.2 RecordBatch.maybeExpire, 0.11.0.2
+// ProducerBatch.maybeExpire: `!inRetry() && requestTimeoutMs < createdTimeMs(now) - lingerMs`,
+// `inRetry() && requestTimeoutMs < waitedTimeMs(now) - retryBackoffMs`, waitedTimeMs counted from
+// lastAttemptMs, which reenqueued sets to the failure's time; linger.ms 0). So a batch waiting
+// for a leader gives up after request.timeout.ms + 1, and one that failed, only the idempotent
+// producer's in 0.11.0 (retries 0 otherwise), request.timeout.ms + 1 after its backoff ended,
+// however old it is. The engine keeps a lower delivery.timeout.ms if one is set (measured from the
+// creation).
 func (e *Engine) produceDeadline(op *ProduceOp) int64 {
-	if e.producerRetries() {
+	if e.era.producerRetries {
 		return op.Sent + e.cfg.DeliveryTimeoutMs
 	}
-	return op.Sent + min(e.cfg.DeliveryTimeoutMs, e.cfg.RequestTimeoutMs+1)
+	expiry := op.Sent + e.cfg.RequestTimeoutMs + 1
+	if op.InRetry() {
+		expiry = op.LastFailed() + e.cfg.RetryBackoffMs + e.cfg.RequestTimeoutMs + 1
+	}
+	return min(op.Sent+e.cfg.DeliveryTimeoutMs, expiry)
 }
 
 // producerRetry sends a batch again, or expires it at its delivery timeout.

@@ -31,6 +31,7 @@ type ProduceOp struct {
 	pid        int32
 	sentEpoch  int32 // the leader epoch the producer's metadata had at the last send
 	failures   int32 // attempts that failed (Kafka's ProducerBatch.attempts)
+	lastFailed int64 // when the last failed attempt was answered (Kafka's ProducerBatch.lastAttemptMs)
 }
 
 // Failed counts a failed attempt of the op and returns how many failed so far.
@@ -38,6 +39,19 @@ func (op *ProduceOp) Failed() int {
 	op.failures++
 	return int(op.failures)
 }
+
+// FailedAt counts a failed attempt of the op answered at now, as Failed, and records when
+// (Kafka's ProducerBatch.reenqueued: lastAttemptMs = now).
+func (op *ProduceOp) FailedAt(now int64) int {
+	op.lastFailed = now
+	return op.Failed()
+}
+
+// InRetry reports whether an attempt of the op failed (Kafka's ProducerBatch.inRetry).
+func (op *ProduceOp) InRetry() bool { return op.failures > 0 }
+
+// LastFailed is when the op's last failed attempt was answered (ProducerBatch.lastAttemptMs).
+func (op *ProduceOp) LastFailed() int64 { return op.lastFailed }
 
 // PID is the engine's id of the partition the op writes to.
 func (op *ProduceOp) PID() int32 { return op.pid }
