@@ -128,12 +128,16 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 
 // produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
 // retry.backoff.ms, and in 3.7 that doubled per earlier failure up to retry.backoff.max.ms
-// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%; no growth when the
-// maximum is not above retry.backoff.ms). A batch waiting for a leader is not backing off: it
-// looks again every retry.backoff.ms (as the engine's metadata is at once).
+// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%). With the maximum
+// not above retry.backoff.ms there is no growth, and the static backoff is the maximum:
+// 3.7.0's ExponentialBackoff takes `initialInterval = maxInterval < initialInterval ?
+// maxInterval : initialInterval` (CommonClientConfigs.warnDisablingExponentialBackoff: "A static
+// backoff with value retry.backoff.max.ms will be applied"). A batch waiting for a leader is not
+// backing off: it looks again every retry.backoff.ms (as the engine's metadata is at once).
 func (e *Engine) produceBackoff(failed int) int64 {
 	b, most := e.cfg.RetryBackoffMs, e.cfg.RetryBackoffMaxMs
-	if e.era.exponentialRetryBackoff && most > b {
+	if e.era.exponentialRetryBackoff {
+		b = min(b, most)
 		for i := 1; i < failed && b < most; i++ {
 			b = min(2*b, most)
 		}

@@ -53,7 +53,9 @@ func TestAudit14IdempotentBatchExpiresAfterBackoffPlusRequestTimeout(t *testing.
 		{"0.11.0", "false", [2]string{"NETWORK_EXCEPTION", "DELIVERY_TIMEOUT"}, [2]int64{1001, 31501}},
 		{"0.10.2", "false", [2]string{"NETWORK_EXCEPTION", "DELIVERY_TIMEOUT"}, [2]int64{1001, 31501}},
 		{"2.1", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36003, 36502}},
-		{"3.7", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36003, 36502}},
+		// 3.7: batch 1's backoff is retry.backoff.max.ms (1000, below retry.backoff.ms: see
+		// TestAudit14StaticBackoffIsTheMaximum), then it waits for a leader from 2001 on.
+		{"3.7", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36502, 37003}},
 	}
 	for _, c := range cases {
 		t.Run(c.era+"-idem-"+c.idem, func(t *testing.T) {
@@ -85,5 +87,33 @@ func TestAudit14IdempotentBatchExpiresAfterBackoffPlusRequestTimeout(t *testing.
 				t.Errorf("results at %v, want %v", at, c.at)
 			}
 		})
+	}
+}
+
+// TestAudit14StaticBackoffIsTheMaximum follows 3.7.0's ExponentialBackoff constructor as
+// RecordAccumulator builds it (retry.backoff.ms, 2, retry.backoff.max.ms, 0.2): with
+// retry.backoff.ms above retry.backoff.max.ms, initialInterval is the maximum and expMax 0, so
+// every retry waits retry.backoff.max.ms (CommonClientConfigs.warnDisablingExponentialBackoff:
+// "A static backoff with value retry.backoff.max.ms will be applied"). The engine waited
+// retry.backoff.ms. Before 3.7 there is no retry.backoff.max.ms: retry.backoff.ms each time.
+func TestAudit14StaticBackoffIsTheMaximum(t *testing.T) {
+	cases := []struct {
+		cfg  map[string]string
+		want [3]int64
+	}{
+		{map[string]string{"retry.backoff.ms": "7000"}, [3]int64{1000, 1000, 1000}},
+		{map[string]string{"retry.backoff.ms": "7000", "retry.backoff.max.ms": "7000"}, [3]int64{7000, 7000, 7000}},
+		{map[string]string{"retry.backoff.ms": "300", "retry.backoff.max.ms": "1000"}, [3]int64{300, 600, 1000}},
+		{map[string]string{"retry.backoff.ms": "7000", "inter.broker.protocol.version": `"2.1"`}, [3]int64{7000, 7000, 7000}},
+	}
+	for _, c := range cases {
+		e := newKafkaEngine(t, 1, [][]int32{{0}}, c.cfg)
+		var got [3]int64
+		for i := range got {
+			got[i] = e.produceBackoff(i + 1)
+		}
+		if got != c.want {
+			t.Errorf("%v: backoffs %v, want %v", c.cfg, got, c.want)
+		}
 	}
 }
