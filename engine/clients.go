@@ -18,7 +18,10 @@ import (
 // is 0, so the first error is final, and a batch waiting for a leader expires after
 // request.timeout.ms. A retried batch keeps its record ids. Without enable.idempotence (the eras
 // before 3.7 by default) a retry of a batch the leader already has is appended twice; with it the
-// leader finds the batch and answers with its offsets (broker.HandleProduce).
+// leader finds the batch and answers with its offsets (broker.HandleProduce), and checks each
+// batch's sequence (broker.checkSequence, sequenceRefused); the idempotent producer's batches of a
+// partition queue behind a retry (BlockBehindRetry), and in 0.11.0 behind the one request in
+// flight to their broker (producerConn).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -49,8 +52,15 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	op.Attempts++
+	if e.idempotent(op) && e.clients.BlockBehindRetry(op) {
+		return // sent once the batch to retry before it is (releaseBlocked)
+	}
 	leader := e.metadata.leader(op.PID())
+	if e.oneInFlight(op) && !e.connRound && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connBusy(leader) {
+		e.conns[leader].held = append(e.conns[leader].held, op.ID)
+		return // sent once the request in flight to leader is answered (connDone)
+	}
+	op.Attempts++
 	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
@@ -67,17 +77,110 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	// turns the default enable.idempotence off for a producer with acks 0 or 1 ("Idempotence will
 	// be disabled because acks is set to 1, not set to 'all'"); 0.11.0.2 and 2.1.1 refuse the
 	// combination (KafkaProducer.configureAcks), so an idempotent producer there has acks=all.
-	idem := e.cfg.EnableIdempotence && op.Acks == -1
+	idem := e.idempotent(op)
+	if idem {
+		e.clients.AssignSequence(op) // at its first send: RecordAccumulator.drain
+		op.SetInFlight(true)
+	}
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
 		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: idem, Retried: idem && op.Attempts > 1}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
+	if idem {
+		if e.oneInFlight(op) {
+			e.connOf(leader).inFlight++
+		}
+		e.releaseBlocked(op.PID())
+	}
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
 		e.pending.remove(m.ID)
 		e.finishProduce(op, ResultSent, -1)
 	}
+}
+
+// idempotent reports whether op is the idempotent producer's batch: enable.idempotence, acks=all
+// (see sendProduceTo).
+func (e *Engine) idempotent(op *ProduceOp) bool { return e.cfg.EnableIdempotence && op.Acks == -1 }
+
+// releaseBlocked sends partition pid's new batches held behind a batch to retry, once none waits
+// (BlockBehindRetry): now, in their order, each through the agenda.
+func (e *Engine) releaseBlocked(pid int32) {
+	for _, id := range e.clients.Unblock(pid) {
+		e.release(id)
+	}
+}
+
+// release hands back op id, held behind another batch, to be sent now (producerRetry).
+func (e *Engine) release(id int64) {
+	e.clients.Produce(id).SetReleased()
+	e.schedule(producerRetry{id}.due(e.now))
+}
+
+// producerConn is 0.11.0's idempotent producer's connection to a broker. 0.11.0.2's
+// KafkaProducer.configureInflightRequests makes max.in.flight.requests.per.connection 1 for the
+// idempotent producer (and refuses any other value): NetworkClient.ready is false for a broker
+// with a request in flight (InFlightRequests.canSendMore), so Sender.sendProducerData drains
+// nothing for it, and the Sender mutes the partitions it drained (guaranteeMessageOrder) until
+// their answer. Its batches for that broker wait (held) and leave together once the answer came,
+// the first of each partition (RecordAccumulator.drain takes one batch a partition), as one
+// request in Kafka and as one request each here; the next wait for all of those. From 1.0
+// (KAFKA-5494) the idempotent producer allows up to 5, as the others, which the engine does not
+// limit.
+type producerConn struct {
+	inFlight int32   // its requests on their way or awaiting answers
+	held     []int64 // the ids of the batches waiting for it, in order
+}
+
+// oneInFlight reports whether op's producer has one request in flight per connection: the
+// idempotent producer of 0.11.0 (era.idempotentOneInFlight).
+func (e *Engine) oneInFlight(op *ProduceOp) bool {
+	return e.era.idempotentOneInFlight && e.idempotent(op)
+}
+
+// connOf is the producer's connection to broker b.
+func (e *Engine) connOf(b int32) *producerConn {
+	if e.conns == nil {
+		e.conns = make([]producerConn, len(e.brokers))
+	}
+	return &e.conns[b]
+}
+
+// connBusy reports whether the producer's connection to broker b has a request in flight.
+func (e *Engine) connBusy(b int32) bool { return e.conns != nil && e.conns[b].inFlight > 0 }
+
+// connDone is called when idempotent produce req, sent on a one-in-flight connection, was
+// answered or failed: once none is in flight, the held batches leave, the first of each
+// partition (the partition's later ones wait for the next round).
+func (e *Engine) connDone(req *Message) {
+	if !req.Produce.Idempotent || !e.era.idempotentOneInFlight || e.conns == nil {
+		return
+	}
+	c := &e.conns[req.To]
+	if c.inFlight--; c.inFlight > 0 || len(c.held) == 0 {
+		return
+	}
+	held := c.held
+	c.held = nil
+	var round []int64
+	var pids []int32
+	for _, id := range held {
+		pid := e.clients.Produce(id).PID()
+		if slices.Contains(pids, pid) {
+			c.held = append(c.held, id)
+			continue
+		}
+		pids = append(pids, pid)
+		round = append(round, id)
+	}
+	// The round leaves now, together (one request in Kafka): none waits for another's.
+	e.connRound = true
+	for _, id := range round {
+		e.clients.Produce(id).SetReleased()
+		e.producerRetry(id)
+	}
+	e.connRound = false
 }
 
 // leaderReachable reports whether a producer would send partition pid's batch to b, its leader in
@@ -205,17 +308,37 @@ func (e *Engine) producerRetry(id int64) {
 	if op.Done {
 		return
 	}
-	if e.now >= e.produceDeadline(op) {
+	// A batch handed back after it was held behind another (a retry before it, a busy
+	// connection) was not looked at for expiry meanwhile in 0.11.0: expiredBatches skips a muted
+	// partition and stops at a deque's first batch that has not expired, and the Sender drains a
+	// sendable batch before it expires the rest (sendProducerData, 0.11.0.2). From 2.1 an expired
+	// batch is failed even if just drained (getExpiredInflightBatches).
+	released := op.TakeReleased() && !e.era.producerRetries && e.sendable(op)
+	if e.now >= e.produceDeadline(op) && !released {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
 	e.sendProduce(op)
 }
 
+// sendable reports whether op's partition has a leader the producer can send to now.
+func (e *Engine) sendable(op *ProduceOp) bool {
+	leader := e.metadata.leader(op.PID())
+	return leader >= 0 && e.leaderReachable(op.PID(), leader)
+}
+
 func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
+	if e.clients.SequenceDone(op, result == ResultAcked) {
+		// The partition's sequences have a gap no batch in flight can fill (a batch failed or
+		// expired after it had its sequence): the next batch restarts them under a new epoch
+		// (3.7.0 TransactionManager.maybeResolveSequences, handleFailedBatch →
+		// requestEpochBumpForPartition; 0.11.0.2 and 2.1.1 reset the producer id).
+		e.clients.BumpEpoch(op.PID())
+	}
+	e.releaseBlocked(op.PID())
 	if !e.tracing() {
 		return
 	}
@@ -239,6 +362,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
+		e.connDone(req)
 		e.produceDone(m, req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
@@ -247,6 +371,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 
 func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	op := e.clients.Produce(resp.Op)
+	op.SetInFlight(false)
 	if op.Done || e.expiredInFlight(op) {
 		return
 	}
@@ -265,8 +390,42 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		// reenqueueBatch); with enable.idempotence the leader finds a retry it already appended.
 		// Before 2.1 its retries is 0: retryProduce reports the error.
 		e.retryProduce(op, resp.Error)
+	case ErrOutOfOrderSequenceNumber, ErrUnknownProducerID:
+		e.sequenceRefused(op, resp.Error)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
+	}
+}
+
+// sequenceRefused is the idempotent producer's answer to a leader that refused op's sequence
+// (checkSequence). 3.7.0 (KIP-360) retries every OUT_OF_ORDER_SEQUENCE_NUMBER
+// (TransactionManager.canRetry): a batch that is the next after the last acknowledged one, and
+// whose sequence was not reset, shows a real gap in the leader's log (it lost acknowledged
+// batches), so the producer bumps its epoch and restarts the partition's sequences at 0
+// (requestEpochBumpForPartition, bumpIdempotentEpochAndResetIdIfNeeded at the Sender's next
+// runOnce), and the retry, sequence 0 of a new epoch, is accepted; a batch that is not the next
+// is retried as it is. 2.1.1's canRetry retries only the latter (and an UNKNOWN_PRODUCER_ID while
+// nothing was acknowledged, its sequences started again at 0); otherwise the batch fails with the
+// error and the producer id is reset (Sender.failBatch → resetProducerId: an
+// OutOfOrderSequenceException, which UnknownProducerIdException extends). 0.11.0.2 retries none.
+func (e *Engine) sequenceRefused(op *ProduceOp, err KafkaError) {
+	next := e.clients.IsNextSequence(op) && !op.SequenceReset()
+	switch {
+	case e.era.idempotentEpochBump:
+		if err == ErrUnknownProducerID || next {
+			e.clients.BumpEpoch(op.PID())
+		}
+		e.retryProduce(op, err)
+	case e.era.sequenceRetries && err == ErrOutOfOrderSequenceNumber && !next,
+		e.era.sequenceRetries && err == ErrUnknownProducerID && (op.SequenceReset() || !e.clients.AckedAnySequence(op)):
+		if err == ErrUnknownProducerID && !op.SequenceReset() {
+			e.clients.BumpEpoch(op.PID())
+		}
+		e.retryProduce(op, err)
+	default:
+		e.clients.SequenceDone(op, false)
+		e.clients.BumpEpoch(op.PID())
+		e.finishProduce(op, e.clientErrorName(err), -1)
 	}
 }
 
@@ -328,6 +487,8 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	switch {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
+		op.SetInFlight(false)
+		defer e.connDone(req)
 		if op.Done || e.expiredInFlight(op) {
 			return
 		}
@@ -388,6 +549,9 @@ type produceAnswer struct {
 	m    Message
 	body ProduceResponse
 }
+
+// RecordHeader is the idempotent producer's header of record id's batch (brk.Cluster).
+func (h *cluster) RecordHeader(id int64) (int16, int32, bool) { return h.e.clients.RecordHeader(id) }
 
 // SendProduceAnswer sends broker h.b's answer resp to Produce req (the produce path is package
 // broker's; the storage the engine's, here beside the requests').

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,23 +40,27 @@ const expiryScenario = `{"name":"expiry","brokers":2,"config":{"inter.broker.pro
 // attempt (ProducerBatch.reenqueued sets lastAttemptMs) plus retry.backoff.ms; there is no
 // delivery.timeout.ms before 2.1. 0.11.0's idempotent producer (retries Integer.MAX_VALUE):
 // batch 1 failed at 1001 and expires only at 1001 + 7000 + 30001 = 38002, so its retry at
-// 36001 reaches the restarted leader and is acknowledged; batch 2, never sent, expires at
-// 1500 + 30001 = 31501. (The engine gave both delivery.timeout.ms, 120000 from creation, and
-// acknowledged both.) 0.10.2 (retries 0): batch 1 fails NETWORK_EXCEPTION, batch 2 expires at
-// 31501. 2.1 and 3.7: delivery.timeout.ms from creation, both acknowledged.
+// 36001 reaches the restarted leader and is acknowledged at 36003. Batch 2 waits behind it in
+// the deque (reenqueue: addFirst), where expiredBatches stops at the first batch that has not
+// expired, and behind its request (max.in.flight.requests.per.connection 1, the partition muted):
+// it leaves at 36003 and is acknowledged at 36005. (The engine gave 0.11.0's idempotent producer
+// delivery.timeout.ms, 120000 from creation, and sent batch 2 on its own at 36500.) 0.10.2 and
+// 0.11.0 without idempotence (retries 0): batch 1 fails NETWORK_EXCEPTION, batch 2 expires at
+// 1500 + 30001 = 31501. 2.1 and 3.7 (idempotent): delivery.timeout.ms from creation; batch 2
+// leaves right behind batch 1.
 func TestAudit14IdempotentBatchExpiresAfterBackoffPlusRequestTimeout(t *testing.T) {
 	cases := []struct {
 		era, idem string
 		results   [2]string
 		at        [2]int64 // when the two results came, in time order
 	}{
-		{"0.11.0", "true", [2]string{ResultAcked, "DELIVERY_TIMEOUT"}, [2]int64{31501, 36003}},
+		{"0.11.0", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36003, 36005}},
 		{"0.11.0", "false", [2]string{"NETWORK_EXCEPTION", "DELIVERY_TIMEOUT"}, [2]int64{1001, 31501}},
 		{"0.10.2", "false", [2]string{"NETWORK_EXCEPTION", "DELIVERY_TIMEOUT"}, [2]int64{1001, 31501}},
-		{"2.1", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36003, 36502}},
+		{"2.1", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36003, 36003}},
 		// 3.7: batch 1's backoff is retry.backoff.max.ms (1000, below retry.backoff.ms: see
 		// TestAudit14StaticBackoffIsTheMaximum), then it waits for a leader from 2001 on.
-		{"3.7", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{36502, 37003}},
+		{"3.7", "true", [2]string{ResultAcked, ResultAcked}, [2]int64{37003, 37003}},
 	}
 	for _, c := range cases {
 		t.Run(c.era+"-idem-"+c.idem, func(t *testing.T) {
@@ -115,5 +120,141 @@ func TestAudit14StaticBackoffIsTheMaximum(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%v: backoffs %v, want %v", c.cfg, got, c.want)
 		}
+	}
+}
+
+// runAudit14Results plays scenario JSON sc and returns its produce steps' results and when each
+// came, in step order.
+func runAudit14Results(t *testing.T, sc string) (*Engine, []string, []int) {
+	t.Helper()
+	s, err := ParseScenario([]byte(sc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, res, err := Run(s, nil)
+	if err != nil || !res.OK() {
+		t.Fatalf("run: %v %+v", err, res.Failures)
+	}
+	var results []string
+	var at []int
+	for _, op := range e.Produces() {
+		results = append(results, op.Result)
+		at = append(at, op.Attempts)
+	}
+	return e, results, at
+}
+
+// gapScenario: t-0 on [1,2], unclean election on; batch A reaches both, follower 2 is cut off at
+// 2000 and leaves the ISR, batch B is acknowledged by leader 1 alone at 12002, broker 1 dies at
+// 13000 and 2 is elected uncleanly (its log [A]); batch C comes at 32000 with sequence 2.
+const gapScenario = `{"name":"gap","brokers":3,"config":{"inter.broker.protocol.version":"%v","enable.idempotence":%i,
+"unclean.leader.election.enable":true,"replica.lag.time.max.ms":5000},"topics":[{"name":"t","assignment":[[1,2]]}],
+"steps":[{"at":1000,"do":"produce","topic":"t","partition":0},{"at":2000,"do":"link","from":2,"to":1,"down":true},
+{"at":12000,"do":"produce","topic":"t","partition":0},{"at":13000,"do":"kill","broker":1},
+{"at":32000,"do":"produce","topic":"t","partition":0},{"at":33000,"do":"expect","violations":["acked-write-lost"]}]}`
+
+// TestAudit14OutOfOrderSequenceAfterUncleanElection follows the leader's sequence check
+// (3.7.0 ProducerAppendInfo.checkSequence, 2.1.1 ProducerStateManager's
+// ProducerAppendInfo.checkSequence, 0.11.0.2 ProducerIdEntry.validateAppend: a batch of the
+// producer's epoch must follow its last sequence, else OUT_OF_ORDER_SEQUENCE_NUMBER) and the
+// producer's answer to it: 3.7.0 TransactionManager.canRetry (KIP-360) retries, bumping the
+// epoch (requestEpochBumpForPartition, bumpIdempotentProducerEpoch → startSequencesAtBeginning)
+// because C is the next after the last acknowledged batch, and sequence 0 of the new epoch is
+// accepted; 2.1.1's canRetry does not retry the next batch and Sender.failBatch fails it (and
+// resets the producer id); 0.11.0.2's does not retry an OutOfOrderSequenceException at all.
+// Before, the engine appended C at once in every era. 0.10.2 has no idempotence: appended.
+func TestAudit14OutOfOrderSequenceAfterUncleanElection(t *testing.T) {
+	cases := []struct {
+		era, idem string
+		c         string
+		attempts  int
+		epochs    []int32
+	}{
+		{"3.7", "true", ResultAcked, 2, []int32{0, 1}},
+		{"3.7", "false", ResultAcked, 1, []int32{0, 1}},
+		{"2.1", "true", "OUT_OF_ORDER_SEQUENCE_NUMBER", 1, []int32{0}},
+		{"0.11.0", "true", "OUT_OF_ORDER_SEQUENCE_NUMBER", 1, []int32{0}},
+		{"0.10.2", "false", ResultAcked, 1, []int32{0, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.era+"-idem-"+c.idem, func(t *testing.T) {
+			sc := strings.NewReplacer("%v", c.era, "%i", c.idem).Replace(gapScenario)
+			e, results, attempts := runAudit14Results(t, sc)
+			if len(results) != 3 || results[0] != ResultAcked || results[1] != ResultAcked {
+				t.Fatalf("results %v, want A and B acked", results)
+			}
+			if results[2] != c.c || attempts[2] != c.attempts {
+				t.Errorf("C: %s after %d attempts, want %s after %d", results[2], attempts[2], c.c, c.attempts)
+			}
+			p := e.partitionOf(ktTopic, 0)
+			var epochs []int32
+			for _, r := range e.replicaOn(p.pid, 2).Log().Records() {
+				epochs = append(epochs, r.Epoch)
+			}
+			if !slices.Equal(epochs, c.epochs) {
+				t.Errorf("leader 2's log epochs %v, want %v", epochs, c.epochs)
+			}
+		})
+	}
+}
+
+// TestAudit14UnknownProducerSequence: a new leader with none of the producer's batches (follower 2
+// was cut off before batch A, and is elected uncleanly) gets batch C with sequence 1. 3.7.0
+// ProducerAppendInfo.checkSequence accepts any sequence from a producer it has no epoch of
+// (currentEntry.producerEpoch() == NO_PRODUCER_EPOCH); 2.1.1's answers UNKNOWN_PRODUCER_ID
+// (UnknownProducerIdException: the producer's epoch is not the entry's, sequence not 0, and
+// the entry has no epoch), which 2.1.1's producer fails (TransactionManager.canRetry: the last
+// acknowledged offset 0 is not below the log start 0); 0.11.0.2's ProducerIdEntry.validateAppend
+// takes the empty entry's epoch -1 for another epoch and wants sequence 0:
+// OUT_OF_ORDER_SEQUENCE_NUMBER, not retried.
+func TestAudit14UnknownProducerSequence(t *testing.T) {
+	const sc = `{"name":"unknown","brokers":3,"config":{"inter.broker.protocol.version":"%v","enable.idempotence":true,
+"unclean.leader.election.enable":true,"replica.lag.time.max.ms":5000},"topics":[{"name":"t","assignment":[[1,2]]}],
+"steps":[{"at":500,"do":"link","from":2,"to":1,"down":true},{"at":12000,"do":"produce","topic":"t","partition":0},
+{"at":13000,"do":"kill","broker":1},{"at":32000,"do":"produce","topic":"t","partition":0},{"at":33000,"do":"expect","violations":["acked-write-lost"]}]}`
+	for era, want := range map[string]string{"3.7": ResultAcked, "2.1": "UNKNOWN_PRODUCER_ID", "0.11.0": "OUT_OF_ORDER_SEQUENCE_NUMBER"} {
+		t.Run(era, func(t *testing.T) {
+			_, results, attempts := runAudit14Results(t, strings.Replace(sc, "%v", era, 1))
+			if len(results) != 2 || results[0] != ResultAcked || results[1] != want || attempts[1] != 1 {
+				t.Errorf("results %v after %v attempts, want [acked %s] after 1", results, attempts, want)
+			}
+		})
+	}
+}
+
+// TestAudit14IdempotentOneRequestInFlight follows 0.11.0.2's
+// KafkaProducer.configureInflightRequests (max.in.flight.requests.per.connection 1 with
+// idempotence) as the Sender applies it: NetworkClient.ready is false for a broker with a
+// request in flight (InFlightRequests.canSendMore) and drained partitions are muted
+// (guaranteeMessageOrder); once the answer came, the next drain takes the first batch of each
+// partition (RecordAccumulator.drain). Two t-0 batches and a t-1 batch at 1000, all on leader 1
+// (RF 1): the first t-0 batch is acknowledged at 1002, the other two leave together then and are
+// acknowledged at 1004. From 1.0 (KAFKA-5494) up to 5 may be in flight: all three at 1002.
+func TestAudit14IdempotentOneRequestInFlight(t *testing.T) {
+	const sc = `{"name":"inflight","brokers":2,"config":{"inter.broker.protocol.version":"%v","enable.idempotence":true},
+"topics":[{"name":"t","assignment":[[1],[1]]}],"steps":[{"at":1000,"do":"produce","topic":"t","partition":0},
+{"at":1000,"do":"produce","topic":"t","partition":0},{"at":1000,"do":"produce","topic":"t","partition":1},
+{"at":1010,"do":"expect","violations":[]}]}`
+	for era, want := range map[string][]int64{"0.11.0": {1002, 1004, 1004}, "2.1": {1002, 1002, 1002}, "3.7": {1002, 1002, 1002}} {
+		t.Run(era, func(t *testing.T) {
+			s, err := ParseScenario([]byte(strings.Replace(sc, "%v", era, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var at []int64
+			_, _, err = Run(s, func(evs []Event) {
+				for i := range evs {
+					if evs[i].Type == EvProduceResult && evs[i].Name == ResultAcked {
+						at = append(at, evs[i].T)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(at, want) {
+				t.Errorf("acknowledged at %v, want %v", at, want)
+			}
+		})
 	}
 }
