@@ -493,8 +493,11 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 			return
 		}
 		// A request that timed out or whose connection broke (Sender.handleProduceResponse:
-		// NETWORK_EXCEPTION, in 3.7.0 REQUEST_TIMED_OUT for a timeout; both retriable).
-		if timedOut {
+		// NETWORK_EXCEPTION for a disconnection, which a timeout was before 3.5 (0.10.2.2 to
+		// 2.1.1: NetworkClient.handleTimedOutRequests → processDisconnection, the answer
+		// wasDisconnected); 3.7.0 answers a timeout REQUEST_TIMED_OUT (wasTimedOut); both
+		// retriable).
+		if timedOut && e.era.producerTimeoutName {
 			e.retryProduce(op, ErrRequestTimedOut)
 			return
 		}

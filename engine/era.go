@@ -164,6 +164,10 @@ type era struct {
 	// sequence errors fail the batch and reset the producer id (Sender.failBatch →
 	// resetProducerId). 0.11.0.2 retries none (OutOfOrderSequenceException is not retriable).
 	sequenceRetries bool
+	// producerTimeoutName: a producer's request that timed out on the client fails
+	// REQUEST_TIMED_OUT (Sender.handleProduceResponse: response.wasTimedOut, 3.5 to 3.7.0);
+	// before, NETWORK_EXCEPTION, as any disconnection (0.10.2.2, 0.11.0.2, 2.1.1).
+	producerTimeoutName bool
 	// idempotentOneInFlight: the idempotent producer has max.in.flight.requests.per.connection
 	// 1 (0.11.0.2 KafkaProducer.configureInflightRequests; 5 allowed from 1.0, KAFKA-5494):
 	// producerConn.
@@ -232,6 +236,6 @@ func eraFor(version string) era {
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true, sequenceRetries: true, idempotentEpochBump: true}
+			stopReplicaPartitionErrors: true, sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true}
 	}
 }

@@ -258,3 +258,21 @@ func TestAudit14IdempotentOneRequestInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit14ClientTimeoutIsNetworkException: an acks=1 produce to leader 0, isolated at 1000,
+// waits behind its ISR write blocked on ZooKeeper (zkBlockedWrite) until the producer's request
+// timeout (request.timeout.ms 5000). Before 3.5 NetworkClient.handleTimedOutRequests disconnects
+// and Sender.handleProduceResponse fails the batch NETWORK_EXCEPTION (response.wasDisconnected;
+// 0.10.2.2, 0.11.0.2, 2.1.1); from 3.5 (3.7.0) it is REQUEST_TIMED_OUT (response.wasTimedOut). The
+// engine named it REQUEST_TIMED_OUT in every era. Retries 0 before 2.1: it is the result.
+func TestAudit14ClientTimeoutIsNetworkException(t *testing.T) {
+	const sc = `{"name":"rto","brokers":3,"config":{"inter.broker.protocol.version":"%v","zookeeper.session.timeout.ms":60000,
+"replica.lag.time.max.ms":2000,"request.timeout.ms":5000},"topics":[{"name":"t","assignment":[[0,1,2]]}],
+"steps":[{"at":1000,"do":"isolate","broker":0},{"at":6000,"do":"produce","topic":"t","partition":0,"acks":1},{"at":20000,"do":"expect","acked":0}]}`
+	for _, era := range []string{"0.10.2", "0.11.0"} {
+		_, results, attempts := runAudit14Results(t, strings.Replace(sc, "%v", era, 1))
+		if len(results) != 1 || results[0] != "NETWORK_EXCEPTION" || attempts[0] != 1 {
+			t.Errorf("%s: %v after %v attempts, want NETWORK_EXCEPTION after 1", era, results, attempts)
+		}
+	}
+}
