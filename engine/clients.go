@@ -52,8 +52,8 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	if e.idempotent(op) && e.clients.BlockBehindRetry(op) {
-		return // sent once the batch to retry before it is (releaseBlocked)
+	if e.idempotent(op) && (e.clients.BlockBehindRetry(op) || e.clients.HoldRetry(op)) {
+		return // sent once the batch to retry before it is sent, or done (releaseBlocked)
 	}
 	leader := e.metadata.leader(op.PID())
 	if e.oneInFlight(op) && !e.connRound && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connBusy(leader) {
@@ -331,12 +331,16 @@ func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
-	if e.clients.SequenceDone(op, result == ResultAcked) {
-		// The partition's sequences have a gap no batch in flight can fill (a batch failed or
-		// expired after it had its sequence): the next batch restarts them under a new epoch
-		// (3.7.0 TransactionManager.maybeResolveSequences, handleFailedBatch →
-		// requestEpochBumpForPartition; 0.11.0.2 and 2.1.1 reset the producer id).
+	if e.clients.SequenceDone(op, result == ResultAcked, result == ErrDeliveryTimeout.String()) {
+		// The partition's sequences have a gap no batch in flight can fill (a batch failed after it
+		// had its sequence, or expired and its successors were not acknowledged): they restart
+		// under a new epoch (3.7.0 TransactionManager.handleFailedBatch →
+		// requestEpochBumpForPartition, maybeResolveSequences; 0.11.0.2 and 2.1.1 reset the
+		// producer id).
 		e.clients.BumpEpoch(op.PID())
+	}
+	for _, id := range e.clients.UnholdRetries(op.PID()) {
+		e.release(id)
 	}
 	e.releaseBlocked(op.PID())
 	if !e.tracing() {
@@ -412,7 +416,11 @@ func (e *Engine) sequenceRefused(op *ProduceOp, err KafkaError) {
 	next := e.clients.IsNextSequence(op) && !op.SequenceReset()
 	switch {
 	case e.era.idempotentEpochBump:
-		if err == ErrUnknownProducerID || next {
+		// canRetry: `!hasUnresolvedSequence && (sequenceHasBeenReset || !isNextSequence)` retries
+		// as it is; otherwise the epoch is bumped when there is no unresolved sequence or the
+		// batch is the one after it (isNextSequenceForUnresolvedPartition), and it retries.
+		afterUnresolved, unresolved := e.clients.UnresolvedNext(op)
+		if err == ErrUnknownProducerID || !unresolved && next || afterUnresolved {
 			e.clients.BumpEpoch(op.PID())
 		}
 		e.retryProduce(op, err)
@@ -423,7 +431,7 @@ func (e *Engine) sequenceRefused(op *ProduceOp, err KafkaError) {
 		}
 		e.retryProduce(op, err)
 	default:
-		e.clients.SequenceDone(op, false)
+		e.clients.SequenceDone(op, false, false)
 		e.clients.BumpEpoch(op.PID())
 		e.finishProduce(op, e.clientErrorName(err), -1)
 	}

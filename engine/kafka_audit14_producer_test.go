@@ -276,3 +276,24 @@ func TestAudit14ClientTimeoutIsNetworkException(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit14RetryWaitsForFirstInFlight follows 3.7.0's RecordAccumulator
+// .shouldStopDrainBatchesForPartition (from 1.0, KAFKA-5494): a retried idempotent batch is
+// drained only when its base sequence is TransactionManager.firstInFlightSequence, so a later
+// batch never overtakes an earlier one. t-0 on [1,2], min.insync.replicas 2, follower 2 dead
+// (ISR [1] from 6100): batch A (sequence 0) is refused NOT_ENOUGH_REPLICAS at 7000, 7102, 7304
+// and 7706, batch B (sequence 1, behind A) at 7706; B's backoff (100) ends at 7808 after the ISR
+// is back (7753), A's (800) at 8508. B waits for A: A is appended at offset 0, B at 1, both
+// acknowledged. (The engine sent B at 7808: appended first, and A's sequence 0 then refused
+// OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout.)
+func TestAudit14RetryWaitsForFirstInFlight(t *testing.T) {
+	const sc = `{"name":"ord","brokers":3,"config":{"min.insync.replicas":2,"zookeeper.session.timeout.ms":6000},
+"topics":[{"name":"t","assignment":[[1,2]]}],"steps":[{"at":100,"do":"kill","broker":2},
+{"at":7000,"do":"produce","topic":"t","partition":0},{"at":7650,"do":"produce","topic":"t","partition":0},
+{"at":7750,"do":"restart","broker":2},{"at":9500,"do":"expect","topic":"t","partition":0,"isr":[1,2],"acked":2}]}`
+	e, results, _ := runAudit14Results(t, sc)
+	ops := e.Produces()
+	if results[0] != ResultAcked || results[1] != ResultAcked || ops[0].BaseOffset != 0 || ops[1].BaseOffset != 1 {
+		t.Errorf("A %s at %d, B %s at %d; want A acked at 0, B at 1", results[0], ops[0].BaseOffset, results[1], ops[1].BaseOffset)
+	}
+}

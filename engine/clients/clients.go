@@ -163,6 +163,10 @@ type seqState struct {
 	epoch    int16   // the producer epoch of the partition's sequences
 	assigned []int64 // the ids of the ops with a sequence that are not done, in sequence order
 	blocked  []int64 // the ids of new batches waiting behind a batch to retry, in order
+	retries  []int64 // the ids of retried batches waiting for the first in line (HoldRetry)
+	// unresolved is the sequence after a batch that expired after it was sent, + 1 (0: none):
+	// whether the leader has it is unknown (TransactionManager.partitionsWithUnresolvedSequences).
+	unresolved int32
 }
 
 // Acked counts the records acknowledged to producers (acks 1 and all): each is in one of the
@@ -375,14 +379,46 @@ func (c *Clients) AssignSequence(op *ProduceOp) {
 // sequence waiting to be retried (not in flight): the accumulator's deque keeps the retry first
 // (RecordAccumulator.reenqueue: addFirst), and drain sends a partition's first batch only, so no
 // later batch passes it (and takes a sequence before it is resolved). It reports whether op was
-// held; Unblock hands it back.
+// held; Unblock hands it back. Nor does a new batch leave while the partition has an unresolved
+// sequence (shouldStopDrainBatchesForPartition: hasUnresolvedSequence).
 func (c *Clients) BlockBehindRetry(op *ProduceOp) bool {
 	p := &c.parts[op.pid]
-	if op.seqSet || p.more == nil || !c.retryWaits(&p.more.seq) {
+	if op.seqSet || p.more == nil || !c.retryWaits(&p.more.seq) && p.more.seq.unresolved == 0 {
 		return false
 	}
 	p.more.seq.blocked = append(p.more.seq.blocked, op.ID)
 	return true
+}
+
+// HoldRetry holds op, an idempotent batch to retry, if it is not its partition's first batch in
+// line (the lowest sequence not done): 3.7.0 RecordAccumulator.shouldStopDrainBatchesForPartition
+// (from 1.0, KAFKA-5494) drains a retried batch only when its base sequence is
+// TransactionManager.firstInFlightSequence, so a retry waits until the batches before it are
+// done ("This effectively reduces our in flight request count to 1"). It reports whether op was
+// held; UnholdRetries hands them back.
+func (c *Clients) HoldRetry(op *ProduceOp) bool {
+	p := &c.parts[op.pid]
+	if !op.seqSet || p.more == nil {
+		return false
+	}
+	s := &p.more.seq
+	if len(s.assigned) == 0 || s.assigned[0] == op.ID || !slices.Contains(s.assigned, op.ID) {
+		return false
+	}
+	s.retries = append(s.retries, op.ID)
+	return true
+}
+
+// UnholdRetries returns partition pid's held retries, in order, and forgets them (each is held
+// again unless it is now first in line).
+func (c *Clients) UnholdRetries(pid int32) []int64 {
+	p := &c.parts[pid]
+	if p.more == nil || len(p.more.seq.retries) == 0 {
+		return nil
+	}
+	ids := p.more.seq.retries
+	p.more.seq.retries = nil
+	return ids
 }
 
 // retryWaits reports whether a batch of s waits to be retried.
@@ -399,7 +435,7 @@ func (c *Clients) retryWaits(s *seqState) bool {
 // retried (nil otherwise), and forgets them.
 func (c *Clients) Unblock(pid int32) []int64 {
 	p := &c.parts[pid]
-	if p.more == nil || len(p.more.seq.blocked) == 0 || c.retryWaits(&p.more.seq) {
+	if p.more == nil || len(p.more.seq.blocked) == 0 || c.retryWaits(&p.more.seq) || p.more.seq.unresolved != 0 {
 		return nil
 	}
 	ids := p.more.seq.blocked
@@ -442,7 +478,7 @@ func (c *Clients) AckedAnySequence(op *ProduceOp) bool {
 func (c *Clients) BumpEpoch(pid int32) {
 	c.producerEpoch++
 	s := &c.moreOf(&c.parts[pid]).seq
-	s.epoch, s.acked = c.producerEpoch, 0
+	s.epoch, s.acked, s.unresolved = c.producerEpoch, 0, 0
 	var seq int32
 	for _, id := range s.assigned {
 		op := c.Produce(id)
@@ -452,11 +488,12 @@ func (c *Clients) BumpEpoch(pid int32) {
 	s.next = seq
 }
 
-// SequenceDone records that op, a batch with a sequence, is done, acknowledged or not, and
-// reports whether its partition is left with a gap and no batch in flight: a sequence was given
-// out that no acknowledgement covers (3.7.0 TransactionManager.maybeResolveSequences and
-// handleFailedBatch bump the epoch then).
-func (c *Clients) SequenceDone(op *ProduceOp, acked bool) (gap bool) {
+// SequenceDone records that op, a batch with a sequence, is done: acknowledged, expired (its
+// sequence is then unresolved: TransactionManager.markSequenceUnresolved, which 3.7.0's Sender
+// calls for an expired batch in retry; the engine for any expired batch that was sent) or failed
+// otherwise (Sender.failBatch with adjustSequenceNumbers: requestEpochBumpForPartition, bump).
+// It reports whether the partition's sequences must restart under a new epoch now.
+func (c *Clients) SequenceDone(op *ProduceOp, acked, expired bool) (bump bool) {
 	if !op.seqSet {
 		return false
 	}
@@ -466,10 +503,39 @@ func (c *Clients) SequenceDone(op *ProduceOp, acked bool) (gap bool) {
 		return false
 	}
 	s.assigned = slices.Delete(s.assigned, i, i+1)
-	if acked && op.pEpoch == s.epoch {
-		s.acked = max(s.acked, op.baseSeq+int32(len(op.RecordIDs)))
+	end := op.baseSeq + int32(len(op.RecordIDs))
+	switch {
+	case op.pEpoch != s.epoch:
+	case acked:
+		s.acked = max(s.acked, end)
+	case expired:
+		s.unresolved = max(s.unresolved, end+1)
+	default:
+		return true
 	}
-	return len(s.assigned) == 0 && s.next != s.acked
+	return c.resolve(s)
+}
+
+// resolve is TransactionManager.maybeResolveSequences for s: once no batch of the partition is in
+// flight, an unresolved sequence is resolved if the last acknowledged batch is the one before the
+// next sequence (the expired batch's successors were acknowledged), else the epoch is bumped.
+func (c *Clients) resolve(s *seqState) (bump bool) {
+	if s.unresolved == 0 || len(s.assigned) > 0 {
+		return false
+	}
+	s.unresolved = 0
+	return s.next != s.acked
+}
+
+// UnresolvedNext reports whether op's base sequence is the one after the partition's unresolved
+// sequence (TransactionManager.isNextSequenceForUnresolvedPartition), and whether the partition
+// has one (hasUnresolvedSequence).
+func (c *Clients) UnresolvedNext(op *ProduceOp) (next, unresolved bool) {
+	p := &c.parts[op.pid]
+	if p.more == nil || p.more.seq.unresolved == 0 {
+		return false, false
+	}
+	return op.baseSeq == p.more.seq.unresolved-1, true
 }
 
 // RecordHeader is the producer epoch and sequence of record id as the idempotent producer holds
