@@ -235,7 +235,8 @@ func eraFor(version string) era {
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
+			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true, sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true}
+			stopReplicaPartitionErrors: true}
 	}
 }
