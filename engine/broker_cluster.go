@@ -47,6 +47,7 @@ func (e *Engine) freshRules() brk.Rules {
 			RecordBatches:            e.era.recordBatches,
 			AppendChecksFetchesFirst: e.era.appendChecksFetchesFirst, PurgatoryAfterProduce: e.era.purgatoryAfterProduce,
 			StopReplicaPartitionErrors: e.era.stopReplicaPartitionErrors,
+			UnknownProducerError:       e.era.unknownProducerError,
 			CheckpointCheck:            t.Replica.CheckpointCheck},
 		LeaderFetch: brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,

@@ -18,7 +18,10 @@ import (
 // is 0, so the first error is final, and a batch waiting for a leader expires after
 // request.timeout.ms. A retried batch keeps its record ids. Without enable.idempotence (the eras
 // before 3.7 by default) a retry of a batch the leader already has is appended twice; with it the
-// leader finds the batch and answers with its offsets (broker.HandleProduce).
+// leader finds the batch and answers with its offsets (broker.HandleProduce), and checks each
+// batch's sequence (broker.checkSequence, sequenceRefused); the idempotent producer's batches of a
+// partition queue behind a retry (BlockBehindRetry), and in 0.11.0 behind the one request in
+// flight to their broker (producerConn).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -49,8 +52,15 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 }
 
 func (e *Engine) sendProduce(op *ProduceOp) {
-	op.Attempts++
+	if e.idempotent(op) && (e.clients.BlockBehindRetry(op) || e.clients.HoldRetry(op)) {
+		return // sent once the batch to retry before it is sent, or done (releaseBlocked)
+	}
 	leader := e.metadata.leader(op.PID())
+	if e.oneInFlight(op) && !e.connRound && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connBusy(leader) {
+		e.conns[leader].held = append(e.conns[leader].held, op.ID)
+		return // sent once the request in flight to leader is answered (connDone)
+	}
+	op.Attempts++
 	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
 		return
@@ -67,17 +77,110 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	// turns the default enable.idempotence off for a producer with acks 0 or 1 ("Idempotence will
 	// be disabled because acks is set to 1, not set to 'all'"); 0.11.0.2 and 2.1.1 refuse the
 	// combination (KafkaProducer.configureAcks), so an idempotent producer there has acks=all.
-	idem := e.cfg.EnableIdempotence && op.Acks == -1
+	idem := e.idempotent(op)
+	if idem {
+		e.clients.AssignSequence(op) // at its first send: RecordAccumulator.drain
+		op.SetInFlight(true)
+	}
 	*body = ProduceRequest{Op: op.ID, TP: TP{Topic: op.Topic, Partition: op.Partition}, Acks: op.Acks, RecordIDs: op.RecordIDs,
 		TimeoutMs: e.cfg.RequestTimeoutMs, Idempotent: idem, Retried: idem && op.Attempts > 1}
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
+	if idem {
+		if e.oneInFlight(op) {
+			e.connOf(leader).inFlight++
+		}
+		e.releaseBlocked(op.PID())
+	}
 	if op.Acks == 0 {
 		// acks=0: fire and forget; no answer is awaited.
 		e.pending.remove(m.ID)
 		e.finishProduce(op, ResultSent, -1)
 	}
+}
+
+// idempotent reports whether op is the idempotent producer's batch: enable.idempotence, acks=all
+// (see sendProduceTo).
+func (e *Engine) idempotent(op *ProduceOp) bool { return e.cfg.EnableIdempotence && op.Acks == -1 }
+
+// releaseBlocked sends partition pid's new batches held behind a batch to retry, once none waits
+// (BlockBehindRetry): now, in their order, each through the agenda.
+func (e *Engine) releaseBlocked(pid int32) {
+	for _, id := range e.clients.Unblock(pid) {
+		e.release(id)
+	}
+}
+
+// release hands back op id, held behind another batch, to be sent now (producerRetry).
+func (e *Engine) release(id int64) {
+	e.clients.Produce(id).SetReleased()
+	e.schedule(producerRetry{id}.due(e.now))
+}
+
+// producerConn is 0.11.0's idempotent producer's connection to a broker. 0.11.0.2's
+// KafkaProducer.configureInflightRequests makes max.in.flight.requests.per.connection 1 for the
+// idempotent producer (and refuses any other value): NetworkClient.ready is false for a broker
+// with a request in flight (InFlightRequests.canSendMore), so Sender.sendProducerData drains
+// nothing for it, and the Sender mutes the partitions it drained (guaranteeMessageOrder) until
+// their answer. Its batches for that broker wait (held) and leave together once the answer came,
+// the first of each partition (RecordAccumulator.drain takes one batch a partition), as one
+// request in Kafka and as one request each here; the next wait for all of those. From 1.0
+// (KAFKA-5494) the idempotent producer allows up to 5, as the others, which the engine does not
+// limit.
+type producerConn struct {
+	inFlight int32   // its requests on their way or awaiting answers
+	held     []int64 // the ids of the batches waiting for it, in order
+}
+
+// oneInFlight reports whether op's producer has one request in flight per connection: the
+// idempotent producer of 0.11.0 (era.idempotentOneInFlight).
+func (e *Engine) oneInFlight(op *ProduceOp) bool {
+	return e.era.idempotentOneInFlight && e.idempotent(op)
+}
+
+// connOf is the producer's connection to broker b.
+func (e *Engine) connOf(b int32) *producerConn {
+	if e.conns == nil {
+		e.conns = make([]producerConn, len(e.brokers))
+	}
+	return &e.conns[b]
+}
+
+// connBusy reports whether the producer's connection to broker b has a request in flight.
+func (e *Engine) connBusy(b int32) bool { return e.conns != nil && e.conns[b].inFlight > 0 }
+
+// connDone is called when idempotent produce req, sent on a one-in-flight connection, was
+// answered or failed: once none is in flight, the held batches leave, the first of each
+// partition (the partition's later ones wait for the next round).
+func (e *Engine) connDone(req *Message) {
+	if !req.Produce.Idempotent || !e.era.idempotentOneInFlight || e.conns == nil {
+		return
+	}
+	c := &e.conns[req.To]
+	if c.inFlight--; c.inFlight > 0 || len(c.held) == 0 {
+		return
+	}
+	held := c.held
+	c.held = nil
+	var round []int64
+	var pids []int32
+	for _, id := range held {
+		pid := e.clients.Produce(id).PID()
+		if slices.Contains(pids, pid) {
+			c.held = append(c.held, id)
+			continue
+		}
+		pids = append(pids, pid)
+		round = append(round, id)
+	}
+	// The round leaves now, together (one request in Kafka): none waits for another's.
+	e.connRound = true
+	for _, id := range round {
+		e.clients.Produce(id).SetReleased()
+		e.producerRetry(id)
+	}
+	e.connRound = false
 }
 
 // leaderReachable reports whether a producer would send partition pid's batch to b, its leader in
@@ -105,7 +208,7 @@ func (e *Engine) leaderReachable(pid, b int32) bool {
 func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	at := e.now + e.retryBackoff()
 	if why != ErrLeaderNotAvailable {
-		at = e.now + e.produceBackoff(op.Failed())
+		at = e.now + e.produceBackoff(op.FailedAt(e.now))
 	}
 	if e.era.retryAtOnceOnNewLeader && why != ErrLeaderNotAvailable && op.SentEpoch() >= 0 &&
 		e.metadata.leader(op.PID()) >= 0 && e.metadata.leaderEpoch(op.PID()) != op.SentEpoch() {
@@ -128,12 +231,16 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 
 // produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
 // retry.backoff.ms, and in 3.7 that doubled per earlier failure up to retry.backoff.max.ms
-// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%; no growth when the
-// maximum is not above retry.backoff.ms). A batch waiting for a leader is not backing off: it
-// looks again every retry.backoff.ms (as the engine's metadata is at once).
+// (ExponentialBackoff.backoff(attempts - 1), 3.7.0, without its random ±20%). With the maximum
+// not above retry.backoff.ms there is no growth, and the static backoff is the maximum:
+// 3.7.0's ExponentialBackoff takes `initialInterval = maxInterval < initialInterval ?
+// maxInterval : initialInterval` (CommonClientConfigs.warnDisablingExponentialBackoff: "A static
+// backoff with value retry.backoff.max.ms will be applied"). A batch waiting for a leader is not
+// backing off: it looks again every retry.backoff.ms (as the engine's metadata is at once).
 func (e *Engine) produceBackoff(failed int) int64 {
 	b, most := e.cfg.RetryBackoffMs, e.cfg.RetryBackoffMaxMs
-	if e.era.exponentialRetryBackoff && most > b {
+	if e.era.exponentialRetryBackoff {
+		b = min(b, most)
 		for i := 1; i < failed && b < most; i++ {
 			b = min(2*b, most)
 		}
@@ -147,8 +254,14 @@ func (e *Engine) produceBackoff(failed int) int64 {
 // TimeoutException, before client.poll hands it answers; 2.1.1 and 3.7.0), so an answer that
 // comes at or after it is not the produce's outcome: an acknowledgement then is not one. The
 // engine records the expiry when the answer comes.
+//
+// Before 2.1 nothing expires a batch in flight: 0.10.2.2's and 0.11.0.2's
+// RecordAccumulator.abortExpiredBatches/expiredBatches look only at the accumulator's batches, and
+// not at a muted partition's (max.in.flight.requests.per.connection 1, the idempotent producer's),
+// so 0.11.0's idempotent producer takes the answer whenever it comes (or retries at the request's
+// timeout).
 func (e *Engine) expiredInFlight(op *ProduceOp) bool {
-	if !e.producerRetries() || e.now < e.produceDeadline(op) {
+	if !e.era.producerRetries || e.now < e.produceDeadline(op) {
 		return false
 	}
 	e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
@@ -159,24 +272,34 @@ func (e *Engine) expiredInFlight(op *ProduceOp) bool {
 // 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
 // KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
 // default retries config to the recommended value ... since the idempotent producer is
-// enabled"); 0.11.0's client has no delivery.timeout.ms, which the engine gives it anyway.
+// enabled"); 0.11.0's client has no delivery.timeout.ms: its batch expires as produceDeadline
+// says.
 func (e *Engine) producerRetries() bool {
 	return e.era.producerRetries || e.cfg.EnableIdempotence
 }
 
-// produceDeadline is when op's batch expires: delivery.timeout.ms after its creation
-// (ProducerBatch.hasReachedDeliveryTimeout, `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to
-// 3.7.0). The era's client before 2.1 has no delivery timeout: its accumulator expires a batch
-// once more than request.timeout.ms has passed since its creation (RecordBatch.maybeExpire,
-// `requestTimeoutMs < now - (createdMs + lingerMs)`, linger.ms 0; 0.10.2.2 and 0.11.0.2), so a
-// batch waiting for a leader, or retried here, gives up after request.timeout.ms + 1 (or a
-// delivery.timeout.ms set lower). 0.11.0's idempotent producer, which retries, is given
-// delivery.timeout.ms.
+// produceDeadline is when op's batch expires, if it is waiting in the accumulator then:
+// delivery.timeout.ms after its creation (ProducerBatch.hasReachedDeliveryTimeout,
+// `deliveryTimeoutMs <= now - createdMs`, 2.1.1 to 3.7.0). The era's client before 2.1 has no
+// delivery timeout: its accumulator expires a batch once more than request.timeout.ms has passed
+// since its creation, or, for a batch in retry (one that failed and was re-enqueued), since its
+// last failed attempt plus retry.backoff.ms (0.10.2.2 RecordBatch.maybeExpire, 0.11.0.2
+// ProducerBatch.maybeExpire: `!inRetry() && requestTimeoutMs < createdTimeMs(now) - lingerMs`,
+// `inRetry() && requestTimeoutMs < waitedTimeMs(now) - retryBackoffMs`, waitedTimeMs counted from
+// lastAttemptMs, which reenqueued sets to the failure's time; linger.ms 0). So a batch waiting
+// for a leader gives up after request.timeout.ms + 1, and one that failed, only the idempotent
+// producer's in 0.11.0 (retries 0 otherwise), request.timeout.ms + 1 after its backoff ended,
+// however old it is. The engine keeps a lower delivery.timeout.ms if one is set (measured from the
+// creation).
 func (e *Engine) produceDeadline(op *ProduceOp) int64 {
-	if e.producerRetries() {
+	if e.era.producerRetries {
 		return op.Sent + e.cfg.DeliveryTimeoutMs
 	}
-	return op.Sent + min(e.cfg.DeliveryTimeoutMs, e.cfg.RequestTimeoutMs+1)
+	expiry := op.Sent + e.cfg.RequestTimeoutMs + 1
+	if op.InRetry() {
+		expiry = op.LastFailed() + e.cfg.RetryBackoffMs + e.cfg.RequestTimeoutMs + 1
+	}
+	return min(op.Sent+e.cfg.DeliveryTimeoutMs, expiry)
 }
 
 // producerRetry sends a batch again, or expires it at its delivery timeout.
@@ -185,17 +308,41 @@ func (e *Engine) producerRetry(id int64) {
 	if op.Done {
 		return
 	}
-	if e.now >= e.produceDeadline(op) {
+	// A batch handed back after it was held behind another (a retry before it, a busy
+	// connection) was not looked at for expiry meanwhile in 0.11.0: expiredBatches skips a muted
+	// partition and stops at a deque's first batch that has not expired, and the Sender drains a
+	// sendable batch before it expires the rest (sendProducerData, 0.11.0.2). From 2.1 an expired
+	// batch is failed even if just drained (getExpiredInflightBatches).
+	released := op.TakeReleased() && !e.era.producerRetries && e.sendable(op)
+	if e.now >= e.produceDeadline(op) && !released {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
 	e.sendProduce(op)
 }
 
+// sendable reports whether op's partition has a leader the producer can send to now.
+func (e *Engine) sendable(op *ProduceOp) bool {
+	leader := e.metadata.leader(op.PID())
+	return leader >= 0 && e.leaderReachable(op.PID(), leader)
+}
+
 func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
 	op.Done = true
 	op.Result = result
 	op.BaseOffset = base
+	if e.clients.SequenceDone(op, result == ResultAcked, result == ErrDeliveryTimeout.String()) {
+		// The partition's sequences have a gap no batch in flight can fill (a batch failed after it
+		// had its sequence, or expired and its successors were not acknowledged): they restart
+		// under a new epoch (3.7.0 TransactionManager.handleFailedBatch →
+		// requestEpochBumpForPartition, maybeResolveSequences; 0.11.0.2 and 2.1.1 reset the
+		// producer id).
+		e.clients.BumpEpoch(op.PID())
+	}
+	for _, id := range e.clients.UnholdRetries(op.PID()) {
+		e.release(id)
+	}
+	e.releaseBlocked(op.PID())
 	if !e.tracing() {
 		return
 	}
@@ -219,6 +366,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
+		e.connDone(req)
 		e.produceDone(m, req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
@@ -227,6 +375,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 
 func (e *Engine) produceAnswered(resp *ProduceResponse) {
 	op := e.clients.Produce(resp.Op)
+	op.SetInFlight(false)
 	if op.Done || e.expiredInFlight(op) {
 		return
 	}
@@ -245,8 +394,46 @@ func (e *Engine) produceAnswered(resp *ProduceResponse) {
 		// reenqueueBatch); with enable.idempotence the leader finds a retry it already appended.
 		// Before 2.1 its retries is 0: retryProduce reports the error.
 		e.retryProduce(op, resp.Error)
+	case ErrOutOfOrderSequenceNumber, ErrUnknownProducerID:
+		e.sequenceRefused(op, resp.Error)
 	default:
 		e.finishProduce(op, e.clientErrorName(resp.Error), -1)
+	}
+}
+
+// sequenceRefused is the idempotent producer's answer to a leader that refused op's sequence
+// (checkSequence). 3.7.0 (KIP-360) retries every OUT_OF_ORDER_SEQUENCE_NUMBER
+// (TransactionManager.canRetry): a batch that is the next after the last acknowledged one, and
+// whose sequence was not reset, shows a real gap in the leader's log (it lost acknowledged
+// batches), so the producer bumps its epoch and restarts the partition's sequences at 0
+// (requestEpochBumpForPartition, bumpIdempotentEpochAndResetIdIfNeeded at the Sender's next
+// runOnce), and the retry, sequence 0 of a new epoch, is accepted; a batch that is not the next
+// is retried as it is. 2.1.1's canRetry retries only the latter (and an UNKNOWN_PRODUCER_ID while
+// nothing was acknowledged, its sequences started again at 0); otherwise the batch fails with the
+// error and the producer id is reset (Sender.failBatch → resetProducerId: an
+// OutOfOrderSequenceException, which UnknownProducerIdException extends). 0.11.0.2 retries none.
+func (e *Engine) sequenceRefused(op *ProduceOp, err KafkaError) {
+	next := e.clients.IsNextSequence(op) && !op.SequenceReset()
+	switch {
+	case e.era.idempotentEpochBump:
+		// canRetry: `!hasUnresolvedSequence && (sequenceHasBeenReset || !isNextSequence)` retries
+		// as it is; otherwise the epoch is bumped when there is no unresolved sequence or the
+		// batch is the one after it (isNextSequenceForUnresolvedPartition), and it retries.
+		afterUnresolved, unresolved := e.clients.UnresolvedNext(op)
+		if err == ErrUnknownProducerID || !unresolved && next || afterUnresolved {
+			e.clients.BumpEpoch(op.PID())
+		}
+		e.retryProduce(op, err)
+	case e.era.sequenceRetries && err == ErrOutOfOrderSequenceNumber && !next,
+		e.era.sequenceRetries && err == ErrUnknownProducerID && (op.SequenceReset() || !e.clients.AckedAnySequence(op)):
+		if err == ErrUnknownProducerID && !op.SequenceReset() {
+			e.clients.BumpEpoch(op.PID())
+		}
+		e.retryProduce(op, err)
+	default:
+		e.clients.SequenceDone(op, false, false)
+		e.clients.BumpEpoch(op.PID())
+		e.finishProduce(op, e.clientErrorName(err), -1)
 	}
 }
 
@@ -314,12 +501,17 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	switch {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
+		op.SetInFlight(false)
+		defer e.connDone(req)
 		if op.Done || e.expiredInFlight(op) {
 			return
 		}
 		// A request that timed out or whose connection broke (Sender.handleProduceResponse:
-		// NETWORK_EXCEPTION, in 3.7.0 REQUEST_TIMED_OUT for a timeout; both retriable).
-		if timedOut {
+		// NETWORK_EXCEPTION for a disconnection, which a timeout was before 3.5 (0.10.2.2 to
+		// 2.1.1: NetworkClient.handleTimedOutRequests → processDisconnection, the answer
+		// wasDisconnected); 3.7.0 answers a timeout REQUEST_TIMED_OUT (wasTimedOut); both
+		// retriable).
+		if timedOut && e.era.producerTimeoutName {
 			e.retryProduce(op, ErrRequestTimedOut)
 			return
 		}
@@ -374,6 +566,9 @@ type produceAnswer struct {
 	m    Message
 	body ProduceResponse
 }
+
+// RecordHeader is the idempotent producer's header of record id's batch (brk.Cluster).
+func (h *cluster) RecordHeader(id int64) (int16, int32, bool) { return h.e.clients.RecordHeader(id) }
 
 // SendProduceAnswer sends broker h.b's answer resp to Produce req (the produce path is package
 // broker's; the storage the engine's, here beside the requests').

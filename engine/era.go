@@ -153,6 +153,30 @@ type era struct {
 	// NOT_LEADER_OR_FOLLOWER answer carries the new leader, Sender.completeBatch). Before, every
 	// retry waits retry.backoff.ms.
 	retryAtOnceOnNewLeader bool
+	// unknownProducerError: a leader's answer to an idempotent batch with a sequence other than
+	// 0 from a producer its log has no batch of (brk.ReplicaRules.UnknownProducerError):
+	// OUT_OF_ORDER_SEQUENCE_NUMBER (0.11.0.2), UNKNOWN_PRODUCER_ID (2.1.1), none (3.7.0 accepts it).
+	unknownProducerError KafkaError
+	// sequenceRetries: the idempotent producer retries an OUT_OF_ORDER_SEQUENCE_NUMBER answer
+	// to a batch that is not the next after the last acknowledged one, or whose sequence was reset
+	// (TransactionManager.canRetry, 2.1.1 and 3.7.0), and an UNKNOWN_PRODUCER_ID when nothing was
+	// acknowledged (2.1.1: lastAckedOffset < logStartOffset → startSequencesAtBeginning); other
+	// sequence errors fail the batch and reset the producer id (Sender.failBatch →
+	// resetProducerId). 0.11.0.2 retries none (OutOfOrderSequenceException is not retriable).
+	sequenceRetries bool
+	// producerTimeoutName: a producer's request that timed out on the client fails
+	// REQUEST_TIMED_OUT (Sender.handleProduceResponse: response.wasTimedOut, 3.5 to 3.7.0);
+	// before, NETWORK_EXCEPTION, as any disconnection (0.10.2.2, 0.11.0.2, 2.1.1).
+	producerTimeoutName bool
+	// idempotentOneInFlight: the idempotent producer has max.in.flight.requests.per.connection
+	// 1 (0.11.0.2 KafkaProducer.configureInflightRequests; 5 allowed from 1.0, KAFKA-5494):
+	// producerConn.
+	idempotentOneInFlight bool
+	// idempotentEpochBump: the idempotent producer retries every OUT_OF_ORDER_SEQUENCE_NUMBER,
+	// bumping its epoch and restarting the partition's sequences when the batch is the next after
+	// the last acknowledged one (KIP-360, 2.5; 3.7.0 TransactionManager.canRetry →
+	// requestEpochBumpForPartition, bumpIdempotentEpochAndResetIdIfNeeded), instead of failing it.
+	idempotentEpochBump bool
 	// exponentialRetryBackoff: a producer's backoff doubles with each failed attempt of a batch,
 	// up to retry.backoff.max.ms (KIP-580, 3.7.0: RecordAccumulator's ExponentialBackoff,
 	// backoff(attempts - 1)); its random ±20% is not modelled. Before, retry.backoff.ms each time.
@@ -197,14 +221,16 @@ func eraFor(version string) era {
 	case "0.10.2":
 		return era{version: version, appendChecksFetchesFirst: true}
 	case "0.11.0":
-		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true}
+		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true,
+			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true}
+			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
+			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -216,6 +242,7 @@ func eraFor(version string) era {
 			noAwaitAfterFailedFetch: true, truncationClampsHW: true, fetcherShutdownClosesClient: true,
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
+			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true}
 	}

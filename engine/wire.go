@@ -84,4 +84,7 @@ const (
 	ErrElectionNotNeeded            = protocol.ErrElectionNotNeeded
 	ErrDeliveryTimeout              = protocol.ErrDeliveryTimeout
 	ErrNoController                 = protocol.ErrNoController
+	ErrOutOfOrderSequenceNumber     = protocol.ErrOutOfOrderSequenceNumber
+	ErrInvalidProducerEpoch         = protocol.ErrInvalidProducerEpoch
+	ErrUnknownProducerID            = protocol.ErrUnknownProducerID
 )

@@ -65,6 +65,10 @@ type Cluster interface {
 	SendSessionAnswer(req *protocol.Message, resp protocol.FetchResponse)
 	NewDelayedProduce(m *protocol.Message, base int64, n int) *DelayedProduce
 	SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse)
+	// RecordHeader is the idempotent producer's epoch and sequence of record id's batch, and
+	// whether it is an idempotent batch's: Kafka's RecordBatch header, which the engine's log
+	// records do not carry (their ids do name their batch; the clients keep its header).
+	RecordHeader(id int64) (producerEpoch int16, seq int32, ok bool)
 	// RequestWaits: request m waits in the broker unanswered (a partition lock held by a write
 	// waiting for ZooKeeper), so its requester gives up at its request timeout.
 	RequestWaits(m *protocol.Message)
@@ -168,6 +172,12 @@ type ReplicaRules struct {
 	// TruncationKeepsHW: a follower's truncation leaves its HW as it was, even above its new LEO,
 	// until its next fetch answer (before 2.4: Replica.highWatermark was not the Log's).
 	TruncationKeepsHW bool
+	// UnknownProducerError answers an idempotent batch with a sequence other than 0 from a
+	// producer the leader's log has no batch of: OUT_OF_ORDER_SEQUENCE_NUMBER (0.11.0.2
+	// ProducerIdEntry.Empty's epoch -1 is a new epoch), UNKNOWN_PRODUCER_ID (1.0 to 2.3,
+	// ProducerAppendInfo.checkSequence, 2.1.1), or none: any sequence is accepted (3.7.0:
+	// `currentEntry.producerEpoch() == NO_PRODUCER_EPOCH`).
+	UnknownProducerError protocol.KafkaError
 	// ShutdownAwaitsRequest: stopping a fetcher thread waits for the request it is blocked in
 	// (an answer, or its timeout), and the LeaderAndIsr that stopped it waits with it (before
 	// 1.1: ReplicaFetcherThread.initiateShutdown closing its client came with KAFKA-6051).

@@ -78,6 +78,12 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 		// Not there, or only in part: the engine may truncate inside a batch (Kafka truncates
 		// whole batches only), and then the retry is appended whole, as any batch.
 	}
+	if req.Idempotent && len(req.RecordIDs) > 0 {
+		if err := checkSequence(h, p, req.RecordIDs[0]); err != protocol.ErrNone {
+			rm.respondProduce(h, m, err, -1)
+			return
+		}
+	}
 	base := p.log.AppendBatchAsLeader(p.leaderEpoch, req.RecordIDs, h.ReplicaRules().RecordBatches)
 	if !h.CountOnly(LeaderAppend) {
 		h.Emit(Event{Kind: LeaderAppend, Pid: protocol.Some(pid), From: protocol.Some(base),
@@ -193,4 +199,41 @@ func (rm *ReplicaManager) DelayedProduceExpired(h Host, dp *DelayedProduce) {
 	if dp.Expire() {
 		rm.respondProduce(h, dp.Request(), protocol.ErrRequestTimedOut, -1)
 	}
+}
+
+// checkSequence is the leader's check of an idempotent batch against the producer's state in its
+// log, after the duplicate check (UnifiedLog.analyzeAndValidateProducerState →
+// ProducerAppendInfo.append, 3.7.0; ProducerStateManager in 0.11.0.2 and 2.1.1). The state is
+// the producer's last batch in the log, which is what Kafka's ProducerStateManager holds on a
+// leader, a follower (it is updated by replication) and after a truncation or restart (it is
+// rebuilt from the log). A batch from an older producer epoch is refused INVALID_PRODUCER_EPOCH
+// (checkProducerEpoch); one from a newer epoch must start at sequence 0; one from the same epoch
+// must follow the last sequence (inSequence), else OUT_OF_ORDER_SEQUENCE_NUMBER: a new leader
+// that lost the producer's last acknowledged batches (an unclean election, a power loss) refuses
+// the next. A producer the log has no batch of is the era's UnknownProducerError.
+//
+// The batch's header (producer epoch, base sequence) is its first record's (first): Kafka's
+// request carries it; the engine's carries the record ids, whose header the producer holds
+// (Cluster.RecordHeader), as it is now: a batch whose sequence the producer rewrote while the
+// request was on its way is checked with the new one.
+func checkSequence(h Host, p *Partition, first int64) protocol.KafkaError {
+	pEpoch, seq, _ := h.RecordHeader(first)
+	for o := p.log.LogEndOffset() - 1; o >= p.log.LogStartOffset(); o-- {
+		r, _ := p.log.At(o)
+		epoch, last, ok := h.RecordHeader(r.ID)
+		if !ok {
+			continue // a batch of no idempotent producer (acks 0 or 1, or idempotence off)
+		}
+		switch {
+		case pEpoch < epoch:
+			return protocol.ErrInvalidProducerEpoch
+		case pEpoch != epoch && seq != 0, pEpoch == epoch && seq != last+1:
+			return protocol.ErrOutOfOrderSequenceNumber
+		}
+		return protocol.ErrNone
+	}
+	if seq != 0 {
+		return h.ReplicaRules().UnknownProducerError
+	}
+	return protocol.ErrNone
 }

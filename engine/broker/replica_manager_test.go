@@ -71,6 +71,8 @@ func (h *fakeHost) SendSessionAnswer(req *protocol.Message, resp protocol.FetchR
 	resp.Partitions = slices.Clone(resp.Partitions)
 	h.SendFetchResponse(req, resp)
 }
+func (h *fakeHost) RecordHeader(int64) (int16, int32, bool) { return 0, 0, false }
+
 func (h *fakeHost) SendProduceAnswer(req *protocol.Message, resp protocol.ProduceResponse) {
 	h.Send(&protocol.Message{Type: protocol.MsgProduceResponse, From: 1, To: req.From, ReplyTo: req.ID, ProduceResponse: &resp})
 }

@@ -6,6 +6,9 @@
 package clients
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/highwater-sim/highwater/engine/commitlog"
 	"github.com/highwater-sim/highwater/engine/protocol"
 )
@@ -31,13 +34,49 @@ type ProduceOp struct {
 	pid        int32
 	sentEpoch  int32 // the leader epoch the producer's metadata had at the last send
 	failures   int32 // attempts that failed (Kafka's ProducerBatch.attempts)
+	lastFailed int64 // when the last failed attempt was answered (Kafka's ProducerBatch.lastAttemptMs)
+	firstID    int64 // the first record id handed out for it (its records' ids run from there)
+	// The idempotent producer's header of its batch, given at its first send (seqSet): the
+	// producer epoch and base sequence (ProducerBatch.setProducerState at drain), rewritten by an
+	// epoch bump (seqReset: ProducerBatch.sequenceHasBeenReset).
+	baseSeq          int32
+	pEpoch           int16
+	seqSet, seqReset bool
+	inFlight         bool // its request is on its way or awaits an answer
+	released         bool // handed back after it was held (TakeReleased)
 }
+
+// SetReleased marks the op as handed back after it was held behind another batch.
+func (op *ProduceOp) SetReleased() { op.released = true }
+
+// TakeReleased reports whether the op was handed back after it was held, and forgets it.
+func (op *ProduceOp) TakeReleased() bool {
+	r := op.released
+	op.released = false
+	return r
+}
+
+// SetInFlight records that the op's request left (true) or was answered or failed (false).
+func (op *ProduceOp) SetInFlight(v bool) { op.inFlight = v }
 
 // Failed counts a failed attempt of the op and returns how many failed so far.
 func (op *ProduceOp) Failed() int {
 	op.failures++
 	return int(op.failures)
 }
+
+// FailedAt counts a failed attempt of the op answered at now, as Failed, and records when
+// (Kafka's ProducerBatch.reenqueued: lastAttemptMs = now).
+func (op *ProduceOp) FailedAt(now int64) int {
+	op.lastFailed = now
+	return op.Failed()
+}
+
+// InRetry reports whether an attempt of the op failed (Kafka's ProducerBatch.inRetry).
+func (op *ProduceOp) InRetry() bool { return op.failures > 0 }
+
+// LastFailed is when the op's last failed attempt was answered (ProducerBatch.lastAttemptMs).
+func (op *ProduceOp) LastFailed() int64 { return op.lastFailed }
 
 // PID is the engine's id of the partition the op writes to.
 func (op *ProduceOp) PID() int32 { return op.pid }
@@ -73,6 +112,9 @@ const (
 
 // Clients is every client's state. The zero value is not ready: call Init.
 type Clients struct {
+	// producerEpoch is the idempotent producer's epoch (ProducerIdAndEpoch.epoch): bumped when a
+	// partition's sequences restart (BumpEpoch). The run has one producer id.
+	producerEpoch int16
 	// opChunks hold the produce steps, opChunkSize a chunk (every chunk but the last full): step
 	// id is found by its number, with no list of pointers to them to grow (a pointer list, copied
 	// at each growth under the collector's write barriers, and scanned whole at every cycle).
@@ -108,6 +150,23 @@ type Partition struct {
 type partitionMore struct {
 	acked1   []OffsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	nextRead int64      // the consumer's next offset
+	seq      seqState   // the idempotent producer's sequences for the partition
+}
+
+// seqState is the idempotent producer's record of a partition (3.7.0 TxnPartitionEntry; 0.11.0.2
+// and 2.1.1 TransactionManager's per-partition maps): the producer epoch its sequences are
+// under, the next sequence, the last acknowledged one, and its batches with a sequence that are
+// not done, in sequence order (inflightBatchesBySequence).
+type seqState struct {
+	next     int32   // nextSequence
+	acked    int32   // lastAckedSequence + 1 (0: none acknowledged under epoch)
+	epoch    int16   // the producer epoch of the partition's sequences
+	assigned []int64 // the ids of the ops with a sequence that are not done, in sequence order
+	blocked  []int64 // the ids of new batches waiting behind a batch to retry, in order
+	retries  []int64 // the ids of retried batches waiting for the first in line (HoldRetry)
+	// unresolved is the sequence after a batch that expired after it was sent, + 1 (0: none):
+	// whether the leader has it is unknown (TransactionManager.partitionsWithUnresolvedSequences).
+	unresolved int32
 }
 
 // Acked counts the records acknowledged to producers (acks 1 and all): each is in one of the
@@ -186,7 +245,7 @@ func (c *Clients) NewProduce(topic string, partition, pid int32, acks protocol.A
 	chunk := &c.opChunks[len(c.opChunks)-1]
 	c.produced++
 	*chunk = append(*chunk, ProduceOp{ID: int64(c.produced), Topic: topic, Partition: partition, Acks: acks,
-		Sent: now, BaseOffset: -1, pid: pid, sentEpoch: -1})
+		Sent: now, BaseOffset: -1, pid: pid, sentEpoch: -1, firstID: c.nextRecord + 1})
 	op := &(*chunk)[len(*chunk)-1]
 	if count > 0 {
 		if int64(cap(c.idChunk)-len(c.idChunk)) < count {
@@ -291,4 +350,206 @@ func (c *Clients) Consumed(op *ConsumeOp, records []commitlog.Record) {
 	}
 	p.consumedSorted = sortedPrefix(p.consumed, p.consumedSorted)
 	c.moreOf(p).nextRead = op.Offset + int64(len(records))
+}
+
+// The idempotent producer's sequences (KIP-98). Its batches carry its producer epoch and a
+// per-partition sequence; a leader checks each batch's sequence against the producer's last one
+// in its log (broker.checkSequence), and looks it up here: the engine's log records carry only
+// ids, so a record's header is its batch's as the producer holds it now (RecordHeader).
+
+// AssignSequence gives op, the idempotent producer's batch, its producer epoch and base sequence
+// at its first send (RecordAccumulator.drain: ProducerBatch.setProducerState with the
+// partition's next sequence). A partition whose sequences are under an older epoch and that has
+// no batch in flight starts again at sequence 0 under the producer's epoch
+// (TransactionManager.maybeUpdateProducerIdAndEpoch, 3.7.0).
+func (c *Clients) AssignSequence(op *ProduceOp) {
+	if op.seqSet {
+		return
+	}
+	s := &c.moreOf(&c.parts[op.pid]).seq
+	if s.epoch != c.producerEpoch && len(s.assigned) == 0 {
+		s.epoch, s.next, s.acked = c.producerEpoch, 0, 0
+	}
+	op.seqSet, op.pEpoch, op.baseSeq = true, s.epoch, s.next
+	s.next += int32(len(op.RecordIDs))
+	s.assigned = append(s.assigned, op.ID)
+}
+
+// BlockBehindRetry holds op, a new idempotent batch, back if its partition has a batch with a
+// sequence waiting to be retried (not in flight): the accumulator's deque keeps the retry first
+// (RecordAccumulator.reenqueue: addFirst), and drain sends a partition's first batch only, so no
+// later batch passes it (and takes a sequence before it is resolved). It reports whether op was
+// held; Unblock hands it back. Nor does a new batch leave while the partition has an unresolved
+// sequence (shouldStopDrainBatchesForPartition: hasUnresolvedSequence).
+func (c *Clients) BlockBehindRetry(op *ProduceOp) bool {
+	p := &c.parts[op.pid]
+	if op.seqSet || p.more == nil || !c.retryWaits(&p.more.seq) && p.more.seq.unresolved == 0 {
+		return false
+	}
+	p.more.seq.blocked = append(p.more.seq.blocked, op.ID)
+	return true
+}
+
+// HoldRetry holds op, an idempotent batch to retry, if it is not its partition's first batch in
+// line (the lowest sequence not done): 3.7.0 RecordAccumulator.shouldStopDrainBatchesForPartition
+// (from 1.0, KAFKA-5494) drains a retried batch only when its base sequence is
+// TransactionManager.firstInFlightSequence, so a retry waits until the batches before it are
+// done ("This effectively reduces our in flight request count to 1"). It reports whether op was
+// held; UnholdRetries hands them back.
+func (c *Clients) HoldRetry(op *ProduceOp) bool {
+	p := &c.parts[op.pid]
+	if !op.seqSet || p.more == nil {
+		return false
+	}
+	s := &p.more.seq
+	if len(s.assigned) == 0 || s.assigned[0] == op.ID || !slices.Contains(s.assigned, op.ID) {
+		return false
+	}
+	s.retries = append(s.retries, op.ID)
+	return true
+}
+
+// UnholdRetries returns partition pid's held retries, in order, and forgets them (each is held
+// again unless it is now first in line).
+func (c *Clients) UnholdRetries(pid int32) []int64 {
+	p := &c.parts[pid]
+	if p.more == nil || len(p.more.seq.retries) == 0 {
+		return nil
+	}
+	ids := p.more.seq.retries
+	p.more.seq.retries = nil
+	return ids
+}
+
+// retryWaits reports whether a batch of s waits to be retried.
+func (c *Clients) retryWaits(s *seqState) bool {
+	for _, id := range s.assigned {
+		if !c.Produce(id).inFlight {
+			return true
+		}
+	}
+	return false
+}
+
+// Unblock returns partition pid's held batches, in order, once no batch of it waits to be
+// retried (nil otherwise), and forgets them.
+func (c *Clients) Unblock(pid int32) []int64 {
+	p := &c.parts[pid]
+	if p.more == nil || len(p.more.seq.blocked) == 0 || c.retryWaits(&p.more.seq) || p.more.seq.unresolved != 0 {
+		return nil
+	}
+	ids := p.more.seq.blocked
+	p.more.seq.blocked = nil
+	return ids
+}
+
+// Header is op's producer epoch and base sequence, and whether it has them (an idempotent batch
+// sent at least once).
+func (op *ProduceOp) Header() (epoch int16, seq int32, ok bool) {
+	return op.pEpoch, op.baseSeq, op.seqSet
+}
+
+// SequenceReset reports whether op's sequence was rewritten by an epoch bump
+// (ProducerBatch.sequenceHasBeenReset).
+func (op *ProduceOp) SequenceReset() bool { return op.seqReset }
+
+// IsNextSequence reports whether op is the batch after the partition's last acknowledged one
+// (TransactionManager.isNextSequence: baseSequence - lastAckedSequence == 1).
+func (c *Clients) IsNextSequence(op *ProduceOp) bool {
+	p := &c.parts[op.pid]
+	if p.more == nil {
+		return op.baseSeq == 0
+	}
+	return op.pEpoch == p.more.seq.epoch && op.baseSeq == p.more.seq.acked
+}
+
+// AckedAnySequence reports whether a batch of op's partition was acknowledged under the
+// partition's epoch (lastAckedSequence set).
+func (c *Clients) AckedAnySequence(op *ProduceOp) bool {
+	p := &c.parts[op.pid]
+	return p.more != nil && p.more.seq.acked > 0
+}
+
+// BumpEpoch bumps the producer epoch and restarts partition pid's sequences under it: its
+// batches not done get sequences from 0 in their order (3.7.0
+// TransactionManager.bumpIdempotentProducerEpoch → TxnPartitionEntry.startSequencesAtBeginning;
+// 0.11.0.2 and 2.1.1 resetProducerId, a new producer id, which a broker treats as the new epoch
+// here: sequence 0 of an unknown producer or a new epoch is accepted).
+func (c *Clients) BumpEpoch(pid int32) {
+	c.producerEpoch++
+	s := &c.moreOf(&c.parts[pid]).seq
+	s.epoch, s.acked, s.unresolved = c.producerEpoch, 0, 0
+	var seq int32
+	for _, id := range s.assigned {
+		op := c.Produce(id)
+		op.pEpoch, op.baseSeq, op.seqReset = s.epoch, seq, true
+		seq += int32(len(op.RecordIDs))
+	}
+	s.next = seq
+}
+
+// SequenceDone records that op, a batch with a sequence, is done: acknowledged, expired (its
+// sequence is then unresolved: TransactionManager.markSequenceUnresolved, which 3.7.0's Sender
+// calls for an expired batch in retry; the engine for any expired batch that was sent) or failed
+// otherwise (Sender.failBatch with adjustSequenceNumbers: requestEpochBumpForPartition, bump).
+// It reports whether the partition's sequences must restart under a new epoch now.
+func (c *Clients) SequenceDone(op *ProduceOp, acked, expired bool) (bump bool) {
+	if !op.seqSet {
+		return false
+	}
+	s := &c.moreOf(&c.parts[op.pid]).seq
+	i := slices.Index(s.assigned, op.ID)
+	if i < 0 {
+		return false
+	}
+	s.assigned = slices.Delete(s.assigned, i, i+1)
+	end := op.baseSeq + int32(len(op.RecordIDs))
+	switch {
+	case op.pEpoch != s.epoch:
+	case acked:
+		s.acked = max(s.acked, end)
+	case expired:
+		s.unresolved = max(s.unresolved, end+1)
+	default:
+		return true
+	}
+	return c.resolve(s)
+}
+
+// resolve is TransactionManager.maybeResolveSequences for s: once no batch of the partition is in
+// flight, an unresolved sequence is resolved if the last acknowledged batch is the one before the
+// next sequence (the expired batch's successors were acknowledged), else the epoch is bumped.
+func (c *Clients) resolve(s *seqState) (bump bool) {
+	if s.unresolved == 0 || len(s.assigned) > 0 {
+		return false
+	}
+	s.unresolved = 0
+	return s.next != s.acked
+}
+
+// UnresolvedNext reports whether op's base sequence is the one after the partition's unresolved
+// sequence (TransactionManager.isNextSequenceForUnresolvedPartition), and whether the partition
+// has one (hasUnresolvedSequence).
+func (c *Clients) UnresolvedNext(op *ProduceOp) (next, unresolved bool) {
+	p := &c.parts[op.pid]
+	if p.more == nil || p.more.seq.unresolved == 0 {
+		return false, false
+	}
+	return op.baseSeq == p.more.seq.unresolved-1, true
+}
+
+// RecordHeader is the producer epoch and sequence of record id as the idempotent producer holds
+// its batch now, and whether the record is an idempotent batch's (with a sequence).
+func (c *Clients) RecordHeader(id int64) (epoch int16, seq int32, ok bool) {
+	// The ops are in creation order and their records' ids increase with it: the last op whose
+	// first id is at most id is the only one that can hold it.
+	i := sort.Search(c.produced, func(i int) bool { return c.Produce(int64(i+1)).firstID > id })
+	if i == 0 {
+		return 0, 0, false
+	}
+	op := c.Produce(int64(i))
+	if !op.seqSet || id >= op.firstID+int64(len(op.RecordIDs)) {
+		return 0, 0, false
+	}
+	return op.pEpoch, op.baseSeq + int32(id-op.firstID), true
 }

@@ -117,3 +117,59 @@ func TestPartitionIsALine(t *testing.T) {
 		t.Fatalf("a Partition is %d bytes, want 64", n)
 	}
 }
+
+// TestSequencesResolve follows 3.7.0's TransactionManager for one partition: sequences given at
+// the first send in order (RecordAccumulator.drain), a batch that expired after it was sent
+// leaves its sequence unresolved (markSequenceUnresolved) and holds new batches back
+// (shouldStopDrainBatchesForPartition); once nothing is in flight the sequence is resolved if
+// the batches after it were acknowledged, else the epoch is bumped (maybeResolveSequences); a
+// retry waits until it is the first in flight (firstInFlightSequence); RecordHeader reads a
+// record's header from its batch.
+func TestSequencesResolve(t *testing.T) {
+	var c Clients
+	c.Init(1)
+	a := c.NewProduce("t", 0, 0, -1, 2, 0)
+	b := c.NewProduce("t", 0, 0, -1, 1, 0)
+	d := c.NewProduce("t", 0, 0, -1, 1, 0)
+	for _, op := range []*ProduceOp{a, b} {
+		c.AssignSequence(op)
+		op.SetInFlight(true)
+	}
+	if e, s, ok := c.RecordHeader(3); !ok || e != 0 || s != 2 {
+		t.Fatalf("record 3's header %d/%d/%v, want epoch 0 sequence 2", e, s, ok)
+	}
+	if _, _, ok := c.RecordHeader(4); ok {
+		t.Fatal("record 4 (a batch not sent yet) has a header")
+	}
+	b.SetInFlight(false)
+	if !c.HoldRetry(b) {
+		t.Fatal("b, a retry behind a, is not held")
+	}
+	if c.SequenceDone(a, false, true) {
+		t.Fatal("a expired with b in flight: bumped at once")
+	}
+	if next, unresolved := c.UnresolvedNext(b); !next || !unresolved {
+		t.Fatalf("b after unresolved a: next %v, unresolved %v", next, unresolved)
+	}
+	if !c.BlockBehindRetry(d) {
+		t.Fatal("a new batch left while a sequence is unresolved")
+	}
+	if ids := c.UnholdRetries(0); !slices.Equal(ids, []int64{b.ID}) {
+		t.Fatalf("held retries %v, want b", ids)
+	}
+	if c.SequenceDone(b, true, false) {
+		t.Fatal("b acknowledged after a expired: the leader had a (b followed it), yet bumped")
+	}
+	if ids := c.Unblock(0); !slices.Equal(ids, []int64{d.ID}) {
+		t.Fatalf("unblocked %v, want d", ids)
+	}
+	c.AssignSequence(d)
+	if e, s, ok := d.Header(); !ok || e != 0 || s != 3 {
+		t.Fatalf("d's header %d/%d/%v, want epoch 0 sequence 3", e, s, ok)
+	}
+	// d expires in retry with nothing after it acknowledged: bumped once nothing is in flight.
+	d.Failed()
+	if !c.SequenceDone(d, false, true) {
+		t.Fatal("d expired, nothing acknowledged after it: no bump")
+	}
+}

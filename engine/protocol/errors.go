@@ -25,6 +25,9 @@ const (
 	ErrNotEnoughReplicas            KafkaError = 19
 	ErrNotEnoughReplicasAfterAppend KafkaError = 20
 	ErrNotController                KafkaError = 41
+	ErrOutOfOrderSequenceNumber     KafkaError = 45
+	ErrInvalidProducerEpoch         KafkaError = 47
+	ErrUnknownProducerID            KafkaError = 59
 	ErrInvalidRequest               KafkaError = 42
 	ErrKafkaStorage                 KafkaError = 56
 	ErrFetchSessionIDNotFound       KafkaError = 70
@@ -58,6 +61,9 @@ var kafkaErrorNames = map[KafkaError]string{
 	ErrNotEnoughReplicas:            "NOT_ENOUGH_REPLICAS",
 	ErrNotEnoughReplicasAfterAppend: "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
 	ErrNotController:                "NOT_CONTROLLER",
+	ErrOutOfOrderSequenceNumber:     "OUT_OF_ORDER_SEQUENCE_NUMBER",
+	ErrInvalidProducerEpoch:         "INVALID_PRODUCER_EPOCH",
+	ErrUnknownProducerID:            "UNKNOWN_PRODUCER_ID",
 	ErrInvalidRequest:               "INVALID_REQUEST",
 	ErrKafkaStorage:                 "KAFKA_STORAGE_ERROR",
 	ErrFetchSessionIDNotFound:       "FETCH_SESSION_ID_NOT_FOUND",
