@@ -58,7 +58,7 @@ func (e *Engine) freshRules() brk.Rules {
 			NoEpochStartRule: t.Isr.NoEpochStartRule},
 		HW: brk.HWRules{MinIsrGatesHW: e.era.minIsrGatesHW, MinIsrCappedAtReplicas: e.era.minIsrCappedAtReplicas,
 			MinInsyncReplicas: e.cfg.MinInsyncReplicas, LagTimeMaxMs: e.cfg.ReplicaLagTimeMaxMs,
-			CommittedISROnly: t.HW.CommittedISROnly},
+			CommittedISROnly: t.HW.CommittedISROnly, EveryFollowerFetch: !e.era.hwOnlyWhenFollowerMoved},
 		Process: brk.ProcessRules{ControlledShutdownMaxRetries: e.cfg.ControlledShutdownMaxRetries,
 			ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
 			ControlledShutdownDisabled:       !e.cfg.ControlledShutdownEnable,

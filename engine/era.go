@@ -92,6 +92,12 @@ type era struct {
 	// 2.1); before, one that stops fetching leaves after replica.lag.time.max.ms even when
 	// nothing was produced.
 	levelFollowerStaysInIsr bool
+	// hwOnlyWhenFollowerMoved: a follower's fetch recomputes the leader's HW only when it moved the
+	// follower's LEO (Partition.updateFollowerFetchState's prevFollowerEndOffset test, KAFKA-8841,
+	// 2.4); before (0.10.2.2, 0.11.0.2, 2.1.1 Partition.maybeExpandIsr), every follower fetch
+	// recomputes it at the fetch's time, so the HW rises once a caught-up replica outside the ISR
+	// that held it is no longer caught up.
+	hwOnlyWhenFollowerMoved bool
 	// noBackoffAfterLastShutdownAttempt: a broker whose controlled-shutdown attempts all failed
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
@@ -217,6 +223,6 @@ func eraFor(version string) era {
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true}
+			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true}
 	}
 }

@@ -399,8 +399,18 @@ func (rm *ReplicaManager) updateFollowerFetchState(h Host, pid int32, r *Partiti
 	}
 	moved := rr.UpdateFetchState(h.Now(), f, logStart, leo, brokerEpoch)
 	rm.MaybeExpandIsr(h, pid, r, rr)
-	if moved && rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
+	hw := h.HWRules()
+	if !moved && !hw.EveryFollowerFetch {
+		return // 2.4+ (KAFKA-8841): the follower's LEO did not move, the HW is not recomputed
+	}
+	if rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
 		rm.tryCompleteDelayedRequests(h, pid, r)
+	}
+	if hw.EveryFollowerFetch && r.outsiderCaughtUp(h.Now(), hw.LagTimeMaxMs) {
+		// Before 2.4 every follower fetch recomputes the HW, so the HW rises at the first fetch
+		// after such a follower stops counting as caught up: the sessions caching r read it at
+		// every fetch meanwhile (FetchSession.clean keeps it dirty).
+		r.SessionsChanged()
 	}
 }
 
