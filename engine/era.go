@@ -98,6 +98,12 @@ type era struct {
 	// recomputes it at the fetch's time, so the HW rises once a caught-up replica outside the ISR
 	// that held it is no longer caught up.
 	hwOnlyWhenFollowerMoved bool
+	// reelectionFetchTimeInSyncOnly: a leader staying on at a new leader epoch counts only its ISR
+	// members as fetched now (Replica.resetReplicaState, 3.3); before (Replica
+	// .resetLastCaughtUpTime in 0.10.2.2, 0.11.0.2, 2.1.1 Partition.makeLeader), every follower,
+	// so a follower outside the ISR whose next Fetch reaches the leader's LEO at re-election counts
+	// as caught up from the re-election on.
+	reelectionFetchTimeInSyncOnly bool
 	// noBackoffAfterLastShutdownAttempt: a broker whose controlled-shutdown attempts all failed
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
@@ -223,6 +229,7 @@ func eraFor(version string) era {
 			reorderCompletesAtOnce: true, groupByScala: controller.GroupByScala213, recordBatches: true,
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true}
+			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
+			reelectionFetchTimeInSyncOnly: true}
 	}
 }

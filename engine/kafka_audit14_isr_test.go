@@ -86,3 +86,32 @@ func TestAudit14HWRecomputeDirtyReadsMatchReadingAll(t *testing.T) {
 		t.Fatalf("follower state differs:\n dirty reads:\n%s every partition read:\n%s", dirtyFollowers, allFollowers)
 	}
 }
+
+// TestAudit14ReelectionResetsEveryFollowerFetchTimeBefore33: a leader staying on at a new leader
+// epoch sets every follower's lastFetchTimeMs to now before 3.3 (Partition.makeLeader: 0.10.2.2
+// l.184-187, 0.11.0.2 l.400-404, 2.1.1 l.402-405, Replica.resetLastCaughtUpTime(curLeaderLogEndOffset,
+// curTimeMs, lastCaughtUpTimeMs) for every assigned replica), and from 3.3 only an ISR member's,
+// the others' to 0 (3.7.0 Replica.resetReplicaState; a5f7c82a867). The engine had the 3.3 rule in
+// every era. Grader i08: follower 2, shrunk and catching up over a 7000 ms link, sends a Fetch
+// at the LEO the leader had at its re-election (24001, broker 3's OfflineReplica removal), so it
+// counts as caught up from 24001 (lastCaughtUpTimeMs = lastFetchTimeMs) and holds the HW at 7
+// until 34001; with the 3.3 rule it never counts and record 7 is acknowledged at once. (A 0.10.2
+// follower does not restart its fetcher on the same-leader LeaderAndIsr; from 2.1 it does, and its
+// older-epoch Fetch is fenced, so the case needs 0.10.2 or 0.11.0.)
+func TestAudit14ReelectionResetsEveryFollowerFetchTimeBefore33(t *testing.T) {
+	src, err := os.ReadFile("testdata/grader/i08-reelection-resets-fetch-time-outsider-holds-hw-0.10.2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseScenario(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("%v (Replica.resetLastCaughtUpTime sets every follower's lastFetchTimeMs before 3.3)", res.Failures)
+	}
+}
