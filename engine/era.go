@@ -104,6 +104,10 @@ type era struct {
 	// so a follower outside the ISR whose next Fetch reaches the leader's LEO at re-election counts
 	// as caught up from the re-election on.
 	reelectionFetchTimeInSyncOnly bool
+	// failedReadKeepsFollower: a follower's read that failed (fenced, out of range) leaves the
+	// leader's state of it alone (ReplicaManager.updateFollowerFetchState, KAFKA-8400, 2.4);
+	// before, it is recorded as an unknown position (LEO -1) until the next good read.
+	failedReadKeepsFollower bool
 	// noBackoffAfterLastShutdownAttempt: a broker whose controlled-shutdown attempts all failed
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
@@ -230,6 +234,6 @@ func eraFor(version string) era {
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
-			reelectionFetchTimeInSyncOnly: true}
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true}
 	}
 }

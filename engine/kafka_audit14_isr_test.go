@@ -115,3 +115,42 @@ func TestAudit14ReelectionResetsEveryFollowerFetchTimeBefore33(t *testing.T) {
 		t.Fatalf("%v (Replica.resetLastCaughtUpTime sets every follower's lastFetchTimeMs before 3.3)", res.Failures)
 	}
 }
+
+// TestAudit14FailedFollowerReadForgetsPositionBefore24: before 2.4 the leader records every read of
+// a follower, a failed one included (ReplicaManager.updateFollowerLogReadResults: 0.10.2.2 l.913,
+// 2.1.1 l.1362, after readFromLocalLog turned the FencedLeaderEpoch, UnknownLeaderEpoch or
+// OffsetOutOfRange exception into a LogReadResult with LogOffsetMetadata.UnknownOffsetMetadata,
+// leaderLogEndOffset -1 and fetchTimeMs -1), so Replica.updateLogReadResult sets the follower's
+// LEO, lastFetchLeaderLogEndOffset and lastFetchTimeMs to -1 (lastCaughtUpTimeMs stays, max with
+// -1); from 2.4 (KAFKA-8400, 0e95c9f3a82; 3.7.0 ReplicaManager.updateFollowerFetchState: "Skipping
+// update of fetch state for follower") a failed read changes nothing. The engine skipped it in
+// every era. Leader 0 of t-0 [0,1,2] with 5 records; follower 1 fetches at 5, then at 9 (out of
+// range): the leader forgets its LEO before 2.4. An ISR member at -1 holds the HW until its next
+// good read: follower 2 reaching 5 leaves the HW at 0 before 2.4.
+func TestAudit14FailedFollowerReadForgetsPositionBefore24(t *testing.T) {
+	for _, era := range Eras {
+		t.Run(era, func(t *testing.T) {
+			e, p := newUnitEngine(t, 3, []int32{0, 1, 2}, eraCfg(era))
+			r := e.replicaOn(p.pid, 0)
+			*r.Log() = logOf(t, "0-4/e0")
+			ktLead(e, p, 0, 1, []int32{0, 1, 2}, 1)
+			if d := followerFetch(e, p, 1, 5, 0); d.Error != ErrNone {
+				t.Fatalf("fetch at 5: %v", d.Error)
+			}
+			if d := followerFetch(e, p, 1, 9, -1); d.Error != ErrOffsetOutOfRange {
+				t.Fatalf("fetch at 9: %v, want OFFSET_OUT_OF_RANGE", d.Error)
+			}
+			wantLEO, wantHW := int64(-1), int64(0)
+			if era == "3.7" {
+				wantLEO, wantHW = 5, 5
+			}
+			if leo := r.Remote(1).LogEndOffset(); leo != wantLEO {
+				t.Fatalf("leader's view of follower 1's LEO %d after its failed read, want %d (KAFKA-8400 in 2.4)", leo, wantLEO)
+			}
+			followerFetch(e, p, 2, 5, 0)
+			if hw := r.Log().HighWatermark(); hw != wantHW {
+				t.Fatalf("HW %d after follower 2 reached 5, want %d", hw, wantHW)
+			}
+		})
+	}
+}
