@@ -92,6 +92,22 @@ type era struct {
 	// 2.1); before, one that stops fetching leaves after replica.lag.time.max.ms even when
 	// nothing was produced.
 	levelFollowerStaysInIsr bool
+	// hwOnlyWhenFollowerMoved: a follower's fetch recomputes the leader's HW only when it moved the
+	// follower's LEO (Partition.updateFollowerFetchState's prevFollowerEndOffset test, KAFKA-8841,
+	// 2.4); before (0.10.2.2, 0.11.0.2, 2.1.1 Partition.maybeExpandIsr), every follower fetch
+	// recomputes it at the fetch's time, so the HW rises once a caught-up replica outside the ISR
+	// that held it is no longer caught up.
+	hwOnlyWhenFollowerMoved bool
+	// reelectionFetchTimeInSyncOnly: a leader staying on at a new leader epoch counts only its ISR
+	// members as fetched now (Replica.resetReplicaState, 3.3); before (Replica
+	// .resetLastCaughtUpTime in 0.10.2.2, 0.11.0.2, 2.1.1 Partition.makeLeader), every follower,
+	// so a follower outside the ISR whose next Fetch reaches the leader's LEO at re-election counts
+	// as caught up from the re-election on.
+	reelectionFetchTimeInSyncOnly bool
+	// failedReadKeepsFollower: a follower's read that failed (fenced, out of range) leaves the
+	// leader's state of it alone (ReplicaManager.updateFollowerFetchState, KAFKA-8400, 2.4);
+	// before, it is recorded as an unknown position (LEO -1) until the next good read.
+	failedReadKeepsFollower bool
 	// noBackoffAfterLastShutdownAttempt: a broker whose controlled-shutdown attempts all failed
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
@@ -244,6 +260,7 @@ func eraFor(version string) era {
 			producerRetries: true, retryAtOnceOnNewLeader: true, exponentialRetryBackoff: true,
 			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
-			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true}
+			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true}
 	}
 }

@@ -140,6 +140,10 @@ type FetchSession struct {
 	parked *DelayedFetch
 	// removed: out of the cache while its parked fetch still waits on its partitions.
 	removed bool
+	// hwEveryFetch: every follower fetch recomputes the HW (before 2.4, HWRules
+	// .EveryFollowerFetch), against replica.lag.time.max.ms hwLagMs: see clean.
+	hwEveryFetch bool
+	hwLagMs      int64
 	// park is the storage newPark reuses for parked: a steady session parks a fetch every round.
 	park DelayedFetch
 }
@@ -330,7 +334,9 @@ func (s *FetchSession) redirty(i int32) {
 // from the current state, the session's response data already updated): a read now would be
 // quiet, and a follower fetch would change nothing but its times, since the follower is at the
 // LEO (its fetch sets lastCaughtUpTime), at the offsets the leader last took from it, and in the
-// ISR (maybeExpandIsr does nothing).
+// ISR (maybeExpandIsr does nothing). Before 2.4 a follower fetch also recomputes the HW at its
+// time (hwEveryFetch), which can raise it once a follower outside the ISR that bounds it is no
+// longer caught up: while one does (outsiderCaughtUp), the partition is not clean.
 func (s *FetchSession) clean(cp *CachedPartition, d *protocol.FetchPartitionData) bool {
 	r := cp.r
 	if r == nil || d.Error != protocol.ErrNone || d.DivergingEpoch != nil || len(d.Records) > 0 ||
@@ -346,7 +352,8 @@ func (s *FetchSession) clean(cp *CachedPartition, d *protocol.FetchPartitionData
 	}
 	rr := r.Remote(s.replicaID)
 	return rr != nil && rr.LogEndOffset() == cp.fetchOffset && rr.LogStartOffset() == cp.fetcherLogStartOffset &&
-		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.replicaID)
+		rr.BrokerEpoch() == s.brokerEpoch && rr.LastFetchLeaderLogEndOffset() >= d.LogEndOffset && r.State().InISR(s.replicaID) &&
+		!(s.hwEveryFetch && r.outsiderCaughtUp(s.readAt, s.hwLagMs))
 }
 
 // fill caches a new session's partitions, those of full fetch req answered data (read at
@@ -356,6 +363,8 @@ func (s *FetchSession) clean(cp *CachedPartition, d *protocol.FetchPartitionData
 func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, data []protocol.FetchPartitionData) {
 	s.replicaID = req.ReplicaID
 	s.readAt, s.brokerEpoch = readAt, req.BrokerEpoch
+	hw := h.HWRules()
+	s.hwEveryFetch, s.hwLagMs = hw.EveryFollowerFetch, hw.LagTimeMaxMs
 	s.parts = make([]CachedPartition, 0, len(req.Partitions))
 	byPid := make([]int32, len(req.Partitions)) // the request's places, by pid once sorted
 	for i := range req.Partitions {

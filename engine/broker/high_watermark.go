@@ -18,6 +18,11 @@ type HWRules struct {
 	// CommittedISROnly (tests only): the HW waits only on the committed ISR, as before KIP-497's
 	// maximal ISR, to show what that prevents.
 	CommittedISROnly bool
+	// EveryFollowerFetch: every follower fetch recomputes the HW at its time (0.10.2.2, 0.11.0.2,
+	// 2.1.1: Partition.maybeExpandIsr ends with maybeIncrementLeaderHW(leaderReplica,
+	// logReadResult.fetchTimeMs)); from 2.4 (KAFKA-8841) only a fetch that moved the follower's
+	// LEO does.
+	EveryFollowerFetch bool
 }
 
 // EffectiveMinIsr is the min.insync.replicas a leader of a partition of replicas replicas applies
@@ -60,6 +65,29 @@ func (p *Partition) hwCandidate(h Host, rules *HWRules, now int64) int64 {
 		}
 	}
 	return cand
+}
+
+// outsiderCaughtUp reports whether a follower outside the maximal ISR, behind the LEO, counts as
+// caught up at now (replica.lag.time.max.ms lagMs) while the HW is below the LEO: such a follower
+// bounds the HW (hwCandidate) until it is no longer caught up, which no fetch of its own tells;
+// while it does, a leader that recomputes the HW at every follower fetch (EveryFollowerFetch) may
+// raise it at any follower's fetch.
+func (p *Partition) outsiderCaughtUp(now, lagMs int64) bool {
+	l := p.lead
+	if l == nil {
+		return false
+	}
+	leo := p.log.LogEndOffset()
+	if p.log.HighWatermark() >= leo {
+		return false
+	}
+	for i := range l.remotes {
+		rr := &l.remotes[i]
+		if rr.LogEndOffset() < leo && !l.state.InMaximalISR(rr.Broker()) && rr.IsCaughtUp(leo, now, lagMs) {
+			return true
+		}
+	}
+	return false
 }
 
 // MaybeIncrementLeaderHW is Partition.maybeIncrementLeaderHW of p, the broker's replica of pid,

@@ -182,6 +182,10 @@ type ReplicaRules struct {
 	// (an answer, or its timeout), and the LeaderAndIsr that stopped it waits with it (before
 	// 1.1: ReplicaFetcherThread.initiateShutdown closing its client came with KAFKA-6051).
 	ShutdownAwaitsRequest bool
+	// ReelectionFetchTimeForAll: a leader staying on at a new leader epoch sets every follower's
+	// lastFetchTimeMs to now, ISR member or not (Replica.resetLastCaughtUpTime, before 3.3);
+	// from 3.3 (Replica.resetReplicaState, a5f7c82a867) only an ISR member's, the others' to 0.
+	ReelectionFetchTimeForAll bool
 	// CheckpointCheck, when set (tests only), hears of every known, online replica whose
 	// checkpoint does not hold its HW after a checkpoint (checkpoint_check.go).
 	CheckpointCheck func(problem string)

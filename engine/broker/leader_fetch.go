@@ -26,6 +26,9 @@ type LeaderFetchRules struct {
 	// NotLeaderForUnknownLocal is ReplicaRules' rule for a partition without its Partition
 	// object yet (CheckLeaderRequest).
 	NotLeaderForUnknownLocal bool
+	// FailedReadResetsFollower: a follower's read that failed (fenced, out of range) still
+	// records its position, LogReadResult's unknown one (before 2.4, KAFKA-8400): followerReadFailed.
+	FailedReadResetsFollower bool
 	// MaxBytes is replica.fetch.max.bytes (per partition) and RecordSizeBytes the size of one
 	// record; SessionSlots is max.incremental.fetch.session.cache.slots.
 	MaxBytes, RecordSizeBytes, SessionSlots int64
@@ -333,6 +336,9 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	req *protocol.FetchRequest, fp *protocol.FetchPartition, update bool, lim *responseLimit) int64 {
 	d.TP, d.HighWatermark, d.LogStartOffset, d.LogEndOffset = fp.TP, -1, -1, -1
 	if d.Error = r.CheckLeaderRequest(fp.CurrentLeaderEpoch, req.ReplicaID, rules.NotLeaderForUnknownLocal); d.Error != protocol.ErrNone {
+		if update && rules.FailedReadResetsFollower && req.ReplicaID != protocol.ClientNode {
+			rm.followerReadFailed(h, pid, r, req.ReplicaID)
+		}
 		return 0
 	}
 	log := r.Log()
@@ -353,6 +359,9 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	}
 	if fp.FetchOffset > leo || fp.FetchOffset < start {
 		d.Error = protocol.ErrOffsetOutOfRange
+		if update && !consumer && rules.FailedReadResetsFollower {
+			rm.followerReadFailed(h, pid, r, req.ReplicaID)
+		}
 		return 0
 	}
 	end := leo
@@ -399,9 +408,44 @@ func (rm *ReplicaManager) updateFollowerFetchState(h Host, pid int32, r *Partiti
 	}
 	moved := rr.UpdateFetchState(h.Now(), f, logStart, leo, brokerEpoch)
 	rm.MaybeExpandIsr(h, pid, r, rr)
-	if moved && rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
+	hw := h.HWRules()
+	if !moved && !hw.EveryFollowerFetch {
+		return // 2.4+ (KAFKA-8841): the follower's LEO did not move, the HW is not recomputed
+	}
+	rm.followerFetchHW(h, pid, r, follower, &hw)
+}
+
+// followerFetchHW is the HW's recompute after a follower's fetch (Partition.maybeIncrementLeaderHW
+// at the fetch's time). Before 2.4 every follower fetch recomputes it, so the HW rises at the
+// first fetch after a caught-up follower outside the ISR stops counting as caught up: the
+// sessions caching r read it at every fetch meanwhile (FetchSession.clean keeps it dirty).
+func (rm *ReplicaManager) followerFetchHW(h Host, pid int32, r *Partition, follower int32, hw *HWRules) {
+	if rm.MaybeIncrementLeaderHW(h, pid, r, follower) {
 		rm.tryCompleteDelayedRequests(h, pid, r)
 	}
+	if hw.EveryFollowerFetch && r.outsiderCaughtUp(h.Now(), hw.LagTimeMaxMs) {
+		r.SessionsChanged()
+	}
+}
+
+// followerReadFailed is a follower's read of leader r that failed, before 2.4: ReplicaManager
+// .updateFollowerLogReadResults (0.10.2.2 l.913, 2.1.1 l.1362) records every read, a failed one
+// (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, OFFSET_OUT_OF_RANGE: readFromLocalLog's
+// LogReadResult with LogOffsetMetadata.UnknownOffsetMetadata, leaderLogEndOffset and fetchTimeMs
+// -1) included, so the leader forgets where the follower is (Replica.ReadFailed) until its next
+// good read, and recomputes the HW (maybeExpandIsr). From 2.4 (KAFKA-8400) a failed read
+// changes nothing.
+func (rm *ReplicaManager) followerReadFailed(h Host, pid int32, r *Partition, follower int32) {
+	if r == nil || !r.IsLeader() || r.offline {
+		return // no partition to record it in (nonOfflinePartition)
+	}
+	rr := r.Remote(follower)
+	if rr == nil {
+		return
+	}
+	rr.ReadFailed()
+	hw := h.HWRules()
+	rm.followerFetchHW(h, pid, r, follower, &hw)
 }
 
 // takeDirty hands out the session's dirty partitions' indices, sorted: partition order (Kafka's

@@ -141,6 +141,15 @@ func (p *Partition) ResetRemotesIn(buf []Replica, now int64, hosts, isr []int32,
 	}
 }
 
+// fetchedAllAt sets every follower's last fetch time to now: a leader staying on at a new epoch
+// before 3.3 (0.10.2.2 l.184-187, 2.1.1 l.402-405 Partition.makeLeader: resetLastCaughtUpTime(
+// curLeaderLogEndOffset, curTimeMs, ...) for every assigned replica, ISR member or not).
+func (l *leaderState) fetchedAllAt(now int64) {
+	for i := range l.remotes {
+		l.remotes[i].lastFetchTime = now
+	}
+}
+
 // Produces is its purgatory of produces waiting for acks=all (leader only; nil, which reads as
 // empty, on a replica holding no leader's state).
 func (p *Partition) Produces() *ProducePurgatory {

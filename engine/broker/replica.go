@@ -69,6 +69,13 @@ func (rr *Replica) UpdateFetchState(now, fetchOffset, logStart, leaderEndOffset,
 	return moved
 }
 
+// ReadFailed is Replica.updateLogReadResult with the unknown LogReadResult of a failed read
+// (before 2.4, KAFKA-8400): LEO, log start, the leader's LEO at the last fetch and the last fetch
+// time unknown; lastCaughtUpTimeMs stays (max with -1).
+func (rr *Replica) ReadFailed() {
+	rr.leo, rr.logStart, rr.lastFetchLeaderLEO, rr.lastFetchTime = -1, -1, -1, Never
+}
+
 // ResetReplicaState is Replica.resetReplicaState on a new leader epoch: a new leader (not leading
 // before) starts from what NewReplica knows; a leader staying on keeps the follower's offsets and
 // takes its own LEO as the last fetch's. A follower in the ISR counts as caught up (and, for a

@@ -215,6 +215,9 @@ func (rm *ReplicaManager) MakeLeader(h Host, pid int32, r *Partition, ps protoco
 		// election reorders the request's Replicas).
 		hosts := h.Assignment(pid)
 		r.ResetRemotesIn(arena.remotes(len(hosts)-1), h.Now(), hosts, ps.ISR, wasLeader, start)
+		if wasLeader && h.ReplicaRules().ReelectionFetchTimeForAll {
+			r.lead.fetchedAllAt(h.Now()) // Replica.resetLastCaughtUpTime before 3.3
+		}
 		if r.lead.fetchSessions == nil { // each follower's session will cache it
 			r.lead.fetchSessions = arena.sessionRefs(len(hosts) - 1)
 		}
