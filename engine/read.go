@@ -31,6 +31,12 @@ func (e *Engine) Controller() ControllerInfo {
 // Era returns the protocol era in force (inter.broker.protocol.version).
 func (e *Engine) Era() string { return e.era.version }
 
+// FollowerAtLogEndStaysInISR tells whether a follower at its leader's log end is in sync however
+// long ago it last fetched: from 2.1 (KAFKA-7152, Replica.isCaughtUp); before, only the time
+// since it last caught up counts, so a follower that stops fetching leaves the ISR even when
+// nothing was produced.
+func (e *Engine) FollowerAtLogEndStaysInISR() bool { return e.era.levelFollowerStaysInIsr }
+
 // BrokerCount returns the number of brokers; their ids are 0 to BrokerCount()-1.
 func (e *Engine) BrokerCount() int { return len(e.brokers) }
 

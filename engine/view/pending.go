@@ -216,8 +216,9 @@ func parkedFetch(e *engine.Engine, pk engine.ParkedRequest, lod *Detail) Pending
 	return out
 }
 
-// isrLag lists the followers of p's leader that will leave the ISR: behind the leader's log end
-// and not caught up for longer than a healthy follower ever is. The leader's shrink check
+// isrLag lists the followers of p's leader that will leave the ISR: not caught up for longer than
+// a healthy follower ever is, and, from 2.1, behind the leader's log end (before, a follower at
+// the log end that stopped fetching leaves too: Engine.FollowerAtLogEndStaysInISR). The leader's shrink check
 // (every replica.lag.time.max.ms / 2) removes one once it has not caught up for
 // replica.lag.time.max.ms.
 func isrLag(e *engine.Engine, cfg *engine.Config, p engine.PartitionInfo, shrinkAt []int64) []Pending {
@@ -239,10 +240,11 @@ func isrLag(e *engine.Engine, cfg *engine.Config, p engine.PartitionInfo, shrink
 	// stuck, dead or cut off.
 	quiet := min(period, cfg.ReplicaFetchWaitMaxMs+1000)
 	now, leo := e.Now(), r.LogEndOffset()
+	levelStays := e.FollowerAtLogEndStaysInISR()
 	var out []Pending
 	for _, id := range r.ISR() {
 		f, ok := r.Follower(id)
-		if !ok || f.LogEndOffset >= leo || now-f.LastCaughtUpTime <= quiet {
+		if !ok || (levelStays && f.LogEndOffset >= leo) || now-f.LastCaughtUpTime <= quiet {
 			continue
 		}
 		due := f.LastCaughtUpTime + lagMax + 1 // the first instant it is no longer caught up
@@ -250,8 +252,12 @@ func isrLag(e *engine.Engine, cfg *engine.Config, p engine.PartitionInfo, shrink
 		if at < due {
 			at += (due - at + period - 1) / period * period
 		}
+		why := "behind leader %d"
+		if f.LogEndOffset >= leo {
+			why = "no Fetch from it read by leader %d" // before 2.1: at the log end, but silent
+		}
 		out = append(out, Pending{At: at, Kind: PendISRLag, Broker: engine.Some(id), Topic: p.Topic(), Partition: engine.Some(p.Index()),
-			Text: fmt.Sprintf("follower %d leaves the ISR of %s: behind leader %d for replica.lag.time.max.ms (%d ms)",
+			Text: fmt.Sprintf("follower %d leaves the ISR of %s: "+why+" for replica.lag.time.max.ms (%d ms)",
 				id, p.Name(), leader, lagMax)})
 	}
 	return out

@@ -173,3 +173,43 @@ func TestPendingConsumerFetchParked(t *testing.T) {
 	}
 	t.Fatalf("no consumer Fetch parked until 801: %+v", Build(r.e, Options{}).Pending)
 }
+
+// TestPendingLevelFollowerLeavesBefore21: before 2.1 (KAFKA-7152) a follower at the leader's log
+// end that stops fetching leaves the ISR after replica.lag.time.max.ms all the same
+// (Partition.getOutOfSyncReplicas, 0.10.2.2, looks only at lastCaughtUpTimeMs), so the view
+// announces it with nothing produced; from 2.1 such a follower stays and nothing is announced.
+func TestPendingLevelFollowerLeavesBefore21(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1", "3.7"} {
+		sc, err := engine.ParseScenario([]byte(`{"name":"p","brokers":3,"config":{"inter.broker.protocol.version":"` + era +
+			`"},"topics":[{"name":"t","partitions":1,"replicationFactor":3}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.New(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &pendingRun{t: t, e: e}
+		r.at(1000, `"do":"link","from":2,"to":0,"down":true`, `"do":"link","from":0,"to":2,"down":true`)
+		r.at(5000)
+		lag, ok := r.find(PendISRLag, 2)
+		if era == "2.1" || era == "3.7" {
+			if ok {
+				t.Errorf("%s: a follower at the log end is announced as leaving the ISR: %+v", era, lag)
+			}
+			continue
+		}
+		if !ok {
+			t.Fatalf("%s: no isr-lag for silent follower 2 at 5 s: %+v", era, Build(r.e, Options{}).Pending)
+		}
+		// Before 2.1 the leader writes the shrunk ISR to ZooKeeper itself (no AlterPartition).
+		r.at(lag.At - 1)
+		if got := r.firstEvent(engine.EvISRChange, 0, 0); got >= 0 {
+			t.Fatalf("%s: the ISR shrank at %d, before the announced %d", era, got, lag.At)
+		}
+		r.at(lag.At)
+		if got := r.firstEvent(engine.EvISRChange, 0, 0); got != lag.At {
+			t.Fatalf("%s: isr-lag announced %d (%s); leader 0 shrank at %d", era, lag.At, lag.Text, got)
+		}
+	}
+}
