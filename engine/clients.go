@@ -51,7 +51,29 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 	e.sendProduce(op)
 }
 
+// sendProduce sends op's batch, a new one or one handed back after it was held, or queues it:
+// behind its partition's waiting batches (RecordAccumulator.append adds a batch at its deque's
+// tail, and drain takes only the head), or, an idempotent batch that has its sequence, before them
+// (RecordAccumulator.reenqueue: insertInSequenceOrder puts a batch with a sequence ahead of
+// those without).
 func (e *Engine) sendProduce(op *ProduceOp) {
+	if e.clients.QueueLen(op.PID()) > 0 {
+		if _, _, ok := op.Header(); ok {
+			e.clients.PushFront(op)
+			e.drainQueue(op.PID())
+			return
+		}
+		e.clients.PushBack(op)
+		return
+	}
+	e.trySend(op)
+}
+
+// trySend sends op's batch now, or holds it: behind a retry or a busy connection (the idempotent
+// producer's rules), or at the head of its partition's deque while the metadata names no leader
+// it can send to (RecordAccumulator.ready: the partition's topic goes to unknownLeaderTopics, and
+// nothing of its deque is drained).
+func (e *Engine) trySend(op *ProduceOp) {
 	if e.idempotent(op) && (e.clients.BlockBehindRetry(op) || e.clients.HoldRetry(op)) {
 		return // sent once the batch to retry before it is sent, or done (releaseBlocked)
 	}
@@ -223,10 +245,67 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return
 	}
+	backoff := at
 	if deadline := e.produceDeadline(op); at >= deadline {
 		at = max(e.now, deadline)
 	}
+	if why == ErrLeaderNotAvailable || !e.idempotent(op) {
+		// The batch waits at the head of its partition's deque: RecordAccumulator.reenqueue puts a
+		// failed batch first (addFirst without a transaction manager, 0.10.2.2 to 3.7.0), and one
+		// waiting for a leader stays first. The batches behind it wait for it (drainQueue).
+		if why != ErrLeaderNotAvailable {
+			op.SetBackoffUntil(backoff)
+		}
+		if !op.Queued() {
+			e.clients.PushFront(op)
+		}
+		e.lookAt(op, at)
+		return
+	}
 	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// lookAt makes sure queued op is looked at by at (producerRetry): it keeps one valid wake-up,
+// the earliest asked for; any other is stale.
+func (e *Engine) lookAt(op *ProduceOp, at int64) {
+	if t, ok := op.Look(); ok && t >= e.now && t <= at {
+		return
+	}
+	op.SetLook(at)
+	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// drainQueue sends partition pid's waiting batches from the head of its deque while it can, as
+// the Sender's next runs would (Sender.sendProducerData → RecordAccumulator.drain, one batch of a
+// partition per request, the next at the next drain; the engine sends them at once, each its own
+// request, in deque order). An expired head is failed first (RecordAccumulator.expiredBatches /
+// abortExpiredBatches expire a deque's batches from the head and stop at the first that has not
+// expired, 0.10.2.2 to 3.7.0). A head in its retry backoff (`first.attempts() > 0 &&
+// first.waitedTimeMs(now) < retryBackoffMs`: drain skips the partition), or with no leader to
+// send to, keeps the rest waiting; it is looked at again when its backoff ends, or after
+// retry.backoff.ms (the metadata refresh).
+func (e *Engine) drainQueue(pid int32) {
+	for {
+		head := e.clients.QueueHead(pid)
+		if head == nil {
+			return
+		}
+		deadline := e.produceDeadline(head)
+		if e.now >= deadline {
+			e.clients.PopFront(pid)
+			e.finishProduce(head, ErrDeliveryTimeout.String(), -1)
+			continue
+		}
+		if e.now < head.BackoffUntil() {
+			e.lookAt(head, min(head.BackoffUntil(), deadline))
+			return
+		}
+		e.clients.PopFront(pid)
+		e.trySend(head)
+		if head.Queued() {
+			return // back at the head: no leader to send to
+		}
+	}
 }
 
 // produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
@@ -306,6 +385,18 @@ func (e *Engine) produceDeadline(op *ProduceOp) int64 {
 func (e *Engine) producerRetry(id int64) {
 	op := e.clients.Produce(id)
 	if op.Done {
+		return
+	}
+	if op.Queued() {
+		// A wake-up of a batch in its partition's deque: only the valid one counts, and only the
+		// head is drained (the others wait for it).
+		if t, ok := op.Look(); !ok || t != e.now {
+			return
+		}
+		op.SetLook(-1)
+		if e.clients.QueueHead(op.PID()) == op {
+			e.drainQueue(op.PID())
+		}
 		return
 	}
 	// A batch handed back after it was held behind another (a retry before it, a busy

@@ -120,6 +120,9 @@ func (e *Engine) Timers() []Timer {
 			if op.Done {
 				continue
 			}
+			if t, ok := op.Look(); op.Queued() && (!ok || t != it.at) {
+				continue // a stale wake-up of a batch in its deque (lookAt)
+			}
 			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs)
 		case itControllerRetry:
 			if !e.ctrl.RetryPending(it.controllerRetry().controllerEpoch) {

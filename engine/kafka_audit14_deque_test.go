@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Audit 14: the producer's RecordAccumulator deque, for every producer.
+
+// logIDs are the record ids of broker b's log of t-0, in offset order.
+func logIDs(e *Engine, b int32) []int64 {
+	p := e.partitionOf(ktTopic, 0)
+	var ids []int64
+	for _, r := range e.replicaOn(p.pid, b).Log().Records() {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// backoffScenario: d01's cluster (engine/testdata/grader/d01-*): batch A (record 1) is refused
+// NOT_ENOUGH_REPLICAS at 7000 while follower 2 is out of the ISR, follower 2 is back from ~8003,
+// and batch B (record 2) comes at 9000, during A's 5000 ms backoff.
+const backoffScenario = `{"name":"backoff","brokers":3,"config":{"inter.broker.protocol.version":"%v","enable.idempotence":false,
+"min.insync.replicas":2,"zookeeper.session.timeout.ms":6000,"retry.backoff.ms":5000,"retry.backoff.max.ms":5000},
+"topics":[{"name":"t","assignment":[[1,2]]}],"steps":[{"at":100,"do":"kill","broker":2},
+{"at":7000,"do":"produce","topic":"t","partition":0},{"at":8000,"do":"restart","broker":2},
+{"at":9000,"do":"produce","topic":"t","partition":0},{"at":14000,"do":"expect","topic":"t","partition":0,"isr":[1,2]}]}`
+
+// TestAudit14RetryBackoffHoldsLaterBatch follows RecordAccumulator.reenqueue (2.1.1, 3.7.0:
+// without a transaction manager the failed batch goes first, deque.addFirst) and
+// RecordAccumulator.ready/drain, which look only at a deque's first batch and skip the partition
+// while `first.attempts() > 0 && first.waitedTimeMs(now) < retryBackoffMs`: a batch created
+// during the retry's backoff leaves after it, so A is at offset 0 and B at 1, both acknowledged
+// after 12002. (The engine sent B at once and on its own: B at offset 0, acknowledged at ~9003.)
+// Before 2.1 retries is 0 (Sender.canRetry): A fails, and B leaves at once.
+func TestAudit14RetryBackoffHoldsLaterBatch(t *testing.T) {
+	cases := []struct {
+		era     string
+		ids     []int64
+		results []string
+	}{
+		{"0.10.2", []int64{2}, []string{"NOT_ENOUGH_REPLICAS", ResultAcked}},
+		{"0.11.0", []int64{2}, []string{"NOT_ENOUGH_REPLICAS", ResultAcked}},
+		{"2.1", []int64{1, 2}, []string{ResultAcked, ResultAcked}},
+		{"3.7", []int64{1, 2}, []string{ResultAcked, ResultAcked}},
+	}
+	for _, c := range cases {
+		t.Run(c.era, func(t *testing.T) {
+			sc := strings.ReplaceAll(backoffScenario, "%v", c.era)
+			if c.era == "0.10.2" {
+				sc = strings.Replace(sc, `"enable.idempotence":false,`, "", 1)
+			}
+			e := runAudit14(t, sc)
+			if got := logIDs(e, 1); !slices.Equal(got, c.ids) {
+				t.Errorf("leader 1's log holds records %v, want %v", got, c.ids)
+			}
+			ops := e.Produces()
+			for i, want := range c.results {
+				if ops[i].Result != want {
+					t.Errorf("batch %d: %s, want %s", i+1, ops[i].Result, want)
+				}
+			}
+			if len(c.ids) == 2 && ops[1].Attempts != 1 {
+				t.Errorf("B was sent %d times, want once (after A)", ops[1].Attempts)
+			}
+		})
+	}
+}
+
+// leaderWaitScenario: t-0 on [1] (RF 1); broker 1 is killed at 900, batch A (record 1) comes at
+// 1000 and batch B (record 2) at 1050, both with no leader to go to; broker 1 restarts at 2120
+// and leads again (at once in 3.7, after its session's expiry before).
+const leaderWaitScenario = `{"name":"leaderwait","brokers":2,"config":{"inter.broker.protocol.version":"%v"},
+"topics":[{"name":"t","assignment":[[1]]}],"steps":[{"at":900,"do":"kill","broker":1},
+{"at":1000,"do":"produce","topic":"t","partition":0},{"at":1050,"do":"produce","topic":"t","partition":0},
+{"at":2120,"do":"restart","broker":1},{"at":10000,"do":"expect","topic":"t","partition":0,"leader":1}]}`
+
+// TestAudit14LeaderWaitKeepsDequeOrder follows RecordAccumulator.ready (0.10.2.2 to 3.7.0):
+// while a partition's leader cannot be sent to, nothing of its deque is drained, and once it
+// can, drain takes the deque's batches from its head (pollFirst), so A leaves before B. (The
+// engine had each batch look for a leader on its own every retry.backoff.ms, B 50 ms after A:
+// B looked first after the leader came back, and was appended first.)
+func TestAudit14LeaderWaitKeepsDequeOrder(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			e := runAudit14(t, strings.ReplaceAll(leaderWaitScenario, "%v", era))
+			if got := logIDs(e, 1); !slices.Equal(got, []int64{1, 2}) {
+				t.Errorf("leader 1's log holds records %v, want [1 2]", got)
+			}
+			for _, op := range e.Produces() {
+				if op.Result != ResultAcked {
+					t.Errorf("batch %d: %s, want acked", op.ID, op.Result)
+				}
+			}
+		})
+	}
+}
