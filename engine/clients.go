@@ -82,6 +82,20 @@ func (e *Engine) trySend(op *ProduceOp) {
 		e.conns[leader].held = append(e.conns[leader].held, op.ID)
 		return // sent once the request in flight to leader is answered (connDone)
 	}
+	if !e.oneInFlight(op) && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connFull(leader, op.PID()) {
+		// max.in.flight.requests.per.connection requests are in flight to leader: NetworkClient
+		// .ready is false (InFlightRequests.canSendMore), so the Sender drains nothing for it and
+		// the batch stays first in its deque until an answer frees a slot (connAnswered), or the
+		// metadata names another leader (looked at every retry.backoff.ms, as for a missing
+		// leader), or it expires.
+		e.clients.PushFront(op)
+		e.lookAt(op, min(e.now+e.retryBackoff(), e.produceDeadline(op)))
+		c := e.connOf(leader)
+		if !slices.Contains(c.stalled, op.PID()) {
+			c.stalled = append(c.stalled, op.PID())
+		}
+		return
+	}
 	op.Attempts++
 	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
 		e.retryProduce(op, ErrLeaderNotAvailable)
@@ -109,6 +123,9 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
+	if !e.oneInFlight(op) && op.Acks != 0 {
+		e.connSent(leader, op)
+	}
 	if idem {
 		if e.oneInFlight(op) {
 			e.connOf(leader).inFlight++
@@ -153,6 +170,87 @@ func (e *Engine) release(id int64) {
 type producerConn struct {
 	inFlight int32   // its requests on their way or awaiting answers
 	held     []int64 // the ids of the batches waiting for it, in order
+	// requests are the producer's other requests in flight to the broker, oldest first, and
+	// stalled the partitions whose deque's head waits for one of them to be answered.
+	requests []connRequest
+	stalled  []int32
+}
+
+// connRequest is one produce request in flight: the engine sends each batch as a Produce of its
+// own, and counts the batches sent to a broker at one instant, one per partition, as one request
+// (RecordAccumulator.drain: one request per broker per drain, with the first batch of each
+// partition). It is answered once each batch's answer came (a Produce's answer waits for all of
+// its partitions: DelayedProduce).
+type connRequest struct {
+	at  int64
+	ops []int64 // its batches not yet answered
+}
+
+// maxInFlight is max.in.flight.requests.per.connection, the producer's default, 5 in every era
+// (ProducerConfig, 0.10.2.2 to 3.7.0; not a setting here). 0.11.0's idempotent producer has 1
+// (producerConn's inFlight and held).
+const maxInFlight = 5
+
+// connFull reports whether the producer cannot send a batch of partition pid to broker b now:
+// maxInFlight requests are in flight to it (NetworkClient.isReady → InFlightRequests.canSendMore:
+// `queue.size() < maxInFlightRequestsPerConnection`), and the one sent now, if any, already has a
+// batch of pid.
+func (e *Engine) connFull(b, pid int32) bool {
+	if e.conns == nil || len(e.conns[b].requests) < maxInFlight {
+		return false
+	}
+	last := &e.conns[b].requests[len(e.conns[b].requests)-1]
+	return last.at != e.now || e.requestHas(last, pid)
+}
+
+// requestHas reports whether request r has a batch of partition pid not yet answered.
+func (e *Engine) requestHas(r *connRequest, pid int32) bool {
+	for _, id := range r.ops {
+		if e.clients.Produce(id).PID() == pid {
+			return true
+		}
+	}
+	return false
+}
+
+// connSent counts batch op, just sent to broker b, in a request in flight: the one sent to b now
+// if it has no batch of op's partition, else a new one. An acks=0 request is not counted: it is
+// done once written (NetworkClient.handleCompletedSends).
+func (e *Engine) connSent(b int32, op *ProduceOp) {
+	c := e.connOf(b)
+	if n := len(c.requests); n > 0 && c.requests[n-1].at == e.now && !e.requestHas(&c.requests[n-1], op.PID()) {
+		c.requests[n-1].ops = append(c.requests[n-1].ops, op.ID)
+		return
+	}
+	c.requests = append(c.requests, connRequest{at: e.now, ops: []int64{op.ID}})
+}
+
+// connAnswered is called when produce req was answered or failed: once its request has every
+// answer, a slot is free, and the partitions whose deques waited for one drain, in the order
+// they stalled.
+func (e *Engine) connAnswered(req *Message) {
+	if e.conns == nil || req.Produce.Acks == 0 {
+		return
+	}
+	c := &e.conns[req.To]
+	for i := range c.requests {
+		r := &c.requests[i]
+		j := slices.Index(r.ops, req.Produce.Op)
+		if j < 0 {
+			continue
+		}
+		r.ops = slices.Delete(r.ops, j, j+1)
+		if len(r.ops) > 0 {
+			return
+		}
+		c.requests = slices.Delete(c.requests, i, i+1)
+		stalled := c.stalled
+		c.stalled = nil
+		for _, pid := range stalled {
+			e.drainQueue(pid)
+		}
+		return
+	}
 }
 
 // oneInFlight reports whether op's producer has one request in flight per connection: the
@@ -265,14 +363,15 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 	e.schedule(producerRetry{op.ID}.due(at))
 }
 
-// lookAt makes sure queued op is looked at by at (producerRetry): it keeps one valid wake-up,
-// the earliest asked for; any other is stale.
+// lookAt makes sure queued op is looked at by at (producerRetry with the op's id negated): it
+// keeps one valid wake-up, the earliest asked for; any other is stale, as is any once the op
+// left its deque.
 func (e *Engine) lookAt(op *ProduceOp, at int64) {
 	if t, ok := op.Look(); ok && t >= e.now && t <= at {
 		return
 	}
 	op.SetLook(at)
-	e.schedule(producerRetry{op.ID}.due(at))
+	e.schedule(producerRetry{-op.ID}.due(at))
 }
 
 // drainQueue sends partition pid's waiting batches from the head of its deque while it can, as
@@ -381,22 +480,15 @@ func (e *Engine) produceDeadline(op *ProduceOp) int64 {
 	return min(op.Sent+e.cfg.DeliveryTimeoutMs, expiry)
 }
 
-// producerRetry sends a batch again, or expires it at its delivery timeout.
+// producerRetry sends a batch again, or expires it at its delivery timeout; for -id, it looks at
+// batch id in its deque (queueLook).
 func (e *Engine) producerRetry(id int64) {
-	op := e.clients.Produce(id)
-	if op.Done {
+	if id < 0 {
+		e.queueLook(e.clients.Produce(-id))
 		return
 	}
-	if op.Queued() {
-		// A wake-up of a batch in its partition's deque: only the valid one counts, and only the
-		// head is drained (the others wait for it).
-		if t, ok := op.Look(); !ok || t != e.now {
-			return
-		}
-		op.SetLook(-1)
-		if e.clients.QueueHead(op.PID()) == op {
-			e.drainQueue(op.PID())
-		}
+	op := e.clients.Produce(id)
+	if op.Done || op.Queued() {
 		return
 	}
 	// A batch handed back after it was held behind another (a retry before it, a busy
@@ -410,6 +502,18 @@ func (e *Engine) producerRetry(id int64) {
 		return
 	}
 	e.sendProduce(op)
+}
+
+// queueLook is a wake-up of op in its partition's deque (lookAt): only the valid one counts, and
+// only the head is drained (the others wait for it).
+func (e *Engine) queueLook(op *ProduceOp) {
+	if t, ok := op.Look(); op.Done || !op.Queued() || !ok || t != e.now {
+		return
+	}
+	op.SetLook(-1)
+	if e.clients.QueueHead(op.PID()) == op {
+		e.drainQueue(op.PID())
+	}
 }
 
 // sendable reports whether op's partition has a leader the producer can send to now.
@@ -458,6 +562,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
 		e.connDone(req)
+		e.connAnswered(req)
 		e.produceDone(m, req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
@@ -593,6 +698,7 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
 		op.SetInFlight(false)
+		defer e.connAnswered(req)
 		defer e.connDone(req)
 		if op.Done || e.expiredInFlight(op) {
 			return

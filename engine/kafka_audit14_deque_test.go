@@ -96,3 +96,65 @@ func TestAudit14LeaderWaitKeepsDequeOrder(t *testing.T) {
 		})
 	}
 }
+
+// inFlightScenario: d02's cluster (engine/testdata/grader/d02-*): t-0 on [1] (RF 1), every link
+// 1000 ms; seven produce steps to t-0 at 1000, each its own batch.
+const inFlightScenario = `{"name":"inflight","brokers":2,"config":{"inter.broker.protocol.version":"%v","sim.network.latency.ms":1000},
+"topics":[{"name":"t","assignment":[[1]]}],"steps":[
+{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},
+{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},
+{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},
+{"at":1000,"do":"produce","topic":"t","partition":0,"acks":%a},{"at":6000,"do":"expect","topic":"t","partition":0,"leader":1}]}`
+
+// TestAudit14FiveRequestsInFlightPerConnection follows NetworkClient.isReady →
+// InFlightRequests.canSendMore (`queue.size() < maxInFlightRequestsPerConnection`, 0.10.2.2 to
+// 3.7.0; max.in.flight.requests.per.connection 5 by default, and at most 5 for the idempotent
+// producer from 1.0) with RecordAccumulator.drain taking one batch per partition per request:
+// seven batches of one partition need seven requests, five leave at 1000 and are answered at
+// 3000, the other two leave then and are answered at 5000. An acks=0 request leaves the in-flight
+// queue once written (NetworkClient.handleCompletedSends: `!request.expectResponse`), so seven
+// acks=0 batches all leave at 1000 and reach the leader at 2000. (The engine had no cap: all seven
+// acks=all batches reached the leader at 2000 and were answered at 3000.)
+func TestAudit14FiveRequestsInFlightPerConnection(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1", "3.7"} {
+		for _, acks := range []string{`"all"`, "0"} {
+			t.Run(era+"-acks-"+acks, func(t *testing.T) {
+				sc := strings.NewReplacer("%v", era, "%a", acks).Replace(inFlightScenario)
+				s, err := ParseScenario([]byte(sc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var appended []int64 // when each record reached the leader's log
+				var results []int64
+				e, res, err := Run(s, func(evs []Event) {
+					for i := range evs {
+						switch {
+						case evs[i].Type == EvProduceResult:
+							results = append(results, evs[i].T)
+						case evs[i].Type == "produce" && evs[i].Message != nil && evs[i].Message.Produce != nil:
+							appended = append(appended, evs[i].Message.Deliver)
+						}
+					}
+				})
+				if err != nil || !res.OK() {
+					t.Fatalf("run: %v %+v", err, res.Failures)
+				}
+				want := []int64{2000, 2000, 2000, 2000, 2000, 4000, 4000}
+				wantResults := []int64{3000, 3000, 3000, 3000, 3000, 5000, 5000}
+				if acks == "0" {
+					want = []int64{2000, 2000, 2000, 2000, 2000, 2000, 2000}
+					wantResults = []int64{1000, 1000, 1000, 1000, 1000, 1000, 1000}
+				}
+				if !slices.Equal(appended, want) {
+					t.Errorf("the Produces reached the leader at %v, want %v", appended, want)
+				}
+				if !slices.Equal(results, wantResults) {
+					t.Errorf("results at %v, want %v", results, wantResults)
+				}
+				if got := logIDs(e, 1); !slices.Equal(got, []int64{1, 2, 3, 4, 5, 6, 7}) {
+					t.Errorf("leader 1's log holds records %v, want 1-7", got)
+				}
+			})
+		}
+	}
+}

@@ -628,6 +628,6 @@ func (c *Clients) PopFront(pid int32) *ProduceOp {
 	if len(m.queue) == 0 {
 		m.queue = nil
 	}
-	op.queued = false
+	op.queued, op.look = false, 0 // a wake-up still due is stale
 	return op
 }
