@@ -21,7 +21,9 @@ import (
 // leader finds the batch and answers with its offsets (broker.HandleProduce), and checks each
 // batch's sequence (broker.checkSequence, sequenceRefused); the idempotent producer's batches of a
 // partition queue behind a retry (BlockBehindRetry), and in 0.11.0 behind the one request in
-// flight to their broker (producerConn).
+// flight to their broker (producerConn). Every producer's waiting batches queue in a deque per
+// partition, as Kafka's RecordAccumulator (drainQueue), and at most maxInFlight requests are in
+// flight to a broker (connFull).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -165,8 +167,7 @@ func (e *Engine) release(id int64) {
 // their answer. Its batches for that broker wait (held) and leave together once the answer came,
 // the first of each partition (RecordAccumulator.drain takes one batch a partition), as one
 // request in Kafka and as one request each here; the next wait for all of those. From 1.0
-// (KAFKA-5494) the idempotent producer allows up to 5, as the others, which the engine does not
-// limit.
+// (KAFKA-5494) the idempotent producer allows up to 5, as the others (maxInFlight, connFull).
 type producerConn struct {
 	inFlight int32   // its requests on their way or awaiting answers
 	held     []int64 // the ids of the batches waiting for it, in order
