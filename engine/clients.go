@@ -194,14 +194,26 @@ const maxInFlight = 5
 
 // connFull reports whether the producer cannot send a batch of partition pid to broker b now:
 // maxInFlight requests are in flight to it (NetworkClient.isReady → InFlightRequests.canSendMore:
-// `queue.size() < maxInFlightRequestsPerConnection`), and the one sent now, if any, already has a
-// batch of pid.
+// `queue.size() < maxInFlightRequestsPerConnection`), and each of those sent now, if any, already
+// has a batch of pid.
 func (e *Engine) connFull(b, pid int32) bool {
-	if e.conns == nil || len(e.conns[b].requests) < maxInFlight {
-		return false
+	return e.conns != nil && len(e.conns[b].requests) >= maxInFlight && e.joinable(&e.conns[b], pid) < 0
+}
+
+// joinable is the index of c's first request sent now without a batch of partition pid, -1 if
+// none: the batches drained for a broker at one instant go in requests of one batch per partition
+// (RecordAccumulator.drain), the first with room.
+func (e *Engine) joinable(c *producerConn, pid int32) int {
+	first := len(c.requests) // the requests sent now are the last ones (in send order)
+	for first > 0 && c.requests[first-1].at == e.now {
+		first--
 	}
-	last := &e.conns[b].requests[len(e.conns[b].requests)-1]
-	return last.at != e.now || e.requestHas(last, pid)
+	for j := first; j < len(c.requests); j++ {
+		if !e.requestHas(&c.requests[j], pid) {
+			return j
+		}
+	}
+	return -1
 }
 
 // requestHas reports whether request r has a batch of partition pid not yet answered.
@@ -219,8 +231,8 @@ func (e *Engine) requestHas(r *connRequest, pid int32) bool {
 // done once written (NetworkClient.handleCompletedSends).
 func (e *Engine) connSent(b int32, op *ProduceOp) {
 	c := e.connOf(b)
-	if n := len(c.requests); n > 0 && c.requests[n-1].at == e.now && !e.requestHas(&c.requests[n-1], op.PID()) {
-		c.requests[n-1].ops = append(c.requests[n-1].ops, op.ID)
+	if i := e.joinable(c, op.PID()); i >= 0 {
+		c.requests[i].ops = append(c.requests[i].ops, op.ID)
 		return
 	}
 	c.requests = append(c.requests, connRequest{at: e.now, ops: []int64{op.ID}})
@@ -236,15 +248,18 @@ func (e *Engine) connAnswered(req *Message) {
 	c := &e.conns[req.To]
 	for i := range c.requests {
 		r := &c.requests[i]
-		j := slices.Index(r.ops, req.Produce.Op)
-		if j < 0 {
+		j := 0
+		for j < len(r.ops) && r.ops[j] != req.Produce.Op {
+			j++
+		}
+		if j == len(r.ops) {
 			continue
 		}
-		r.ops = slices.Delete(r.ops, j, j+1)
+		r.ops = append(r.ops[:j], r.ops[j+1:]...)
 		if len(r.ops) > 0 {
 			return
 		}
-		c.requests = slices.Delete(c.requests, i, i+1)
+		c.requests = append(c.requests[:i], c.requests[i+1:]...)
 		stalled := c.stalled
 		c.stalled = nil
 		for _, pid := range stalled {
