@@ -158,3 +158,35 @@ func TestAudit14FiveRequestsInFlightPerConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit14OneRequestCarriesABatchPerPartition follows RecordAccumulator.drain
+// (drainBatchesForOneNode: one request per broker with the first batch of each partition, 2.1.1;
+// the same loop in 0.10.2.2, 0.11.0.2 and 3.7.0): six batches each of t-0 and t-1, both led by
+// broker 1, at one instant take six requests of two batches, not twelve: five leave at once (ten
+// batches), and the sixth of each once the first answers came back.
+func TestAudit14OneRequestCarriesABatchPerPartition(t *testing.T) {
+	steps := ""
+	for range 6 {
+		steps += `{"at":1000,"do":"produce","topic":"t","partition":0},{"at":1000,"do":"produce","topic":"t","partition":1},`
+	}
+	sc := `{"name":"two","brokers":2,"config":{"inter.broker.protocol.version":"2.1","sim.network.latency.ms":1000},
+"topics":[{"name":"t","assignment":[[1],[1]]}],"steps":[` + steps + `{"at":6000,"do":"expect","topic":"t","partition":0,"leader":1}]}`
+	s, err := ParseScenario([]byte(sc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reached []int64
+	if _, res, err := Run(s, func(evs []Event) {
+		for i := range evs {
+			if evs[i].Type == "produce" && evs[i].Message != nil && evs[i].Message.Produce != nil {
+				reached = append(reached, evs[i].Message.Deliver)
+			}
+		}
+	}); err != nil || !res.OK() {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	want := []int64{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 4000, 4000}
+	if !slices.Equal(reached, want) {
+		t.Errorf("the Produces reached the leader at %v, want %v", reached, want)
+	}
+}
