@@ -190,3 +190,38 @@ func TestAudit14OneRequestCarriesABatchPerPartition(t *testing.T) {
 		t.Errorf("the Produces reached the leader at %v, want %v", reached, want)
 	}
 }
+
+// reversedScenario: batches A (record 1) and B (record 2) of t-0 leave at 7000 while follower 2
+// is out of the ISR (min.insync.replicas 2), both are refused NOT_ENOUGH_REPLICAS (answers at
+// 7002, A's first), and follower 2 is back in the ISR from ~7053.
+const reversedScenario = `{"name":"reversed","brokers":3,"config":{"inter.broker.protocol.version":"%v","enable.idempotence":%i,
+"min.insync.replicas":2,"zookeeper.session.timeout.ms":6000},
+"topics":[{"name":"t","assignment":[[1,2]]}],"steps":[{"at":100,"do":"kill","broker":2},
+{"at":7000,"do":"produce","topic":"t","partition":0},{"at":7000,"do":"produce","topic":"t","partition":0},
+{"at":7050,"do":"restart","broker":2},{"at":9000,"do":"expect","topic":"t","partition":0,"isr":[1,2],"acked":2}]}`
+
+// TestAudit14RetriesReenqueuedAtTheHead follows RecordAccumulator.reenqueue (2.1.1, 3.7.0):
+// without a transaction manager each failed batch goes first (addFirst), so A, then B, failing
+// leave the deque [B, A], and drain sends B before A (Kafka's reordering with retries and more
+// than one request in flight: B at offset 0, A at 1). The idempotent producer puts a retry in
+// sequence order (insertInSequenceOrder): A before B. (The engine retried each on its own, A
+// first, without idempotence too.)
+func TestAudit14RetriesReenqueuedAtTheHead(t *testing.T) {
+	cases := []struct {
+		era, idem string
+		ids       []int64
+	}{
+		{"2.1", "false", []int64{2, 1}},
+		{"3.7", "false", []int64{2, 1}},
+		{"2.1", "true", []int64{1, 2}},
+		{"3.7", "true", []int64{1, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.era+"-idem-"+c.idem, func(t *testing.T) {
+			e := runAudit14(t, strings.NewReplacer("%v", c.era, "%i", c.idem).Replace(reversedScenario))
+			if got := logIDs(e, 1); !slices.Equal(got, c.ids) {
+				t.Errorf("leader 1's log holds records %v, want %v", got, c.ids)
+			}
+		})
+	}
+}
