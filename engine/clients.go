@@ -21,7 +21,9 @@ import (
 // leader finds the batch and answers with its offsets (broker.HandleProduce), and checks each
 // batch's sequence (broker.checkSequence, sequenceRefused); the idempotent producer's batches of a
 // partition queue behind a retry (BlockBehindRetry), and in 0.11.0 behind the one request in
-// flight to their broker (producerConn).
+// flight to their broker (producerConn). Every producer's waiting batches queue in a deque per
+// partition, as Kafka's RecordAccumulator (drainQueue), and at most maxInFlight requests are in
+// flight to a broker (connFull).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -51,7 +53,29 @@ func (e *Engine) produceOn(pid int32, count int64, acks Acks) {
 	e.sendProduce(op)
 }
 
+// sendProduce sends op's batch, a new one or one handed back after it was held, or queues it:
+// behind its partition's waiting batches (RecordAccumulator.append adds a batch at its deque's
+// tail, and drain takes only the head), or, an idempotent batch that has its sequence, before them
+// (RecordAccumulator.reenqueue: insertInSequenceOrder puts a batch with a sequence ahead of
+// those without).
 func (e *Engine) sendProduce(op *ProduceOp) {
+	if e.clients.QueueLen(op.PID()) > 0 {
+		if _, _, ok := op.Header(); ok {
+			e.clients.PushFront(op)
+			e.drainQueue(op.PID())
+			return
+		}
+		e.clients.PushBack(op)
+		return
+	}
+	e.trySend(op)
+}
+
+// trySend sends op's batch now, or holds it: behind a retry or a busy connection (the idempotent
+// producer's rules), or at the head of its partition's deque while the metadata names no leader
+// it can send to (RecordAccumulator.ready: the partition's topic goes to unknownLeaderTopics, and
+// nothing of its deque is drained).
+func (e *Engine) trySend(op *ProduceOp) {
 	if e.idempotent(op) && (e.clients.BlockBehindRetry(op) || e.clients.HoldRetry(op)) {
 		return // sent once the batch to retry before it is sent, or done (releaseBlocked)
 	}
@@ -59,6 +83,20 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	if e.oneInFlight(op) && !e.connRound && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connBusy(leader) {
 		e.conns[leader].held = append(e.conns[leader].held, op.ID)
 		return // sent once the request in flight to leader is answered (connDone)
+	}
+	if !e.oneInFlight(op) && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connFull(leader, op.PID()) {
+		// max.in.flight.requests.per.connection requests are in flight to leader: NetworkClient
+		// .ready is false (InFlightRequests.canSendMore), so the Sender drains nothing for it and
+		// the batch stays first in its deque until an answer frees a slot (connAnswered), or the
+		// metadata names another leader (looked at every retry.backoff.ms, as for a missing
+		// leader), or it expires.
+		e.clients.PushFront(op)
+		e.lookAt(op, min(e.now+e.retryBackoff(), e.produceDeadline(op)))
+		c := e.connOf(leader)
+		if !slices.Contains(c.stalled, op.PID()) {
+			c.stalled = append(c.stalled, op.PID())
+		}
+		return
 	}
 	op.Attempts++
 	if leader < 0 || !e.leaderReachable(op.PID(), leader) {
@@ -87,6 +125,9 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
+	if !e.oneInFlight(op) && op.Acks != 0 {
+		e.connSent(leader, op)
+	}
 	if idem {
 		if e.oneInFlight(op) {
 			e.connOf(leader).inFlight++
@@ -126,11 +167,106 @@ func (e *Engine) release(id int64) {
 // their answer. Its batches for that broker wait (held) and leave together once the answer came,
 // the first of each partition (RecordAccumulator.drain takes one batch a partition), as one
 // request in Kafka and as one request each here; the next wait for all of those. From 1.0
-// (KAFKA-5494) the idempotent producer allows up to 5, as the others, which the engine does not
-// limit.
+// (KAFKA-5494) the idempotent producer allows up to 5, as the others (maxInFlight, connFull).
 type producerConn struct {
 	inFlight int32   // its requests on their way or awaiting answers
 	held     []int64 // the ids of the batches waiting for it, in order
+	// requests are the producer's other requests in flight to the broker, oldest first, and
+	// stalled the partitions whose deque's head waits for one of them to be answered.
+	requests []connRequest
+	stalled  []int32
+}
+
+// connRequest is one produce request in flight: the engine sends each batch as a Produce of its
+// own, and counts the batches sent to a broker at one instant, one per partition, as one request
+// (RecordAccumulator.drain: one request per broker per drain, with the first batch of each
+// partition). It is answered once each batch's answer came (a Produce's answer waits for all of
+// its partitions: DelayedProduce).
+type connRequest struct {
+	at  int64
+	ops []int64 // its batches not yet answered
+}
+
+// maxInFlight is max.in.flight.requests.per.connection, the producer's default, 5 in every era
+// (ProducerConfig, 0.10.2.2 to 3.7.0; not a setting here). 0.11.0's idempotent producer has 1
+// (producerConn's inFlight and held).
+const maxInFlight = 5
+
+// connFull reports whether the producer cannot send a batch of partition pid to broker b now:
+// maxInFlight requests are in flight to it (NetworkClient.isReady → InFlightRequests.canSendMore:
+// `queue.size() < maxInFlightRequestsPerConnection`), and each of those sent now, if any, already
+// has a batch of pid.
+func (e *Engine) connFull(b, pid int32) bool {
+	return e.conns != nil && len(e.conns[b].requests) >= maxInFlight && e.joinable(&e.conns[b], pid) < 0
+}
+
+// joinable is the index of c's first request sent now without a batch of partition pid, -1 if
+// none: the batches drained for a broker at one instant go in requests of one batch per partition
+// (RecordAccumulator.drain), the first with room.
+func (e *Engine) joinable(c *producerConn, pid int32) int {
+	first := len(c.requests) // the requests sent now are the last ones (in send order)
+	for first > 0 && c.requests[first-1].at == e.now {
+		first--
+	}
+	for j := first; j < len(c.requests); j++ {
+		if !e.requestHas(&c.requests[j], pid) {
+			return j
+		}
+	}
+	return -1
+}
+
+// requestHas reports whether request r has a batch of partition pid not yet answered.
+func (e *Engine) requestHas(r *connRequest, pid int32) bool {
+	for _, id := range r.ops {
+		if e.clients.Produce(id).PID() == pid {
+			return true
+		}
+	}
+	return false
+}
+
+// connSent counts batch op, just sent to broker b, in a request in flight: the one sent to b now
+// if it has no batch of op's partition, else a new one. An acks=0 request is not counted: it is
+// done once written (NetworkClient.handleCompletedSends).
+func (e *Engine) connSent(b int32, op *ProduceOp) {
+	c := e.connOf(b)
+	if i := e.joinable(c, op.PID()); i >= 0 {
+		c.requests[i].ops = append(c.requests[i].ops, op.ID)
+		return
+	}
+	c.requests = append(c.requests, connRequest{at: e.now, ops: []int64{op.ID}})
+}
+
+// connAnswered is called when produce req was answered or failed: once its request has every
+// answer, a slot is free, and the partitions whose deques waited for one drain, in the order
+// they stalled.
+func (e *Engine) connAnswered(req *Message) {
+	if e.conns == nil || req.Produce.Acks == 0 {
+		return
+	}
+	c := &e.conns[req.To]
+	for i := range c.requests {
+		r := &c.requests[i]
+		j := 0
+		for j < len(r.ops) && r.ops[j] != req.Produce.Op {
+			j++
+		}
+		if j == len(r.ops) {
+			continue
+		}
+		r.ops = append(r.ops[:j], r.ops[j+1:]...)
+		if len(r.ops) > 0 {
+			return
+		}
+		c.requests = append(c.requests[:i], c.requests[i+1:]...)
+		stalled := c.stalled
+		c.stalled = nil
+		for _, pid := range stalled {
+			e.drainQueue(pid)
+		}
+		return
+	}
 }
 
 // oneInFlight reports whether op's producer has one request in flight per connection: the
@@ -223,10 +359,68 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		e.finishProduce(op, e.clientErrorName(why), -1)
 		return
 	}
+	backoff := at
 	if deadline := e.produceDeadline(op); at >= deadline {
 		at = max(e.now, deadline)
 	}
+	if why == ErrLeaderNotAvailable || !e.idempotent(op) {
+		// The batch waits at the head of its partition's deque: RecordAccumulator.reenqueue puts a
+		// failed batch first (addFirst without a transaction manager, 0.10.2.2 to 3.7.0), and one
+		// waiting for a leader stays first. The batches behind it wait for it (drainQueue).
+		if why != ErrLeaderNotAvailable {
+			op.SetBackoffUntil(backoff)
+		}
+		if !op.Queued() {
+			e.clients.PushFront(op)
+		}
+		e.lookAt(op, at)
+		return
+	}
 	e.schedule(producerRetry{op.ID}.due(at))
+}
+
+// lookAt makes sure queued op is looked at by at (producerRetry with the op's id negated): it
+// keeps one valid wake-up, the earliest asked for; any other is stale, as is any once the op
+// left its deque.
+func (e *Engine) lookAt(op *ProduceOp, at int64) {
+	if t, ok := op.Look(); ok && t >= e.now && t <= at {
+		return
+	}
+	op.SetLook(at)
+	e.schedule(producerRetry{-op.ID}.due(at))
+}
+
+// drainQueue sends partition pid's waiting batches from the head of its deque while it can, as
+// the Sender's next runs would (Sender.sendProducerData → RecordAccumulator.drain, one batch of a
+// partition per request, the next at the next drain; the engine sends them at once, each its own
+// request, in deque order). An expired head is failed first (RecordAccumulator.expiredBatches /
+// abortExpiredBatches expire a deque's batches from the head and stop at the first that has not
+// expired, 0.10.2.2 to 3.7.0). A head in its retry backoff (`first.attempts() > 0 &&
+// first.waitedTimeMs(now) < retryBackoffMs`: drain skips the partition), or with no leader to
+// send to, keeps the rest waiting; it is looked at again when its backoff ends, or after
+// retry.backoff.ms (the metadata refresh).
+func (e *Engine) drainQueue(pid int32) {
+	for {
+		head := e.clients.QueueHead(pid)
+		if head == nil {
+			return
+		}
+		deadline := e.produceDeadline(head)
+		if e.now >= deadline {
+			e.clients.PopFront(pid)
+			e.finishProduce(head, ErrDeliveryTimeout.String(), -1)
+			continue
+		}
+		if e.now < head.BackoffUntil() {
+			e.lookAt(head, min(head.BackoffUntil(), deadline))
+			return
+		}
+		e.clients.PopFront(pid)
+		e.trySend(head)
+		if head.Queued() {
+			return // back at the head: no leader to send to
+		}
+	}
 }
 
 // produceBackoff is the producer's backoff after a batch's failed-th failed attempt:
@@ -302,10 +496,15 @@ func (e *Engine) produceDeadline(op *ProduceOp) int64 {
 	return min(op.Sent+e.cfg.DeliveryTimeoutMs, expiry)
 }
 
-// producerRetry sends a batch again, or expires it at its delivery timeout.
+// producerRetry sends a batch again, or expires it at its delivery timeout; for -id, it looks at
+// batch id in its deque (queueLook).
 func (e *Engine) producerRetry(id int64) {
+	if id < 0 {
+		e.queueLook(e.clients.Produce(-id))
+		return
+	}
 	op := e.clients.Produce(id)
-	if op.Done {
+	if op.Done || op.Queued() {
 		return
 	}
 	// A batch handed back after it was held behind another (a retry before it, a busy
@@ -319,6 +518,18 @@ func (e *Engine) producerRetry(id int64) {
 		return
 	}
 	e.sendProduce(op)
+}
+
+// queueLook is a wake-up of op in its partition's deque (lookAt): only the valid one counts, and
+// only the head is drained (the others wait for it).
+func (e *Engine) queueLook(op *ProduceOp) {
+	if t, ok := op.Look(); op.Done || !op.Queued() || !ok || t != e.now {
+		return
+	}
+	op.SetLook(-1)
+	if e.clients.QueueHead(op.PID()) == op {
+		e.drainQueue(op.PID())
+	}
 }
 
 // sendable reports whether op's partition has a leader the producer can send to now.
@@ -367,6 +578,7 @@ func (e *Engine) clientReceive(m, req *Message) {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
 		e.connDone(req)
+		e.connAnswered(req)
 		e.produceDone(m, req)
 	case m.FetchResponse != nil:
 		e.consumeAnswered(m, req)
@@ -502,6 +714,7 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 	case req.Produce != nil:
 		op := e.clients.Produce(req.Produce.Op)
 		op.SetInFlight(false)
+		defer e.connAnswered(req)
 		defer e.connDone(req)
 		if op.Done || e.expiredInFlight(op) {
 			return

@@ -116,9 +116,13 @@ func (e *Engine) Timers() []Timer {
 			}
 			t.Kind, t.Request = TimerRequestTimeout, f.req
 		case itProducerRetry:
-			op := e.clients.Produce(it.producerRetry().op)
+			id := it.producerRetry().op
+			op := e.clients.Produce(max(id, -id))
 			if op.Done {
 				continue
+			}
+			if t, ok := op.Look(); id < 0 && (!op.Queued() || !ok || t != it.at) || id > 0 && op.Queued() {
+				continue // a stale wake-up of a batch in its deque (lookAt)
 			}
 			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs)
 		case itControllerRetry:

@@ -44,7 +44,28 @@ type ProduceOp struct {
 	seqSet, seqReset bool
 	inFlight         bool // its request is on its way or awaits an answer
 	released         bool // handed back after it was held (TakeReleased)
+	// The accumulator's deque (Queue): queued while the op waits in its partition's deque;
+	// backoffUntil is when its retry's backoff ends (ProducerBatch.lastAttemptMs + backoff), and
+	// look is the time + 1 of its one valid wake-up (0: none), which makes any other stale.
+	queued       bool
+	backoffUntil int64
+	look         int64
 }
+
+// Queued reports whether the op waits in its partition's deque (Clients.QueueHead).
+func (op *ProduceOp) Queued() bool { return op.queued }
+
+// BackoffUntil is when the op's retry backoff ends (0 if it never failed).
+func (op *ProduceOp) BackoffUntil() int64 { return op.backoffUntil }
+
+// SetBackoffUntil records when the op's retry backoff ends.
+func (op *ProduceOp) SetBackoffUntil(at int64) { op.backoffUntil = at }
+
+// Look is the time of the op's valid wake-up, and whether it has one.
+func (op *ProduceOp) Look() (int64, bool) { return op.look - 1, op.look > 0 }
+
+// SetLook records the op's valid wake-up at (at < 0: none).
+func (op *ProduceOp) SetLook(at int64) { op.look = at + 1 }
 
 // SetReleased marks the op as handed back after it was held behind another batch.
 func (op *ProduceOp) SetReleased() { op.released = true }
@@ -151,6 +172,10 @@ type partitionMore struct {
 	acked1   []OffsetID // records acknowledged with acks=1, in ack order (for verdicts)
 	nextRead int64      // the consumer's next offset
 	seq      seqState   // the idempotent producer's sequences for the partition
+	// queue holds the ids of the partition's batches waiting in the producer's accumulator, in
+	// deque order (RecordAccumulator's Deque<ProducerBatch> for the partition): those not in
+	// flight, sent, nor held by the idempotent producer's own rules.
+	queue []int64
 }
 
 // seqState is the idempotent producer's record of a partition (3.7.0 TxnPartitionEntry; 0.11.0.2
@@ -552,4 +577,57 @@ func (c *Clients) RecordHeader(id int64) (epoch int16, seq int32, ok bool) {
 		return 0, 0, false
 	}
 	return op.pEpoch, op.baseSeq + int32(id-op.firstID), true
+}
+
+// The accumulator's deque of a partition (RecordAccumulator.batches): the batches waiting to be
+// drained, first the head. Drain looks only at the head (RecordAccumulator.drain, 0.10.2.2 to
+// 3.7.0): while it waits (for a leader, or in its retry backoff) the batches behind it wait too.
+
+// QueueLen counts partition pid's waiting batches.
+func (c *Clients) QueueLen(pid int32) int {
+	p := &c.parts[pid]
+	if p.more == nil {
+		return 0
+	}
+	return len(p.more.queue)
+}
+
+// QueueHead is partition pid's first waiting batch, nil if none.
+func (c *Clients) QueueHead(pid int32) *ProduceOp {
+	p := &c.parts[pid]
+	if p.more == nil || len(p.more.queue) == 0 {
+		return nil
+	}
+	return c.Produce(p.more.queue[0])
+}
+
+// PushBack queues op at the tail of its partition's deque (RecordAccumulator.append: a new
+// batch goes last).
+func (c *Clients) PushBack(op *ProduceOp) {
+	m := c.moreOf(&c.parts[op.pid])
+	m.queue = append(m.queue, op.ID)
+	op.queued = true
+}
+
+// PushFront queues op at the head of its partition's deque (RecordAccumulator.reenqueue:
+// addFirst).
+func (c *Clients) PushFront(op *ProduceOp) {
+	m := c.moreOf(&c.parts[op.pid])
+	m.queue = slices.Insert(m.queue, 0, op.ID)
+	op.queued = true
+}
+
+// PopFront takes partition pid's head out of its deque and returns it (nil if none).
+func (c *Clients) PopFront(pid int32) *ProduceOp {
+	op := c.QueueHead(pid)
+	if op == nil {
+		return nil
+	}
+	m := c.parts[pid].more
+	m.queue = m.queue[1:]
+	if len(m.queue) == 0 {
+		m.queue = nil
+	}
+	op.queued, op.look = false, 0 // a wake-up still due is stale
+	return op
 }
