@@ -76,8 +76,10 @@ type Timer struct {
 	Partition int32
 	// Request is the held request of a TimerRequestTimeout.
 	Request *Message
-	// RecordIDs are the records of a producer retry.
+	// RecordIDs are the records of a producer retry, and Failures how many of that batch's
+	// sends failed (0: it waits for its first send, for a live leader or a free connection).
 	RecordIDs []int64
+	Failures  int
 }
 
 // Timers returns the timers that will act when due, in agenda order (not sorted).
@@ -124,7 +126,7 @@ func (e *Engine) Timers() []Timer {
 			if t, ok := op.Look(); id < 0 && (!op.Queued() || !ok || t != it.at) || id > 0 && op.Queued() {
 				continue // a stale wake-up of a batch in its deque (lookAt)
 			}
-			t.Kind, t.Partition, t.RecordIDs = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs)
+			t.Kind, t.Partition, t.RecordIDs, t.Failures = TimerProducerRetry, op.PID(), slices.Clone(op.RecordIDs), op.Failures()
 		case itControllerRetry:
 			if !e.ctrl.RetryPending(it.controllerRetry().controllerEpoch) {
 				continue

@@ -52,6 +52,10 @@ type ProduceOp struct {
 	look         int64
 }
 
+// Failures is how many of the op's sends failed (Kafka's ProducerBatch.attempts): 0 for a batch
+// that waits for its first send (no live leader, or a busy connection).
+func (op *ProduceOp) Failures() int { return int(op.failures) }
+
 // Queued reports whether the op waits in its partition's deque (Clients.QueueHead).
 func (op *ProduceOp) Queued() bool { return op.queued }
 

@@ -151,9 +151,15 @@ func pendingTimer(e *engine.Engine, cfg *engine.Config, t engine.Timer, lod *Det
 		if lod != nil && !lod.Partition(p.TP()) {
 			return Pending{}, false
 		}
-		return Pending{At: t.At, Kind: PendRetry, Topic: p.Topic(), Partition: engine.Some(p.Index()),
-			Text: fmt.Sprintf("producer sends %s to %s again (after retry.backoff.ms = %d ms, doubled per failure in 3.7 up to retry.backoff.max.ms; at once in 3.7 when the leader changed)",
-				recordRange(t.RecordIDs), p.Name(), cfg.RetryBackoffMs)}, true
+		text := fmt.Sprintf("producer sends %s to %s again (after retry.backoff.ms = %d ms, doubled per failure in 3.7 up to retry.backoff.max.ms; at once in 3.7 when the leader changed)",
+			recordRange(t.RecordIDs), p.Name(), cfg.RetryBackoffMs)
+		if t.Failures == 0 {
+			// Never sent: the head of its partition's deque waits for a live leader or a
+			// connection with fewer than 5 requests in flight, and looks again then.
+			text = fmt.Sprintf("producer looks again at sending %s to %s: it waits for a live leader or a free connection (every retry.backoff.ms = %d ms)",
+				recordRange(t.RecordIDs), p.Name(), cfg.RetryBackoffMs)
+		}
+		return Pending{At: t.At, Kind: PendRetry, Topic: p.Topic(), Partition: engine.Some(p.Index()), Text: text}, true
 	case engine.TimerControllerRetry:
 		return Pending{At: t.At, Kind: PendRetry, Broker: engine.Some(t.Broker),
 			Text: fmt.Sprintf("controller sends the request at the head of broker %d's queue (LeaderAndIsr or StopReplica) again: it got no answer, and retries every 100 ms", t.Broker)}, true

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/highwater-sim/highwater/engine"
@@ -211,5 +212,44 @@ func TestPendingLevelFollowerLeavesBefore21(t *testing.T) {
 		if got := r.firstEvent(engine.EvISRChange, 0, 0); got != lag.At {
 			t.Fatalf("%s: isr-lag announced %d (%s); leader 0 shrank at %d", era, lag.At, lag.Text, got)
 		}
+	}
+}
+
+// TestPendingProducerRetryReason: a batch that was never sent waits at the head of its
+// partition's deque for a live leader (or a free connection) and looks again every
+// retry.backoff.ms; one refused by the leader backs off before it is sent again. The view says
+// which.
+func TestPendingProducerRetryReason(t *testing.T) {
+	retry := func(r *pendingRun) (Pending, bool) {
+		for _, p := range Build(r.e, Options{}).Pending {
+			if p.Kind == PendRetry && p.Topic == "t" {
+				return p, true
+			}
+		}
+		return Pending{}, false
+	}
+	r := newPendingRun(t)
+	r.at(1000, `"do":"kill","broker":0`)
+	r.at(1100, `"do":"produce","topic":"t","partition":0`)
+	r.at(1150)
+	if p, ok := retry(r); !ok || !strings.Contains(p.Text, "waits for a live leader") {
+		t.Errorf("a batch for a dead leader, never sent: %+v %v", p, ok)
+	}
+
+	sc, err := engine.ParseScenario([]byte(`{"name":"p","brokers":3,"config":{"inter.broker.protocol.version":"2.1","min.insync.replicas":3},` +
+		`"topics":[{"name":"t","partitions":1,"replicationFactor":3}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = &pendingRun{t: t, e: e}
+	r.at(1000, `"do":"kill","broker":2`)
+	r.at(10000, `"do":"produce","topic":"t","partition":0`) // the ISR is [0 1]: NOT_ENOUGH_REPLICAS
+	r.at(10050)
+	if p, ok := retry(r); !ok || !strings.Contains(p.Text, "again (after retry.backoff.ms = 100 ms") {
+		t.Errorf("a batch refused NOT_ENOUGH_REPLICAS, in its backoff: %+v %v", p, ok)
 	}
 }
