@@ -157,6 +157,11 @@ type era struct {
 	// GroupByScala213 for 3.7.0's Scala 2.13; broker order before 2.1, whose order the engine does
 	// not follow). It decides which member stays when a partition's whole ISR dies at once.
 	groupByScala int
+	// rebalanceBatchesPerBroker: the auto leader rebalance sends one LeaderAndIsr batch per
+	// imbalanced broker (checkAndTriggerAutoLeaderRebalance, KAFKA-7299, 2.1.0); before (0.10.2.2,
+	// 0.11.0.2), one per partition, each waiting for the answer to the one before
+	// (controller.Era.RebalanceBatchesPerBroker).
+	rebalanceBatchesPerBroker bool
 	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
 	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
 	// retries is 0: every error is final, and a batch waiting for a leader expires after
@@ -245,7 +250,7 @@ func eraFor(version string) era {
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
+			rebalanceBatchesPerBroker: true, producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
 			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
@@ -261,6 +266,6 @@ func eraFor(version string) era {
 			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
-			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true}
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true}
 	}
 }
