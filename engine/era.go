@@ -162,6 +162,11 @@ type era struct {
 	// 0.11.0.2), one per partition, each waiting for the answer to the one before
 	// (controller.Era.RebalanceBatchesPerBroker).
 	rebalanceBatchesPerBroker bool
+	// controlledShutdownBatched: a controlled shutdown's elections go in one LeaderAndIsr batch,
+	// the followed replicas' StopReplica and OfflineReplica in two more (doControlledShutdown from
+	// 1.1, KAFKA-5642); before (0.10.2.2, 0.11.0.2), one partition at a time, a batch each
+	// (controller.Era.ControlledShutdownBatched).
+	controlledShutdownBatched bool
 	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
 	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
 	// retries is 0: every error is final, and a batch waiting for a leader expires after
@@ -250,7 +255,8 @@ func eraFor(version string) era {
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			rebalanceBatchesPerBroker: true, producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
+			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, producerRetries: true, recordBatches: true,
+			recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
 			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
@@ -266,6 +272,7 @@ func eraFor(version string) era {
 			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
-			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true}
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
+			controlledShutdownBatched: true}
 	}
 }

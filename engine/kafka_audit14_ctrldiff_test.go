@@ -51,3 +51,72 @@ func TestAudit14RebalanceOneLeaderAndIsrPerPartitionBefore21(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit14ControlledShutdownOnePartitionAtATimeBefore11: before 1.1 a controlled shutdown
+// walks the broker's partitions one at a time (0.10.2.2 KafkaController.shutdownBroker, 0.11.0.2
+// doControlledShutdown: `allPartitionsAndReplicationFactorOnBroker.foreach`, each led partition
+// its own partitionStateMachine.handleStateChanges(Set(topicAndPartition), OnlinePartition,
+// controlledShutdownPartitionLeaderSelector), each followed one its own StopReplica and
+// OfflineReplica batch), so a new leader gets one LeaderAndIsr per partition, each after the
+// answer to the one before. KAFKA-5642's rewrite (1.1.0, b71ee043f89; 2.1.1 and 3.7.0
+// doControlledShutdown) elects every led partition in one handleStateChanges: one LeaderAndIsr.
+// The engine batched in every era. Order before 1.1: partitionsOnBroker's (the assignment's
+// mutable.HashMap of TopicAndPartition): t-0 (bucket 9), then t-2 (bucket 8).
+func TestAudit14ControlledShutdownOnePartitionAtATimeBefore11(t *testing.T) {
+	for _, c := range []struct {
+		era  string
+		want string
+	}{
+		{"0.10.2", "[[t-0:2/1] [t-2:2/1]]"},
+		{"0.11.0", "[[t-0:2/1] [t-2:2/1]]"},
+		{"2.1", "[[t-0:2/1 t-2:2/1]]"},
+		{"3.7", "[[t-0:2/1 t-2:2/1]]"},
+	} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}, {0, 2}, {1, 2}}, eraCfg(c.era))
+			apply(t, e, `{"do":"link","from":0,"to":2,"latencyMs":1000}`)
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 2500) // the second request, if any, reaches broker 2 at 3002
+			if got := fmt.Sprint(leaderAndIsrRequests(e.Drain(), 2)); got != c.want {
+				t.Fatalf("LeaderAndIsr requests to broker 2 after broker 1's controlled shutdown: %s, want %s", got, c.want)
+			}
+			for _, p := range []int32{0, 2} {
+				if l := e.ctrl.Leader(e.partitionOf(ktTopic, p).pid); l != 2 {
+					t.Fatalf("t-%d leader %d after the shutdown, want 2", p, l)
+				}
+			}
+		})
+	}
+}
+
+// TestAudit14ControlledShutdownSerialOrder pins the order before 1.1 for a broker that follows
+// t-0 and leads t-2: the partitions go in the order of partitionsOnBroker (the assignment's
+// mutable.HashMap of TopicAndPartition: t-0 in bucket 9, t-2 in bucket 8, walked from the last
+// bucket), so t-0's OfflineReplica shrink comes before t-2's election; from 1.1 the elections
+// first, then the shrinks. (The election's new ISR is an isr-change of its own.)
+func TestAudit14ControlledShutdownSerialOrder(t *testing.T) {
+	for _, c := range []struct{ era, want string }{
+		{"0.10.2", "[isr-change t-0 leader-change t-2 isr-change t-2]"},
+		{"0.11.0", "[isr-change t-0 leader-change t-2 isr-change t-2]"},
+		{"2.1", "[leader-change t-2 isr-change t-2 isr-change t-0]"},
+	} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{2, 1}, {0, 2}, {1, 2}}, eraCfg(c.era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 100)
+			var got []string
+			for _, ev := range e.Drain() {
+				if (ev.Type == EvLeaderChange || ev.Type == EvISRChange) && !ev.Broker.Set {
+					got = append(got, fmt.Sprintf("%s t-%d", ev.Type, ev.Partition.V))
+				}
+			}
+			if fmt.Sprint(got) != c.want {
+				t.Fatalf("the controller's changes in order: %v, want %s", got, c.want)
+			}
+		})
+	}
+}

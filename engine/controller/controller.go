@@ -111,6 +111,11 @@ type Era struct {
 	// request queue for the answer to the one before, in the order of a mutable.HashMap of
 	// TopicAndPartition (topicAndPartitionMapOrder).
 	RebalanceBatchesPerBroker bool
+	// ControlledShutdownBatched: a controlled shutdown moves the broker's leaderships in one
+	// batch, then stops and takes offline the replicas it follows in two more (doControlledShutdown
+	// from 1.1, KAFKA-5642's rewrite; 2.1.1, 3.7.0). Before (0.10.2.2 shutdownBroker, 0.11.0.2
+	// doControlledShutdown), one partition at a time, a batch each (controlledShutdownSerially).
+	ControlledShutdownBatched bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,

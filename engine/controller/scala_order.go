@@ -103,6 +103,44 @@ func topicAndPartitionMapOrder(pids []int32, name func(pid int32) (string, int32
 	})
 }
 
+// partitionsOnBrokerScalaOrder is the order of 0.10.2.2/0.11.0.2's
+// allPartitionsAndReplicationFactorOnBroker for broker b: ControllerContext.partitionsOnBroker
+// (the assignment map, a mutable.HashMap of TopicAndPartition filled here in pid order, collected
+// to the partitions b hosts, then toSet), mapped to (TopicAndPartition, replication factor)
+// tuples. Up to four elements the immutable Sets keep the map's order (Set1..Set4); from five the
+// result is a HashSet iterated by the improved Tuple2 hash (MurmurHash3.productHash of the
+// TopicAndPartition's hash and the replication factor) in 5-bit chunks, lowest first.
+func (k *Controller) partitionsOnBrokerScalaOrder(b int32) []int32 {
+	name := func(pid int32) (string, int32) { t := k.topicOf(pid); return t.name, pid - t.first }
+	all := make([]int32, len(k.zk.partitions))
+	for pid := range all {
+		all[pid] = int32(pid)
+	}
+	var on []int32
+	for _, pid := range topicAndPartitionMapOrder(all, name) {
+		if slices.Contains(k.zk.partitions[pid].assignment, b) {
+			on = append(on, pid)
+		}
+	}
+	if len(on) <= 4 {
+		return on
+	}
+	hash := func(pid int32) uint32 {
+		topic, partition := name(pid)
+		return improve(productHash(productHash(javaStringHash(topic), uint32(partition)), uint32(len(k.zk.partitions[pid].assignment))))
+	}
+	slices.SortStableFunc(on, func(x, y int32) int {
+		hx, hy := hash(x), hash(y)
+		for shift := 0; shift < 32; shift += 5 {
+			if c := cmp.Compare((hx>>shift)&31, (hy>>shift)&31); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return on
+}
+
 // hashTrieOrder is the iteration order of a Scala 2.11/2.12 immutable.HashMap (HashTrieMap) of Int
 // keys: by the improved hash's 5-bit chunks, lowest chunk first, each trie level in index order.
 func hashTrieOrder(keys []int32) []int32 {
