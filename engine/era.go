@@ -112,6 +112,11 @@ type era struct {
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
 	noBackoffAfterLastShutdownAttempt bool
+	// controllerIdFromMetadataCache: a controlled-shutdown attempt takes the controller from the
+	// metadata cache (KafkaServer.controlledShutdown from 3.0, KAFKA-9189); before, it reads
+	// ZooKeeper, and a broker cut off from it waits there until the cut heals
+	// (brk.ProcessRules.ControllerIdFromZooKeeper).
+	controllerIdFromMetadataCache bool
 	// notLeaderOrFollowerName: clients name error code 6 NOT_LEADER_OR_FOLLOWER (Errors.java from
 	// 2.6); before, NOT_LEADER_FOR_PARTITION.
 	notLeaderOrFollowerName bool
@@ -273,6 +278,6 @@ func eraFor(version string) era {
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
-			controlledShutdownBatched: true}
+			controlledShutdownBatched: true, controllerIdFromMetadataCache: true}
 	}
 }

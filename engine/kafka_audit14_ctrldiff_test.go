@@ -120,3 +120,37 @@ func TestAudit14ControlledShutdownSerialOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit14ControlledShutdownWaitsForZooKeeperBefore30: before 3.0 each controlled-shutdown
+// attempt first reads the controller from ZooKeeper (KafkaServer.controlledShutdown:
+// zkUtils.getController in 0.10.2.2 and 0.11.0.2, ZkClient.retryUntilConnected without an
+// operation timeout; zkClient.getControllerId in 2.1.1, KafkaZkClient.retryRequestUntilConnected
+// → ZooKeeperClient.waitUntilConnected(Long.MaxValue)), so a broker cut off from ZooKeeper sends
+// nothing until the cut heals, and then its ControlledShutdown goes at once. KAFKA-9189 (3.0.0,
+// ca166ea61b6) takes the controller from the metadata cache: 3.7.0 sends it over the cut link,
+// where it waits for TCP's retransmission (2000 + 200 + 400 + 800 + 1600 = 5000). The engine sent
+// it at once in every era.
+func TestAudit14ControlledShutdownWaitsForZooKeeperBefore30(t *testing.T) {
+	for _, c := range []struct {
+		era    string
+		leader int32 // at 4500
+		sent   int   // ControlledShutdown requests sent while cut off
+	}{{"0.10.2", 2, 0}, {"0.11.0", 2, 0}, {"2.1", 2, 0}, {"3.7", 1, 1}} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(c.era))
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"isolate","broker":1}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			runFor(t, e, 2000)
+			if got, want := len(eventsOf(e.Drain(), MsgControlledShutdown, nil)), c.sent; got != want {
+				t.Fatalf("%d ControlledShutdown requests sent while cut off from ZooKeeper, want %d", got, want)
+			}
+			apply(t, e, `{"do":"heal","broker":1}`)
+			runFor(t, e, 500)
+			if l := e.ctrl.Leader(0); l != c.leader {
+				t.Fatalf("leader %d 500 ms after the heal, want %d", l, c.leader)
+			}
+		})
+	}
+}
