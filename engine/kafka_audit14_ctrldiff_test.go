@@ -154,3 +154,35 @@ func TestAudit14ControlledShutdownWaitsForZooKeeperBefore30(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit14RebalanceBrokerOrderFollowsScalaGroupBy: the leader-imbalance check walks the
+// preferred brokers in the order of preferredReplicasForTopicsByBrokers, a Scala groupBy keyed by
+// the assignment's head (0.10.2.2 checkAndTriggerPartitionRebalance, 0.11.0.2 and 2.1.1
+// checkAndTriggerAutoLeaderRebalance: Scala 2.11/2.12 TraversableLike.groupBy, a mutable.HashMap
+// then Map1..Map4, brokers 1 and 2 as 2, 1; 3.7.0: Scala 2.13's immutable.HashMap, 1, 2). Brokers
+// 1 and 2 get t-0 and t-1 back from broker 3, which receives the LeaderAndIsr for broker 2's
+// partition first before 3.7. The engine walked the brokers in id order in every era.
+func TestAudit14RebalanceBrokerOrderFollowsScalaGroupBy(t *testing.T) {
+	for _, c := range []struct{ era, want string }{
+		{"0.10.2", "[[t-1:2/2] [t-0:1/2]]"},
+		{"0.11.0", "[[t-1:2/2] [t-0:1/2]]"},
+		{"2.1", "[[t-1:2/2] [t-0:1/2]]"},
+		{"3.7", "[[t-0:1/2] [t-1:2/2]]"},
+	} {
+		t.Run(c.era, func(t *testing.T) {
+			e := newKafkaEngine(t, 4, [][]int32{{1, 3}, {2, 3}}, eraCfg(c.era))
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"shutdown","broker":1}`)
+			apply(t, e, `{"do":"shutdown","broker":2}`)
+			runFor(t, e, 1000)
+			apply(t, e, `{"do":"restart","broker":1}`)
+			apply(t, e, `{"do":"restart","broker":2}`)
+			runFor(t, e, 2900) // t = 4900
+			e.Drain()
+			runFor(t, e, 200)
+			if got := fmt.Sprint(leaderAndIsrRequests(e.Drain(), 3)); got != c.want {
+				t.Fatalf("LeaderAndIsr requests to broker 3 after the imbalance check: %s, want %s", got, c.want)
+			}
+		})
+	}
+}

@@ -37,7 +37,7 @@ func (k *Controller) AutoRebalance(epoch int32) {
 				notLed[pref]++
 			}
 		}
-		for b := range k.brokers {
+		for _, b := range k.rebalanceBrokerOrder(preferred) {
 			if preferred[b] == 0 || int64(notLed[b])*100 <= cfg.LeaderImbalancePerBrokerPct*int64(preferred[b]) {
 				continue
 			}
@@ -85,4 +85,27 @@ func (k *Controller) notLedInScalaOrder(b int32) []int32 {
 		}
 	}
 	return topicAndPartitionMapOrder(notLed, name)
+}
+
+// rebalanceBrokerOrder is the order in which the leader-imbalance check walks the preferred
+// brokers: the keys of preferredReplicasForTopicsByBrokers, a Scala groupBy by the assignment's
+// head (groupByOrder: Scala 2.11 in 0.10.2.2 and 0.11.0.2, 2.11/2.12 in 2.1.1, whose mutable
+// HashMap then Map1..Map4 order puts 2 before 1; Scala 2.13's CHAMP in 3.7.0). It decides whose
+// LeaderAndIsr goes first to a broker losing leaderships to several.
+func (k *Controller) rebalanceBrokerOrder(preferred []int) []int {
+	var keys []int32
+	for b, n := range preferred {
+		if n > 0 {
+			keys = append(keys, int32(b))
+		}
+	}
+	v := k.era.GroupByScala
+	if v == GroupByBrokerOrder {
+		v = GroupByScala212 // 0.10.2.2 and 0.11.0.2 call groupBy here, on Scala 2.11's collections
+	}
+	order := make([]int, 0, len(keys))
+	for _, b := range groupByOrder(keys, v) {
+		order = append(order, int(b))
+	}
+	return order
 }
