@@ -66,6 +66,7 @@ func (e *Engine) freshRules() brk.Rules {
 			ControlledShutdownRetryBackoffMs: e.cfg.ControlledShutdownRetryBackoffMs,
 			ControlledShutdownDisabled:       !e.cfg.ControlledShutdownEnable,
 			BackoffAfterLastShutdownAttempt:  !e.era.noBackoffAfterLastShutdownAttempt,
+			ControllerIdFromZooKeeper:        !e.era.controllerIdFromMetadataCache,
 			LogDirFailureHandling:            e.era.logDirFailureHandling, RecoverAtFirstStart: e.generalStart,
 			FlushOffsetCheckpointIntervalMs: e.cfg.LogFlushOffsetCheckpointIntervalMs, Recovery: e.era.recovery,
 			CheckpointAtEveryTruncation: !e.era.checkpointOnlyWhenTruncated},
@@ -248,6 +249,9 @@ func (h *cluster) BrokerEpoch() int64 { return h.b.brokerEpoch }
 func (h *cluster) ActiveController() int32 { return h.e.metadata.activeController() }
 
 func (h *cluster) IsrEligible(b int32) bool { return h.e.isrEligible(b) }
+func (h *cluster) ZooKeeperConnected() bool {
+	return h.e.ctrl.Session(h.b.id).Connected
+}
 
 // UpdateIsr is the pre-2.7 leader's own ISR write, which ZooKeeper (the controller package's
 // model) answers at once through the zookeeperAtOnce shortcut.

@@ -21,7 +21,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 	era := controller.Era{KeepLastIsrMember: e.era.keepLastIsrMember,
 		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs,
 		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce,
-		GroupByScala: e.era.groupByScala}
+		GroupByScala: e.era.groupByScala, RebalanceBatchesPerBroker: e.era.rebalanceBatchesPerBroker,
+		ControlledShutdownBatched: e.era.controlledShutdownBatched}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 

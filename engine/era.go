@@ -112,6 +112,11 @@ type era struct {
 	// stops at once after the last (KafkaServer.controlledShutdown from 3.1, #11246); before, it
 	// sleeps controlled.shutdown.retry.backoff.ms once more.
 	noBackoffAfterLastShutdownAttempt bool
+	// controllerIdFromMetadataCache: a controlled-shutdown attempt takes the controller from the
+	// metadata cache (KafkaServer.controlledShutdown from 3.0, KAFKA-9189); before, it reads
+	// ZooKeeper, and a broker cut off from it waits there until the cut heals
+	// (brk.ProcessRules.ControllerIdFromZooKeeper).
+	controllerIdFromMetadataCache bool
 	// notLeaderOrFollowerName: clients name error code 6 NOT_LEADER_OR_FOLLOWER (Errors.java from
 	// 2.6); before, NOT_LEADER_FOR_PARTITION.
 	notLeaderOrFollowerName bool
@@ -157,6 +162,16 @@ type era struct {
 	// GroupByScala213 for 3.7.0's Scala 2.13; broker order before 2.1, whose order the engine does
 	// not follow). It decides which member stays when a partition's whole ISR dies at once.
 	groupByScala int
+	// rebalanceBatchesPerBroker: the auto leader rebalance sends one LeaderAndIsr batch per
+	// imbalanced broker (checkAndTriggerAutoLeaderRebalance, KAFKA-7299, 2.1.0); before (0.10.2.2,
+	// 0.11.0.2), one per partition, each waiting for the answer to the one before
+	// (controller.Era.RebalanceBatchesPerBroker).
+	rebalanceBatchesPerBroker bool
+	// controlledShutdownBatched: a controlled shutdown's elections go in one LeaderAndIsr batch,
+	// the followed replicas' StopReplica and OfflineReplica in two more (doControlledShutdown from
+	// 1.1, KAFKA-5642); before (0.10.2.2, 0.11.0.2), one partition at a time, a batch each
+	// (controller.Era.ControlledShutdownBatched).
+	controlledShutdownBatched bool
 	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
 	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
 	// retries is 0: every error is final, and a batch waiting for a leader expires after
@@ -245,7 +260,8 @@ func eraFor(version string) era {
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
+			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, producerRetries: true, recordBatches: true,
+			recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
 			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
 		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
@@ -261,6 +277,7 @@ func eraFor(version string) era {
 			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
-			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true}
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
+			controlledShutdownBatched: true, controllerIdFromMetadataCache: true}
 	}
 }

@@ -35,6 +35,9 @@ type Broker struct {
 	state            State
 	diskFailed       bool
 	shutdownAttempts int
+	// shutdownAwaitsZk: a controlled-shutdown attempt waits for ZooKeeper to read the controller
+	// (ProcessRules.ControllerIdFromZooKeeper), taken up by ZooKeeperReconnected.
+	shutdownAwaitsZk bool
 	// The log directory's files of LogManager (recovery_point.go): the recovery-point checkpoint
 	// and the clean-shutdown marker, on disk; the replicas whose recovery point may differ from
 	// the checkpoint, in memory.

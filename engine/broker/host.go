@@ -116,6 +116,8 @@ type Cluster interface {
 	BrokerEpoch() int64
 	ActiveController() int32
 	IsrEligible(broker int32) bool
+	// ZooKeeperConnected reports whether the broker reaches ZooKeeper (not isolated).
+	ZooKeeperConnected() bool
 	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
 	NotifyLogDirFailure()
 }

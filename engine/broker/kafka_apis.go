@@ -189,7 +189,16 @@ func (b *Broker) DelayedProduceExpired(dp *DelayedProduce) { b.rm.DelayedProduce
 
 // ZooKeeperReconnected is the broker's ZooKeeper client connected again (a heal, on its session
 // or a new one): what waited for it goes on (ReplicaManager.ZooKeeperReconnected).
-func (b *Broker) ZooKeeperReconnected() { b.rm.ZooKeeperReconnected(b) }
+func (b *Broker) ZooKeeperReconnected() {
+	b.rm.ZooKeeperReconnected(b)
+	if b.shutdownAwaitsZk {
+		// The controlled-shutdown attempt's read of the controller answers (before 3.0).
+		b.shutdownAwaitsZk = false
+		if b.state == ShuttingDown {
+			b.sendControlledShutdown()
+		}
+	}
+}
 
 // IsrExpiration is the replica manager's "isr-expiration" task (maybeShrinkIsr), every half
 // replica.lag.time.max.ms from the broker's start.

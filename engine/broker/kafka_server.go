@@ -50,6 +50,14 @@ type ProcessRules struct {
 	// after every call, truncating or not (0.10.2.2, 0.11.0.2); from 2.0 only when a log was
 	// truncated (`if (truncated) checkpointLogRecoveryOffsets()`, 2.1.1; affectedLogs, 3.7.0).
 	CheckpointAtEveryTruncation bool
+	// ControllerIdFromZooKeeper: each controlled-shutdown attempt first reads the controller's id
+	// and registration from ZooKeeper (KafkaServer.controlledShutdown: zkUtils.getController in
+	// 0.10.2.2 and 0.11.0.2, zkClient.getControllerId in 2.1.1), a read that retries until the
+	// connection is back (ZkClient.retryUntilConnected, KafkaZkClient.retryRequestUntilConnected
+	// → ZooKeeperClient.waitUntilConnected with no time limit): a broker cut off from ZooKeeper
+	// waits in it, sends nothing, and counts no failure until the cut heals. From 3.0
+	// (KAFKA-9189) the id comes from the metadata cache.
+	ControllerIdFromZooKeeper bool
 }
 
 // State is the process's state, which Running, ShuttingDown (in a controlled shutdown: its
@@ -106,6 +114,7 @@ func (b *Broker) PowerLoss() { b.losePageCache() }
 func (b *Broker) Shutdown() {
 	b.state = ShuttingDown
 	b.shutdownAttempts = 0
+	b.shutdownAwaitsZk = false
 	if b.ProcessRules().ControlledShutdownDisabled {
 		// KafkaServer.controlledShutdown runs only `if (startupComplete.get() &&
 		// config.controlledShutdownEnable)` (0.10.2.2, 2.1.1, 3.7.0): without it the rest of
@@ -134,6 +143,15 @@ func (b *Broker) Shutdown() {
 // one latency after the shutdown began. With no controller it stops at once.
 func (b *Broker) controlledShutdownAttempt() {
 	b.shutdownAttempts++
+	if b.ProcessRules().ControllerIdFromZooKeeper && !b.ZooKeeperConnected() {
+		b.shutdownAwaitsZk = true // ZooKeeperReconnected goes on
+		return
+	}
+	b.sendControlledShutdown()
+}
+
+// sendControlledShutdown is the rest of an attempt, the controller known: the ControlledShutdown.
+func (b *Broker) sendControlledShutdown() {
 	c := b.ActiveController()
 	if c < 0 {
 		b.shutdownCompleted()

@@ -105,6 +105,7 @@ func (h *fakeHost) IsrChanged(pid int32, old, isr []int32) {
 	h.facts = append(h.facts, fmt.Sprintf("isr of %d: %v → %v", pid, old, isr))
 }
 func (h *fakeHost) IsrEligible(int32) bool     { return true }
+func (h *fakeHost) ZooKeeperConnected() bool   { return true }
 func (h *fakeHost) ActiveController() int32    { return h.controller }
 func (h *fakeHost) ScheduleIsrShrink(at int64) { h.note("shrink task at %d", at) }
 func (h *fakeHost) UpdateIsr(pid int32, isr []int32, zkVersion int32) IsrWrite {

@@ -103,6 +103,19 @@ type Era struct {
 	// GroupByScala is the Scala version whose groupBy order the ReplicaStateMachine's batches
 	// follow (GroupByBrokerOrder, GroupByScala212 for 2.1.1, GroupByScala213 for 3.7.0).
 	GroupByScala int
+	// RebalanceBatchesPerBroker: the leader-imbalance check elects a broker's partitions in one
+	// onPreferredReplicaElection, so one LeaderAndIsr batch per imbalanced broker (KAFKA-7299,
+	// 2.1.0: checkAndTriggerAutoLeaderRebalance). Before (0.10.2.2 checkAndTriggerPartitionRebalance,
+	// 0.11.0.2 checkAndTriggerAutoLeaderRebalance), each partition is its own
+	// onPreferredReplicaElection(Set(tp)): its own LeaderAndIsr, which waits in the broker's
+	// request queue for the answer to the one before, in the order of a mutable.HashMap of
+	// TopicAndPartition (topicAndPartitionMapOrder).
+	RebalanceBatchesPerBroker bool
+	// ControlledShutdownBatched: a controlled shutdown moves the broker's leaderships in one
+	// batch, then stops and takes offline the replicas it follows in two more (doControlledShutdown
+	// from 1.1, KAFKA-5642's rewrite; 2.1.1, 3.7.0). Before (0.10.2.2 shutdownBroker, 0.11.0.2
+	// doControlledShutdown), one partition at a time, a batch each (controlledShutdownSerially).
+	ControlledShutdownBatched bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,

@@ -96,10 +96,14 @@ func (k *Controller) ProcessControlledShutdown(at int32, m *protocol.Message) {
 // shutting down), sent as one batch; then StopReplica to the broker for the partitions it
 // follows; then their OfflineReplica transition, a third batch: out of the ISR, the shrunk ISR to
 // the other replicas, and StopReplica to the broker again (ZkReplicaStateMachine's OfflineReplica
-// adds one for every replica it moves). It returns the partitions still led. (0.10.2.2 and
-// 0.11.0.2 walk the partitions one at a time, a batch each; the engine groups them as 2.1 does.)
+// adds one for every replica it moves). It returns the partitions still led. Before 1.1
+// (Era.ControlledShutdownBatched false) the partitions go one at a time, a batch each
+// (controlledShutdownSerially).
 func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	k.shuttingDown[id] = true
+	if !k.era.ControlledShutdownBatched {
+		return k.controlledShutdownSerially(id)
+	}
 	var remaining []protocol.TP
 	var followed []int32
 	var stop []protocol.TP
@@ -113,23 +117,9 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 			stop = append(stop, k.tp(pid))
 			continue
 		}
-		var newLeader int32 = -1
-		for _, c := range p.assignment {
-			if c != id && slices.Contains(p.isr, c) && k.replicaUsable(pid, c) {
-				newLeader = c
-				break
-			}
-		}
-		if newLeader < 0 {
+		if !k.controlledShutdownElect(id, pid) {
 			remaining = append(remaining, k.tp(pid))
-			continue
 		}
-		// The new ISR leaves out every broker shutting down, not only this one
-		// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
-		k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
-		// To the live or shutting-down replicas whose log directory works
-		// (Election.leaderForControlledShutdown's liveOrShuttingDownReplicas, 3.7.0).
-		k.queueLeaderAndIsrTo(pid, func(h int32) bool { return !k.offline[[2]int32{pid, h}] })
 	}
 	k.flushLeaderAndIsr()
 	if len(stop) == 0 {
@@ -143,6 +133,71 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 		fmt.Sprintf("controlled shutdown of broker %d", id), false)
 	k.flushLeaderAndIsr()
 	k.sendStopReplica(id, stop)
+	return remaining
+}
+
+// controlledShutdownElect moves partition pid's leadership away from broker id, shutting down: the
+// first replica of the assignment in the ISR, usable and not shutting down, with the ISR less every
+// broker shutting down, queued for the live or shutting-down replicas. It reports false, and
+// changes nothing, when there is none.
+func (k *Controller) controlledShutdownElect(id, pid int32) bool {
+	p := &k.zk.partitions[pid]
+	var newLeader int32 = -1
+	for _, c := range p.assignment {
+		if c != id && slices.Contains(p.isr, c) && k.replicaUsable(pid, c) {
+			newLeader = c
+			break
+		}
+	}
+	if newLeader < 0 {
+		return false
+	}
+	// The new ISR leaves out every broker shutting down, not only this one
+	// (Election.leaderForControlledShutdown: isr.filter(!shuttingDownBrokerIds.contains)).
+	k.writePartition(pid, newLeader, protocol.SortedMinus(p.isr, k.shuttingDownIDs()), true, fmt.Sprintf("controlled shutdown of broker %d", id))
+	// To the live or shutting-down replicas whose log directory works
+	// (Election.leaderForControlledShutdown's liveOrShuttingDownReplicas, 3.7.0;
+	// ControlledShutdownLeaderSelector's liveAssignedReplicas, 0.10.2.2 and 0.11.0.2).
+	k.queueLeaderAndIsrTo(pid, func(h int32) bool { return !k.offline[[2]int32{pid, h}] })
+	return true
+}
+
+// controlledShutdownSerially is 0.10.2.2's KafkaController.shutdownBroker and 0.11.0.2's (and
+// 1.0's) doControlledShutdown: `allPartitionsAndReplicationFactorOnBroker.foreach`, one partition
+// of replication factor above 1 at a time (partitionsOnBrokerScalaOrder), each its own batch: a
+// partition the broker leads gets the controlled-shutdown election
+// (partitionStateMachine.handleStateChanges(Set(tp), OnlinePartition,
+// controlledShutdownPartitionLeaderSelector)); one it follows gets a StopReplica, then its
+// OfflineReplica transition (the shrunk ISR to the other replicas, StopReplica to the broker
+// again). Each LeaderAndIsr waits in its broker's queue for the answer to the one before. It
+// returns replicatedPartitionsBrokerLeads: the partitions it still leads.
+func (k *Controller) controlledShutdownSerially(id int32) []protocol.TP {
+	why := fmt.Sprintf("controlled shutdown of broker %d", id)
+	for _, pid := range k.partitionsOnBrokerScalaOrder(id) {
+		p := &k.zk.partitions[pid]
+		if len(p.assignment) == 1 {
+			continue
+		}
+		if p.leader == id {
+			// A StateChangeFailedException (no other live ISR member) is logged by
+			// handleStateChanges: the partition stays led by the broker.
+			if k.controlledShutdownElect(id, pid) {
+				k.flushLeaderAndIsr()
+			}
+			continue
+		}
+		tp := []protocol.TP{k.tp(pid)}
+		k.sendStopReplica(id, tp)
+		k.removeReplicasFromIsr(func(q, b int32) bool { return b == id && q == pid }, why, false)
+		k.flushLeaderAndIsr()
+		k.sendStopReplica(id, tp)
+	}
+	var remaining []protocol.TP
+	for pid := range int32(len(k.zk.partitions)) {
+		if p := &k.zk.partitions[pid]; p.leader == id && len(p.assignment) > 1 {
+			remaining = append(remaining, k.tp(pid))
+		}
+	}
 	return remaining
 }
 

@@ -51,15 +51,21 @@ func improve(h uint32) uint32 {
 }
 
 // mutableHashMapOrder is the iteration order of a Scala 2.11/2.12 mutable.HashMap of Int keys
-// inserted in the given order (HashTable: 16 buckets, growing by doubling past a 0.75 load; the
-// index is the top bits of rotateRight(byteswap32(key), seed) with the seed fixed at the initial
-// table's bitCount(15) = 4; a new entry goes first in its bucket; foreachEntry walks the buckets
-// from the last to the first).
+// inserted in the given order (mutableHashTableOrder with an Int's ## as the hash).
 func mutableHashMapOrder(keys []int32) []int32 {
+	return mutableHashTableOrder(keys, func(k int32) uint32 { return uint32(k) })
+}
+
+// mutableHashTableOrder is the iteration order of a Scala 2.11/2.12 mutable.HashMap whose keys
+// hash to hash(k), inserted in the given order (HashTable: 16 buckets, growing by doubling past a
+// 0.75 load; the index is the top bits of rotateRight(byteswap32(hash), seed) with the seed fixed
+// at the initial table's bitCount(15) = 4; a new entry goes first in its bucket; foreachEntry and
+// entriesIterator walk the buckets from the last to the first).
+func mutableHashTableOrder(keys []int32, hash func(int32) uint32) []int32 {
 	const seed = 4
 	byteswap32 := func(v uint32) uint32 { return bits.ReverseBytes32(v*0x9e3775cd) * 0x9e3775cd }
 	index := func(k int32, n int) int {
-		improved := bits.RotateLeft32(byteswap32(uint32(k)), -seed)
+		improved := bits.RotateLeft32(byteswap32(hash(k)), -seed)
 		return int(improved>>bits.LeadingZeros32(uint32(n-1))) & (n - 1)
 	}
 	table := make([][]int32, 16)
@@ -84,6 +90,55 @@ func mutableHashMapOrder(keys []int32) []int32 {
 		out = append(out, table[i]...)
 	}
 	return out
+}
+
+// topicAndPartitionMapOrder is the iteration order of a Scala 2.11 mutable.HashMap keyed by
+// case class TopicAndPartition(topic, partition) (its hashCode MurmurHash3.productHash over the
+// topic's String.hashCode and the partition), the pids inserted in the given order. name gives a
+// pid's topic and partition.
+func topicAndPartitionMapOrder(pids []int32, name func(pid int32) (string, int32)) []int32 {
+	return mutableHashTableOrder(pids, func(pid int32) uint32 {
+		topic, partition := name(pid)
+		return productHash(javaStringHash(topic), uint32(partition))
+	})
+}
+
+// partitionsOnBrokerScalaOrder is the order of 0.10.2.2/0.11.0.2's
+// allPartitionsAndReplicationFactorOnBroker for broker b: ControllerContext.partitionsOnBroker
+// (the assignment map, a mutable.HashMap of TopicAndPartition filled here in pid order, collected
+// to the partitions b hosts, then toSet), mapped to (TopicAndPartition, replication factor)
+// tuples. Up to four elements the immutable Sets keep the map's order (Set1..Set4); from five the
+// result is a HashSet iterated by the improved Tuple2 hash (MurmurHash3.productHash of the
+// TopicAndPartition's hash and the replication factor) in 5-bit chunks, lowest first.
+func (k *Controller) partitionsOnBrokerScalaOrder(b int32) []int32 {
+	name := func(pid int32) (string, int32) { t := k.topicOf(pid); return t.name, pid - t.first }
+	all := make([]int32, len(k.zk.partitions))
+	for pid := range all {
+		all[pid] = int32(pid)
+	}
+	var on []int32
+	for _, pid := range topicAndPartitionMapOrder(all, name) {
+		if slices.Contains(k.zk.partitions[pid].assignment, b) {
+			on = append(on, pid)
+		}
+	}
+	if len(on) <= 4 {
+		return on
+	}
+	hash := func(pid int32) uint32 {
+		topic, partition := name(pid)
+		return improve(productHash(productHash(javaStringHash(topic), uint32(partition)), uint32(len(k.zk.partitions[pid].assignment))))
+	}
+	slices.SortStableFunc(on, func(x, y int32) int {
+		hx, hy := hash(x), hash(y)
+		for shift := 0; shift < 32; shift += 5 {
+			if c := cmp.Compare((hx>>shift)&31, (hy>>shift)&31); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return on
 }
 
 // hashTrieOrder is the iteration order of a Scala 2.11/2.12 immutable.HashMap (HashTrieMap) of Int
@@ -172,7 +227,12 @@ func javaStringHash(s string) uint32 {
 
 // productHash3 is scala.util.hashing.MurmurHash3.productHash of a three-field case class (the
 // synthetic hashCode of a case class in Scala 2.10 to 2.12), seed productSeed 0xcafebabe.
-func productHash3(a, b, c uint32) uint32 {
+func productHash3(a, b, c uint32) uint32 { return productHash(a, b, c) }
+
+// productHash is scala.util.hashing.MurmurHash3.productHash of a case class whose fields hash to
+// fields (Scala 2.10 to 2.12: mix each field's ## into productSeed 0xcafebabe, then
+// finalizeHash with the arity).
+func productHash(fields ...uint32) uint32 {
 	mix := func(h, k uint32) uint32 {
 		k *= 0xcc9e2d51
 		k = bits.RotateLeft32(k, 15)
@@ -182,10 +242,10 @@ func productHash3(a, b, c uint32) uint32 {
 		return h*5 + 0xe6546b64
 	}
 	h := uint32(0xcafebabe)
-	h = mix(h, a)
-	h = mix(h, b)
-	h = mix(h, c)
-	h ^= 3
+	for _, f := range fields {
+		h = mix(h, f)
+	}
+	h ^= uint32(len(fields))
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13
