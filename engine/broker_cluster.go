@@ -45,7 +45,7 @@ func (e *Engine) freshRules() brk.Rules {
 			NumReplicaFetchers:        e.cfg.NumReplicaFetchers, CheckpointIntervalMs: e.cfg.HighWatermarkCheckpointMs,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, EpochAnswerNamesEpoch: e.era.epochAnswerNamesEpoch,
 			TruncationKeepsHW: !e.era.truncationClampsHW, ShutdownAwaitsRequest: !e.era.fetcherShutdownClosesClient,
-			RecordBatches:            e.era.recordBatches,
+			EndTruncationKeepsEpochCache: !e.era.endTruncationTrimsEpochCache, RecordBatches: e.era.recordBatches,
 			AppendChecksFetchesFirst: e.era.appendChecksFetchesFirst, PurgatoryAfterProduce: e.era.purgatoryAfterProduce,
 			StopReplicaPartitionErrors: e.era.stopReplicaPartitionErrors,
 			UnknownProducerError:       e.era.unknownProducerError,

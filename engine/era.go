@@ -230,6 +230,13 @@ type era struct {
 	// (Partition.checkCurrentLeaderEpoch) before it looks at whether it leads. Before (0.10.2.2,
 	// 0.11.0.2, 2.1.1: Optional.empty()), none: only leadership is checked.
 	consumerLeaderEpoch bool
+	// endTruncationTrimsEpochCache: a truncation at or past the log's end still removes the
+	// leader-epoch cache's entries from the LEO on (Log.truncateTo from 2.7, KAFKA-10706). Before
+	// (0.11.0.2, 2.1.1 Log.truncateTo: "has no effect"), it returns at once: the entry (epoch, LEO)
+	// a leader wrote at its election (or re-election) without appending stays after it became a
+	// follower, and a follower that then asks about it again gets the same answer for ever
+	// (AbstractFetcherThread.getOffsetTruncationState's intermediate truncation).
+	endTruncationTrimsEpochCache bool
 }
 
 func eraFor(version string) era {
@@ -261,6 +268,7 @@ func eraFor(version string) era {
 			sequenceRetries: true, idempotentEpochBump: true, producerTimeoutName: true,
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
-			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true}
+			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true,
+			endTruncationTrimsEpochCache: true}
 	}
 }

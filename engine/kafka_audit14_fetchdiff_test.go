@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Audit 14, fetch and log changes between the eras (AbstractFetcherThread, ReplicaFetcherThread,
+// ReplicaManager, Log/UnifiedLog, LeaderEpochFileCache), against each era's Kafka source (tags
+// 0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0). Each test names the Kafka commit and function it follows;
+// the grader files e01-e.. (testdata/grader) play the same rules through the CLI.
+
+// fetchdiffStaleEpochSrc is the e01 run: t-0 on [1,2], leader 1. Before the 3.7 KAFKA-5692 rule
+// the preferred election at 1000 re-elects 1 (epoch 1); the link 1 -> 2 is cut at 1500, so 1's
+// acks=1 records 2-4 (epoch 1 in 2.1) never reach 2; the operator moves leadership to 2 (epoch
+// 3 in 2.1: 2 writes (3, 2) into its epoch cache, then (4, 2) when the move back bumps it again)
+// and back to 1 (epoch 5: 1's cache (0,0),(1,2),(5,5)). 1 never truncated: its requests to 2 sat
+// on the cut link. After the heal, 2 asks OffsetsForLeaderEpoch(4), 1 answers (1, 5), and 2's
+// cache, without epoch 1, maps it to (0, 2): an intermediate truncation to 2, its LEO.
+func fetchdiffStaleEpochSrc(era string) string {
+	return fmt.Sprintf(`{"name":"stale","brokers":3,"duration":21000,"config":{"inter.broker.protocol.version":%q},
+	"topics":[{"name":"t","assignment":[[1,2]]}],"steps":[
+	{"at":100,"do":"produce","topic":"t","partition":0,"count":2},
+	{"at":1000,"do":"elect","topic":"t","partition":0},
+	{"at":1500,"do":"link","from":1,"to":2,"down":true},
+	{"at":2000,"do":"produce","topic":"t","partition":0,"count":3,"acks":1},
+	{"at":3000,"do":"elect","topic":"t","partition":0,"broker":2},
+	{"at":5000,"do":"elect","topic":"t","partition":0,"broker":1},
+	{"at":5500,"do":"link","from":1,"to":2,"latencyMs":1}]}`, era)
+}
+
+// TestAudit14EndTruncationKeepsEpochCacheBefore27: Log.truncateTo before 2.7 (0.11.0.2
+// l.1378-1381, 2.1.1 l.1786-1788) returns "has no effect" for a target at or past the LEO
+// without touching the leader-epoch cache; 2.7 (KAFKA-10706, bc96a8feb5d; 3.7.0
+// UnifiedLog.truncateTo) calls leaderEpochCache.truncateFromEnd(logEndOffset) there too. The
+// engine trimmed the cache in every era. In 2.1 a follower whose cache ends with the entry
+// (epoch, LEO) it wrote when elected (Partition.makeLeader's maybeAssignEpochStartOffset, with
+// no append after it) asks about that epoch again after every intermediate truncation
+// (AbstractFetcherThread.getOffsetTruncationState: the leader's epoch unknown to it) and gets the
+// same answer for ever: it never fetches, and the leader drops it from the ISR (2.1.1
+// Partition.getOutOfSyncReplicas at the 20000 check, 10000 ms after the re-election at 5003).
+// In 3.7 the truncation on the Fetch's divergingEpoch trims the entry and the follower catches up.
+func TestAudit14EndTruncationKeepsEpochCacheBefore27(t *testing.T) {
+	for _, era := range []string{"2.1", "3.7"} {
+		t.Run(era, func(t *testing.T) {
+			sc, err := ParseScenario([]byte(fetchdiffStaleEpochSrc(era)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := Run(sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			view := e.Partition(0)
+			r2, ok := view.ReplicaOn(2)
+			if !ok {
+				t.Fatal("no replica on broker 2")
+			}
+			leo2, cache2, isr := r2.LogEndOffset(), fmt.Sprint(r2.EpochCache()), fmt.Sprint(view.ISR())
+			switch era {
+			case "2.1":
+				// Its cache keeps the stale (4, 2) that its asks name for ever.
+				if leo2 != 2 || isr != "[1]" || cache2 != "[{0 0} {4 2}]" {
+					t.Fatalf("2.1: follower 2 LEO %d, cache %s, ISR %s; want 2, [{0 0} {4 2}] and [1] (the truncation loop on the stale (4, 2) entry, Log.truncateTo before KAFKA-10706)", leo2, cache2, isr)
+				}
+			default:
+				if leo2 != 5 || isr != "[1 2]" || cache2 != "[{0 0}]" {
+					t.Fatalf("3.7: follower 2 LEO %d, cache %s, ISR %s; want 5, [{0 0}] and [1 2] (UnifiedLog.truncateTo trims the cache, KAFKA-10706)", leo2, cache2, isr)
+				}
+			}
+		})
+	}
+}
