@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -69,5 +71,43 @@ func TestAudit14EndTruncationKeepsEpochCacheBefore27(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAudit14FetchBeforeNextTruncationRound: a fetcher thread's doWork is maybeTruncate() then
+// maybeFetch() (AbstractFetcherThread.doWork, 0.11.0.2 l.101-113, 2.1.1 l.111-114, 3.7.0
+// l.111-114): after an OffsetsForLeaderEpoch answer that leaves a partition Truncating (an
+// intermediate round of KIP-279, getOffsetTruncationState's truncationCompleted false) the thread
+// fetches its ready partitions, or, with none, awaits replica.fetch.backoff.ms
+// (partitionMapCond.await in maybeFetch), before the next doWork asks again. The engine asked
+// again as soon as the answer came. In the e01 run (2.1) follower 2's asks about its stale epoch
+// 4 come one backoff (1000 ms) plus the round trip (2 ms) apart once the heal's retransmission
+// (5604) has delivered the first answer.
+func TestAudit14FetchBeforeNextTruncationRound(t *testing.T) {
+	sc, err := ParseScenario([]byte(fetchdiffStaleEpochSrc("2.1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asks []int64
+	for _, line := range bytes.Split(traceJSONL(t, sc), []byte("\n")) {
+		var ev struct {
+			T       int64  `json:"t"`
+			Type    string `json:"type"`
+			Message struct {
+				From int32 `json:"from"`
+			} `json:"message"`
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "offsets-for-leader-epoch" && ev.Message.From == 2 && ev.T > 5500 && ev.T < 10000 {
+			asks = append(asks, ev.T)
+		}
+	}
+	if fmt.Sprint(asks) != "[6605 7607 8609 9611]" {
+		t.Fatalf("follower 2's OffsetsForLeaderEpoch asks between 5500 and 10000: %v; want [6605 7607 8609 9611] (maybeFetch's backoff between truncation rounds, AbstractFetcherThread.doWork)", asks)
 	}
 }

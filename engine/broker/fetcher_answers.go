@@ -241,7 +241,7 @@ func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Me
 			st.SetLastFetchedEpoch(log.Cache().Latest())
 		}
 	}
-	t.DoWork(h)
+	t.FetchAfterTruncation(h)
 }
 
 // RequestFailed handles a failed send or a timeout of the request in flight: back off every
@@ -283,7 +283,11 @@ func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
 				t.backoff(h, &rules, st)
 			}
 		}
-		t.DoWork(h)
+		if req.Type == protocol.MsgOffsetsForEpoch {
+			t.FetchAfterTruncation(h) // the rest of maybeTruncate's doWork
+			return
+		}
+		t.DoWork(h) // a ListOffsets: handleOutOfRangeError ran in processFetchRequest, the doWork's end
 		return
 	}
 	for i := range t.parts {
