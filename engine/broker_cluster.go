@@ -37,7 +37,7 @@ func (e *Engine) freshRules() brk.Rules {
 			BackoffMs: max(1, e.cfg.ReplicaFetchBackoffMs), MaxWaitMs: e.cfg.ReplicaFetchWaitMaxMs,
 			MinBytes: e.cfg.ReplicaFetchMinBytes, OutOfRangeFatal: !e.era.outOfRangeNeverFatal,
 			UncleanElection: e.cfg.UncleanLeaderElectionEnable, AwaitAfterFailedFetch: !e.era.noAwaitAfterFailedFetch,
-			WalkAll: t.Fetcher.WalkAll, Check: t.Fetcher.Check},
+			EpochCacheOnlyNewer: e.era.epochCacheOnlyNewer, WalkAll: t.Fetcher.WalkAll, Check: t.Fetcher.Check},
 		Replica: brk.ReplicaRules{BrokerEpochs: e.era.brokerEpochs, AssignEpochOnElection: e.era.assignEpochOnElection,
 			FollowerRestartsOnNewEpoch: e.era.followerRestartsOnNewEpoch,
 			TruncateToHW:               !e.era.epochRequests && !e.era.truncateOnFetch, TruncateOnFetch: e.era.truncateOnFetch,

@@ -237,6 +237,12 @@ type era struct {
 	// follower, and a follower that then asks about it again gets the same answer for ever
 	// (AbstractFetcherThread.getOffsetTruncationState's intermediate truncation).
 	endTruncationTrimsEpochCache bool
+	// epochCacheOnlyNewer: a follower's fetched batch enters its leader-epoch cache only with an
+	// epoch above the latest, at or after its start (0.11.0.2 LeaderEpochFileCache.assign); from
+	// 2.1 (KAFKA-7415, truncateAndAppend) an older epoch replaces the entries from its epoch or
+	// start offset on. It matters after a divergence (KAFKA-6361): a follower that keeps records
+	// of a later epoch and then appends the leader's older-epoch records.
+	epochCacheOnlyNewer bool
 }
 
 func eraFor(version string) era {
@@ -245,7 +251,8 @@ func eraFor(version string) era {
 		return era{version: version, appendChecksFetchesFirst: true}
 	case "0.11.0":
 		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true,
-			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true}
+			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true,
+			epochCacheOnlyNewer: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -109,5 +110,37 @@ func TestAudit14FetchBeforeNextTruncationRound(t *testing.T) {
 	}
 	if fmt.Sprint(asks) != "[6605 7607 8609 9611]" {
 		t.Fatalf("follower 2's OffsetsForLeaderEpoch asks between 5500 and 10000: %v; want [6605 7607 8609 9611] (maybeFetch's backoff between truncation rounds, AbstractFetcherThread.doWork)", asks)
+	}
+}
+
+// TestAudit14EpochCacheAssignOnlyNewerBefore21: 0.11.0.2 LeaderEpochFileCache.assign appends an
+// entry only when "epoch > latestEpoch && offset >= latestOffset" and otherwise only warns
+// (validateAndMaybeWarn); KAFKA-7415 (f2dd6aa2698, 2.1.0; 2.1.1 and 3.7.0 assign →
+// truncateAndAppend) removes the entries from the new epoch or start offset on and appends it.
+// The engine used the 2.1 rule in every era. After KAFKA-6361's divergence (e02) follower 1
+// keeps its epoch-1 records 11-15 and appends the leader's epoch-0 records 16-20: in 0.11.0 its
+// cache stays (0,0),(1,11),(2,21), so as leader it answers OffsetsForLeaderEpoch(0) with 11
+// (0.11.0.2 endOffsetFor: the first epoch above 0) and the restarted follower 2 refetches
+// 11-20; under the 2.1 rule the cache is (0,16),(2,21), the answer 21, and 2 keeps its own
+// epoch-0 records 11-20.
+func TestAudit14EpochCacheAssignOnlyNewerBefore21(t *testing.T) {
+	src, err := os.ReadFile("testdata/grader/e02-older-epoch-append-keeps-cache-0.11.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseScenario(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, res, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("%v (0.11.0.2 LeaderEpochFileCache.assign keeps the cache for an older epoch)", res.Failures)
+	}
+	r1, _ := e.Partition(0).ReplicaOn(1)
+	if got := fmt.Sprint(r1.EpochCache()); got != "[{0 0} {1 11} {2 21}]" {
+		t.Fatalf("broker 1's epoch cache %s; want [{0 0} {1 11} {2 21}]", got)
 	}
 }

@@ -123,7 +123,11 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	preLEO := log.LogEndOffset()
 	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
-		log.AppendAsFollower(d.Records)
+		if rules.EpochCacheOnlyNewer {
+			log.AppendAsFollowerOnlyNewerEpochs(d.Records)
+		} else {
+			log.AppendAsFollower(d.Records)
+		}
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
 		h.Appended(p, len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
