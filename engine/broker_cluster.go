@@ -51,6 +51,7 @@ func (e *Engine) freshRules() brk.Rules {
 			UnknownProducerError:       e.era.unknownProducerError,
 			CheckpointCheck:            t.Replica.CheckpointCheck},
 		LeaderFetch: brk.LeaderFetchRules{Sessions: e.era.fetchSessions, SessionTouchedByFetch: e.era.sessionTouchedByFetch,
+			SessionKeepsLeaderEpoch:  e.era.sessionKeepsLeaderEpoch,
 			NotLeaderForUnknownLocal: e.era.notLeaderForUnknownLocal, MaxBytes: e.cfg.ReplicaFetchMaxBytes,
 			FailedReadResetsFollower: !e.era.failedReadKeepsFollower,
 			RecordSizeBytes:          e.cfg.RecordSizeBytes, SessionSlots: e.cfg.MaxIncrementalFetchSessionSlots,

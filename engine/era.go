@@ -243,6 +243,12 @@ type era struct {
 	// start offset on. It matters after a divergence (KAFKA-6361): a follower that keeps records
 	// of a later epoch and then appends the leader's older-epoch records.
 	epochCacheOnlyNewer bool
+	// sessionKeepsLeaderEpoch: a fetch session keeps the currentLeaderEpoch of its partitions, so
+	// an incremental fetch is fenced (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH) as a full one is
+	// (KAFKA-9338, 2.5; 3.7.0 CachedPartition.leaderEpoch). Before (2.1.1 CachedPartition.reqData:
+	// Optional.empty()), only the full fetch that created the session is checked: an incremental
+	// fetch in an older epoch is read and answered as any other.
+	sessionKeepsLeaderEpoch bool
 }
 
 func eraFor(version string) era {
@@ -276,6 +282,6 @@ func eraFor(version string) era {
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true,
-			endTruncationTrimsEpochCache: true}
+			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +143,53 @@ func TestAudit14EpochCacheAssignOnlyNewerBefore21(t *testing.T) {
 	r1, _ := e.Partition(0).ReplicaOn(1)
 	if got := fmt.Sprint(r1.EpochCache()); got != "[{0 0} {1 11} {2 21}]" {
 		t.Fatalf("broker 1's epoch cache %s; want [{0 0} {1 11} {2 21}]", got)
+	}
+}
+
+// TestAudit14IncrementalFetchNotFencedBefore25: 2.1.1's fetch session keeps no leader epoch
+// (FetchSession.scala CachedPartition.reqData: `Optional.empty()`; updateRequestParams keeps only
+// maxBytes, fetchOffset and logStartOffset), so an incremental fetch, and the DelayedFetch it
+// parks, is read as if it carried none: never FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH, only
+// the full fetch that created the session is checked. KAFKA-9338 (faf46de5156, 2.5; 3.7.0
+// CachedPartition.leaderEpoch) keeps it. The engine fenced incremental fetches in 2.1 too. In
+// e03 (2.1) follower 1's Fetch parked across the leader's epoch bump is answered normally at its
+// max wait while the follower is Truncating, so the session's HW is sent and ignored, and the
+// follower's HW stays 2 until the next append; in 3.7 it is fenced and the follower learns HW 3.
+func TestAudit14IncrementalFetchNotFencedBefore25(t *testing.T) {
+	for _, f := range []string{"e03-incremental-fetch-unfenced-stale-follower-hw-2.1.json", "e03-incremental-fetch-fenced-follower-hw-3.7.json"} {
+		t.Run(f, func(t *testing.T) {
+			src, err := os.ReadFile("testdata/grader/" + f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := ParseScenario(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fenced := 0
+			_, res, err := Run(sc, func(evs []Event) {
+				for _, ev := range evs {
+					if ev.Type != MsgFetchResponse || ev.Message == nil || ev.Message.To != 1 {
+						continue
+					}
+					if ps := ev.Message.FetchResponse.Partitions; len(ps) > 0 && ps[0].Error == ErrFencedLeaderEpoch {
+						fenced++
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK() {
+				t.Fatalf("%v (a 2.1.1 fetch session keeps no leader epoch, KAFKA-9338)", res.Failures)
+			}
+			want := 1 // 3.7: Case E at the HW move
+			if strings.HasSuffix(f, "-2.1.json") {
+				want = 0
+			}
+			if fenced != want {
+				t.Errorf("FENCED_LEADER_EPOCH answers to follower 1: %d, want %d", fenced, want)
+			}
+		})
 	}
 }
