@@ -245,6 +245,25 @@ type era struct {
 	// (Partition.checkCurrentLeaderEpoch) before it looks at whether it leads. Before (0.10.2.2,
 	// 0.11.0.2, 2.1.1: Optional.empty()), none: only leadership is checked.
 	consumerLeaderEpoch bool
+	// endTruncationTrimsEpochCache: a truncation at or past the log's end still removes the
+	// leader-epoch cache's entries from the LEO on (Log.truncateTo from 2.7, KAFKA-10706). Before
+	// (0.11.0.2, 2.1.1 Log.truncateTo: "has no effect"), it returns at once: the entry (epoch, LEO)
+	// a leader wrote at its election (or re-election) without appending stays after it became a
+	// follower, and a follower that then asks about it again gets the same answer for ever
+	// (AbstractFetcherThread.getOffsetTruncationState's intermediate truncation).
+	endTruncationTrimsEpochCache bool
+	// epochCacheOnlyNewer: a follower's fetched batch enters its leader-epoch cache only with an
+	// epoch above the latest, at or after its start (0.11.0.2 LeaderEpochFileCache.assign); from
+	// 2.1 (KAFKA-7415, truncateAndAppend) an older epoch replaces the entries from its epoch or
+	// start offset on. It matters after a divergence (KAFKA-6361): a follower that keeps records
+	// of a later epoch and then appends the leader's older-epoch records.
+	epochCacheOnlyNewer bool
+	// sessionKeepsLeaderEpoch: a fetch session keeps the currentLeaderEpoch of its partitions, so
+	// an incremental fetch is fenced (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH) as a full one is
+	// (KAFKA-9338, 2.5; 3.7.0 CachedPartition.leaderEpoch). Before (2.1.1 CachedPartition.reqData:
+	// Optional.empty()), only the full fetch that created the session is checked: an incremental
+	// fetch in an older epoch is read and answered as any other.
+	sessionKeepsLeaderEpoch bool
 }
 
 func eraFor(version string) era {
@@ -253,7 +272,8 @@ func eraFor(version string) era {
 		return era{version: version, appendChecksFetchesFirst: true}
 	case "0.11.0":
 		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true,
-			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true}
+			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true,
+			epochCacheOnlyNewer: true}
 	case "2.1":
 		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
@@ -278,6 +298,7 @@ func eraFor(version string) era {
 			recovery: brk.RecoveryCheckpointCapped, checkpointOnlyWhenTruncated: true, purgatoryAfterProduce: true,
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
-			controlledShutdownBatched: true, controllerIdFromMetadataCache: true}
+			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
+			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true}
 	}
 }

@@ -39,6 +39,10 @@ type fetchCase struct {
 	followerEpoch int32
 	followerHW    int64
 	pin           int64 // ≥ 0: a third ISR replica holds the leader's HW here; -1: two replicas
+	// sessionless: no fetch sessions (max.incremental.fetch.session.cache.slots 0), so every
+	// Fetch is full and fenced in 2.1 as Kafka's mock leader fences it (before 2.5, KAFKA-9338,
+	// an incremental fetch's leader epoch is not checked).
+	sessionless bool
 }
 
 func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
@@ -47,7 +51,11 @@ func newFetchSetup(t *testing.T, c fetchCase) *fetchSetup {
 	if c.pin >= 0 {
 		replicas = []int32{0, 1, 2}
 	}
-	e := newKafkaEngine(t, len(replicas), [][]int32{replicas}, eraCfg(c.era))
+	cfg := eraCfg(c.era)
+	if c.sessionless {
+		cfg["max.incremental.fetch.session.cache.slots"] = "0"
+	}
+	e := newKafkaEngine(t, len(replicas), [][]int32{replicas}, cfg)
 	quiesce(t, e)
 	p := e.partitionOf(ktTopic, 0)
 	s := &fetchSetup{e: e, p: p, leader: e.replicaOn(p.pid, 0), follower: e.replicaOn(p.pid, 1), b: e.brokers[1]}
@@ -192,7 +200,7 @@ func TestKafkaT7FencedFetch(t *testing.T) {
 	for _, era := range []string{"3.7", "2.1"} {
 		t.Run("testFencedFetch/"+era, func(t *testing.T) {
 			s := newFetchSetup(t, fetchCase{era: era, leaderLog: "0-1/e0", leaderEpoch: 0, leaderHW: 2,
-				followerLog: "", followerEpoch: 0, pin: -1})
+				followerLog: "", followerEpoch: 0, pin: -1, sessionless: era == "2.1"})
 			s.start(t, 0, -1)
 			s.doWork(t)
 			s.check(t, "after the first doWork", 0, 2, 2)

@@ -95,10 +95,15 @@ func (cp *CachedPartition) maybeUpdateResponseData(d *protocol.FetchPartitionDat
 	return must || d.DivergingEpoch != nil
 }
 
-// updateRequestParams is CachedPartition.updateRequestParams.
-func (cp *CachedPartition) updateRequestParams(fp *protocol.FetchPartition) {
+// updateRequestParams is CachedPartition.updateRequestParams. Before 2.5 (KAFKA-9338) the
+// session does not keep the fetch's currentLeaderEpoch (keepEpoch false): 2.1.1's reqData reads
+// with Optional.empty(), unchecked.
+func (cp *CachedPartition) updateRequestParams(fp *protocol.FetchPartition, keepEpoch bool) {
 	cp.fetchOffset, cp.fetcherLogStartOffset = fp.FetchOffset, fp.LogStartOffset
 	cp.leaderEpoch, cp.lastFetchedEpoch = fp.CurrentLeaderEpoch, fp.LastFetchedEpoch
+	if !keepEpoch {
+		cp.leaderEpoch = -1
+	}
 }
 
 // FetchSession is Kafka's FetchSession: its id, whose it is, the epoch its next fetch must carry,
@@ -144,6 +149,10 @@ type FetchSession struct {
 	// .EveryFollowerFetch), against replica.lag.time.max.ms hwLagMs: see clean.
 	hwEveryFetch bool
 	hwLagMs      int64
+	// keepsLeaderEpoch: its partitions keep the currentLeaderEpoch their fetches sent, so its
+	// incremental reads are fenced (KAFKA-9338, 2.5); before, CachedPartition.reqData carries
+	// Optional.empty() and only the full fetch that created it was checked (2.1.1).
+	keepsLeaderEpoch bool
 	// park is the storage newPark reuses for parked: a steady session parks a fetch every round.
 	park DelayedFetch
 }
@@ -365,6 +374,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 	s.readAt, s.brokerEpoch = readAt, req.BrokerEpoch
 	hw := h.HWRules()
 	s.hwEveryFetch, s.hwLagMs = hw.EveryFollowerFetch, hw.LagTimeMaxMs
+	s.keepsLeaderEpoch = h.LeaderFetchRules().SessionKeepsLeaderEpoch
 	s.parts = make([]CachedPartition, 0, len(req.Partitions))
 	byPid := make([]int32, len(req.Partitions)) // the request's places, by pid once sorted
 	for i := range req.Partitions {
@@ -372,7 +382,7 @@ func (s *FetchSession) fill(h Host, req *protocol.FetchRequest, readAt int64, da
 		pid, r := h.ReplicaNamed(fp.TP)
 		cp := CachedPartition{pid: pid, r: r, highWatermark: data[i].HighWatermark,
 			localLogStartOffset: data[i].LogStartOffset}
-		cp.updateRequestParams(fp)
+		cp.updateRequestParams(fp, s.keepsLeaderEpoch)
 		cp.dirty = !s.clean(&cp, &data[i])
 		s.parts = append(s.parts, cp)
 		byPid[i] = int32(i)
@@ -410,7 +420,7 @@ func (s *FetchSession) add(pid int32, r *Partition, fp *protocol.FetchPartition)
 		}
 	}
 	cp := &s.parts[i]
-	cp.updateRequestParams(fp)
+	cp.updateRequestParams(fp, s.keepsLeaderEpoch)
 	if r != nil {
 		r.cachedBy(s, i)
 	}

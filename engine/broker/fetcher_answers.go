@@ -123,7 +123,11 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	preLEO := log.LogEndOffset()
 	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
-		log.AppendAsFollower(d.Records)
+		if rules.EpochCacheOnlyNewer {
+			log.AppendAsFollowerOnlyNewerEpochs(d.Records)
+		} else {
+			log.AppendAsFollower(d.Records)
+		}
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
 		h.Appended(p, len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
@@ -241,7 +245,7 @@ func (t *FetcherThread) HandleOffsetsForEpochResponse(h Follower, m *protocol.Me
 			st.SetLastFetchedEpoch(log.Cache().Latest())
 		}
 	}
-	t.DoWork(h)
+	t.FetchAfterTruncation(h)
 }
 
 // RequestFailed handles a failed send or a timeout of the request in flight: back off every
@@ -283,7 +287,11 @@ func (t *FetcherThread) RequestFailed(h Follower, req *protocol.Message) {
 				t.backoff(h, &rules, st)
 			}
 		}
-		t.DoWork(h)
+		if req.Type == protocol.MsgOffsetsForEpoch {
+			t.FetchAfterTruncation(h) // the rest of maybeTruncate's doWork
+			return
+		}
+		t.DoWork(h) // a ListOffsets: handleOutOfRangeError ran in processFetchRequest, the doWork's end
 		return
 	}
 	for i := range t.parts {

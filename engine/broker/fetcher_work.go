@@ -40,6 +40,24 @@ func (t *FetcherThread) DoWork(h Follower) {
 	t.maybeFetch(h, &rules)
 }
 
+// FetchAfterTruncation is the rest of the doWork whose maybeTruncate got its OffsetsForLeaderEpoch
+// answer (or lost it): maybeFetch, before any partition left Truncating (an intermediate round of
+// KIP-279, or one added meanwhile) is asked about again in the next doWork (AbstractFetcherThread
+// .doWork: maybeTruncate() then maybeFetch(), 0.11.0.2 l.101-113, 2.1.1, 3.7.0 l.111-114). With
+// nothing to fetch the thread awaits replica.fetch.backoff.ms first.
+func (t *FetcherThread) FetchAfterTruncation(h Follower) {
+	if t.inflight != 0 || t.exited || h.Dead() {
+		return
+	}
+	now := h.Now()
+	if t.lastSent == now {
+		t.WakeUp(h, now+1) // as DoWork: one request per simulated millisecond
+		return
+	}
+	rules := h.Rules()
+	t.maybeFetch(h, &rules)
+}
+
 // WakeUp has the thread work at time at, unless it is to work before.
 func (t *FetcherThread) WakeUp(h Follower, at int64) {
 	if t.Wake(at) {

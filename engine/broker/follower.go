@@ -69,6 +69,11 @@ type FetcherRules struct {
 	// OutOfRangeFatal: a follower whose leader's log ends below its own exits rather than
 	// truncate, unless UncleanElection (unclean.leader.election.enable) allows it (before 2.1).
 	OutOfRangeFatal, UncleanElection bool
+	// EpochCacheOnlyNewer: a fetched batch's epoch enters the epoch cache only if it is above the
+	// latest (LeaderEpochFileCache.assign before 2.1, 0.11.0.2: "epoch > latestEpoch && offset >=
+	// latestOffset", else only a warning); from 2.1 (KAFKA-7415) it replaces the entries from its
+	// epoch or start offset on.
+	EpochCacheOnlyNewer bool
 	// AwaitAfterFailedFetch: after a failed Fetch the thread awaits BackoffMs, then delays its
 	// partitions by BackoffMs (before 3.1, KAFKA-8529).
 	AwaitAfterFailedFetch bool

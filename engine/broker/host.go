@@ -174,6 +174,10 @@ type ReplicaRules struct {
 	// TruncationKeepsHW: a follower's truncation leaves its HW as it was, even above its new LEO,
 	// until its next fetch answer (before 2.4: Replica.highWatermark was not the Log's).
 	TruncationKeepsHW bool
+	// EndTruncationKeepsEpochCache: a truncation at or past the LEO changes nothing, the
+	// leader-epoch cache included (Log.truncateTo before 2.7, KAFKA-10706); from 2.7 it removes
+	// the cache's entries from the LEO on.
+	EndTruncationKeepsEpochCache bool
 	// UnknownProducerError answers an idempotent batch with a sequence other than 0 from a
 	// producer the leader's log has no batch of: OUT_OF_ORDER_SEQUENCE_NUMBER (0.11.0.2
 	// ProducerIdEntry.Empty's epoch -1 is a new epoch), UNKNOWN_PRODUCER_ID (1.0 to 2.3,

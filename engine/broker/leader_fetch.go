@@ -29,6 +29,10 @@ type LeaderFetchRules struct {
 	// FailedReadResetsFollower: a follower's read that failed (fenced, out of range) still
 	// records its position, LogReadResult's unknown one (before 2.4, KAFKA-8400): followerReadFailed.
 	FailedReadResetsFollower bool
+	// SessionKeepsLeaderEpoch: a fetch session keeps its partitions' currentLeaderEpoch, so an
+	// incremental fetch is fenced as a full one (KAFKA-9338, 2.5); before, only the full fetch
+	// that creates a session is checked (FetchSession.keepsLeaderEpoch).
+	SessionKeepsLeaderEpoch bool
 	// MaxBytes is replica.fetch.max.bytes (per partition) and RecordSizeBytes the size of one
 	// record; SessionSlots is max.incremental.fetch.session.cache.slots.
 	MaxBytes, RecordSizeBytes, SessionSlots int64
@@ -155,7 +159,7 @@ func (rm *ReplicaManager) incrementalFetch(h Host, rules *LeaderFetchRules, m *p
 		pid := h.PidOf(fp.TP)
 		if i := s.index(pid); i >= 0 {
 			s.markDirty(i)
-			s.parts[i].updateRequestParams(fp)
+			s.parts[i].updateRequestParams(fp, s.keepsLeaderEpoch)
 		} else {
 			s.add(pid, h.Replica(pid), fp)
 		}

@@ -62,6 +62,12 @@ func TruncationOffset(log *commitlog.Log, fetchOffset int64, leaderEpoch int32, 
 func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, why string) {
 	oldHW := p.log.HighWatermark()
 	oldLEO, oldStart := p.log.LogEndOffset(), p.log.LogStartOffset()
+	if to >= oldLEO && h.ReplicaRules().EndTruncationKeepsEpochCache {
+		// Log.truncateTo before 2.7 (0.11.0.2 l.1378-1381, 2.1.1 l.1786-1788): "Truncating to
+		// ... has no effect", returned before the leader-epoch cache is touched, so an entry
+		// (epoch, LEO) this replica wrote when it was elected stays (KAFKA-10706 trims it).
+		return
+	}
 	cut := p.log.TruncateTo(to)
 	// The flush count is Kafka's unflushedMessages, LEO − recovery point, and the truncation
 	// moved both (LocalLog.unflushedMessages and updateLogEndOffset, 3.7.0; Log.truncateTo

@@ -84,6 +84,16 @@ func (c *EpochCache) Latest() int32 {
 // ≥ o is removed from the end first, so epochs and offsets keep rising strictly.
 func (c *EpochCache) Assign(e int32, o int64) { c.AssignIn(nil, e, o) }
 
+// AssignIfNewer is 0.11.0.2's LeaderEpochFileCache.assign: epoch e starting at o is appended
+// only if e is above the latest epoch and o at or after the latest entry's start; otherwise
+// nothing changes (validateAndMaybeWarn only warns). KAFKA-7415 (2.1) made it Assign.
+func (c *EpochCache) AssignIfNewer(e int32, o int64) {
+	if e < 0 || (c.n > 0 && (e <= c.latest || o < c.latestStart)) {
+		return
+	}
+	c.Assign(e, o)
+}
+
 // AssignIn is Assign building the new entries in buf when they are more than one and it has
 // room for them: an empty array that nothing else uses. The entries are never changed in place,
 // so they may share buf's array with other windows. A cache of one entry needs no array.

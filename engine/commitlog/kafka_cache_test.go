@@ -205,3 +205,19 @@ func TestAssignInIsAssign(t *testing.T) {
 		t.Fatalf("a cache of one entry allocates %v times", n)
 	}
 }
+
+// TestAssignIfNewerIsAssignOf0110: 0.11.0.2 LeaderEpochFileCache.assign appends only an epoch
+// above the latest at or after its start; anything else leaves the cache as it is (2.1's
+// truncateAndAppend, Assign, would cut it).
+func TestAssignIfNewerIsAssignOf0110(t *testing.T) {
+	var c EpochCache
+	c.AssignIfNewer(0, 0)
+	c.AssignIfNewer(1, 11)
+	c.AssignIfNewer(0, 16) // older epoch: a warning only
+	c.AssignIfNewer(1, 20) // same epoch: nothing
+	c.AssignIfNewer(2, 21)
+	c.AssignIfNewer(3, 5) // start below the latest's: nothing
+	if got := fmt.Sprint(c.Entries()); got != "[{0 0} {1 11} {2 21}]" {
+		t.Fatalf("cache %s; want [{0 0} {1 11} {2 21}]", got)
+	}
+}

@@ -294,11 +294,22 @@ func (l *Log) FindBatch(ids []int64) (base int64, ok bool) {
 
 // AppendAsFollower appends records copied from the leader, keeping their epochs; the epoch cache
 // is assigned per batch (here, per run of one epoch).
-func (l *Log) AppendAsFollower(recs []Record) {
+func (l *Log) AppendAsFollower(recs []Record) { l.appendAsFollower(recs, false) }
+
+// AppendAsFollowerOnlyNewerEpochs is AppendAsFollower under 0.11.0.2's
+// LeaderEpochFileCache.assign: a batch's epoch enters the cache only above the latest epoch, at
+// or after its start (EpochCache.AssignIfNewer); an older one leaves the cache as it is.
+func (l *Log) AppendAsFollowerOnlyNewerEpochs(recs []Record) { l.appendAsFollower(recs, true) }
+
+func (l *Log) appendAsFollower(recs []Record, onlyNewer bool) {
 	leo := l.LogEndOffset()
 	for i, r := range recs {
 		if i == 0 || recs[i-1].Epoch != r.Epoch {
-			l.cache.Assign(r.Epoch, leo+int64(i))
+			if onlyNewer {
+				l.cache.AssignIfNewer(r.Epoch, leo+int64(i))
+			} else {
+				l.cache.Assign(r.Epoch, leo+int64(i))
+			}
 		}
 	}
 	l.leo += int64(len(recs))
