@@ -134,6 +134,9 @@ func (e *Engine) uncleanElectionEnabled() { e.ctrl.UncleanLeaderElectionEnabled(
 // register creates a new ZooKeeper session and registration with a new broker epoch, which the
 // broker keeps; then the registration's watches run.
 func (e *Engine) register(b *broker) {
+	if !e.era.registerBeforeController {
+		e.ctrl.ElectBeforeRegistration(b.id) // 0.10.2: kafkaController.startup() first
+	}
 	b.brokerEpoch = e.ctrl.RegisterBroker(b.id)
 	e.ctrl.NotifyRegistered(b.id)
 }

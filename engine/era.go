@@ -264,6 +264,23 @@ type era struct {
 	// Optional.empty()), only the full fetch that created the session is checked: an incremental
 	// fetch in an older epoch is read and answered as any other.
 	sessionKeepsLeaderEpoch bool
+	// registerBeforeController: a starting broker registers in ZooKeeper before its controller
+	// runs for election (KafkaServer.startup from 1.1, KAFKA-6320: zkClient.registerBrokerInZk,
+	// then kafkaController.startup()), so a broker that finds no controller takes over counting
+	// itself alive. Before, 0.10.2.2's KafkaServer.startup calls kafkaController.startup() (whose
+	// ZookeeperLeaderElector.startup elects and runs onControllerFailover in the call) before
+	// kafkaHealthcheck.startup() registers it, and its SessionExpirationListener re-elects before
+	// KafkaHealthcheck's re-registers after a session expiry (zkclient's listeners in subscription
+	// order): the new controller counts itself dead, finds the partitions it led offline
+	// (PartitionStateMachine.initializePartitionState), and elects them only at the broker change
+	// its own registration sets off (onBrokerStartup): one leader-epoch bump more
+	// (controller.Controller.ElectBeforeRegistration). 0.11.0.2 keeps that code order but runs
+	// the election on the controller's event thread while startup goes on to register: a race
+	// of some 13 ZooKeeper round trips on the main thread (ProducerIdManager's block, the
+	// DynamicConfigManager's reads) against some 15 on the controller's before it reads
+	// /brokers/ids (its listeners, the controller epoch), taken as won by the registration (the
+	// engine registers first).
+	registerBeforeController bool
 }
 
 func eraFor(version string) era {
@@ -271,11 +288,11 @@ func eraFor(version string) era {
 	case "0.10.2":
 		return era{version: version, appendChecksFetchesFirst: true}
 	case "0.11.0":
-		return era{version: version, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true,
+		return era{version: version, registerBeforeController: true, epochRequests: true, emptyCacheAsks: true, recordBatches: true, appendChecksFetchesFirst: true,
 			unknownProducerError: ErrOutOfOrderSequenceNumber, idempotentOneInFlight: true,
 			epochCacheOnlyNewer: true}
 	case "2.1":
-		return era{version: version, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
+		return era{version: version, registerBeforeController: true, epochRequests: true, epochAnswerNamesEpoch: true, fencing: true,
 			keepLastIsrMember: true, followerRestartsOnNewEpoch: true, assignEpochOnElection: true,
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
@@ -284,7 +301,7 @@ func eraFor(version string) era {
 			recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
 			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
-		return era{version: "3.7", truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
+		return era{version: "3.7", registerBeforeController: true, truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
 			followerRestartsOnNewEpoch: true, assignEpochOnElection: true, expandNeedsEpochStart: true,
 			alterPartition: true, isrEligibility: true, brokerEpochs: true, fetchSessions: true,

@@ -166,6 +166,9 @@ type Controller struct {
 	reassigning map[int32]bool
 	// deferred are operators' elections asked while no controller could act (deferred.go).
 	deferred []deferredElection
+	// unregistered: the controller's broker took over before registering (ElectBeforeRegistration)
+	// and has not registered yet; it can act meanwhile.
+	unregistered bool
 }
 
 // New returns the cluster's ZooKeeper with every partition led by the head of its assignment at
@@ -236,7 +239,7 @@ func (k *Controller) usable() bool {
 	}
 	s := k.zk.sessions[k.broker]
 	_, alive := k.c.Process(k.broker)
-	return s.registered && s.connected && alive
+	return (s.registered && s.connected || k.unregistered) && alive
 }
 
 // alive reports whether the controller's broker process runs (a controller whose broker died

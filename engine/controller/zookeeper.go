@@ -42,6 +42,9 @@ type session struct {
 // ZooKeeper session and registration with a new broker epoch, which it returns. The broker keeps
 // its epoch, then NotifyRegistered runs what the registration sets off.
 func (k *Controller) RegisterBroker(b int32) int64 {
+	if k.broker == b {
+		k.unregistered = false
+	}
 	k.zk.zxid++
 	s := &k.zk.sessions[b]
 	s.registered = true
@@ -49,6 +52,26 @@ func (k *Controller) RegisterBroker(b int32) int64 {
 	s.epoch = 0x100000000 + k.zk.zxid // a czxid-like broker epoch, rising at every registration
 	s.gen++
 	return s.epoch
+}
+
+// ElectBeforeRegistration is 0.10.2's start order (KafkaServer.startup calls
+// kafkaController.startup() before kafkaHealthcheck.startup() registers the broker; after a
+// session expiry the controller's SessionExpirationListener, subscribed first, re-elects before
+// KafkaHealthcheck's re-registers): broker b, up and about to register, runs for controller.
+// With no controller it takes over at once (ZookeeperLeaderElector.elect runs
+// onControllerFailover in the call), counting only the registered brokers alive, itself not:
+// a partition it led is offline (initializePartitionState) and is elected only at the broker
+// change its registration then sets off (onBrokerStartup's triggerOnlinePartitionStateChange),
+// one leader epoch later than when it registers first.
+func (k *Controller) ElectBeforeRegistration(b int32) {
+	if k.active || k.live == nil {
+		return
+	}
+	if _, alive := k.c.Process(b); !alive {
+		return
+	}
+	k.unregistered = true
+	k.onControllerFailover(b)
 }
 
 // NotifyRegistered runs what broker b's new registration sets off: the event, then the watches.
