@@ -130,13 +130,7 @@ func (k *Controller) partitionsOnBrokerScalaOrder(b int32) []int32 {
 		return improve(productHash(productHash(javaStringHash(topic), uint32(partition)), uint32(len(k.zk.partitions[pid].assignment))))
 	}
 	slices.SortStableFunc(on, func(x, y int32) int {
-		hx, hy := hash(x), hash(y)
-		for shift := 0; shift < 32; shift += 5 {
-			if c := cmp.Compare((hx>>shift)&31, (hy>>shift)&31); c != 0 {
-				return c
-			}
-		}
-		return 0
+		return trieCompare(hash(x), hash(y))
 	})
 	return on
 }
@@ -146,15 +140,20 @@ func (k *Controller) partitionsOnBrokerScalaOrder(b int32) []int32 {
 func hashTrieOrder(keys []int32) []int32 {
 	out := slices.Clone(keys)
 	slices.SortStableFunc(out, func(a, b int32) int {
-		ha, hb := improve(uint32(a)), improve(uint32(b))
-		for shift := 0; shift < 32; shift += 5 {
-			if c := cmp.Compare((ha>>shift)&31, (hb>>shift)&31); c != 0 {
-				return c
-			}
-		}
-		return 0
+		return trieCompare(improve(uint32(a)), improve(uint32(b)))
 	})
 	return out
+}
+
+// trieCompare orders two improved hashes as a Scala 2.11/2.12 hash trie iterates them: by their
+// 5-bit chunks, lowest chunk first (each trie level in index order).
+func trieCompare(ha, hb uint32) int {
+	for shift := 0; shift < 32; shift += 5 {
+		if c := cmp.Compare((ha>>shift)&31, (hb>>shift)&31); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // champOrder is the iteration order of a Scala 2.13 immutable.HashMap (CHAMP) of Int keys at a
@@ -205,13 +204,7 @@ func setOrder(pairs []replicaPair, name func(pid int32) (string, int32)) []repli
 	}
 	out := slices.Clone(pairs)
 	slices.SortStableFunc(out, func(x, y replicaPair) int {
-		hx, hy := hash(x), hash(y)
-		for shift := 0; shift < 32; shift += 5 {
-			if c := cmp.Compare((hx>>shift)&31, (hy>>shift)&31); c != 0 {
-				return c
-			}
-		}
-		return 0
+		return trieCompare(hash(x), hash(y))
 	})
 	return out
 }
