@@ -281,6 +281,11 @@ type era struct {
 	// /brokers/ids (its listeners, the controller epoch), taken as won by the registration (the
 	// engine registers first).
 	registerBeforeController bool
+	// leaderRecovery: an unclean election marks the partition RECOVERING until its leader's first
+	// accepted AlterPartition (KIP-704, IBP 3.2: Election.leaderForOffline, KafkaController
+	// .tryProcessAlterPartition; controller.Era.LeaderRecovery). Before 3.2 no partition state
+	// carries it: the page shows no "recovering".
+	leaderRecovery bool
 }
 
 func eraFor(version string) era {
@@ -316,6 +321,6 @@ func eraFor(version string) era {
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
 			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
-			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true}
+			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true}
 	}
 }

@@ -116,6 +116,14 @@ type Era struct {
 	// from 1.1, KAFKA-5642's rewrite; 2.1.1, 3.7.0). Before (0.10.2.2 shutdownBroker, 0.11.0.2
 	// doControlledShutdown), one partition at a time, a batch each (controlledShutdownSerially).
 	ControlledShutdownBatched bool
+	// LeaderRecovery: an unclean election marks the partition RECOVERING (KIP-704, IBP 3.2:
+	// Election.leaderForOffline's newRecoveringLeaderAndIsr when the new leader is not in the ISR,
+	// 3.7.0 with isLeaderRecoverySupported), a clean election or other write keeps the state it
+	// finds (newLeaderAndIsr), and the leader's first accepted AlterPartition writes RECOVERED
+	// (Partition.makeLeader marks it RECOVERED locally; tryProcessAlterPartition writes the
+	// request's leaderRecoveryState). Before (0.10.2.2 to 2.1.1), the partition state has no such
+	// field.
+	LeaderRecovery bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,

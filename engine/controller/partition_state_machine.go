@@ -61,7 +61,8 @@ func (k *Controller) electOffline(pid int32, allowUnclean bool) bool {
 	}
 	for _, b := range p.assignment {
 		if slices.Contains(liveISR, b) {
-			p.recovering = false
+			// A clean election keeps the recovery state it finds (3.7.0 Election.leaderForOffline:
+			// "keep the previous leader recovery state").
 			k.writePartition(pid, b, liveISR, true, "offline partition: clean election")
 			return true
 		}
@@ -71,7 +72,7 @@ func (k *Controller) electOffline(pid int32, allowUnclean bool) bool {
 	}
 	for _, b := range p.assignment {
 		if k.replicaUsable(pid, b) {
-			p.recovering = true
+			p.recovering = k.era.LeaderRecovery // KIP-704 (IBP 3.2): RECOVERING
 			k.writePartition(pid, b, []int32{b}, true, "unclean leader election: no live ISR member")
 			return true
 		}

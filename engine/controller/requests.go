@@ -33,7 +33,7 @@ func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
 		resp.Error = protocol.ErrFencedLeaderEpoch
 	case req.BrokerID != p.leader:
 		resp.Error = protocol.ErrInvalidRequest
-	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(protocol.SortedCopy(req.NewISR), p.isr):
+	case req.LeaderEpoch == p.leaderEpoch && slices.Equal(protocol.SortedCopy(req.NewISR), p.isr) && !p.recovering:
 		// NB: already the state asked for, so a retry whose answer was lost: KafkaController
 		// answers with the current state before fencing by partition epoch
 		// (equalsAllowStalePartitionEpoch), which keeps AlterPartition idempotent.
@@ -55,6 +55,9 @@ func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
 	}
 	if resp.Error == protocol.ErrNone {
 		if !alreadyDone {
+			// The leader's request carries RECOVERED (Partition.makeLeader marked it so; a
+			// RECOVERING one is never sent), which the write takes (tryProcessAlterPartition).
+			p.recovering = false
 			k.writePartition(pid, p.leader, req.NewISR, false, "AlterPartition from the leader")
 		}
 		resp.Leader, resp.LeaderEpoch, resp.ISR, resp.PartitionEpoch = p.leader, p.leaderEpoch, slices.Clone(p.isr), p.partitionEpoch
@@ -286,7 +289,7 @@ func (k *Controller) ElectLeaders(pid int32, target *int32, unclean bool) {
 			k.onPartitionReassignment(pid)
 		}
 		if unclean && !slices.Contains(p.isr, t) && k.replicaUsable(pid, t) {
-			p.recovering = true
+			p.recovering = k.era.LeaderRecovery // KIP-704 (IBP 3.2): RECOVERING
 			k.writePartition(pid, t, []int32{t}, true, fmt.Sprintf("operator's unclean election of broker %d", t))
 			k.queueOfflineElection(pid)
 			break
