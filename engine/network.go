@@ -210,7 +210,17 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	}
 	e.pending.remove(req.ID)
 	if req.From == ClientNode {
+		var others []*Message
+		if timedOut && req.Produce != nil {
+			others = e.producerConnRequests(req.To)
+		}
 		e.clientRequestFailed(req, timedOut)
+		for _, m := range others {
+			if e.pending.get(m.ID) == m {
+				e.pending.remove(m.ID)
+				e.clientRequestFailed(m, true)
+			}
+		}
 		return
 	}
 	b := e.brokers[req.From]
@@ -223,6 +233,27 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	if req.Type == MsgLeaderAndIsr || req.Type == MsgStopReplica {
 		e.controllerRequestFailed(req)
 	}
+}
+
+// producerConnRequests lists the producer's other requests in flight to broker b, oldest first:
+// those on the connection a timed-out request closes. Kafka's NetworkClient
+// .handleTimedOutRequests (0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0) closes the connection of a node
+// with a request past its timeout (selector.close) and processDisconnection fails every request
+// in flight on it at that instant (cancelInFlightRequests from 2.1: InFlightRequests.clearAll),
+// as disconnected (NETWORK_EXCEPTION in Sender.handleProduceResponse) before 3.5 and timed out
+// (REQUEST_TIMED_OUT, `timedOut` true for all of them: processTimeoutDisconnection) in 3.7.0;
+// the engine names them as it names the timed-out one (clientRequestFailed with timedOut). An
+// acks=0 request is not in flight once written (handleCompletedSends). Order: 2.1.1 and 3.7.0
+// answer them oldest first (clearAll's descendingIterator); 0.10.2.2 and 0.11.0.2 newest first
+// (the deque itself), where retries is 0 and only the order of the failures' events differs.
+func (e *Engine) producerConnRequests(b int32) []*Message {
+	var out []*Message
+	for _, id := range e.pending.ids() {
+		if m := e.pending.get(id); m.From == ClientNode && m.To == b && m.Produce != nil && m.Produce.Acks != 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // forgetRequestsOf drops every pending request a broker sent (it crashed; its connections are gone).
