@@ -23,6 +23,17 @@ func consumeOutcomes(e *Engine) []string {
 	return out
 }
 
+// consumeAndWant consumes t-0 once, runs 100 ms and wants that one consume's outcome
+// (consumeOutcomes) to be want.
+func consumeAndWant(t *testing.T, e *Engine, want string) {
+	t.Helper()
+	apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
+	runFor(t, e, 100)
+	if got := consumeOutcomes(e); !slices.Equal(got, []string{want}) {
+		t.Fatalf("consume: %v, want [%s]", got, want)
+	}
+}
+
 // TestAudit14ConsumerFetchCarriesLeaderEpoch: from 2.3 the consumer's Fetch carries the leader
 // epoch of its metadata (Fetcher.prepareFetchRequests 2.3.0, AbstractFetch.prepareFetchRequests
 // 3.7.0: position.currentLeader.epoch; 0.10.2.2 to 2.1.1 send none), and the broker checks it
@@ -50,11 +61,7 @@ func TestAudit14ConsumerFetchCarriesLeaderEpoch(t *testing.T) {
 			if l, ep := e.ctrl.Leader(p.pid), e.ctrl.LeaderEpoch(p.pid); l != 2 || ep != 1 {
 				t.Fatalf("controller: leader %d epoch %d, want 2 in epoch 1", l, ep)
 			}
-			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
-			runFor(t, e, 100)
-			if got := consumeOutcomes(e); !slices.Equal(got, []string{tc.want}) {
-				t.Fatalf("consume: %v, want [%s]", got, tc.want)
-			}
+			consumeAndWant(t, e, tc.want)
 		})
 	}
 }
@@ -88,11 +95,7 @@ func TestAudit14ConsumerSkipsZombieLeaderOfOlderEpoch(t *testing.T) {
 			if own := e.brokers[1].Replica(p.pid).LeaderEpoch(); own != 0 {
 				t.Fatalf("broker 1 is in leader epoch %d in its own eyes, want 0 (its LeaderAndIsrs are held)", own)
 			}
-			apply(t, e, `{"do":"consume","topic":"t","partition":0}`)
-			runFor(t, e, 100)
-			if got := consumeOutcomes(e); !slices.Equal(got, []string{tc.want}) {
-				t.Fatalf("consume: %v, want [%s]", got, tc.want)
-			}
+			consumeAndWant(t, e, tc.want)
 		})
 	}
 }

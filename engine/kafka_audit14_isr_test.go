@@ -45,15 +45,7 @@ func TestAudit14HWRecomputedAtEveryFollowerFetchBefore24(t *testing.T) {
 			{"at":24800,"do":"expect","topic":"t","partition":0,"replicas":{"0":{"leo":7,"hw":%d},"2":{"leo":4}}},
 			{"at":35000,"do":"expect","topic":"t","partition":0,"replicas":{"0":{"hw":%d},"2":{"leo":6}}},
 			{"at":36000,"do":"expect","topic":"t","partition":0,"isr":[0,1,2],"replicas":{"0":{"hw":7}}}]}`, era, at24800, at24800)
-			sc, err := ParseScenario([]byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, res, err := Run(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.OK() {
+			if _, res := runScenarioText(t, src); !res.OK() {
 				t.Fatalf("%v (the HW is recomputed at every follower fetch before 2.4, KAFKA-8841)", res.Failures)
 			}
 		})
@@ -103,15 +95,7 @@ func TestAudit14ReelectionResetsEveryFollowerFetchTimeBefore33(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := ParseScenario(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, res, err := Run(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.OK() {
+	if _, res := runScenarioText(t, string(src)); !res.OK() {
 		t.Fatalf("%v (Replica.resetLastCaughtUpTime sets every follower's lastFetchTimeMs before 3.3)", res.Failures)
 	}
 }
