@@ -32,10 +32,11 @@ const (
 	// segments from it and leaves recoveryPoint as LogManager passed it).
 	RecoveryFromCheckpoint RecoveryRule = iota
 	// RecoveryAtLogEnd: the LEO (2.1.1 Log.recoverLog: `recoveryPoint =
-	// activeSegment.readNextOffset` after recovering, clean shutdown or not).
+	// activeSegment.readNextOffset` after recovering, clean shutdown or not; from 1.1, KAFKA-6324).
 	RecoveryAtLogEnd
 	// RecoveryCheckpointCapped: min(checkpoint, LEO) (3.7.0 LogLoader.recoverLog:
-	// `(Math.min(recoveryPointCheckpoint, logEndOffset), logEndOffset)`).
+	// `(Math.min(recoveryPointCheckpoint, logEndOffset), logEndOffset)`; from 3.0, KAFKA-10101:
+	// "Don't advance recovery point in recoverLog unless there was a clean shutdown").
 	RecoveryCheckpointCapped
 )
 
