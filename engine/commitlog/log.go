@@ -431,8 +431,12 @@ func (l *Log) LosePageCache() []Record {
 }
 
 // Recover prepares the log after a restart (LogLoader): epoch-cache entries at or beyond the
-// recovered end are dropped, the HW comes from the checkpoint, clamped to [log start, LEO], and
-// the recovery point is recoveryPoint (the era's rule: broker.Broker's recoveryPointAfterStart).
+// recovered end are dropped at every start, clean or not (the Log constructor's
+// clearAndFlushLatest(LEO), 0.11.0.2, and truncateFromEnd(LEO), 2.1.1; LogLoader.load, 3.7.0): so
+// goes the entry a replica wrote at its LEO when made leader without appending (KAFKA-7415). The HW
+// comes from the checkpoint, clamped to [log start, LEO] (Partition.getOrCreateReplica's
+// min(checkpoint, LEO) before 2.4; UnifiedLog.updateHighWatermark, 3.7.0), and the recovery point
+// is recoveryPoint (the era's rule: broker.Broker's recoveryPointAfterStart).
 func (l *Log) Recover(checkpointHW, recoveryPoint int64) {
 	l.cache.TruncateFromEnd(l.LogEndOffset())
 	l.SetHighWatermark(checkpointHW)
