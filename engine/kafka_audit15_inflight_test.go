@@ -32,8 +32,8 @@ const behindOneRequest = `{"name":"behind","brokers":4,"config":{"inter.broker.p
 // leaves once 1 leads t-1 and is acknowledged.
 func TestAudit15WaitingBatchExpiresBehindTheOneRequest(t *testing.T) {
 	for _, c := range []struct {
-		era    string
-		result string
+		era     string
+		result  string
 		appends int
 	}{
 		{"0.11.0", ErrDeliveryTimeout.String(), 0},
