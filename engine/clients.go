@@ -188,7 +188,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
 		at = e.now
 	}
-	if why != ErrLeaderNotAvailable && !e.producerRetries() {
+	if why != ErrLeaderNotAvailable && !e.producerRetries(op) {
 		// The era's client before 2.1 has retries 0: Sender.canRetry (`batch.attempts <
 		// this.retries`, 0.10.2.2 and 0.11.0.2) is false, and the batch fails with the error.
 		e.finishProduce(op, e.clientErrorName(why), -1)
@@ -304,14 +304,15 @@ func (e *Engine) expiredInFlight(op *ProduceOp) bool {
 	return true
 }
 
-// producerRetries reports whether the producer retries a failed batch: the era's client from
+// producerRetries reports whether op's producer retries a failed batch: the era's client from
 // 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
 // KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
 // default retries config to the recommended value ... since the idempotent producer is
 // enabled"); 0.11.0's client has no delivery.timeout.ms: its batch expires as produceDeadline
-// says.
-func (e *Engine) producerRetries() bool {
-	return e.era.producerRetries || e.cfg.EnableIdempotence
+// says. An acks 0 or 1 step is not the idempotent producer's (0.11.0.2 configureAcks refuses
+// acks other than all with idempotence): its producer has retries 0 before 2.1.
+func (e *Engine) producerRetries(op *ProduceOp) bool {
+	return e.era.producerRetries || e.idempotent(op)
 }
 
 // produceDeadline is when op's batch expires, if it is waiting in the accumulator then:

@@ -102,3 +102,30 @@ func TestAudit15WaitingBatchGoesToNewLeader(t *testing.T) {
 	}
 	t.Error("B has no result")
 }
+
+// TestAudit15TimeoutClosesOnlyItsProducersConnection: a produce step's acks is its producer's,
+// and 0.11.0's idempotent producer has acks=all (KafkaProducer.configureAcks refuses another
+// value with idempotence), so an acks=1 step is another KafkaProducer, not idempotent (retries 0,
+// configureRetries overrides only the idempotent one's), with a NetworkClient and connections of
+// its own. NetworkClient.handleTimedOutRequests (0.11.0.2) closes the connection of the request
+// that timed out and fails the requests in flight on it, not the other producer's. x01's cluster
+// in 0.11.0: acks=1 A (6000) and the idempotent acks=all B (7000) wait at isolated leader 0 for
+// the partition's lock; A times out at 11000 and fails NETWORK_EXCEPTION (Sender.canRetry: retries
+// 0); B is not failed with it, and its first request, appended once the link heals at 11500, is
+// acknowledged. (The engine failed B with A at 11000 and sent it again at 11100, and retried A as
+// if its producer were the idempotent one.)
+func TestAudit15TimeoutClosesOnlyItsProducersConnection(t *testing.T) {
+	const sc = `{"name":"mix","brokers":3,"config":{"inter.broker.protocol.version":"0.11.0","enable.idempotence":true,
+"zookeeper.session.timeout.ms":60000,"replica.lag.time.max.ms":2000,"request.timeout.ms":5000},
+"topics":[{"name":"t","assignment":[[0,1,2]]}],"steps":[{"at":1000,"do":"isolate","broker":0},
+{"at":2000,"do":"produce","topic":"t","partition":0,"acks":1},{"at":6000,"do":"produce","topic":"t","partition":0,"acks":1},
+{"at":7000,"do":"produce","topic":"t","partition":0},{"at":11500,"do":"heal"},
+{"at":17000,"do":"expect","topic":"t","partition":0,"leader":0}]}`
+	_, results, attempts := runAudit14Results(t, sc)
+	if results[1] != "NETWORK_EXCEPTION" || attempts[1] != 1 {
+		t.Errorf("A: %s after %d attempts, want NETWORK_EXCEPTION after 1 (its timeout at 11000)", results[1], attempts[1])
+	}
+	if results[2] != ResultAcked || attempts[2] != 1 {
+		t.Errorf("B: %s after %d attempts, want acked after 1", results[2], attempts[2])
+	}
+}

@@ -60,6 +60,11 @@ func (e *Engine) ordered(op *ProduceOp) bool {
 	return e.era.idempotentOneInFlight && e.idempotent(op)
 }
 
+// orderedRequest reports whether produce request req is 0.11.0's idempotent producer's.
+func (e *Engine) orderedRequest(req *Message) bool {
+	return e.era.idempotentOneInFlight && req.Produce.Idempotent
+}
+
 // inFlightLimit is max.in.flight.requests.per.connection of op's producer.
 func (e *Engine) inFlightLimit(op *ProduceOp) int {
 	if e.ordered(op) {
