@@ -196,6 +196,9 @@ func (e *Engine) waitUnmuted(op *ProduceOp) {
 			}
 		}
 	}
+	// Not counted in a request (none should be): look again after retry.backoff.ms rather than
+	// never.
+	e.lookAt(op, e.now+e.retryBackoff())
 }
 
 // drainsBeforeExpiry reports whether op, at or past its deadline, is sent rather than expired
