@@ -20,10 +20,10 @@ import (
 // before 3.7 by default) a retry of a batch the leader already has is appended twice; with it the
 // leader finds the batch and answers with its offsets (broker.HandleProduce), and checks each
 // batch's sequence (broker.checkSequence, sequenceRefused); the idempotent producer's batches of a
-// partition queue behind a retry (BlockBehindRetry), and in 0.11.0 behind the one request in
-// flight to their broker (producerConn). Every producer's waiting batches queue in a deque per
-// partition, as Kafka's RecordAccumulator (drainQueue), and at most maxInFlight requests are in
-// flight to a broker (connFull).
+// partition queue behind a retry (BlockBehindRetry). Every producer's waiting batches queue in a
+// deque per partition, as Kafka's RecordAccumulator (drainQueue), and at most
+// max.in.flight.requests.per.connection requests are in flight to a broker: 5, and 1 for 0.11.0's
+// idempotent producer, which also mutes a partition with a batch in flight (producer_conn.go).
 
 // The clients' state is engine/clients'; the engine's loop sends their requests, hands them
 // their answers and schedules their retries.
@@ -71,31 +71,32 @@ func (e *Engine) sendProduce(op *ProduceOp) {
 	e.trySend(op)
 }
 
-// trySend sends op's batch now, or holds it: behind a retry or a busy connection (the idempotent
-// producer's rules), or at the head of its partition's deque while the metadata names no leader
-// it can send to (RecordAccumulator.ready: the partition's topic goes to unknownLeaderTopics, and
-// nothing of its deque is drained).
+// trySend sends op's batch now, or holds it: behind a retry (the idempotent producer's rules),
+// or at the head of its partition's deque while the partition is muted, while its leader's
+// connection has its limit of requests in flight (producer_conn.go), or while the metadata names
+// no leader it can send to (RecordAccumulator.ready: the partition's topic goes to
+// unknownLeaderTopics, and nothing of its deque is drained).
 func (e *Engine) trySend(op *ProduceOp) {
 	if e.idempotent(op) && (e.clients.BlockBehindRetry(op) || e.clients.HoldRetry(op)) {
 		return // sent once the batch to retry before it is sent, or done (releaseBlocked)
 	}
-	leader := e.metadata.leader(op.PID())
-	if e.oneInFlight(op) && !e.connRound && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connBusy(leader) {
-		e.conns[leader].held = append(e.conns[leader].held, op.ID)
-		return // sent once the request in flight to leader is answered (connDone)
+	if e.muted(op) {
+		// 0.11.0's idempotent producer has a batch of the partition in flight: ready and drain
+		// skip the partition until its answer (connAnswered), and expiredBatches too.
+		e.clients.PushFront(op)
+		e.waitUnmuted(op)
+		return
 	}
-	if !e.oneInFlight(op) && leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connFull(leader, op.PID()) {
-		// max.in.flight.requests.per.connection requests are in flight to leader: NetworkClient
-		// .ready is false (InFlightRequests.canSendMore), so the Sender drains nothing for it and
-		// the batch stays first in its deque until an answer frees a slot (connAnswered), or the
-		// metadata names another leader (looked at every retry.backoff.ms, as for a missing
-		// leader), or it expires.
+	leader := e.metadata.leader(op.PID())
+	if leader >= 0 && e.leaderReachable(op.PID(), leader) && e.connFull(leader, op) {
+		// The producer's limit of requests is in flight to leader: NetworkClient.ready is false
+		// (InFlightRequests.canSendMore), so the Sender drains nothing for it and the batch stays
+		// first in its deque until an answer frees a slot (connAnswered), or the metadata names
+		// another leader (looked at every retry.backoff.ms, as for a missing leader), or it
+		// expires (its deadline).
 		e.clients.PushFront(op)
 		e.lookAt(op, min(e.now+e.retryBackoff(), e.produceDeadline(op)))
-		c := e.connOf(leader)
-		if !slices.Contains(c.stalled, op.PID()) {
-			c.stalled = append(c.stalled, op.PID())
-		}
+		e.stall(leader, op.PID())
 		return
 	}
 	op.Attempts++
@@ -125,13 +126,10 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
-	if !e.oneInFlight(op) && op.Acks != 0 {
+	if op.Acks != 0 {
 		e.connSent(leader, op)
 	}
 	if idem {
-		if e.oneInFlight(op) {
-			e.connOf(leader).inFlight++
-		}
 		e.releaseBlocked(op.PID())
 	}
 	if op.Acks == 0 {
@@ -154,170 +152,7 @@ func (e *Engine) releaseBlocked(pid int32) {
 }
 
 // release hands back op id, held behind another batch, to be sent now (producerRetry).
-func (e *Engine) release(id int64) {
-	e.clients.Produce(id).SetReleased()
-	e.schedule(producerRetry{id}.due(e.now))
-}
-
-// producerConn is 0.11.0's idempotent producer's connection to a broker. 0.11.0.2's
-// KafkaProducer.configureInflightRequests makes max.in.flight.requests.per.connection 1 for the
-// idempotent producer (and refuses any other value): NetworkClient.ready is false for a broker
-// with a request in flight (InFlightRequests.canSendMore), so Sender.sendProducerData drains
-// nothing for it, and the Sender mutes the partitions it drained (guaranteeMessageOrder) until
-// their answer. Its batches for that broker wait (held) and leave together once the answer came,
-// the first of each partition (RecordAccumulator.drain takes one batch a partition), as one
-// request in Kafka and as one request each here; the next wait for all of those. From 1.0
-// (KAFKA-5494) the idempotent producer allows up to 5, as the others (maxInFlight, connFull).
-type producerConn struct {
-	inFlight int32   // its requests on their way or awaiting answers
-	held     []int64 // the ids of the batches waiting for it, in order
-	// requests are the producer's other requests in flight to the broker, oldest first, and
-	// stalled the partitions whose deque's head waits for one of them to be answered.
-	requests []connRequest
-	stalled  []int32
-}
-
-// connRequest is one produce request in flight: the engine sends each batch as a Produce of its
-// own, and counts the batches sent to a broker at one instant, one per partition, as one request
-// (RecordAccumulator.drain: one request per broker per drain, with the first batch of each
-// partition). It is answered once each batch's answer came (a Produce's answer waits for all of
-// its partitions: DelayedProduce).
-type connRequest struct {
-	at  int64
-	ops []int64 // its batches not yet answered
-}
-
-// maxInFlight is max.in.flight.requests.per.connection, the producer's default, 5 in every era
-// (ProducerConfig, 0.10.2.2 to 3.7.0; not a setting here). 0.11.0's idempotent producer has 1
-// (producerConn's inFlight and held).
-const maxInFlight = 5
-
-// connFull reports whether the producer cannot send a batch of partition pid to broker b now:
-// maxInFlight requests are in flight to it (NetworkClient.isReady → InFlightRequests.canSendMore:
-// `queue.size() < maxInFlightRequestsPerConnection`), and each of those sent now, if any, already
-// has a batch of pid.
-func (e *Engine) connFull(b, pid int32) bool {
-	return e.conns != nil && len(e.conns[b].requests) >= maxInFlight && e.joinable(&e.conns[b], pid) < 0
-}
-
-// joinable is the index of c's first request sent now without a batch of partition pid, -1 if
-// none: the batches drained for a broker at one instant go in requests of one batch per partition
-// (RecordAccumulator.drain), the first with room.
-func (e *Engine) joinable(c *producerConn, pid int32) int {
-	first := len(c.requests) // the requests sent now are the last ones (in send order)
-	for first > 0 && c.requests[first-1].at == e.now {
-		first--
-	}
-	for j := first; j < len(c.requests); j++ {
-		if !e.requestHas(&c.requests[j], pid) {
-			return j
-		}
-	}
-	return -1
-}
-
-// requestHas reports whether request r has a batch of partition pid not yet answered.
-func (e *Engine) requestHas(r *connRequest, pid int32) bool {
-	for _, id := range r.ops {
-		if e.clients.Produce(id).PID() == pid {
-			return true
-		}
-	}
-	return false
-}
-
-// connSent counts batch op, just sent to broker b, in a request in flight: the one sent to b now
-// if it has no batch of op's partition, else a new one. An acks=0 request is not counted: it is
-// done once written (NetworkClient.handleCompletedSends).
-func (e *Engine) connSent(b int32, op *ProduceOp) {
-	c := e.connOf(b)
-	if i := e.joinable(c, op.PID()); i >= 0 {
-		c.requests[i].ops = append(c.requests[i].ops, op.ID)
-		return
-	}
-	c.requests = append(c.requests, connRequest{at: e.now, ops: []int64{op.ID}})
-}
-
-// connAnswered is called when produce req was answered or failed: once its request has every
-// answer, a slot is free, and the partitions whose deques waited for one drain, in the order
-// they stalled.
-func (e *Engine) connAnswered(req *Message) {
-	if e.conns == nil || req.Produce.Acks == 0 {
-		return
-	}
-	c := &e.conns[req.To]
-	for i := range c.requests {
-		r := &c.requests[i]
-		j := 0
-		for j < len(r.ops) && r.ops[j] != req.Produce.Op {
-			j++
-		}
-		if j == len(r.ops) {
-			continue
-		}
-		r.ops = append(r.ops[:j], r.ops[j+1:]...)
-		if len(r.ops) > 0 {
-			return
-		}
-		c.requests = append(c.requests[:i], c.requests[i+1:]...)
-		stalled := c.stalled
-		c.stalled = nil
-		for _, pid := range stalled {
-			e.drainQueue(pid)
-		}
-		return
-	}
-}
-
-// oneInFlight reports whether op's producer has one request in flight per connection: the
-// idempotent producer of 0.11.0 (era.idempotentOneInFlight).
-func (e *Engine) oneInFlight(op *ProduceOp) bool {
-	return e.era.idempotentOneInFlight && e.idempotent(op)
-}
-
-// connOf is the producer's connection to broker b.
-func (e *Engine) connOf(b int32) *producerConn {
-	if e.conns == nil {
-		e.conns = make([]producerConn, len(e.brokers))
-	}
-	return &e.conns[b]
-}
-
-// connBusy reports whether the producer's connection to broker b has a request in flight.
-func (e *Engine) connBusy(b int32) bool { return e.conns != nil && e.conns[b].inFlight > 0 }
-
-// connDone is called when idempotent produce req, sent on a one-in-flight connection, was
-// answered or failed: once none is in flight, the held batches leave, the first of each
-// partition (the partition's later ones wait for the next round).
-func (e *Engine) connDone(req *Message) {
-	if !req.Produce.Idempotent || !e.era.idempotentOneInFlight || e.conns == nil {
-		return
-	}
-	c := &e.conns[req.To]
-	if c.inFlight--; c.inFlight > 0 || len(c.held) == 0 {
-		return
-	}
-	held := c.held
-	c.held = nil
-	var round []int64
-	var pids []int32
-	for _, id := range held {
-		pid := e.clients.Produce(id).PID()
-		if slices.Contains(pids, pid) {
-			c.held = append(c.held, id)
-			continue
-		}
-		pids = append(pids, pid)
-		round = append(round, id)
-	}
-	// The round leaves now, together (one request in Kafka): none waits for another's.
-	e.connRound = true
-	for _, id := range round {
-		e.clients.Produce(id).SetReleased()
-		e.producerRetry(id)
-	}
-	e.connRound = false
-}
+func (e *Engine) release(id int64) { e.schedule(producerRetry{id}.due(e.now)) }
 
 // leaderReachable reports whether a producer would send partition pid's batch to b, its leader in
 // the metadata. Not while b's process is gone: its connection is refused (NetworkClient.ready is
@@ -353,7 +188,7 @@ func (e *Engine) retryProduce(op *ProduceOp, why KafkaError) {
 		// .shouldBackoff skips the backoff, hasLeaderChangedForTheOngoingRetry.
 		at = e.now
 	}
-	if why != ErrLeaderNotAvailable && !e.producerRetries() {
+	if why != ErrLeaderNotAvailable && !e.producerRetries(op) {
 		// The era's client before 2.1 has retries 0: Sender.canRetry (`batch.attempts <
 		// this.retries`, 0.10.2.2 and 0.11.0.2) is false, and the batch fails with the error.
 		e.finishProduce(op, e.clientErrorName(why), -1)
@@ -393,20 +228,27 @@ func (e *Engine) lookAt(op *ProduceOp, at int64) {
 // drainQueue sends partition pid's waiting batches from the head of its deque while it can, as
 // the Sender's next runs would (Sender.sendProducerData → RecordAccumulator.drain, one batch of a
 // partition per request, the next at the next drain; the engine sends them at once, each its own
-// request, in deque order). An expired head is failed first (RecordAccumulator.expiredBatches /
+// request, in deque order). An expired head is failed (RecordAccumulator.expiredBatches /
 // abortExpiredBatches expire a deque's batches from the head and stop at the first that has not
-// expired, 0.10.2.2 to 3.7.0). A head in its retry backoff (`first.attempts() > 0 &&
-// first.waitedTimeMs(now) < retryBackoffMs`: drain skips the partition), or with no leader to
-// send to, keeps the rest waiting; it is looked at again when its backoff ends, or after
-// retry.backoff.ms (the metadata refresh).
+// expired, 0.10.2.2 to 3.7.0), unless it can leave now before 2.1 (drainsBeforeExpiry). A muted
+// partition waits for its batch in flight (0.11.0's idempotent producer: ready, drain and
+// expiredBatches skip it). A head in its retry backoff (`first.attempts() > 0 &&
+// first.waitedTimeMs(now) < retryBackoffMs`: drain skips the partition), with no leader to send
+// to, or whose leader's connection is full, keeps the rest waiting; it is looked at again when
+// its backoff ends, after retry.backoff.ms (the metadata refresh), or when an answer frees a
+// slot.
 func (e *Engine) drainQueue(pid int32) {
 	for {
 		head := e.clients.QueueHead(pid)
 		if head == nil {
 			return
 		}
+		if e.muted(head) {
+			e.waitUnmuted(head)
+			return
+		}
 		deadline := e.produceDeadline(head)
-		if e.now >= deadline {
+		if e.now >= deadline && !e.drainsBeforeExpiry(head) {
 			e.clients.PopFront(pid)
 			e.finishProduce(head, ErrDeliveryTimeout.String(), -1)
 			continue
@@ -418,7 +260,7 @@ func (e *Engine) drainQueue(pid int32) {
 		e.clients.PopFront(pid)
 		e.trySend(head)
 		if head.Queued() {
-			return // back at the head: no leader to send to
+			return // back at the head: no leader to send to, or no slot
 		}
 	}
 }
@@ -462,14 +304,15 @@ func (e *Engine) expiredInFlight(op *ProduceOp) bool {
 	return true
 }
 
-// producerRetries reports whether the producer retries a failed batch: the era's client from
+// producerRetries reports whether op's producer retries a failed batch: the era's client from
 // 2.1 (era.producerRetries), and an idempotent one in 0.11.0 too, whose retries
 // KafkaProducer.configureRetries makes Integer.MAX_VALUE when not set (0.11.0.2: "Overriding the
 // default retries config to the recommended value ... since the idempotent producer is
 // enabled"); 0.11.0's client has no delivery.timeout.ms: its batch expires as produceDeadline
-// says.
-func (e *Engine) producerRetries() bool {
-	return e.era.producerRetries || e.cfg.EnableIdempotence
+// says. An acks 0 or 1 step is not the idempotent producer's (0.11.0.2 configureAcks refuses
+// acks other than all with idempotence): its producer has retries 0 before 2.1.
+func (e *Engine) producerRetries(op *ProduceOp) bool {
+	return e.era.producerRetries || e.idempotent(op)
 }
 
 // produceDeadline is when op's batch expires, if it is waiting in the accumulator then:
@@ -507,13 +350,11 @@ func (e *Engine) producerRetry(id int64) {
 	if op.Done || op.Queued() {
 		return
 	}
-	// A batch handed back after it was held behind another (a retry before it, a busy
-	// connection) was not looked at for expiry meanwhile in 0.11.0: expiredBatches skips a muted
-	// partition and stops at a deque's first batch that has not expired, and the Sender drains a
-	// sendable batch before it expires the rest (sendProducerData, 0.11.0.2). From 2.1 an expired
-	// batch is failed even if just drained (getExpiredInflightBatches).
-	released := op.TakeReleased() && !e.era.producerRetries && e.sendable(op)
-	if e.now >= e.produceDeadline(op) && !released {
+	// A batch handed back after it was held behind a retry was not looked at for expiry
+	// meanwhile in 0.11.0: expiredBatches skips a muted partition and stops at a deque's first
+	// batch that has not expired; the Sender drains it if it can before it expires the rest
+	// (drainsBeforeExpiry). A muted partition's batch does not expire (0.11.0.2 expiredBatches).
+	if e.now >= e.produceDeadline(op) && !e.drainsBeforeExpiry(op) && !e.muted(op) {
 		e.finishProduce(op, ErrDeliveryTimeout.String(), -1)
 		return
 	}
@@ -530,12 +371,6 @@ func (e *Engine) queueLook(op *ProduceOp) {
 	if e.clients.QueueHead(op.PID()) == op {
 		e.drainQueue(op.PID())
 	}
-}
-
-// sendable reports whether op's partition has a leader the producer can send to now.
-func (e *Engine) sendable(op *ProduceOp) bool {
-	leader := e.metadata.leader(op.PID())
-	return leader >= 0 && e.leaderReachable(op.PID(), leader)
 }
 
 func (e *Engine) finishProduce(op *ProduceOp, result string, base int64) {
@@ -577,7 +412,6 @@ func (e *Engine) clientReceive(m, req *Message) {
 	switch {
 	case m.ProduceResponse != nil:
 		e.produceAnswered(m.ProduceResponse)
-		e.connDone(req)
 		e.connAnswered(req)
 		e.produceDone(m, req)
 	case m.FetchResponse != nil:
@@ -715,7 +549,6 @@ func (e *Engine) clientRequestFailed(req *Message, timedOut bool) {
 		op := e.clients.Produce(req.Produce.Op)
 		op.SetInFlight(false)
 		defer e.connAnswered(req)
-		defer e.connDone(req)
 		if op.Done || e.expiredInFlight(op) {
 			return
 		}

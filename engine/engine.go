@@ -57,11 +57,9 @@ type Engine struct {
 	ctrl    *controller.Controller
 	net     netsim.Network
 	clients clients.Clients
-	// conns are 0.11.0's idempotent producer's connections, by broker (clients.go: producerConn),
-	// made at its first send.
+	// conns are the producer's connections, by broker (producer_conn.go), made at the first
+	// produce request counted.
 	conns []producerConn
-	// connRound: a connection's held batches are leaving together (connDone).
-	connRound bool
 
 	trace bool
 	// keep, when set, chooses the events the trace records (event_filter.go).

@@ -200,8 +200,8 @@ type era struct {
 	// before, NETWORK_EXCEPTION, as any disconnection (0.10.2.2, 0.11.0.2, 2.1.1).
 	producerTimeoutName bool
 	// idempotentOneInFlight: the idempotent producer has max.in.flight.requests.per.connection
-	// 1 (0.11.0.2 KafkaProducer.configureInflightRequests; 5 allowed from 1.0, KAFKA-5494):
-	// producerConn.
+	// 1 (0.11.0.2 KafkaProducer.configureInflightRequests; 5 allowed from 1.0, KAFKA-5494),
+	// and the Sender mutes the partitions it drained (guaranteeMessageOrder): producer_conn.go.
 	idempotentOneInFlight bool
 	// idempotentEpochBump: the idempotent producer retries every OUT_OF_ORDER_SEQUENCE_NUMBER,
 	// bumping its epoch and restarting the partition's sequences when the batch is the next after

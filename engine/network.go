@@ -212,7 +212,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	if req.From == ClientNode {
 		var others []*Message
 		if timedOut && req.Produce != nil {
-			others = e.producerConnRequests(req.To)
+			others = e.producerConnRequests(req)
 		}
 		e.clientRequestFailed(req, timedOut)
 		for _, m := range others {
@@ -235,7 +235,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	}
 }
 
-// producerConnRequests lists the producer's other requests in flight to broker b, oldest first:
+// producerConnRequests lists the producer's other requests in flight to req's broker, oldest first:
 // those on the connection a timed-out request closes. Kafka's NetworkClient
 // .handleTimedOutRequests (0.10.2.2, 0.11.0.2, 2.1.1, 3.7.0) closes the connection of a node
 // with a request past its timeout (selector.close) and processDisconnection fails every request
@@ -246,10 +246,13 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 // acks=0 request is not in flight once written (handleCompletedSends). Order: 2.1.1 and 3.7.0
 // answer them oldest first (clearAll's descendingIterator); 0.10.2.2 and 0.11.0.2 newest first
 // (the deque itself), where retries is 0 and only the order of the failures' events differs.
-func (e *Engine) producerConnRequests(b int32) []*Message {
+// 0.11.0's idempotent producer has connections of its own (producer_conn.go: ordered).
+func (e *Engine) producerConnRequests(req *Message) []*Message {
 	var out []*Message
+	b, ordered := req.To, e.orderedRequest(req)
 	for _, id := range e.pending.ids() {
-		if m := e.pending.get(id); m.From == ClientNode && m.To == b && m.Produce != nil && m.Produce.Acks != 0 {
+		if m := e.pending.get(id); m.From == ClientNode && m.To == b && m.Produce != nil && m.Produce.Acks != 0 &&
+			e.orderedRequest(m) == ordered {
 			out = append(out, m)
 		}
 	}

@@ -43,7 +43,6 @@ type ProduceOp struct {
 	pEpoch           int16
 	seqSet, seqReset bool
 	inFlight         bool // its request is on its way or awaits an answer
-	released         bool // handed back after it was held (TakeReleased)
 	// The accumulator's deque (Queue): queued while the op waits in its partition's deque;
 	// backoffUntil is when its retry's backoff ends (ProducerBatch.lastAttemptMs + backoff), and
 	// look is the time + 1 of its one valid wake-up (0: none), which makes any other stale.
@@ -70,16 +69,6 @@ func (op *ProduceOp) Look() (int64, bool) { return op.look - 1, op.look > 0 }
 
 // SetLook records the op's valid wake-up at (at < 0: none).
 func (op *ProduceOp) SetLook(at int64) { op.look = at + 1 }
-
-// SetReleased marks the op as handed back after it was held behind another batch.
-func (op *ProduceOp) SetReleased() { op.released = true }
-
-// TakeReleased reports whether the op was handed back after it was held, and forgets it.
-func (op *ProduceOp) TakeReleased() bool {
-	r := op.released
-	op.released = false
-	return r
-}
 
 // SetInFlight records that the op's request left (true) or was answered or failed (false).
 func (op *ProduceOp) SetInFlight(v bool) { op.inFlight = v }
@@ -448,6 +437,21 @@ func (c *Clients) UnholdRetries(pid int32) []int64 {
 	ids := p.more.seq.retries
 	p.more.seq.retries = nil
 	return ids
+}
+
+// BatchInFlight reports whether an idempotent batch of partition pid is in flight (its request on
+// its way or awaiting an answer).
+func (c *Clients) BatchInFlight(pid int32) bool {
+	p := &c.parts[pid]
+	if p.more == nil {
+		return false
+	}
+	for _, id := range p.more.seq.assigned {
+		if c.Produce(id).inFlight {
+			return true
+		}
+	}
+	return false
 }
 
 // retryWaits reports whether a batch of s waits to be retried.
