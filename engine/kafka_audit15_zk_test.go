@@ -78,3 +78,69 @@ func TestAudit15StopReplicaOneRequestPerPartition(t *testing.T) {
 		})
 	}
 }
+
+// TestAudit15OfflineReplicaNotInIsrStillSent: the OfflineReplica transition of a replica that is
+// not in its partition's ISR writes nothing, but the partition's state as it stands still goes to
+// the other replicas: 2.1.1's and 3.7.0's ReplicaStateMachine.doRemoveReplicasFromIsr returns
+// `leaderAndIsrsWithoutReplica ++ successfulUpdates`, and the OfflineReplica case adds each to the
+// batch for `partitionReplicaAssignment(partition).filterNot(_ == replicaId)`; 0.10.2.2's
+// KafkaController.removeReplicaFromIsr returns Some(the current state) after "Cannot remove
+// replica ... since it is not in the ISR", which ReplicaStateMachine sends the same way. The
+// recipients ignore it (the leader epoch is not newer: STALE_CONTROLLER_EPOCH for the partition,
+// ReplicaManager.becomeLeaderOrFollower), but it is a LeaderAndIsr on their queues.
+//
+// Follower 2 of t-0 [1,2] shuts down at 1000: its OfflineReplica takes it out of the ISR (leader
+// epoch 1, a LeaderAndIsr to broker 1), and it stops once the answer reaches it (1002), closing its
+// session: onBrokerFailure moves it to OfflineReplica again, and broker 1 gets t-0 at leader epoch
+// 1 once more, which it answers STALE_CONTROLLER_EPOCH. Before, the engine sent nothing then.
+func TestAudit15OfflineReplicaNotInIsrStillSent(t *testing.T) {
+	for _, era := range []string{"0.10.2", "0.11.0", "2.1", "3.7"} {
+		t.Run(era+"/shutdown", func(t *testing.T) {
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
+			runFor(t, e, 1000)
+			e.Drain()
+			apply(t, e, `{"do":"shutdown","broker":2}`)
+			runFor(t, e, 100)
+			evs := e.Drain()
+			if got := fmt.Sprint(leaderAndIsrRequests(evs, 1)); got != "[[t-0:1/1] [t-0:1/1]]" {
+				t.Errorf("LeaderAndIsr requests to broker 1: %s, want [[t-0:1/1] [t-0:1/1]] (the shrink, then the dead replica's OfflineReplica)", got)
+			}
+			answers := eventsOf(evs, MsgLeaderAndIsrResponse, onBroker(1))
+			if len(answers) != 2 || len(answers[1].Message.LeaderAndIsrResponse.Partitions) != 1 ||
+				answers[1].Message.LeaderAndIsrResponse.Partitions[0].Error != ErrStaleControllerEpoch {
+				t.Errorf("broker 1's answers %v, want the second with t-0 STALE_CONTROLLER_EPOCH", answers)
+			}
+			if p := e.partitionOf(ktTopic, 0); e.ctrl.LeaderEpoch(p.pid) != 1 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) {
+				t.Errorf("t-0 epoch %d ISR %v, want 1 [1]", e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid))
+			}
+		})
+	}
+	// The leader's own shrink (Partition.maybeShrinkIsr writing ZooKeeper, before 2.7) leaves the
+	// leader epoch at 0; the follower, cut off from its leader, is killed after it and its session
+	// expires at 22000 (zookeeper.session.timeout.ms 6000): a LeaderAndIsr with t-0 as it stands
+	// (leader 1, epoch 0, ISR [1]) goes to broker 1 then.
+	t.Run("2.1/leader shrank it", func(t *testing.T) {
+		e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg("2.1"))
+		runFor(t, e, 1000)
+		apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
+		runFor(t, e, 1000)
+		apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":1}`)
+		runFor(t, e, 14000)
+		p := e.partitionOf(ktTopic, 0)
+		if e.ctrl.LeaderEpoch(p.pid) != 0 || !slices.Equal(e.ctrl.ISR(p.pid), []int32{1}) {
+			t.Fatalf("t-0 epoch %d ISR %v at 16000, want 0 [1] (the leader's own shrink)", e.ctrl.LeaderEpoch(p.pid), e.ctrl.ISR(p.pid))
+		}
+		apply(t, e, `{"do":"kill","broker":2}`)
+		e.Drain()
+		runFor(t, e, 6100)
+		evs := e.Drain()
+		sent := eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == 1 })
+		if len(sent) != 1 || sent[0].T != 22000 {
+			t.Fatalf("LeaderAndIsr to broker 1: %d, want one at 22000", len(sent))
+		}
+		ps := sent[0].Message.LeaderAndIsr.Partitions
+		if len(ps) != 1 || ps[0].Leader != 1 || ps[0].LeaderEpoch != 0 || !slices.Equal(ps[0].ISR, []int32{1}) {
+			t.Errorf("LeaderAndIsr to broker 1 carries %+v, want t-0 leader 1 epoch 0 ISR [1]", ps)
+		}
+	})
+}
