@@ -280,10 +280,14 @@ func (k *Controller) partitionsOnBrokerOrder212(b int32) []int32 {
 	if len(on) <= 4 {
 		return on
 	}
-	hash := func(pid int32) uint32 {
-		t := k.topicOf(pid)
-		return improve(31*(31+uint32(pid-t.first)) + javaStringHash(t.name))
-	}
+	hash := func(pid int32) uint32 { return improve(k.topicPartitionHash(pid)) }
 	slices.SortStableFunc(on, func(x, y int32) int { return trieCompare(hash(x), hash(y)) })
 	return on
+}
+
+// topicPartitionHash is org.apache.kafka.common.TopicPartition.hashCode of partition pid:
+// 31 * (31 + partition) + topic.hashCode.
+func (k *Controller) topicPartitionHash(pid int32) uint32 {
+	t := k.topicOf(pid)
+	return 31*(31+uint32(pid-t.first)) + javaStringHash(t.name)
 }
