@@ -22,8 +22,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 		FailoverOfflinesDeadReplicas: e.era.failoverOfflinesDeadReplicas, BrokerEpochs: e.era.brokerEpochs,
 		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce,
 		GroupByScala: e.era.groupByScala, RebalanceBatchesPerBroker: e.era.rebalanceBatchesPerBroker,
-		ControlledShutdownBatched: e.era.controlledShutdownBatched,
-		LeaderRecovery:            e.era.leaderRecovery}
+		ControlledShutdownBatched: e.era.controlledShutdownBatched, StopReplicaPerPartition: e.era.stopReplicaPerPartition,
+		LeaderRecovery: e.era.leaderRecovery}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 

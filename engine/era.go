@@ -172,6 +172,12 @@ type era struct {
 	// 1.1, KAFKA-5642); before (0.10.2.2, 0.11.0.2), one partition at a time, a batch each
 	// (controller.Era.ControlledShutdownBatched).
 	controlledShutdownBatched bool
+	// stopReplicaPerPartition: a controlled shutdown's StopReplica batches go one request per
+	// partition, after an empty one (1.1 to 2.2: doControlledShutdown and ReplicaStateMachine's
+	// OfflineReplica give each StopReplica a callback, and ControllerBrokerRequestBatch
+	// .sendRequestsToBrokers groups only those without one; KAFKA-8294 in 2.3 batches them again)
+	// (controller.Era.StopReplicaPerPartition).
+	stopReplicaPerPartition bool
 	// producerRetries: the era's client retries a failed batch, whatever the retriable error, until
 	// delivery.timeout.ms (Sender.canRetry, retries Integer.MAX_VALUE from 2.1, KIP-91). Before,
 	// retries is 0: every error is final, and a batch waiting for a leader expires after
@@ -302,8 +308,8 @@ func eraFor(version string) era {
 			expandNeedsEpochStart: true, fetchSessions: true, outOfRangeNeverFatal: true, logDirFailureHandling: true,
 			levelFollowerStaysInIsr: true, uncleanEnableElects: true, notLeaderForUnknownLocal: true,
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
-			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, producerRetries: true, recordBatches: true,
-			recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
+			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, stopReplicaPerPartition: true,
+			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
 			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
 	default:
 		return era{version: "3.7", registerBeforeController: true, truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,

@@ -50,34 +50,48 @@ func stopReplicaSetup(t *testing.T, era string, cfg map[string]string) *Engine {
 // LeaderAndIsr leaves at 2001 and broker 1 answers it at 2002; only then, at 2003, does the first
 // StopReplica leave; broker 1 answers it at 2004 (KafkaApis.handleStopReplicaRequest: NONE, t-0
 // NONE) and stops its fetcher for t-0 then; the second StopReplica leaves at 2005 and is answered
-// at 2006. Before, the StopReplica left at 2001, beside the LeaderAndIsr.
+// at 2006. Before, the StopReplica left at 2001, beside the LeaderAndIsr. In 2.1 (1.1 to 2.2) each
+// StopReplica batch is an empty request, then one per partition (doControlledShutdown and
+// ReplicaStateMachine's OfflineReplica pass a callback, and sendRequestsToBrokers groups only the
+// StopReplicas without one; audit 15, TestAudit15StopReplicaOneRequestPerPartition): four
+// StopReplicas, at 2003, 2005, 2007 and 2009, and the fetcher stops at 2006 with the second.
 func TestAudit12StopReplicaQueuesBehindLeaderAndIsr(t *testing.T) {
-	for _, era := range []string{"0.10.2", "2.1", "3.7"} {
-		t.Run(era, func(t *testing.T) {
-			e := stopReplicaSetup(t, era, nil)
+	for _, c := range []struct {
+		era          string
+		sent, answer []int64
+		withT0       []bool // each answer names t-0 (else it is the empty request's)
+		stop         int64
+	}{
+		{"0.10.2", []int64{2003, 2005}, []int64{2004, 2006}, []bool{true, true}, 2004},
+		{"2.1", []int64{2003, 2005, 2007, 2009}, []int64{2004, 2006, 2008, 2010}, []bool{false, true, false, true}, 2006},
+		{"3.7", []int64{2003, 2005}, []int64{2004, 2006}, []bool{true, true}, 2004},
+	} {
+		t.Run(c.era, func(t *testing.T) {
+			e := stopReplicaSetup(t, c.era, nil)
 			runFor(t, e, 100)
 			evs := e.Drain()
 			if got := messageTimes(evs, MsgLeaderAndIsrResponse, 1); !slices.Equal(got, []int64{2002}) {
 				t.Errorf("broker 1 answered LeaderAndIsr at %v, want [2002]", got)
 			}
-			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, []int64{2003, 2005}) {
-				t.Errorf("StopReplica to broker 1 sent at %v, want [2003 2005] (each after the last request to it was answered)", got)
+			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, c.sent) {
+				t.Errorf("StopReplica to broker 1 sent at %v, want %v (each after the last request to it was answered)", got, c.sent)
 			}
 			answers := eventsOf(evs, MsgStopReplicaResponse, onBroker(1))
 			var at []int64
-			for _, a := range answers {
+			for i, a := range answers {
 				at = append(at, a.T)
 				r := a.Message.StopReplicaResponse
-				if r.Error != ErrNone || len(r.Partitions) != 1 || r.Partitions[0].TP != (TP{Topic: ktTopic, Partition: 0}) || r.Partitions[0].Error != ErrNone {
-					t.Errorf("StopReplica answer %+v, want NONE with t-0 NONE", r)
+				named := len(r.Partitions) == 1 && r.Partitions[0].TP == (TP{Topic: ktTopic, Partition: 0}) && r.Partitions[0].Error == ErrNone
+				if r.Error != ErrNone || i >= len(c.withT0) || (c.withT0[i] && !named) || (!c.withT0[i] && len(r.Partitions) != 0) {
+					t.Errorf("StopReplica answer %d %+v, want NONE with t-0 NONE: %v", i, r, i < len(c.withT0) && c.withT0[i])
 				}
 			}
-			if !slices.Equal(at, []int64{2004, 2006}) {
-				t.Errorf("broker 1 answered StopReplica at %v, want [2004 2006]", at)
+			if !slices.Equal(at, c.answer) {
+				t.Errorf("broker 1 answered StopReplica at %v, want %v", at, c.answer)
 			}
 			stopped := eventsOf(evs, EvFetcher, func(ev Event) bool { return ev.Broker.Set && ev.Broker.V == 1 && ev.Reason == "stopped" })
-			if len(stopped) != 1 || stopped[0].T != 2004 {
-				t.Errorf("broker 1's fetcher stops: %v, want one at 2004 (the StopReplica)", stopped)
+			if len(stopped) != 1 || stopped[0].T != c.stop {
+				t.Errorf("broker 1's fetcher stops: %v, want one at %d (the StopReplica)", stopped, c.stop)
 			}
 		})
 	}
@@ -158,7 +172,10 @@ func TestAudit12StopReplicaDroppedOnReregistration(t *testing.T) {
 // from 2.6 with KIP-570's StopReplica v3; 3.7.0); 2.1.1's stopReplicas stops nothing on disk for
 // a stop that deletes nothing and answers NONE. Follower 1 of t-0 [0,1,2] loses its disk at 1000
 // and shuts down at 2000: the controller sends it only StopReplica (it leads nothing), at once
-// (its queue is empty), answered at 2002 before the ControlledShutdown answer stops it.
+// (its queue is empty), answered at 2002 before the ControlledShutdown answer stops it. In 2.1
+// that first StopReplica is the batch's empty one (sendRequestsToBrokers' group of the
+// StopReplicas without a callback, audit 15): the one naming t-0 waits for its answer, and broker
+// 1 stops before it comes, so the answer names no partition.
 func TestAudit12StopReplicaAnswerOfAnOfflineReplica(t *testing.T) {
 	for _, c := range []struct {
 		era  string
@@ -177,6 +194,12 @@ func TestAudit12StopReplicaAnswerOfAnOfflineReplica(t *testing.T) {
 				t.Fatalf("StopReplica answers %v, want one at 2002", answers)
 			}
 			r := answers[0].Message.StopReplicaResponse
+			if c.era == "2.1" {
+				if r.Error != ErrNone || len(r.Partitions) != 0 {
+					t.Errorf("StopReplica answer %+v, want NONE for no partition", r)
+				}
+				return
+			}
 			if r.Error != ErrNone || len(r.Partitions) != 1 || r.Partitions[0].Error != c.want {
 				t.Errorf("StopReplica answer %+v, want NONE with t-0 %s", r, c.want)
 			}

@@ -61,16 +61,18 @@ func TestAudit14RebalanceOneLeaderAndIsrPerPartitionBefore21(t *testing.T) {
 // answer to the one before. KAFKA-5642's rewrite (1.1.0, b71ee043f89; 2.1.1 and 3.7.0
 // doControlledShutdown) elects every led partition in one handleStateChanges: one LeaderAndIsr.
 // The engine batched in every era. Order before 1.1: partitionsOnBroker's (the assignment's
-// mutable.HashMap of TopicAndPartition): t-0 (bucket 9), then t-2 (bucket 8).
+// mutable.HashMap of TopicAndPartition): t-0 (bucket 9), then t-2 (bucket 8). Then broker 1
+// stops, and onBrokerFailure's OfflineReplica sends both partitions again, as they stand (broker 1
+// is in neither ISR: doRemoveReplicasFromIsr's leaderAndIsrsWithoutReplica; audit 15).
 func TestAudit14ControlledShutdownOnePartitionAtATimeBefore11(t *testing.T) {
 	for _, c := range []struct {
 		era  string
 		want string
 	}{
-		{"0.10.2", "[[t-0:2/1] [t-2:2/1]]"},
-		{"0.11.0", "[[t-0:2/1] [t-2:2/1]]"},
-		{"2.1", "[[t-0:2/1 t-2:2/1]]"},
-		{"3.7", "[[t-0:2/1 t-2:2/1]]"},
+		{"0.10.2", "[[t-0:2/1] [t-2:2/1] [t-0:2/1 t-2:2/1]]"},
+		{"0.11.0", "[[t-0:2/1] [t-2:2/1] [t-0:2/1 t-2:2/1]]"},
+		{"2.1", "[[t-0:2/1 t-2:2/1] [t-0:2/1 t-2:2/1]]"},
+		{"3.7", "[[t-0:2/1 t-2:2/1] [t-0:2/1 t-2:2/1]]"},
 	} {
 		t.Run(c.era, func(t *testing.T) {
 			e := newKafkaEngine(t, 3, [][]int32{{1, 2}, {0, 2}, {1, 2}}, eraCfg(c.era))

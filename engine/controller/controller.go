@@ -116,6 +116,16 @@ type Era struct {
 	// from 1.1, KAFKA-5642's rewrite; 2.1.1, 3.7.0). Before (0.10.2.2 shutdownBroker, 0.11.0.2
 	// doControlledShutdown), one partition at a time, a batch each (controlledShutdownSerially).
 	ControlledShutdownBatched bool
+	// StopReplicaPerPartition: a controlled shutdown's StopReplica batches (the one for the
+	// partitions the broker follows, and the one its OfflineReplica transitions add) go one request
+	// per partition, after an empty one (1.1.0 to 2.2: doControlledShutdown and ReplicaStateMachine's
+	// OfflineReplica pass addStopReplicaRequestForBrokers a callback, `(_, _) => ()`, and 2.1.1's
+	// ControllerBrokerRequestBatch.sendRequestsToBrokers groups only the StopReplicas without one:
+	// it sends the group, empty here, then each of the others alone). Each waits in the broker's
+	// queue for the answer to the one before. 0.10.2.2 and 0.11.0.2 pass no callback (one request
+	// per batch); from 2.3 (KAFKA-8294) the callbacks are gone, and 3.7.0 sends one request per
+	// broker and batch (sendStopReplicaRequests).
+	StopReplicaPerPartition bool
 	// LeaderRecovery: an unclean election marks the partition RECOVERING (KIP-704, IBP 3.2:
 	// Election.leaderForOffline's newRecoveringLeaderAndIsr when the new leader is not in the ISR,
 	// 3.7.0 with isLeaderRecoverySupported), a clean election or other write keeps the state it

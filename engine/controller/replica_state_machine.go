@@ -35,7 +35,8 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 // calls (0.10.2.2's controlled shutdown, kept in partition order). doRemoveReplicasFromIsr: a
 // lost replica in the ISR leaves it, and the leader becomes none if it led; the last ISR member
 // stays (from 1.1, KAFKA-5642; before that only with unclean election off, Era.KeepLastIsrMember);
-// each write bumps the leader epoch (LeaderAndIsr.newLeaderAndIsr).
+// each write bumps the leader epoch (LeaderAndIsr.newLeaderAndIsr). A lost replica not in the ISR
+// changes nothing, but its partition's LeaderAndIsr goes to the other replicas all the same.
 func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string, set bool) {
 	// The groupBy's keys: the brokers with a replica in the batch.
 	var keys []int32
@@ -63,6 +64,13 @@ func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why str
 		pid, b := pr.pid, pr.b
 		p := &k.zk.partitions[pid]
 		if !slices.Contains(p.isr, b) {
+			// Not in the ISR (its leader shrank it, or an earlier transition did): nothing is
+			// written, but the partition's state as it stands still goes to the other replicas, at
+			// the same leader epoch, which they ignore (doRemoveReplicasFromIsr returns
+			// leaderAndIsrsWithoutReplica with the updated ones, 2.1.1 and 3.7.0; 0.10.2.2's
+			// removeReplicaFromIsr returns Some(the current state) after "Cannot remove replica ...
+			// since it is not in the ISR"): a LeaderAndIsr on their queues all the same.
+			k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != b })
 			continue
 		}
 		leader := p.leader

@@ -109,7 +109,6 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 	}
 	var remaining []protocol.TP
 	var followed []int32
-	var stop []protocol.TP
 	for _, pid := range k.c.Hosted(id) {
 		p := &k.zk.partitions[pid]
 		if len(p.assignment) == 1 {
@@ -117,7 +116,6 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 		}
 		if p.leader != id {
 			followed = append(followed, pid)
-			stop = append(stop, k.tp(pid))
 			continue
 		}
 		if !k.controlledShutdownElect(id, pid) {
@@ -125,17 +123,17 @@ func (k *Controller) DoControlledShutdown(id int32) []protocol.TP {
 		}
 	}
 	k.flushLeaderAndIsr()
-	if len(stop) == 0 {
+	if len(followed) == 0 {
 		return remaining
 	}
-	k.sendStopReplica(id, stop)
+	k.sendStopReplicaBatch(id, followed, false)
 	// The OfflineReplica transition of each followed partition: the shrunk ISR goes to the other
 	// replicas, not to the broker shutting down (ZkReplicaStateMachine, 3.7.0; ReplicaStateMachine,
 	// 0.10.2.2), with doRemoveReplicasFromIsr's rules (removeReplicasFromIsr).
 	k.removeReplicasFromIsr(func(pid, b int32) bool { return b == id && slices.Contains(followed, pid) },
 		fmt.Sprintf("controlled shutdown of broker %d", id), false)
 	k.flushLeaderAndIsr()
-	k.sendStopReplica(id, stop)
+	k.sendStopReplicaBatch(id, followed, true)
 	return remaining
 }
 
@@ -202,6 +200,44 @@ func (k *Controller) controlledShutdownSerially(id int32) []protocol.TP {
 		}
 	}
 	return remaining
+}
+
+// sendStopReplicaBatch queues a batch's StopReplica for broker id's replicas of pids: one request
+// (ControllerBrokerRequestBatch.sendRequestsToBrokers), or in the eras whose StopReplicas carry a
+// callback (Era.StopReplicaPerPartition, 2.1.1) the group of those without one, which is empty,
+// then one request per partition, in the order the batch added them. doControlledShutdown's batch
+// walks partitionsFollowedByBroker, a Set in ControllerContext.partitionsOnBroker's order
+// (partitionsOnBrokerOrder212); the OfflineReplica batch (offline) walks that Set mapped to
+// PartitionAndReplica, which keeps the order up to four elements (Set1..Set4) and from a HashSet
+// (the broker hosts five or more partitions) is a HashSet of PartitionAndReplica, iterated by the
+// improved case-class hash (MurmurHash3.productHash of TopicPartition.hashCode and the replica) in
+// 5-bit chunks, lowest first.
+func (k *Controller) sendStopReplicaBatch(id int32, pids []int32, offline bool) {
+	if !k.era.StopReplicaPerPartition {
+		tps := make([]protocol.TP, len(pids))
+		for i, pid := range pids {
+			tps[i] = k.tp(pid)
+		}
+		k.sendStopReplica(id, tps)
+		return
+	}
+	k.sendStopReplica(id, nil) // replicasToGroup: none, but the request is sent all the same
+	on := k.partitionsOnBrokerOrder212(id)
+	var order []int32
+	for _, pid := range on {
+		if slices.Contains(pids, pid) {
+			order = append(order, pid)
+		}
+	}
+	if offline && len(on) > 4 {
+		hash := func(pid int32) uint32 {
+			return improve(productHash(k.topicPartitionHash(pid), uint32(id)))
+		}
+		slices.SortStableFunc(order, func(x, y int32) int { return trieCompare(hash(x), hash(y)) })
+	}
+	for _, pid := range order {
+		k.sendStopReplica(id, []protocol.TP{k.tp(pid)})
+	}
 }
 
 // sendStopReplica queues a StopReplica for broker id's replicas of tps (deletePartition false)

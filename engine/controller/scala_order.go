@@ -246,3 +246,48 @@ func productHash(fields ...uint32) uint32 {
 	h ^= h >> 16
 	return h
 }
+
+// partitionsOnBrokerOrder212 is the iteration order of 2.1.1's ControllerContext.partitionsOnBroker
+// for broker b (Scala 2.11/2.12): partitionReplicaAssignmentUnderlying, a mutable.HashMap of topic
+// name to a mutable.HashMap of partition to replicas (each filled here in pid order), flatMapped:
+// the topics in the outer map's order, each topic's partitions hosting b in the order of its inner
+// map filtered (a new mutable.HashMap filled in the first one's order), collected into an
+// immutable Set. Up to four partitions the Set keeps that order (Set1..Set4); from five it is a
+// HashSet iterated by the improved TopicPartition.hashCode (31 * (31 + partition) +
+// topic.hashCode) in 5-bit chunks, lowest first. Filtering and partitioning the Set keep its order.
+func (k *Controller) partitionsOnBrokerOrder212(b int32) []int32 {
+	ts := make([]int32, len(k.topics))
+	for i := range ts {
+		ts[i] = int32(i)
+	}
+	var on []int32
+	for _, ti := range mutableHashTableOrder(ts, func(i int32) uint32 { return javaStringHash(k.topics[i].name) }) {
+		t := k.topics[ti]
+		parts := make([]int32, t.count)
+		for i := range parts {
+			parts[i] = int32(i)
+		}
+		var hosting []int32
+		for _, p := range mutableHashMapOrder(parts) {
+			if slices.Contains(k.zk.partitions[t.first+p].assignment, b) {
+				hosting = append(hosting, p)
+			}
+		}
+		for _, p := range mutableHashMapOrder(hosting) {
+			on = append(on, t.first+p)
+		}
+	}
+	if len(on) <= 4 {
+		return on
+	}
+	hash := func(pid int32) uint32 { return improve(k.topicPartitionHash(pid)) }
+	slices.SortStableFunc(on, func(x, y int32) int { return trieCompare(hash(x), hash(y)) })
+	return on
+}
+
+// topicPartitionHash is org.apache.kafka.common.TopicPartition.hashCode of partition pid:
+// 31 * (31 + partition) + topic.hashCode.
+func (k *Controller) topicPartitionHash(pid int32) uint32 {
+	t := k.topicOf(pid)
+	return 31*(31+uint32(pid-t.first)) + javaStringHash(t.name)
+}
