@@ -125,6 +125,11 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	*m = Message{Type: MsgProduce, From: ClientNode, To: leader, Produce: body}
 	e.send(m)
 	e.sentProduce(m)
+	if op.Acks != 0 {
+		// The producer's NetworkClient gives up on the request request.timeout.ms after sending
+		// it, answered or not by then (produceTimedOut).
+		e.schedule(produceTimeout{m.ID}.due(m.Sent + e.cfg.RequestTimeoutMs))
+	}
 	if !e.oneInFlight(op) && op.Acks != 0 {
 		e.connSent(leader, op)
 	}
