@@ -43,16 +43,21 @@ func chmTableSize(n int) int32 {
 // order within a bin.
 func poolOrder(pids []int32, tp func(int32) protocol.TP) []int32 {
 	size := chmTableSize(len(pids))
-	bin := func(pid int32) int32 {
+	type binned struct{ bin, pid int32 }
+	bs := make([]binned, len(pids)) // each key hashed once: a broker may host a million replicas
+	for i, pid := range pids {
 		h := topicPartitionHash(tp(pid))
-		return (h ^ int32(uint32(h)>>16)) & 0x7fffffff & (size - 1)
+		bs[i] = binned{(h ^ int32(uint32(h)>>16)) & 0x7fffffff & (size - 1), pid}
 	}
-	out := slices.Clone(pids)
-	slices.SortStableFunc(out, func(a, b int32) int {
-		if ba, bb := bin(a), bin(b); ba != bb {
-			return int(ba - bb)
+	slices.SortFunc(bs, func(a, b binned) int {
+		if a.bin != b.bin {
+			return int(a.bin - b.bin)
 		}
-		return int(a - b)
+		return int(a.pid - b.pid)
 	})
+	out := make([]int32, len(bs))
+	for i, b := range bs {
+		out[i] = b.pid
+	}
 	return out
 }
