@@ -144,12 +144,6 @@ func (h *cluster) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
 	h.e.schedule(delayedProduceDone{h.e.timer(h.b), dp}.due(at))
 }
 
-// RequestWaits fails request m at its timeout unless answered by then, as the requester's
-// NetworkClient gives up on it.
-func (h *cluster) RequestWaits(m *Message) {
-	h.e.scheduleFailure(m, true, m.Sent+h.e.timeoutFor(m))
-}
-
 func (h *cluster) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
 
 func (h *cluster) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }

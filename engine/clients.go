@@ -127,6 +127,9 @@ func (e *Engine) sendProduceTo(op *ProduceOp, leader int32) {
 	e.send(m)
 	e.sentProduce(m)
 	if op.Acks != 0 {
+		// The producer's NetworkClient gives up on the request request.timeout.ms after sending
+		// it, answered or not by then (produceTimedOut).
+		e.schedule(produceTimeout{m.ID}.due(m.Sent + e.cfg.RequestTimeoutMs))
 		e.connSent(leader, op)
 	}
 	if idem {

@@ -422,6 +422,9 @@ func (e *Engine) handle(it *item) {
 	case itProducerRetry:
 		e.producerRetry(it.producerRetry().op)
 		return
+	case itProduceTimeout:
+		e.produceTimedOut(it.produceTimeout().id)
+		return
 	case itAutoRebalance:
 		e.autoRebalance(it.autoRebalance().controllerEpoch)
 		return

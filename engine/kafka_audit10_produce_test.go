@@ -41,8 +41,9 @@ const notEnoughReplicasScenario = `{"name":"ner","brokers":3,"topics":[{"name":"
 // requestTimedOutScenario: follower 2 stops fetching (its link to leader 0 cut at 900); an
 // acks=all produce at 1000 waits in the produce purgatory for 2, which leaves the ISR only at the
 // isr-expiration check of 90000 (replica.lag.time.max.ms 60000, checked every 30000), so the
-// DelayedProduce expires first, at the request's timeout (request.timeout.ms 30000):
-// REQUEST_TIMED_OUT.
+// request times out first (request.timeout.ms 30000): on the producer's own clock, at 31000,
+// before the leader's DelayedProduce (31001) could answer (audit 15, produceTimedOut):
+// NETWORK_EXCEPTION before 3.5 (the timeout disconnects), REQUEST_TIMED_OUT in 3.7.
 const requestTimedOutScenario = `{"name":"rto","brokers":3,"topics":[{"name":"t","assignment":[[0,1,2]]}],
 "config":{"inter.broker.protocol.version":"%s","replica.lag.time.max.ms":60000},
 "steps":[{"at":900,"do":"link","from":2,"to":0,"down":true},
@@ -87,8 +88,11 @@ func TestAudit10ProducerRetriesRetriableErrors(t *testing.T) {
 			}
 			switch v {
 			case "0.10.2", "0.11.0":
-				if op.Result != "REQUEST_TIMED_OUT" || op.Attempts != 1 || e.client(p).Acked() != 0 {
-					t.Fatalf("produce %+v; want REQUEST_TIMED_OUT after 1 attempt", op)
+				// NetworkClient.handleTimedOutRequests disconnects: Sender.handleProduceResponse
+				// sees wasDisconnected, NETWORK_EXCEPTION (audit 15: the engine waited for the
+				// leader's REQUEST_TIMED_OUT, which Kafka's client never reads).
+				if op.Result != "NETWORK_EXCEPTION" || op.Attempts != 1 || e.client(p).Acked() != 0 {
+					t.Fatalf("produce %+v; want NETWORK_EXCEPTION after 1 attempt", op)
 				}
 			case "2.1":
 				if op.Result != ResultAcked || op.BaseOffset != 2 || op.Attempts != 3 || !slices.Equal(epochs, []int32{0, 0, 0}) {

@@ -10,11 +10,12 @@ import "testing"
 // in 3.7.0), and completes no delayed operation. The controller elects elsewhere and sends the
 // failed replica no LeaderAndIsr (it is not online), and stopReplicas ignores an offline
 // partition, so nothing calls DelayedProduce.tryComplete again: an acks=all produce parked on the
-// failed leader waits for its timeout (request.timeout.ms after it arrived) and is answered
-// REQUEST_TIMED_OUT. It is not answered KAFKA_STORAGE_ERROR at once (which this producer would
-// retry on the new leader). The era's producer (2.1.1, 3.7.0) retries REQUEST_TIMED_OUT, a
-// RetriableException (Sender.canRetry), retry.backoff.ms later (3.7: at once, the leader having
-// changed, KIP-951) on the new leader, which
+// failed leader waits for its timeout: the producer's request.timeout.ms after it was sent,
+// which comes before the leader's DelayedProduce (request.timeout.ms after it arrived) could
+// answer (audit 15, produceTimedOut). It is not answered KAFKA_STORAGE_ERROR at once (which this
+// producer would retry on the new leader). The era's producer (2.1.1, 3.7.0) retries the timeout
+// (NETWORK_EXCEPTION in 2.1, REQUEST_TIMED_OUT in 3.7, both retriable: Sender.canRetry),
+// retry.backoff.ms later (3.7: at once, the leader having changed, KIP-951) on the new leader, which
 // acknowledges it (audit 10: until then this test wanted the produce to end REQUEST_TIMED_OUT,
 // the engine's earlier client, not Kafka's).
 func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
@@ -37,20 +38,20 @@ func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
 				t.Fatalf("2 s after the failure: done %v (%s), acked %d, new leader's LEO %d; want parked, 0, 0",
 					op.Done, op.Result, e.client(p).Acked(), e.replicaOn(p.pid, 1).Log().LogEndOffset())
 			}
-			runFor(t, e, 32001-e.now) // the DelayedProduce expires at 2001 + 30000
-			if op := e.Produces()[0]; op.Done {
-				t.Fatalf("answered %s before its timeout", op.Result)
+			runFor(t, e, 31999-e.now) // sent at 2000: the producer gives up at 2000 + 30000
+			if op := e.Produces()[0]; op.Done || op.Attempts != 1 {
+				t.Fatalf("failed (%s) before its timeout", op.Result)
 			}
-			// The answer arrives at 32002; the retry leaves retry.backoff.ms (100) later in 2.1,
-			// at once in 3.7, whose producer sees that the leader changed (KIP-951).
-			retry := map[string]int64{"2.1": 32102, "3.7": 32002}[era]
+			// The retry leaves retry.backoff.ms (100) after the timeout in 2.1, at once in 3.7,
+			// whose producer sees that the leader changed (KIP-951).
+			retry := map[string]int64{"2.1": 32100, "3.7": 32000}[era]
 			runFor(t, e, retry-1-e.now)
 			if op := e.Produces()[0]; op.Done || op.Attempts != 1 {
 				t.Fatalf("at %d: done %v (%s), attempts %d; want the first attempt only", e.now, op.Done, op.Result, op.Attempts)
 			}
 			runFor(t, e, 1)
 			if op := e.Produces()[0]; op.Attempts != 2 {
-				t.Fatalf("at %d: attempts %d, want the retry sent after the REQUEST_TIMED_OUT answer at 32002", e.now, op.Attempts)
+				t.Fatalf("at %d: attempts %d, want the retry sent after the producer's timeout at 32000", e.now, op.Attempts)
 			}
 			runFor(t, e, 1000)
 			if op := e.Produces()[0]; op.Result != ResultAcked || op.BaseOffset != 0 || e.replicaOn(p.pid, 1).Log().LogEndOffset() != 1 {

@@ -115,7 +115,7 @@ func (e *Engine) transmit(m *Message, gen uint64, up bool) {
 // wait does (held.go). Kafka's NetworkClient gives up on a request in flight longer than its
 // request timeout (NetworkClient.handleTimedOutRequests) and closes the connection, so an answer
 // arriving later is dropped: a follower whose round trip exceeds request.timeout.ms never
-// gets records. Clients' requests are left to the DelayedProduce's own timeout (docs/simplifications.md).
+// gets records. A producer's request has its own timer (produceTimedOut).
 func (e *Engine) timeOutIfLate(m *Message, at int64) {
 	req := m
 	if !isRequest(m.Type) {
@@ -210,17 +210,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	}
 	e.pending.remove(req.ID)
 	if req.From == ClientNode {
-		var others []*Message
-		if timedOut && req.Produce != nil {
-			others = e.producerConnRequests(req)
-		}
-		e.clientRequestFailed(req, timedOut)
-		for _, m := range others {
-			if e.pending.get(m.ID) == m {
-				e.pending.remove(m.ID)
-				e.clientRequestFailed(m, true)
-			}
-		}
+		e.clientNoAnswer(req, timedOut)
 		return
 	}
 	b := e.brokers[req.From]
@@ -232,6 +222,39 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	}
 	if req.Type == MsgLeaderAndIsr || req.Type == MsgStopReplica {
 		e.controllerRequestFailed(req)
+	}
+}
+
+// produceTimedOut is the producer's request timeout of Produce id: in flight since it was sent
+// request.timeout.ms ago, it fails, and the connection with it. Kafka's producer gives up on its
+// own clock (NetworkClient.handleTimedOutRequests: the time since the send past the request's
+// requestTimeoutMs, every era), which is never later than the leader's answer to a Produce parked
+// that long: the leader's DelayedProduce times out request.timeout.ms (the request's timeoutMs)
+// after the request arrived, and its REQUEST_TIMED_OUT answer still has the way back to travel,
+// so it comes to a closed connection and is dropped.
+func (e *Engine) produceTimedOut(id uint64) {
+	req := e.pending.get(id)
+	if req == nil {
+		return // answered, or failed, meanwhile
+	}
+	e.pending.remove(id)
+	e.clientNoAnswer(req, true)
+}
+
+// clientNoAnswer fails a client's request req, no longer in flight: timed out, or its connection
+// reset. A produce's timeout closes its connection and fails the producer's other requests in
+// flight to that broker with it (producerConnRequests).
+func (e *Engine) clientNoAnswer(req *Message, timedOut bool) {
+	var others []*Message
+	if timedOut && req.Produce != nil {
+		others = e.producerConnRequests(req)
+	}
+	e.clientRequestFailed(req, timedOut)
+	for _, m := range others {
+		if e.pending.get(m.ID) == m {
+			e.pending.remove(m.ID)
+			e.clientRequestFailed(m, true)
+		}
 	}
 }
 

@@ -31,6 +31,7 @@ const (
 	itShutdownRetry                      // shutdownRetry: a broker's next controlled-shutdown attempt
 	itReassignWatch                      // reassignWatch: the controller's watch on a reassigned partition fired
 	itRecoveryPointTask                  // recoveryPointTask: a broker's recovery-point checkpoint
+	itProduceTimeout                     // produceTimeout: the producer's request timeout of a Produce
 )
 
 // brokerTimer is the owner of a broker's timer: the broker and its incarnation when the timer was
@@ -83,7 +84,11 @@ type (
 		broker int32
 		gen    uint64
 	}
-	producerRetry   struct{ op int64 }
+	producerRetry struct{ op int64 }
+	// produceTimeout: the producer gives up on Produce id at its request.timeout.ms, if it is
+	// still in flight. It names the request by id, not pointer, so an answered request can be
+	// reused meanwhile (recycle.go): ids are never handed out twice.
+	produceTimeout  struct{ id uint64 }
 	reassignWatch   struct{ pid int32 }
 	autoRebalance   struct{ controllerEpoch int32 }
 	controllerRetry struct {
@@ -133,6 +138,9 @@ func (p sessionExpire) due(at int64) item {
 func (p producerRetry) due(at int64) item {
 	return item{at: at, kind: itProducerRetry, broker: -1, n: p.op}
 }
+func (p produceTimeout) due(at int64) item {
+	return item{at: at, kind: itProduceTimeout, broker: -1, n: int64(p.id)}
+}
 func (p autoRebalance) due(at int64) item {
 	return item{at: at, kind: itAutoRebalance, broker: -1, u: uint64(p.controllerEpoch)}
 }
@@ -173,16 +181,17 @@ func (it *item) delayedProduceDone() delayedProduceDone {
 func (it *item) alterPartitionResend() alterPartitionResend {
 	return alterPartitionResend{it.timer(), int32(it.n)}
 }
-func (it *item) sessionExpire() sessionExpire { return sessionExpire{it.broker, it.u} }
-func (it *item) producerRetry() producerRetry { return producerRetry{it.n} }
-func (it *item) autoRebalance() autoRebalance { return autoRebalance{int32(it.u)} }
-func (it *item) reassignWatch() reassignWatch { return reassignWatch{int32(it.n)} }
+func (it *item) sessionExpire() sessionExpire   { return sessionExpire{it.broker, it.u} }
+func (it *item) producerRetry() producerRetry   { return producerRetry{it.n} }
+func (it *item) produceTimeout() produceTimeout { return produceTimeout{uint64(it.n)} }
+func (it *item) autoRebalance() autoRebalance   { return autoRebalance{int32(it.u)} }
+func (it *item) reassignWatch() reassignWatch   { return reassignWatch{int32(it.n)} }
 func (it *item) controllerRetry() controllerRetry {
 	return controllerRetry{it.broker, int32(it.u)}
 }
 
 // numKinds counts the agenda kinds.
-const numKinds = int(itRecoveryPointTask) + 1
+const numKinds = int(itProduceTimeout) + 1
 
 // agenda is the items in (at, seq) order: a heap, and one FIFO lane per kind. Most kinds come due
 // a fixed time after they are set (a delivery one latency after the send, a parked produce's

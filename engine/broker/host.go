@@ -69,9 +69,6 @@ type Cluster interface {
 	// whether it is an idempotent batch's: Kafka's RecordBatch header, which the engine's log
 	// records do not carry (their ids do name their batch; the clients keep its header).
 	RecordHeader(id int64) (producerEpoch int16, seq int32, ok bool)
-	// RequestWaits: request m waits in the broker unanswered (a partition lock held by a write
-	// waiting for ZooKeeper), so its requester gives up at its request timeout.
-	RequestWaits(m *protocol.Message)
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,

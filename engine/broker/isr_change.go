@@ -75,12 +75,16 @@ func (rm *ReplicaManager) MaybeExpandIsr(h Host, pid int32, p *Partition, rr *Re
 func (rm *ReplicaManager) IsrShrinkTask(h Host) {
 	rules := h.IsrRules()
 	if rm.zkBlocked == nil { // else the task's last run still waits on ZooKeeper (zkBlockedWrite)
-		rm.shrinkIsrs(h, &rules, h.Hosted())
+		if hosted := h.Hosted(); len(rm.shrinkOrder) != len(hosted) {
+			rm.shrinkOrder = poolOrder(hosted, h.TP) // allPartitions' order (pool_order.go)
+		}
+		rm.shrinkIsrs(h, &rules, rm.shrinkOrder)
 	}
 	h.ScheduleIsrShrink(h.Now() + max(1, rules.LagTimeMaxMs/2))
 }
 
-// shrinkIsrs is ReplicaManager.maybeShrinkIsr over pids, in order. A write that blocks on
+// shrinkIsrs is ReplicaManager.maybeShrinkIsr over pids, in order (IsrShrinkTask: allPartitions'
+// order, poolOrder). A write that blocks on
 // ZooKeeper stops the walk: the partitions after it wait with it (zkBlockedWrite.rest).
 func (rm *ReplicaManager) shrinkIsrs(h Host, rules *IsrRules, pids []int32) {
 	now := h.Now()

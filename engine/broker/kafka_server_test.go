@@ -9,12 +9,11 @@ import (
 
 // The fake cluster's side of the process: each call noted, in order.
 
-func (h *fakeHost) ProcessRules() ProcessRules       { return h.book.Process }
-func (h *fakeHost) RegisterBroker()                  { h.note("register") }
-func (h *fakeHost) ScheduleShutdownRetry(at int64)   { h.note("shutdown retry at %d", at) }
-func (h *fakeHost) RequestWaits(m *protocol.Message) { h.note("request %d waits", m.ID) }
-func (h *fakeHost) NotifyLogDirFailure()             { h.note("log dir failure notified") }
-func (h *fakeHost) ProcessGone(clean bool)           { h.note("gone (clean %v)", clean) }
+func (h *fakeHost) ProcessRules() ProcessRules     { return h.book.Process }
+func (h *fakeHost) RegisterBroker()                { h.note("register") }
+func (h *fakeHost) ScheduleShutdownRetry(at int64) { h.note("shutdown retry at %d", at) }
+func (h *fakeHost) NotifyLogDirFailure()           { h.note("log dir failure notified") }
+func (h *fakeHost) ProcessGone(clean bool)         { h.note("gone (clean %v)", clean) }
 
 // TestBrokerProcess drives a whole Broker, start to stop, over the fake cluster through its
 // entry points only (KafkaServer's and KafkaApis'), as the engine's actions, network and agenda

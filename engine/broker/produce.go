@@ -43,9 +43,9 @@ func (rm *ReplicaManager) HandleProduce(h Host, m *protocol.Message) {
 	pid, p := h.ReplicaNamed(req.TP)
 	if bw := rm.zkBlocked; bw != nil && bw.pid == pid && p != nil {
 		// The partition's lock is held by an ISR write waiting for ZooKeeper (zkBlockedWrite):
-		// the produce waits for it, and its producer gives up at its request timeout.
+		// the produce waits for it, and its producer gives up at its request timeout (the
+		// producer's own timer, set at the send).
 		bw.produces = append(bw.produces, m)
-		h.RequestWaits(m)
 		return
 	}
 	hw := h.HWRules()

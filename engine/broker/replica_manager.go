@@ -43,6 +43,9 @@ type ReplicaManager struct {
 	// run's ten seconds, where a slot kept in every Partition took the four bytes that keep it
 	// at two cache lines.)
 	hwMoved []int32
+	// shrinkOrder is the broker's replicas in the order the isr-expiration task walks them
+	// (poolOrder: allPartitions' ConcurrentHashMap order), made at its first run.
+	shrinkOrder []int32
 	// zkBlocked is the shrink's ISR write waiting for the broker's ZooKeeper connection, before
 	// 2.7 (isr_change.go), or nil. The process loses it.
 	zkBlocked *zkBlockedWrite
