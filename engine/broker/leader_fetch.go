@@ -384,16 +384,26 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 		maxBytes = consumerMaxPartitionFetchBytes
 	}
 	var n int64 // the bytes read
-	if want := end - fp.FetchOffset; want > 0 {
+	from := fp.FetchOffset
+	if want := end - from; want > 0 {
 		var recs int64
 		if consumer {
 			recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
 		} else {
-			recs, n = lim.readBatches(log, fp.FetchOffset, want, maxBytes, rules.RecordSizeBytes)
+			// A follower's read starts at the batch holding its fetch offset (LogSegment.read's
+			// translateOffset, 0.11.0.2 to 3.7.0): from inside a batch it gets the whole batch,
+			// records below its offset included, and its Log.append refuses it
+			// (fetcher_answers.go's appendBelowEnd). Before message format v2 (0.10.2) every
+			// record is its own batch.
+			from = log.BatchStart(from)
+			recs, n = lim.readBatches(log, from, end-from, maxBytes, rules.RecordSizeBytes)
 		}
-		end = fp.FetchOffset + recs
+		end = from + recs
 	}
-	d.Records = log.Read(fp.FetchOffset, end)
+	d.Records = log.Read(from, end)
+	if len(d.Records) > 0 {
+		d.RecordsBefore = fp.FetchOffset - from
+	}
 	lim.took(n)
 	if update && !consumer {
 		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)

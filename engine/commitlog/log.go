@@ -258,6 +258,20 @@ func (l *Log) BatchEnd(from, to int64) int64 {
 	return o
 }
 
+// BatchStart is the offset of the first record of the batch holding offset o (o itself when a
+// batch starts there), not below the log start: where LogSegment.read begins a read at o
+// (translateOffset finds the first batch whose last offset is at or past o, and the read starts
+// at that batch's position). o must be in [log start, LEO).
+func (l *Log) BatchStart(o int64) int64 {
+	for o > l.start {
+		if r, _ := l.At(o); !r.Cont {
+			break
+		}
+		o--
+	}
+	return o
+}
+
 // WholeBatchesEnd is the end of the whole batches among the records [from, to): to if the
 // record at to starts a batch (or to is the LEO), else the start of the batch holding it, but
 // not below from.
