@@ -106,7 +106,7 @@ func TestAudit15FetchInsideBatchKillsFetcherThread011(t *testing.T) {
 // .appendRecordsToFollowerOrFutureReplica).
 func TestAudit15ProcessingErrorRuleByEra(t *testing.T) {
 	for _, c := range []struct {
-		era               string
+		era              string
 		kills, fromStart bool
 	}{{"0.10.2", true, false}, {"0.11.0", true, false}, {"2.1", true, true}, {"3.7", false, true}} {
 		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{"inter.broker.protocol.version": `"` + c.era + `"`})
