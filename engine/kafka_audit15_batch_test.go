@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
 )
 
 // Audit 15, a follower's fetch from inside one of the leader's record batches (message format
@@ -112,6 +114,126 @@ func TestAudit15ProcessingErrorRuleByEra(t *testing.T) {
 		e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, map[string]string{"inter.broker.protocol.version": `"` + c.era + `"`})
 		if r := e.rules.Fetcher; r.ErrorKillsThread != c.kills || r.AppendFromLogStart != c.fromStart {
 			t.Errorf("%s: ErrorKillsThread %v, AppendFromLogStart %v; want %v, %v", c.era, r.ErrorKillsThread, r.AppendFromLogStart, c.kills, c.fromStart)
+		}
+	}
+}
+
+// TestAudit15TruncateInsideBatch: Log.truncateTo(t) with t inside a batch (0.11.0.2 to 3.7.0):
+// LogSegment.truncateTo cuts the segment at translateOffset(t), the batch's start, so the whole
+// batch goes, and updateLogEndOffset(t) sets the LEO to t: the offsets from the batch's start to
+// t hold no record. leaderEpochCache.clearAndFlushLatest(t) keeps the entries that start below t.
+// A restart ends the log at its last record (LogSegment.nextOffset: the last batch's
+// nextOffset). The engine cut at t exactly and kept the batch's first records.
+func TestAudit15TruncateInsideBatch(t *testing.T) {
+	var l commitlog.Log
+	l.AppendBatchAsLeader(0, []int64{1, 2, 3}, true)       // 0..2, epoch 0
+	l.AppendBatchAsLeader(2, []int64{4, 5, 6, 7, 8}, true) // 3..7, epoch 2
+	held := l.Read(3, 8)                                   // a fetch answer in flight
+	cut := l.TruncateTo(5)
+	if l.LogEndOffset() != 5 || len(cut) != 5 || cut[0].ID != 4 {
+		t.Fatalf("LEO %d, cut %v: want LEO 5 and the batch 3..7 cut whole", l.LogEndOffset(), cut)
+	}
+	for o := int64(3); o < 5; o++ {
+		if r, _ := l.At(o); !r.Gap || r.ID != 0 {
+			t.Errorf("offset %d holds %+v, want no record", o, r)
+		}
+	}
+	if held[0].ID != 4 || held[0].Gap {
+		t.Errorf("a slice read before the truncation changed: %+v", held[0])
+	}
+	if got := cacheString(l.Cache()); got != "(0,0) (2,3)" {
+		t.Errorf("epoch cache %s, want (0,0) (2,3): clearAndFlushLatest(5) keeps the entries below 5", got)
+	}
+	if l.NextRecord(3) != 5 || l.RecordsEnd() != 3 {
+		t.Errorf("NextRecord(3) %d, RecordsEnd %d; want 5 (the LEO), 3", l.NextRecord(3), l.RecordsEnd())
+	}
+	// At a batch's start the cut is exact.
+	var m commitlog.Log
+	m.AppendBatchAsLeader(0, []int64{1, 2}, true)
+	m.AppendBatchAsLeader(0, []int64{3, 4}, true)
+	if cut := m.TruncateTo(2); len(cut) != 2 || m.LogEndOffset() != 2 {
+		t.Errorf("cut at a batch start: %v, LEO %d", cut, m.LogEndOffset())
+	}
+	l.Recover(5, 0)
+	if l.LogEndOffset() != 3 || l.HighWatermark() != 3 {
+		t.Errorf("after a restart: LEO %d, HW %d; want 3, 3 (the log ends at its last record)", l.LogEndOffset(), l.HighWatermark())
+	}
+}
+
+// TestAudit15ReadFromGap: a leader whose log has a gap (its truncation inside a batch left
+// offsets without records, then it appended a batch after them) answers a follower's fetch at an
+// offset in the gap with the batch after it: LogSegment.read's translateOffset finds the first
+// batch whose last offset is at or past the fetch offset. The follower's Log.append takes it (its
+// first offset is past the LEO, not below), so the follower's log has the gap too. A fetch in a
+// gap at the log's end reads nothing.
+func TestAudit15ReadFromGap(t *testing.T) {
+	e, p := newUnitEngine(t, 2, []int32{0, 1}, map[string]string{"inter.broker.protocol.version": `"0.11.0"`})
+	r := e.replicaOn(p.pid, 0)
+	r.Log().AppendBatchAsLeader(0, []int64{e.clients.NextRecordID(), e.clients.NextRecordID(), e.clients.NextRecordID()}, true)
+	r.Log().AppendBatchAsLeader(0, []int64{e.clients.NextRecordID(), e.clients.NextRecordID(), e.clients.NextRecordID()}, true)
+	r.Log().TruncateTo(4) // 3..5 cut whole, LEO 4: offset 3 without a record
+	if d := followerFetch(e, p, 1, 3, -1); len(d.Records) != 0 {
+		t.Errorf("a fetch in the gap at the log's end got %v", d.Records)
+	}
+	next := e.clients.NextRecordID()
+	r.Log().AppendBatchAsLeader(0, []int64{next}, true) // offset 4
+	d := followerFetch(e, p, 1, 3, -1)
+	if d.RecordsBefore != -1 || len(d.Records) != 1 || d.Records[0].ID != next {
+		t.Fatalf("a fetch at 3 got %d records beginning %d past it, want the batch at 4", len(d.Records), -d.RecordsBefore)
+	}
+	// A follower at offset 3 takes it at 4.
+	f := e.replicaOn(p.pid, 1).Log()
+	f.AppendAsFollower(r.Log().Read(0, 3))
+	f.AppendGap(1)
+	f.AppendAsFollower(d.Records)
+	if rec, _ := f.At(3); !rec.Gap || f.LogEndOffset() != 5 {
+		t.Errorf("follower: offset 3 %+v, LEO %d", rec, f.LogEndOffset())
+	}
+}
+
+// TestAudit15TruncationInsideBatchAndThreadReplaced011 is grader b02: broker 0, restarted as a
+// follower of broker 1 at epoch 3, is answered 16 for its epoch 2 and truncates inside its batch
+// 11..20 (LogSegment.truncateTo: the batch goes whole, the LEO is 16, offsets 11..15 hold no
+// record), then fetches broker 1's batch from 16. Broker 1's dead thread for leader 0 left the
+// fetcher manager only when broker 1 became leader (makeLeaders' removeFetcherForPartitions, then
+// shutdownIdleFetcherThreads), and the preferred election back to broker 0 starts a new thread
+// (addFetcherForPartitions finds none in fetcherThreadMap), which fetches.
+func TestAudit15TruncationInsideBatchAndThreadReplaced011(t *testing.T) {
+	src, err := os.ReadFile("testdata/grader/b02-truncation-inside-batch-leaves-gap-0.11.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, res := runScenarioText(t, string(src))
+	if !res.OK() {
+		t.Fatalf("expectations: %v", res.Failures)
+	}
+	var steps []string // from broker 1's return at 39500
+	for _, ev := range evs {
+		switch {
+		case ev.T < 39500:
+		case ev.Type == EvTruncate && strings.Contains(ev.Text, "broker 0 truncated"),
+			ev.Type == EvFetcher && strings.HasPrefix(ev.Text, "broker 1"):
+			steps = append(steps, ev.Text)
+		}
+	}
+	want := []string{"broker 1 started fetcher 0 for leader broker 0", "broker 1's fetcher 0 for leader broker 0 died",
+		"broker 1 stopped idle fetcher 0 for leader broker 0", "broker 0 truncated t-0 from offset 31 to 16 (20 records dropped)",
+		"broker 1 started fetcher 0 for leader broker 0"}
+	var got []string
+	for _, s := range steps {
+		for _, w := range want {
+			if strings.HasPrefix(s, w) {
+				got = append(got, w)
+				break
+			}
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("broker 1's threads and broker 0's truncation, in order:\n%s", strings.Join(steps, "\n"))
+	}
+	for _, ev := range evs {
+		if ev.Type == EvTruncate && strings.Contains(ev.Text, "broker 0 truncated") && !strings.Contains(ev.Text, "offsets 11..15 are left without records") {
+			t.Errorf("truncation text: %s", ev.Text)
 		}
 	}
 }

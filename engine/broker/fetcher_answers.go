@@ -133,13 +133,20 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	preLEO := log.LogEndOffset()
 	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
+		gap := max(0, -d.RecordsBefore)
+		if gap > 0 {
+			// The fetch offset was in a Gap of the leader's log: the batch after it starts past
+			// the log end, which Log.append takes (its first offset is not below the LEO), and
+			// the offsets between hold nothing here either.
+			log.AppendGap(gap)
+		}
 		if rules.EpochCacheOnlyNewer {
 			log.AppendAsFollowerOnlyNewerEpochs(d.Records)
 		} else {
 			log.AppendAsFollower(d.Records)
 		}
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
-		h.Appended(p, len(d.Records))
+		h.Appended(p, int(gap)+len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		// processFetchRequest (0.10.2.2 l.155-158, 2.1.1 l.317, 3.7.0 l.373): a partition that
 		// got records moves to the end of partitionStates.

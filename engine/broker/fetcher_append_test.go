@@ -145,3 +145,34 @@ func TestFetcherAppendFromLogStart(t *testing.T) {
 		})
 	}
 }
+
+// TestFetcherAppendPastGap: a follower whose fetch offset is in a gap of the leader's log (the
+// leader's truncation inside a batch left offsets without records) gets the batch after it,
+// which starts past the follower's log end: Log.append takes it (its first offset is not below
+// nextOffsetMetadata), and the offsets between hold no record on the follower either.
+func TestFetcherAppendPastGap(t *testing.T) {
+	h := newFakeFollower(0)
+	h.rules.TruncateOnFetch, h.rules.Sessions, h.rules.ErrorKillsThread = false, false, true
+	h.replicas[0].Log().AppendAsFollower(batchOf(1, 3, 0))
+	th0 := NewFetcherThread(1, 0, 0)
+	th := &th0
+	th.Add(NewPartitionFetchState(0, 0, 3, 0, false), h.replicas[0])
+	h.now = 10
+	th.DoWork(h)
+	m, _ := h.last(t, 1)
+	h.now = 11
+	th.HandleFetchResponse(h, &protocol.Message{ReplyTo: m.ID, FetchResponse: &protocol.FetchResponse{Partitions: []protocol.FetchPartitionData{
+		{TP: h.TP(0), HighWatermark: 7, LogEndOffset: 7, RecordsBefore: -2, Records: batchOf(10, 2, 3)}}}})
+	l := h.replicas[0].Log()
+	if th.Died() || l.LogEndOffset() != 7 || th.State(0).FetchOffset() != 7 {
+		t.Fatalf("dead %v, LEO %d, fetch offset %d: want the batch appended at 5, LEO 7", th.Died(), l.LogEndOffset(), th.State(0).FetchOffset())
+	}
+	for o, want := range map[int64]int64{3: 0, 4: 0, 5: 10, 6: 11} {
+		if r, _ := l.At(o); r.ID != want || r.Gap != (want == 0) {
+			t.Errorf("offset %d holds %+v", o, r)
+		}
+	}
+	if got := l.Cache().Entries(); len(got) != 2 || got[1].Epoch != 3 || got[1].StartOffset != 5 {
+		t.Errorf("epoch cache %v, want epoch 3 from 5", got)
+	}
+}

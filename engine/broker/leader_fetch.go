@@ -385,20 +385,30 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 	}
 	var n int64 // the bytes read
 	from := fp.FetchOffset
-	if want := end - from; want > 0 {
-		var recs int64
-		if consumer {
+	if consumer {
+		if want := end - from; want > 0 {
+			var recs int64
 			recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
-		} else {
-			// A follower's read starts at the batch holding its fetch offset (LogSegment.read's
-			// translateOffset, 0.11.0.2 to 3.7.0): from inside a batch it gets the whole batch,
-			// records below its offset included, and its Log.append refuses it
-			// (fetcher_answers.go's appendBelowEnd). Before message format v2 (0.10.2) every
-			// record is its own batch.
-			from = log.BatchStart(from)
-			recs, n = lim.readBatches(log, from, end-from, maxBytes, rules.RecordSizeBytes)
+			end = from + recs
 		}
-		end = from + recs
+	} else if from < end {
+		// A follower's read starts at the batch translateOffset finds (LogSegment.read,
+		// 0.11.0.2 to 3.7.0: the first batch whose last offset is at or past the fetch offset):
+		// from inside a batch the whole batch, records below its offset included, which its
+		// Log.append refuses (fetcher_answers.go's appendBelowEnd); from a Gap the batch after
+		// it, past the fetch offset; nothing from a Gap at the log's end. Before message format
+		// v2 (0.10.2) every record is its own batch.
+		if from = log.NextRecord(from); from < end {
+			from = log.BatchStart(from)
+		}
+		end = min(end, log.RecordsEnd())
+		if want := end - from; want > 0 {
+			var recs int64
+			recs, n = lim.readBatches(log, from, want, maxBytes, rules.RecordSizeBytes)
+			end = from + recs
+		} else {
+			end = from
+		}
 	}
 	d.Records = log.Read(from, end)
 	if len(d.Records) > 0 {

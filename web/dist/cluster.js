@@ -578,6 +578,15 @@ function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs,
     for (let o = start; o < r.logStartOffset + recs.length; o++) {
       const rec = recs[o - r.logStartOffset];
       const c = document.createElement("span");
+      if (rec.gap) {
+        // No record here: a truncation inside a batch cut the whole batch but set the log end to
+        // the offset asked for (Kafka's LogSegment.truncateTo), and reads skip the gap.
+        c.className = "rec gap";
+        c.style.left = `${(o - from) * cell}px`;
+        c.title = `offset ${o}: no record (a truncation inside a batch cut the whole batch; the log end offset stayed past it)`;
+        frag.append(c);
+        continue;
+      }
       const v = verdicts.get(rec.id);
       c.className = (o < r.highWatermark ? "rec" : "rec uncommitted") + (v ? " v-" + v.verdict : "");
       c.style.left = `${(o - from) * cell}px`;
