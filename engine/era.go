@@ -292,6 +292,17 @@ type era struct {
 	// .tryProcessAlterPartition; controller.Era.LeaderRecovery). Before 3.2 no partition state
 	// carries it: the page shows no "recovering".
 	leaderRecovery bool
+	// partitionFailsAlone: an error while a follower processes a partition's fetched data (its
+	// Log.append refusing a batch that starts below its log end, after a Fetch from inside a
+	// batch; "Offset mismatch") marks only that partition failed (AbstractFetcherThread
+	// .processFetchRequest's markPartitionFailed, 2.3, KIP-461, KAFKA-8346). Before, the catch
+	// rethrows it as a KafkaException and the fetcher thread dies (brk.FetcherRules
+	// .ErrorKillsThread).
+	partitionFailsAlone bool
+	// appendFromLogStart: a follower's empty log handed a batch that starts below its log start
+	// and reaches it starts at the batch (Partition.appendRecordsToFollowerOrFutureReplica,
+	// KAFKA-6975, 2.1.0).
+	appendFromLogStart bool
 }
 
 func eraFor(version string) era {
@@ -310,7 +321,7 @@ func eraFor(version string) era {
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
 			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, stopReplicaPerPartition: true,
 			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
-			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true}
+			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true, appendFromLogStart: true}
 	default:
 		return era{version: "3.7", registerBeforeController: true, truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -327,6 +338,7 @@ func eraFor(version string) era {
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
 			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
-			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true}
+			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true,
+			partitionFailsAlone: true, appendFromLogStart: true}
 	}
 }

@@ -92,6 +92,9 @@ func (w *jsonOut) record(r *commitlog.Record) {
 	if r.Cont {
 		w.b = append(w.b, `,"cont":true`...)
 	}
+	if r.Gap {
+		w.b = append(w.b, `,"gap":true`...)
+	}
 	w.b = append(w.b, '}')
 }
 

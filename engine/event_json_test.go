@@ -92,7 +92,7 @@ func TestEventJSONHandMade(t *testing.T) {
 			Cause: &Cause{T: 1, Type: s, Text: s}, Text: s,
 			Message: &Message{ID: 1 << 63, Type: s, From: -1, To: 2, ReplyTo: 4, Omitted: -3,
 				Fetch:                  &FetchRequest{Partitions: []FetchPartition{{TP: tp, MaxRecords: 1}}, ForgottenTopicsData: []TP{tp}},
-				FetchResponse:          &FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{{TP: tp, Error: ErrFencedLeaderEpoch, DivergingEpoch: &EpochEndOffset{Epoch: 1, EndOffset: 2}, Records: []commitlogRecord{{ID: 1, Epoch: 2}}}}},
+				FetchResponse:          &FetchResponse{Error: ErrFetchSessionIDNotFound, Partitions: []FetchPartitionData{{TP: tp, Error: ErrFencedLeaderEpoch, DivergingEpoch: &EpochEndOffset{Epoch: 1, EndOffset: 2}, RecordsBefore: 3, Records: []commitlogRecord{{ID: 1, Epoch: 2}, {Gap: true}}}}},
 				OffsetsForEpoch:        &OffsetsForEpochRequest{Partitions: []OffsetsForEpochPartition{{TP: tp}}},
 				OffsetsForEpochResp:    &OffsetsForEpochResponse{Partitions: []OffsetsForEpochResult{}},
 				ListOffsets:            &ListOffsetsRequest{TP: tp},
@@ -228,7 +228,7 @@ var eventJSONFields = strings.Fields(`
 	Event.Cause Event.Text
 	Opt[int32].V Opt[int32].Set Opt[int64].V Opt[int64].Set
 	Cause.T Cause.Type Cause.Broker Cause.Text
-	Record.ID Record.Epoch Record.Cont
+	Record.ID Record.Epoch Record.Cont Record.Gap
 	Message.ID Message.Type Message.From Message.To Message.Sent Message.Deliver Message.ReplyTo
 	Message.Omitted Message.Fetch Message.FetchResponse Message.OffsetsForEpoch
 	Message.OffsetsForEpochResp Message.ListOffsets Message.ListOffsetsResponse
@@ -245,7 +245,7 @@ var eventJSONFields = strings.Fields(`
 	FetchResponse.Error FetchResponse.SessionID FetchResponse.Partitions
 	FetchPartitionData.TP FetchPartitionData.Error FetchPartitionData.HighWatermark
 	FetchPartitionData.LogStartOffset FetchPartitionData.LogEndOffset
-	FetchPartitionData.DivergingEpoch FetchPartitionData.Records
+	FetchPartitionData.DivergingEpoch FetchPartitionData.RecordsBefore FetchPartitionData.Records
 	EpochEndOffset.Epoch EpochEndOffset.EndOffset
 	OffsetsForEpochRequest.ReplicaID OffsetsForEpochRequest.Partitions
 	OffsetsForEpochPartition.TP OffsetsForEpochPartition.CurrentLeaderEpoch

@@ -227,6 +227,10 @@ func (w *jsonOut) fetchPartitionData(p *FetchPartitionData) {
 		w.int(d.EndOffset)
 		w.b = append(w.b, '}')
 	}
+	if p.RecordsBefore != 0 {
+		w.b = append(w.b, `,"recordsBefore":`...)
+		w.int(p.RecordsBefore)
+	}
 	if len(p.Records) > 0 {
 		w.b = append(w.b, `,"records":`...)
 		w.records(p.Records)

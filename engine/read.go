@@ -87,6 +87,11 @@ func (f FetcherInfo) ID() int32 { return f.f.ID() }
 // InFlight is the id of the Fetch in flight, 0 for none.
 func (f FetcherInfo) InFlight() uint64 { return f.f.InFlight() }
 
+// Dead reports that the thread's run() ended (before Kafka 2.3, an error processing a
+// partition's fetched data: a KafkaException): it fetches nothing, and its manager keeps it, so
+// its partitions wait until it is replaced (it is stopped once it has none).
+func (f FetcherInfo) Dead() bool { return f.f.Died() }
+
 // Len is the number of partitions the thread fetches.
 func (f FetcherInfo) Len() int { return f.f.Len() }
 

@@ -22,6 +22,9 @@ func (ev *Event) Text(broker int32, topic string, partition int32) string {
 		return fmt.Sprintf("broker %d started fetcher %d for leader broker %d", broker, ev.Arg[0], ev.Arg[1])
 	case FetcherRemoved:
 		return fmt.Sprintf("broker %d stopped idle fetcher %d for leader broker %d", broker, ev.Arg[0], ev.Arg[1])
+	case FetcherDied:
+		return fmt.Sprintf("broker %d's fetcher %d for leader broker %d died on %s: %s; a KafkaException ends the thread before Kafka 2.3, and fetching of its %s stops until the thread is replaced",
+			broker, ev.Arg[0], ev.Arg[1], name(), ev.Reason, plural.Of(ev.Arg[2], "partition"))
 	case FatalExit:
 		return fmt.Sprintf("broker %d exits: %s: %s", broker, name(), ev.Why)
 	case LeaderAndIsrRejected:

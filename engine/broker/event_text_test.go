@@ -40,6 +40,8 @@ func TestEventText(t *testing.T) {
 		{Event{Kind: PartitionFailed, Pid: protocol.Some[int32](3), Reason: "fenced"}, "broker 1 stopped fetching t-3: fenced"},
 		{Event{Kind: FetcherAdded, Reason: "started", Arg: [4]int64{2, 0}}, "broker 1 started fetcher 2 for leader broker 0"},
 		{Event{Kind: FetcherRemoved, Reason: "stopped", Arg: [4]int64{2, 0}}, "broker 1 stopped idle fetcher 2 for leader broker 0"},
+		{Event{Kind: FetcherDied, Pid: protocol.Some[int32](3), Reason: "refused", Arg: [4]int64{0, 2, 1}},
+			"broker 1's fetcher 0 for leader broker 2 died on t-3: refused; a KafkaException ends the thread before Kafka 2.3, and fetching of its 1 partition stops until the thread is replaced"},
 		{Event{Kind: FatalExit, Pid: protocol.Some[int32](3), Reason: "fatal", Why: "out of range"}, "broker 1 exits: t-3: out of range"},
 		{rejected(protocol.ErrStaleBrokerEpoch, 4, 5), "broker 1 rejected a LeaderAndIsr for broker epoch 4: it is at broker epoch 5 (STALE_BROKER_EPOCH)"},
 		{rejected(protocol.ErrStaleControllerEpoch, 2, 3), "broker 1 rejected a LeaderAndIsr from controller epoch 2: it has seen controller epoch 3 (STALE_CONTROLLER_EPOCH)"},

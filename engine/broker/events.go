@@ -48,6 +48,9 @@ const (
 	// one; Arg: the thread's id and its leader.
 	FetcherAdded
 	FetcherRemoved
+	// FetcherDied: a fetcher thread's run() ended on an error processing partition Pid's data
+	// (Reason), before 2.3; Arg: the thread's id, its leader and how many partitions it held.
+	FetcherDied
 	// FatalExit: a thread's fatal error, the process exits (Why).
 	FatalExit
 	// LeaderAndIsrRejected: a LeaderAndIsr refused whole; Arg: the request's epoch, the
@@ -114,6 +117,7 @@ var kinds = [numKinds]struct {
 	PartitionFailed:       {"PartitionFailed", EvFailed, true, false},
 	FetcherAdded:          {"FetcherAdded", EvFetcher, true, false},
 	FetcherRemoved:        {"FetcherRemoved", EvFetcher, true, false},
+	FetcherDied:           {"FetcherDied", EvFetcher, false, false},
 	FatalExit:             {"FatalExit", EvFailed, false, false},
 	LeaderAndIsrRejected:  {"LeaderAndIsrRejected", EvRole, false, false},
 	BecameLeader:          {"BecameLeader", EvRole, true, true},

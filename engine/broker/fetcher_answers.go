@@ -87,6 +87,11 @@ func (t *FetcherThread) HandleFetchResponse(h Follower, m *protocol.Message) {
 		}
 		if sp, ok := sent.Of(pid, st); ok && st.Ready(now) && st.FetchOffset() == sp.FetchOffset() {
 			t.processPartitionData(h, &rules, st, d, sp.Epoch())
+			if t.dead {
+				// The KafkaException left processFetchRequest's loop: the partitions after
+				// this one are not processed, and the thread's run() is over.
+				return
+			}
 		} // else not sent, moved or re-truncated meanwhile
 	}
 	t.DoWork(h)
@@ -117,19 +122,31 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 		return
 	}
 	if st.FetchOffset() != log.LogEndOffset() {
-		t.markFailed(h, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), log.LogEndOffset()))
+		// ReplicaFetcherThread.processPartitionData's "Offset mismatch" (RuntimeException in
+		// 0.11.0.2, IllegalStateException in 2.1.1 and 3.7.0).
+		t.processingFailed(h, rules, st, fmt.Sprintf("fetch offset %d is not the log end offset %d", st.FetchOffset(), log.LogEndOffset()))
+		return
+	}
+	if d.RecordsBefore > 0 && len(d.Records) > 0 && !t.appendBelowEnd(h, rules, st, d) {
 		return
 	}
 	preLEO := log.LogEndOffset()
 	stale := log.HighWatermark() > preLEO // kept by a truncation before 2.4 (TruncationKeepsHW)
 	if len(d.Records) > 0 {
+		gap := max(0, -d.RecordsBefore)
+		if gap > 0 {
+			// The fetch offset was in a Gap of the leader's log: the batch after it starts past
+			// the log end, which Log.append takes (its first offset is not below the LEO), and
+			// the offsets between hold nothing here either.
+			log.AppendGap(gap)
+		}
 		if rules.EpochCacheOnlyNewer {
 			log.AppendAsFollowerOnlyNewerEpochs(d.Records)
 		} else {
 			log.AppendAsFollower(d.Records)
 		}
 		p.SessionsChanged() // the leader's sessions caching it, if it led before
-		h.Appended(p, len(d.Records))
+		h.Appended(p, int(gap)+len(d.Records))
 		st.Fetched(log.LogEndOffset(), d.Records[len(d.Records)-1].Epoch)
 		// processFetchRequest (0.10.2.2 l.155-158, 2.1.1 l.317, 3.7.0 l.373): a partition that
 		// got records moves to the end of partitionStates.
@@ -144,6 +161,46 @@ func (t *FetcherThread) processPartitionData(h Follower, rules *FetcherRules, st
 	if stale && len(d.Records) > 0 && log.HighWatermark() > preLEO {
 		h.HWMoved(p.pid, preLEO) // the records just appended below the HW, for the checker
 	}
+}
+
+// appendBelowEnd handles records that start below the follower's log end (a Fetch from inside
+// one of the leader's batches gets the whole batch: LogSegment.read): Log.append with
+// assignOffsets false refuses them, as their first offset is below nextOffsetMetadata (0.11.0.2:
+// IllegalArgumentException "Out of order offsets"; 2.1.1 and 3.7.0:
+// UnexpectedAppendOffsetException). From 2.1 (KAFKA-6975) a log that is empty at its log start
+// takes a batch that reaches its start: Partition.appendRecordsToFollowerOrFutureReplica
+// truncateFullyAndStartAt the batch's first offset and appends again. It reports whether the
+// records are to be appended.
+func (t *FetcherThread) appendBelowEnd(h Follower, rules *FetcherRules, st *PartitionFetchState, d *protocol.FetchPartitionData) bool {
+	p := st.replica
+	log := &p.log
+	leo := log.LogEndOffset()
+	first := st.FetchOffset() - d.RecordsBefore
+	last := first + int64(len(d.Records)) - 1
+	if rules.AppendFromLogStart && leo == log.LogStartOffset() && first < leo && last >= leo {
+		h.TruncateFullyAndStartAt(p, first, fmt.Sprintf("the leader's batch starts at offset %d, below this empty log's start %d: the log starts at the batch (KAFKA-6975)", first, leo))
+		return true
+	}
+	t.processingFailed(h, rules, st, fmt.Sprintf("Log.append refused the leader's batch from offset %d: it starts below the log end offset %d (the fetch at %d was inside the batch)", first, leo, st.FetchOffset()))
+	return false
+}
+
+// processingFailed is an error while a partition's data is processed (processFetchRequest's
+// catch of a Throwable): before 2.3 the thread dies, from 2.3 (KIP-461) the partition is
+// marked failed.
+func (t *FetcherThread) processingFailed(h Follower, rules *FetcherRules, st *PartitionFetchState, why string) {
+	if !rules.ErrorKillsThread {
+		t.markFailed(h, st, why)
+		return
+	}
+	// "throw new KafkaException(error processing data for partition ...)" out of doWork:
+	// ShutdownableThread.run logs "Error due to" and returns. Nothing takes the thread out of
+	// AbstractFetcherManager's fetcherThreadMap, so a later addFetcherForPartitions for its
+	// leader and fetcher id hands it partitions it never fetches; only shutdownIdleFetcherThreads
+	// removes it, once it has none.
+	t.dead = true
+	h.Emit(Event{Kind: FetcherDied, Pid: protocol.Some(st.Pid()), Reason: why,
+		Arg: [4]int64{int64(t.id), int64(t.leader), int64(len(t.parts))}})
 }
 
 // fenced handles FENCED_LEADER_EPOCH: if our epoch is still the one we sent, we are behind the
@@ -196,7 +253,7 @@ func (t *FetcherThread) HandleListOffsetsResponse(h Follower, m *protocol.Messag
 			// Before 2.1 truncating below the follower's end needs unclean leader election
 			// allowed: "Exiting because log truncation is not allowed" (KAFKA-1028; 0.10.2:
 			// System.exit, 0.11: FatalExitError, which stops the thread first).
-			t.exited = true
+			t.dead = true
 			h.Exit(pid, fmt.Sprintf("log truncation is not allowed (unclean.leader.election.enable is false): leader broker %d's log ends at %d, below this replica's %d",
 				t.leader, resp.LogEndOffset, log.LogEndOffset()))
 			return

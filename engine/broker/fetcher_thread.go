@@ -48,9 +48,12 @@ type FetcherThread struct {
 	// its incremental check resolved, for the answer's own handling (fetcher_answers.go).
 	sentNames sentByName
 	answered  []answeredPartition
-	// exited: the thread stopped on a fatal error (Follower.Exit); it does no more work, and
-	// what its manager gives it is never fetched, as with Kafka's dead thread.
-	exited bool
+	// dead: the thread's run() ended (ShutdownableThread.run returned): on a fatal error
+	// (Follower.Exit), or, before 2.3, on an error processing a partition's data
+	// (FetcherRules.ErrorKillsThread). It does no more work, but stays its manager's thread for
+	// its leader and fetcher id, so what the manager gives it is never fetched, as with Kafka's
+	// dead thread, until ShutdownIdleFetchers finds it without partitions.
+	dead bool
 }
 
 // NewFetcherThread is the thread of broker owner fetching from leader with fetcher id id: no
@@ -59,7 +62,10 @@ func NewFetcherThread(owner, leader, id int32) FetcherThread {
 	return FetcherThread{owner: owner, leader: leader, id: id, wakeAt: -1, lastSent: -1}
 }
 
-func (t *FetcherThread) Owner() int32  { return t.owner }
+func (t *FetcherThread) Owner() int32 { return t.owner }
+
+// Died reports that the thread's run() ended (dead): it fetches nothing any more.
+func (t *FetcherThread) Died() bool    { return t.dead }
 func (t *FetcherThread) Leader() int32 { return t.leader }
 func (t *FetcherThread) ID() int32     { return t.id }
 

@@ -23,7 +23,7 @@ func (x *FetchMessage) Message() *protocol.Message { return &x.m }
 
 // DoWork is one turn of the thread's loop.
 func (t *FetcherThread) DoWork(h Follower) {
-	if t.inflight != 0 || t.exited || h.Dead() {
+	if t.inflight != 0 || t.dead || h.Dead() {
 		return
 	}
 	now := h.Now()
@@ -46,7 +46,7 @@ func (t *FetcherThread) DoWork(h Follower) {
 // .doWork: maybeTruncate() then maybeFetch(), 0.11.0.2 l.101-113, 2.1.1, 3.7.0 l.111-114). With
 // nothing to fetch the thread awaits replica.fetch.backoff.ms first.
 func (t *FetcherThread) FetchAfterTruncation(h Follower) {
-	if t.inflight != 0 || t.exited || h.Dead() {
+	if t.inflight != 0 || t.dead || h.Dead() {
 		return
 	}
 	now := h.Now()
@@ -60,6 +60,9 @@ func (t *FetcherThread) FetchAfterTruncation(h Follower) {
 
 // WakeUp has the thread work at time at, unless it is to work before.
 func (t *FetcherThread) WakeUp(h Follower, at int64) {
+	if t.dead {
+		return // a dead thread never works again: nothing to wake
+	}
 	if t.Wake(at) {
 		h.ScheduleWake(t, at)
 	}

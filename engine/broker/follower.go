@@ -74,6 +74,18 @@ type FetcherRules struct {
 	// latestOffset", else only a warning); from 2.1 (KAFKA-7415) it replaces the entries from its
 	// epoch or start offset on.
 	EpochCacheOnlyNewer bool
+	// ErrorKillsThread: an error while a partition's fetched data is processed (Log.append
+	// refusing records that start below the log end, processPartitionData's "Offset mismatch")
+	// ends the thread: AbstractFetcherThread.processFetchRequest rethrows it as a KafkaException
+	// and ShutdownableThread.run catches it and returns (0.10.2.2, 0.11.0.2, 2.1.1). The thread
+	// stays in its manager's map; every partition it fetched is fetched no more. From 2.3
+	// (KIP-461, KAFKA-8346) only that partition is marked failed (markPartitionFailed).
+	ErrorKillsThread bool
+	// AppendFromLogStart: a follower whose log is empty at its log start, handed a batch that
+	// starts below that start and reaches it, starts its log at the batch's first offset and
+	// appends it (Partition.appendRecordsToFollowerOrFutureReplica's catch of
+	// UnexpectedAppendOffsetException, 2.1, KAFKA-6975); before, it is refused as any other.
+	AppendFromLogStart bool
 	// AwaitAfterFailedFetch: after a failed Fetch the thread awaits BackoffMs, then delays its
 	// partitions by BackoffMs (before 3.1, KAFKA-8529).
 	AwaitAfterFailedFetch bool

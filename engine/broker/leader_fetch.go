@@ -384,16 +384,36 @@ func (rm *ReplicaManager) readPartitionTo(d *protocol.FetchPartitionData, h Host
 		maxBytes = consumerMaxPartitionFetchBytes
 	}
 	var n int64 // the bytes read
-	if want := end - fp.FetchOffset; want > 0 {
-		var recs int64
-		if consumer {
+	from := fp.FetchOffset
+	if consumer {
+		if want := end - from; want > 0 {
+			var recs int64
 			recs, n = lim.read(want, maxBytes, rules.RecordSizeBytes)
-		} else {
-			recs, n = lim.readBatches(log, fp.FetchOffset, want, maxBytes, rules.RecordSizeBytes)
+			end = from + recs
 		}
-		end = fp.FetchOffset + recs
+	} else if from < end {
+		// A follower's read starts at the batch translateOffset finds (LogSegment.read,
+		// 0.11.0.2 to 3.7.0: the first batch whose last offset is at or past the fetch offset):
+		// from inside a batch the whole batch, records below its offset included, which its
+		// Log.append refuses (fetcher_answers.go's appendBelowEnd); from a Gap the batch after
+		// it, past the fetch offset; nothing from a Gap at the log's end. Before message format
+		// v2 (0.10.2) every record is its own batch.
+		if from = log.NextRecord(from); from < end {
+			from = log.BatchStart(from)
+		}
+		end = min(end, log.RecordsEnd())
+		if want := end - from; want > 0 {
+			var recs int64
+			recs, n = lim.readBatches(log, from, want, maxBytes, rules.RecordSizeBytes)
+			end = from + recs
+		} else {
+			end = from
+		}
 	}
-	d.Records = log.Read(fp.FetchOffset, end)
+	d.Records = log.Read(from, end)
+	if len(d.Records) > 0 {
+		d.RecordsBefore = fp.FetchOffset - from
+	}
 	lim.took(n)
 	if update && !consumer {
 		rm.updateFollowerFetchState(h, pid, r, req.ReplicaID, fp.FetchOffset, fp.LogStartOffset, leo, req.BrokerEpoch)

@@ -1,6 +1,10 @@
 package broker
 
-import "github.com/highwater-sim/highwater/engine/commitlog"
+import (
+	"fmt"
+
+	"github.com/highwater-sim/highwater/engine/commitlog"
+)
 
 // The log's side of the truncation protocol: what a leader answers to OffsetsForLeaderEpoch and
 // where a follower truncates given that answer (or a Fetch answer's divergingEpoch). Both read
@@ -68,6 +72,13 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 		// (epoch, LEO) this replica wrote when it was elected stays (KAFKA-10706 trims it).
 		return
 	}
+	// Inside a batch the whole batch goes and the offsets from its start to `to` hold no
+	// record (commitlog.Log.TruncateTo): the records that changed begin at the batch's start.
+	changed := to
+	if r, ok := p.log.At(to); ok && r.Cont {
+		changed = p.log.BatchStart(to)
+		why += fmt.Sprintf("; offset %d is inside the batch from offset %d, which goes whole (LogSegment.truncateTo): offsets %d..%d are left without records", to, changed, changed, to-1)
+	}
 	cut := p.log.TruncateTo(to)
 	// The flush count is Kafka's unflushedMessages, LEO − recovery point, and the truncation
 	// moved both (LocalLog.unflushedMessages and updateLogEndOffset, 3.7.0; Log.truncateTo
@@ -95,7 +106,7 @@ func (rm *ReplicaManager) Truncate(h Host, pid int32, p *Partition, to int64, wh
 	if hw := p.log.HighWatermark(); hw != oldHW {
 		h.HWChanged(p, oldHW, "truncation", -1)
 	}
-	h.LogCut(pid, to)
+	h.LogCut(pid, changed)
 }
 
 // TruncateFullyAndStartAt empties p's log and starts it at offset (UnifiedLog

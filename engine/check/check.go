@@ -292,14 +292,27 @@ func (k *Checker) checkCommittedRange(pid int32, r *Replica, rs []Replica, from,
 			a, okA := r.Log.At(o)
 			c, okC := s.Log.At(o)
 			if okA && okC && a.ID != c.ID {
+				held := fmt.Sprintf("records %d and %d", a.ID, c.ID)
+				if a.Gap || c.Gap { // one holds no record there (commitlog.Record.Gap)
+					held = recordOrGap(a) + " and " + recordOrGap(c)
+				}
 				k.violateCaused(pid, "committed-divergence", []int32{b, h},
 					[]clients.OffsetID{{Offset: o, ID: a.ID}, {Offset: o, ID: c.ID}}, k.causeOfDivergence(pid, b, h, o),
-					fmt.Sprintf("brokers %d and %d hold different records at offset %d of %s (records %d and %d), below both high watermarks",
-						b, h, o, k.name(pid), a.ID, c.ID))
+					fmt.Sprintf("brokers %d and %d hold different records at offset %d of %s (%s), below both high watermarks",
+						b, h, o, k.name(pid), held))
 				return
 			}
 		}
 	}
+}
+
+// recordOrGap names what a log holds at an offset: a record, or none (a Gap a truncation inside
+// a batch left).
+func recordOrGap(r commitlog.Record) string {
+	if r.Gap {
+		return "no record"
+	}
+	return fmt.Sprintf("record %d", r.ID)
 }
 
 // Opt is the optional number of a cause's broker.

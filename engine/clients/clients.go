@@ -362,6 +362,9 @@ func (c *Clients) ConsumeOps() []*ConsumeOp { return c.consumes }
 func (c *Clients) Consumed(op *ConsumeOp, records []commitlog.Record) {
 	p := &c.parts[op.pid]
 	for i, r := range records {
+		if r.Gap {
+			continue // no record at that offset (commitlog.Record.Gap): the consumer reads past it
+		}
 		rec := OffsetID{Offset: op.Offset + int64(i), ID: r.ID}
 		op.Records = append(op.Records, rec)
 		p.consumed = append(p.consumed, rec)

@@ -6,7 +6,10 @@
 // batch. Every record counts as one byte-free unit; the engine decides what "bytes" mean.
 package commitlog
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Record is one record of the log. ID is unique across the whole run, so two replicas that hold
 // different records at one offset can be told apart.
@@ -20,6 +23,14 @@ type Record struct {
 	// message). It lives in the struct's padding: a record stays 16 bytes. On the wire (a fetch
 	// answer's records) it is written only when set.
 	Cont bool `json:"cont,omitempty"`
+	// Gap: no record at this offset (ID 0, epoch 0). Kafka's Log.truncateTo to an offset inside
+	// a batch cuts the segment at the batch's start but sets the log end offset to the offset
+	// asked for (LogSegment.truncateTo, then updateLogEndOffset: 0.11.0.2 to 3.7.0), so the
+	// offsets from the batch's start to there hold nothing: reads skip them (a follower copying
+	// them gets the next batch, past its fetch offset, and has the gap too), a consumer reads
+	// none, and a restart ends the log at its last record. Never inside a batch: the next
+	// record starts one.
+	Gap bool `json:"gap,omitempty"`
 }
 
 // Log is one replica's log. Offsets are Kafka's: LEO and HW are exclusive.
@@ -258,6 +269,59 @@ func (l *Log) BatchEnd(from, to int64) int64 {
 	return o
 }
 
+// BatchStart is the offset of the first record of the batch holding offset o (o itself when a
+// batch starts there), not below the log start: where LogSegment.read begins a read at o
+// (translateOffset finds the first batch whose last offset is at or past o, and the read starts
+// at that batch's position). o must be in [log start, LEO).
+func (l *Log) BatchStart(o int64) int64 {
+	for o > l.start {
+		if r, _ := l.At(o); !r.Cont {
+			break
+		}
+		o--
+	}
+	return o
+}
+
+// NextRecord is the first offset at or after o holding a record (not a Gap), or the LEO.
+func (l *Log) NextRecord(o int64) int64 {
+	leo := l.LogEndOffset()
+	for o < leo {
+		if r, _ := l.At(o); !r.Gap {
+			break
+		}
+		o++
+	}
+	return o
+}
+
+// RecordsEnd is the end of the log's records: the LEO, less the Gap offsets before it (a
+// truncation inside a batch that nothing was appended after).
+func (l *Log) RecordsEnd() int64 {
+	o := l.LogEndOffset()
+	for o > l.start {
+		if r, _ := l.At(o - 1); !r.Gap {
+			break
+		}
+		o--
+	}
+	return o
+}
+
+// AppendGap appends n Gap offsets (a follower copying the leader's gap: the batch it fetched
+// starts past its fetch offset). The epoch cache is not told: no batch starts there.
+func (l *Log) AppendGap(n int64) {
+	l.leo += n
+	for n > 0 {
+		c := l.room(int(n))
+		k := min(n, int64(cap(*c)-len(*c)))
+		for range k {
+			*c = append(*c, Record{Gap: true})
+		}
+		n -= k
+	}
+}
+
 // WholeBatchesEnd is the end of the whole batches among the records [from, to): to if the
 // record at to starts a batch (or to is the LEO), else the start of the batch holding it, but
 // not below from.
@@ -303,8 +367,14 @@ func (l *Log) AppendAsFollowerOnlyNewerEpochs(recs []Record) { l.appendAsFollowe
 
 func (l *Log) appendAsFollower(recs []Record, onlyNewer bool) {
 	leo := l.LogEndOffset()
+	prev := -1 // the last record before r that is not a Gap (a Gap starts no batch)
 	for i, r := range recs {
-		if i == 0 || recs[i-1].Epoch != r.Epoch {
+		if r.Gap {
+			continue
+		}
+		first := prev < 0 || recs[prev].Epoch != r.Epoch
+		prev = i
+		if first {
 			if onlyNewer {
 				l.cache.AssignIfNewer(r.Epoch, leo+int64(i))
 			} else {
@@ -323,7 +393,14 @@ func (l *Log) appendAsFollower(recs []Record, onlyNewer bool) {
 
 // TruncateTo cuts the log at offset t (UnifiedLog.truncateTo). At or past the end it only trims
 // epoch-cache entries that start at or after the LEO (an epoch a former leader began but never
-// wrote). It returns the records removed.
+// wrote). It returns the records removed: from t, or from the start of the batch holding t.
+//
+// Kafka's LogSegment.truncateTo(t) (0.11.0.2 to 3.7.0) cuts the segment file at the position
+// translateOffset(t) gives, the start of the first batch whose last offset is at or past t, and
+// Log.truncateTo then sets the log end offset to t (updateLogEndOffset(targetOffset)): inside a
+// batch, the whole batch goes, and the offsets from its start to t are left without records
+// (Gap). The leader-epoch cache keeps the entries that start below t (clearAndFlushLatest(t)),
+// the batch's epoch's included. In 0.10.2 (message format v1) every record is its own batch.
 func (l *Log) TruncateTo(t int64) []Record {
 	leo := l.LogEndOffset()
 	if t >= leo {
@@ -336,7 +413,11 @@ func (l *Log) TruncateTo(t int64) []Record {
 		l.TruncateFullyAndStartAt(t)
 		return cut
 	}
-	cut := l.copyOut(t, leo)
+	from := t // the first offset whose record goes
+	if r, _ := l.At(t); r.Cont {
+		from = l.BatchStart(t)
+	}
+	cut := l.copyOut(from, leo)
 	if t == l.start {
 		clear(l.chunks)
 		l.chunks = l.chunks[:0] // emptied, not nil: the log was written
@@ -348,6 +429,9 @@ func (l *Log) TruncateTo(t int64) []Record {
 		// in flight still point at are never overwritten.
 		i := l.index(k, t-1) + 1
 		l.chunks[k] = l.chunks[k][:i:i]
+		if from < t {
+			l.gapOut(from, t)
+		}
 	}
 	l.leo = t
 	l.cache.TruncateFromEnd(t)
@@ -359,6 +443,22 @@ func (l *Log) TruncateTo(t int64) []Record {
 	l.flushed = min(l.flushed, t)
 	l.durable = min(l.durable, t)
 	return cut
+}
+
+// gapOut turns the records in [from, to) (below the LEO) into Gap offsets, in copies of their
+// chunks: a slice Read returned may still point at the old ones.
+func (l *Log) gapOut(from, to int64) {
+	for o := from; o < to; {
+		k := l.chunkOf(o)
+		c := slices.Clone(l.chunks[k])
+		i := l.index(k, o)
+		n := min(int64(len(c))-i, to-o)
+		for j := range n {
+			c[i+j] = Record{Gap: true}
+		}
+		l.chunks[k] = c[:len(c):len(c)]
+		o += n
+	}
 }
 
 // KeepHighWatermark sets the HW to hw as it is, even above the LEO: before Kafka 2.4 a truncation
@@ -438,6 +538,11 @@ func (l *Log) LosePageCache() []Record {
 // min(checkpoint, LEO) before 2.4; UnifiedLog.updateHighWatermark, 3.7.0), and the recovery point
 // is recoveryPoint (the era's rule: broker.Broker's recoveryPointAfterStart).
 func (l *Log) Recover(checkpointHW, recoveryPoint int64) {
+	// The log ends where its last record does (LogSegment.recover / nextOffset: the last batch's
+	// nextOffset): a Gap a truncation left at the end is gone.
+	if end := l.RecordsEnd(); end < l.LogEndOffset() {
+		l.TruncateTo(end)
+	}
 	l.cache.TruncateFromEnd(l.LogEndOffset())
 	l.SetHighWatermark(checkpointHW)
 	l.flushed = recoveryPoint

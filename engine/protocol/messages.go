@@ -145,12 +145,20 @@ type EpochEndOffset struct {
 // was before this fetch counted (so a follower learns of a commit one round late).
 type FetchPartitionData struct {
 	TP
-	Error          KafkaError         `json:"error,omitempty"`
-	HighWatermark  int64              `json:"highWatermark"`
-	LogStartOffset int64              `json:"logStartOffset"`
-	LogEndOffset   int64              `json:"logEndOffset"`
-	DivergingEpoch *EpochEndOffset    `json:"divergingEpoch,omitempty"`
-	Records        []commitlog.Record `json:"records,omitempty"`
+	Error          KafkaError      `json:"error,omitempty"`
+	HighWatermark  int64           `json:"highWatermark"`
+	LogStartOffset int64           `json:"logStartOffset"`
+	LogEndOffset   int64           `json:"logEndOffset"`
+	DivergingEpoch *EpochEndOffset `json:"divergingEpoch,omitempty"`
+	// RecordsBefore is how many of Records come before the fetch offset: a follower's Fetch from
+	// inside one of the leader's batches gets that whole batch from its first record
+	// (LogSegment.read: translateOffset finds the batch holding the offset, and the read starts
+	// at its position), so Records begin RecordsBefore offsets below the offset asked for.
+	// Negative: they begin that far past it (the fetch offset was in a Gap of the leader's log,
+	// commitlog.Record.Gap, and the read starts at the batch after it). 0 otherwise, and always
+	// for a consumer's read (the engine hands a consumer records, Gaps included, from its offset).
+	RecordsBefore int64              `json:"recordsBefore,omitempty"`
+	Records       []commitlog.Record `json:"records,omitempty"`
 }
 
 // OffsetsForEpochRequest is OffsetsForLeaderEpoch from a follower in the truncation phase.

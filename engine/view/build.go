@@ -237,11 +237,13 @@ func brokerView(e *engine.Engine, id int32, only []int32) BrokerView {
 		Fetchers: []FetcherView{}, ParkedFetches: []Parked{}, ParkedProduces: []Parked{}}
 	now := e.Now()
 	for _, f := range e.Fetchers(id) {
-		fv := FetcherView{Leader: f.Leader(), ID: f.ID(), InFlight: f.InFlight(), Count: f.Len(), Partitions: []FetchStateView{}}
+		fv := FetcherView{Leader: f.Leader(), ID: f.ID(), InFlight: f.InFlight(), Count: f.Len(), Dead: f.Dead(), Partitions: []FetchStateView{}}
 		add := func(st engine.FetchState) {
 			p := e.Partition(st.Partition)
 			state := "fetching"
 			switch {
+			case fv.Dead:
+				state = "stopped"
 			case st.DelayUntil > now:
 				state = "delayed"
 			case st.Truncating:

@@ -89,10 +89,13 @@ type BrokerView struct {
 
 // FetcherView is one replica fetcher thread.
 type FetcherView struct {
-	Leader     int32            `json:"leader"`
-	ID         int32            `json:"id"`
-	InFlight   uint64           `json:"inFlight"` // the Fetch in flight (an overview: focused ones only)
-	Count      int              `json:"count"`    // partitions carried (an overview lists only focused ones)
+	Leader   int32  `json:"leader"`
+	ID       int32  `json:"id"`
+	InFlight uint64 `json:"inFlight"` // the Fetch in flight (an overview: focused ones only)
+	Count    int    `json:"count"`    // partitions carried (an overview lists only focused ones)
+	// Dead: the thread's run() ended (before Kafka 2.3, on an error processing a partition's
+	// data): its partitions are not fetched (their state "stopped") until it is replaced.
+	Dead       bool             `json:"dead,omitempty"`
 	Partitions []FetchStateView `json:"partitions"`
 }
 
@@ -103,7 +106,7 @@ type FetchStateView struct {
 	FetchOffset      int64  `json:"fetchOffset"`
 	LeaderEpoch      int32  `json:"leaderEpoch"`
 	LastFetchedEpoch int32  `json:"lastFetchedEpoch"`
-	State            string `json:"state"` // fetching, truncating or delayed
+	State            string `json:"state"` // fetching, truncating, delayed, or stopped (a dead thread's)
 	DelayedUntil     int64  `json:"delayedUntil,omitempty"`
 }
 

@@ -196,8 +196,11 @@ export class ClusterView {
       const n = f.count ?? parts.length;
       const shown = parts.slice(0, 3).map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} (${p.state}${p.state === "delayed" ? " until " + fmtTime(p.delayedUntil) : ""}, epoch ${p.leaderEpoch})`);
       if (n > shown.length) shown.push(`${shown.length ? "… " : ""}${n - shown.length} ${shown.length ? "more" : "partitions"}`);
+      // A dead thread (before Kafka 2.3, an error processing a partition's data ends it) stays
+      // its broker's thread for that leader: its partitions wait until it is replaced.
+      const dead = f.dead ? [el("span", { class: "badge down", title: "the thread died on an error processing fetched data (a KafkaException, before Kafka 2.3); its partitions are not fetched until it is replaced" }, "dead"), " "] : [];
       return el("li", { title: parts.map((p) => `${tpName(p.topic, p.partition)}@${p.fetchOffset} ${p.state}`).join(", ") },
-        `fetcher ${f.id} → leader ${f.leader}${n > 3 && parts.length ? ` (${n} partitions)` : ""}: `, shown.join(", ") || "idle");
+        ...dead, `fetcher ${f.id} → leader ${f.leader}${n > 3 && parts.length ? ` (${n} partitions)` : ""}: `, shown.join(", ") || "idle");
     });
     card.fetchers.replaceChildren(...(fl.length ? [el("h4", {}, "Fetchers"), el("ul", {}, ...fl)] : []));
 
@@ -575,6 +578,15 @@ function updateReplica(row, r, p, { from, cell, preferred, verdicts, ids, cutMs,
     for (let o = start; o < r.logStartOffset + recs.length; o++) {
       const rec = recs[o - r.logStartOffset];
       const c = document.createElement("span");
+      if (rec.gap) {
+        // No record here: a truncation inside a batch cut the whole batch but set the log end to
+        // the offset asked for (Kafka's LogSegment.truncateTo), and reads skip the gap.
+        c.className = "rec gap";
+        c.style.left = `${(o - from) * cell}px`;
+        c.title = `offset ${o}: no record (a truncation inside a batch cut the whole batch; the log end offset stayed past it)`;
+        frag.append(c);
+        continue;
+      }
       const v = verdicts.get(rec.id);
       c.className = (o < r.highWatermark ? "rec" : "rec uncommitted") + (v ? " v-" + v.verdict : "");
       c.style.left = `${(o - from) * cell}px`;
