@@ -292,6 +292,16 @@ type era struct {
 	// .tryProcessAlterPartition; controller.Era.LeaderRecovery). Before 3.2 no partition state
 	// carries it: the page shows no "recovering".
 	leaderRecovery bool
+	// updateMetadataNamesPartitions: an UpdateMetadata the controller sends outside a
+	// LeaderAndIsr batch carries only the partitions it names, none for an empty set, and a
+	// started broker's existing peers get one without partition states (KAFKA-7537, 2.2:
+	// addUpdateMetadataRequestForBrokers, onBrokerStartup); before, an empty set meant every
+	// partition (controller.Era.UpdateMetadataNamesPartitions).
+	updateMetadataNamesPartitions bool
+	// offlineUpdateMetadataOnlyWithoutChange: onReplicasBecomeOffline's own UpdateMetadata goes only
+	// when no replica went offline and no election succeeded (KAFKA-13225, 3.1); before, whenever no
+	// partition lost its leader (controller.Era.OfflineUpdateMetadataOnlyWithoutChange).
+	offlineUpdateMetadataOnlyWithoutChange bool
 }
 
 func eraFor(version string) era {
@@ -327,6 +337,7 @@ func eraFor(version string) era {
 			stopReplicaPartitionErrors: true, consumerLeaderEpoch: true, hwOnlyWhenFollowerMoved: true,
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
 			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
-			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true}
+			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true,
+			updateMetadataNamesPartitions: true, offlineUpdateMetadataOnlyWithoutChange: true}
 	}
 }

@@ -134,6 +134,17 @@ type Era struct {
 	// request's leaderRecoveryState). Before (0.10.2.2 to 2.1.1), the partition state has no such
 	// field.
 	LeaderRecovery bool
+	// UpdateMetadataNamesPartitions: sendUpdateMetadataRequest with no partitions sends none
+	// (KAFKA-7537, 2.2: a failover's and a broker death's UpdateMetadata list only the brokers,
+	// and onBrokerStartup sends the full one to the new brokers only); before, it sends every
+	// partition's state (addUpdateMetadataRequestForBrokers' `if (partitions.isEmpty)
+	// controllerContext.partitionLeadershipInfo.keySet`, 0.10.2.2 and 2.1.1).
+	UpdateMetadataNamesPartitions bool
+	// OfflineUpdateMetadataOnlyWithoutChange: onReplicasBecomeOffline sends its own UpdateMetadata
+	// only when no replica went offline and no election succeeded (KAFKA-13225, 3.1; 3.7.0);
+	// before, whenever no partition lost its leader (`partitionsWithoutLeader.isEmpty`, 0.10.2.2
+	// onBrokerFailure, 2.1.1 onReplicasBecomeOffline).
+	OfflineUpdateMetadataOnlyWithoutChange bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,
@@ -174,6 +185,8 @@ type Controller struct {
 	partitionOffline []bool
 	// batch collects LeaderAndIsr partitions per target broker during one controller action.
 	batch map[int32][]int32
+	// umd is the UpdateMetadata the batch's LeaderAndIsr partitions add (update_metadata.go).
+	umd umdBatch
 	// incarnation is its broker's process when it took over: the controller lives in that process.
 	incarnation uint64
 	// channels are the controller's per-broker request queues (ControllerChannelManager): one
