@@ -134,20 +134,20 @@ func umdCounts(evs []Event, to int32, from, until int64) []int {
 // Before 2.2 sendUpdateMetadataRequest with no partitions sends every partition's state
 // (addUpdateMetadataRequestForBrokers' `partitionLeadershipInfo.keySet`, 0.10.2.2 and 2.1.1);
 // from 2.2 (KAFKA-7537) none, and onBrokerStartup sends the full one only to the new broker.
-// - Broker 2 dies (its session expires): onBrokerFailure's OfflineReplica batch sends every live
-//   broker an UpdateMetadata for the three partitions; as no partition lost its leader, before
-//   3.1 onBrokerFailure / onReplicasBecomeOffline sends one more (`partitionsWithoutLeader.isEmpty`:
-//   three states before 2.2); 3.7.0 does not (KAFKA-13225: only when no replica went offline).
-// - It restarts: onBrokerStartup's UpdateMetadata, three states to broker 0 before 2.2, none in
-//   3.7; three to broker 2 in every era; then the OnlineReplica batch's, three. In 3.7 the leaders
-//   then add broker 2 back to each ISR through AlterPartition, and tryProcessAlterPartition sends
-//   every live broker an UpdateMetadata for the partition each time (3.7.0 l.2479): one state,
-//   three times (before 2.7 the leader writes ZooKeeper itself and the controller hears of it
-//   only through isr_change_notification, which the engine does not model).
-// - Controller 0 dies: onControllerFailover's UpdateMetadata to broker 2, three states before
-//   2.2, none in 3.7; then the OnlineReplica batch's (three), in 3.7 the OfflineReplica batch's
-//   for broker 0's replicas (three: it leaves every ISR, KAFKA-3143), and the elections' (two:
-//   t-0 and t-2).
+//   - Broker 2 dies (its session expires): onBrokerFailure's OfflineReplica batch sends every live
+//     broker an UpdateMetadata for the three partitions; as no partition lost its leader, before
+//     3.1 onBrokerFailure / onReplicasBecomeOffline sends one more (`partitionsWithoutLeader.isEmpty`:
+//     three states before 2.2); 3.7.0 does not (KAFKA-13225: only when no replica went offline).
+//   - It restarts: onBrokerStartup's UpdateMetadata, three states to broker 0 before 2.2, none in
+//     3.7; three to broker 2 in every era; then the OnlineReplica batch's, three. In 3.7 the leaders
+//     then add broker 2 back to each ISR through AlterPartition, and tryProcessAlterPartition sends
+//     every live broker an UpdateMetadata for the partition each time (3.7.0 l.2479): one state,
+//     three times (before 2.7 the leader writes ZooKeeper itself and the controller hears of it
+//     only through isr_change_notification, which the engine does not model).
+//   - Controller 0 dies: onControllerFailover's UpdateMetadata to broker 2, three states before
+//     2.2, none in 3.7; then the OnlineReplica batch's (three), in 3.7 the OfflineReplica batch's
+//     for broker 0's replicas (three: it leaves every ISR, KAFKA-3143), and the elections' (two:
+//     t-0 and t-2).
 func TestAudit15UpdateMetadataPartitions(t *testing.T) {
 	for _, c := range umdEras {
 		t.Run(c.era, func(t *testing.T) {
