@@ -86,7 +86,9 @@ func TestAudit14EndTruncationKeepsEpochCacheBefore27(t *testing.T) {
 // 4 come one backoff (1000 ms) plus the round trip (2 ms) apart once the heal's retransmission
 // (5608) has delivered the first answer. (The re-election's LeaderAndIsr reaches broker 2 at 5007:
 // it waits in broker 2's queue behind the reassignment batch's UpdateMetadata and the
-// reassignment's own, onPartitionReassignment's sendUpdateMetadataRequest: two round trips.)
+// reassignment's own, onPartitionReassignment's sendUpdateMetadataRequest: two round trips.
+// 2.1.1's onPartitionReassignment also sends each replica an OnlineReplica batch first, not
+// modelled: docs/simplifications.md.)
 func TestAudit14FetchBeforeNextTruncationRound(t *testing.T) {
 	sc, err := ParseScenario([]byte(fetchdiffStaleEpochSrc("2.1")))
 	if err != nil {

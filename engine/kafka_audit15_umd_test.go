@@ -103,9 +103,13 @@ func TestAudit15UpdateMetadataBeforeStartupLeaderAndIsr(t *testing.T) {
 // epoch) and its batch's UpdateMetadata, then onPartitionReassignment's own UpdateMetadata for the
 // partition (0.10.2.2 l.609, 2.1.1 l.558, 3.7.0 l.810), then the preferred election's LeaderAndIsr
 // (leader 2). At broker 1 the first arrives at 1003 and the election at 1021 (behind two
-// UpdateMetadata round trips; it was 1009).
+// UpdateMetadata round trips; it was 1009). 3.7 only: before 2.4 the completed reassignment also
+// moves each target replica to OnlineReplica, one handleStateChanges (a LeaderAndIsr to it and an
+// UpdateMetadata to every broker) each, before moveReassignedPartitionLeaderIfRequired
+// (onPartitionReassignment step 5, 0.10.2.2 and 2.1.1), which the engine does not send
+// (docs/simplifications.md); 3.7.0's B1 moves only the adding replicas, none for a reorder.
 func TestAudit15UpdateMetadataBeforeChosenLeaderElection(t *testing.T) {
-	for _, c := range umdEras {
+	for _, c := range umdEras[3:] {
 		t.Run(c.era, func(t *testing.T) {
 			e := newKafkaEngine(t, 3, [][]int32{{0, 1, 2}}, umdCfg(c.era))
 			runFor(t, e, 1000)
