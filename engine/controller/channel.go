@@ -24,6 +24,9 @@ type queued struct {
 	lai  *protocol.LeaderAndIsrRequest
 	umd  *protocol.UpdateMetadataRequest
 	stop *protocol.StopReplicaRequest
+	// alter is the AlterPartition group an UpdateMetadata answers (update_metadata.go
+	// alterGroup); the zero value for any other request.
+	alter alterGroup
 }
 
 // brokerEpoch is the registration of the broker the request was built for.

@@ -69,8 +69,9 @@ func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
 	if k.usable() && k.broker == at && k.live[req.BrokerID] != 0 && k.live[req.BrokerID] == req.BrokerEpoch {
 		// tryProcessAlterPartition ends, past the controller and broker-epoch checks, with
 		// sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds, partitionsToAlter.keySet): every
-		// partition of the request, its change accepted or not (3.7.0 l.2479).
-		k.sendUpdateMetadata(nil, 1)
+		// partition of the request, its change accepted or not (3.7.0 l.2479). One for the
+		// requests the leader sent together, as Kafka's one request (alterGroup).
+		k.sendAlterPartitionUpdate(alterGroup{from: m.From + 1, sent: m.Sent})
 	}
 	k.c.Send(&protocol.Message{Type: protocol.MsgAlterPartitionResponse, From: at, To: m.From, ReplyTo: m.ID, AlterPartitionResponse: resp})
 }

@@ -74,6 +74,40 @@ func (k *Controller) sendUpdateMetadata(to []int32, partitions int) {
 	}
 }
 
+// alterGroup names the AlterPartition requests a broker sent together: its id plus one, and
+// their send time. Kafka's AlterPartitionManager sends the changes submitted while a request was
+// in flight as one request, and tryProcessAlterPartition answers it with one UpdateMetadata for
+// all its partitions; the engine's broker sends them as one-partition requests at the same
+// instant (broker/isr_change.go), so their UpdateMetadata are one request too wherever it has
+// not left yet.
+type alterGroup struct {
+	from int32
+	sent int64
+}
+
+// sendAlterPartitionUpdate is tryProcessAlterPartition's UpdateMetadata for one partition of the
+// AlterPartition group g, to every live broker: added to the group's UpdateMetadata still
+// waiting in a broker's queue, else queued as a new one.
+func (k *Controller) sendAlterPartitionUpdate(g alterGroup) {
+	var live []int32
+	for b := range int32(k.brokers) {
+		if k.live[b] != 0 {
+			live = append(live, b)
+		}
+	}
+	for _, b := range live {
+		if k.channels != nil {
+			ch := &k.channels[b]
+			if last := len(ch.queue) - 1; last >= 1 && ch.queue[last].umd != nil && ch.queue[last].alter == g {
+				ch.queue[last].umd.Partitions++ // not sent yet: the request is the controller's still
+				continue
+			}
+		}
+		k.enqueue(b, queued{umd: &protocol.UpdateMetadataRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
+			BrokerEpoch: k.live[b], Partitions: 1, LiveBrokers: live}, alter: g})
+	}
+}
+
 // allPartitionsUpdate is the partition count of KafkaController.sendUpdateMetadataRequest with no
 // partitions named: every partition's state before KAFKA-7537 (2.2), none after.
 func (k *Controller) allPartitionsUpdate() int {
