@@ -23,7 +23,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 		PreferredReelectsLeader: e.era.preferredReelectsLeader, ReorderCompletesAtOnce: e.era.reorderCompletesAtOnce,
 		GroupByScala: e.era.groupByScala, RebalanceBatchesPerBroker: e.era.rebalanceBatchesPerBroker,
 		ControlledShutdownBatched: e.era.controlledShutdownBatched, StopReplicaPerPartition: e.era.stopReplicaPerPartition,
-		LeaderRecovery: e.era.leaderRecovery}
+		LeaderRecovery: e.era.leaderRecovery, UpdateMetadataNamesPartitions: e.era.updateMetadataNamesPartitions,
+		OfflineUpdateMetadataOnlyWithoutChange: e.era.offlineUpdateMetadataOnlyWithoutChange}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 
@@ -105,7 +106,12 @@ func (e *Engine) handleStopReplicaResponse(b *broker, m, sent *Message) {
 	e.ctrl.StopReplicaAnswered(b.id, m, sent)
 }
 
-// controllerRequestFailed: a LeaderAndIsr or StopReplica got no answer.
+// handleUpdateMetadataResponse: a broker's answer to the UpdateMetadata sent reached broker b.
+func (e *Engine) handleUpdateMetadataResponse(b *broker, m, sent *Message) {
+	e.ctrl.UpdateMetadataAnswered(b.id, m, sent)
+}
+
+// controllerRequestFailed: a LeaderAndIsr, UpdateMetadata or StopReplica got no answer.
 func (e *Engine) controllerRequestFailed(req *Message) { e.ctrl.ChannelRequestFailed(req) }
 
 func (e *Engine) controllerRetry(b int32, epoch int32) { e.ctrl.Retry(b, epoch) }

@@ -77,6 +77,15 @@ func DescribeMessage(m *Message) string {
 			return head + "StopReplica answer: " + strings.Join(failed, "; ")
 		}
 		return head + "StopReplica answer"
+	case m.UpdateMetadata != nil:
+		u := m.UpdateMetadata
+		return head + fmt.Sprintf("UpdateMetadata (controller epoch %d): %s, live brokers %v", u.ControllerEpoch,
+			plural.Of(u.Partitions, "partition state"), u.LiveBrokers)
+	case m.UpdateMetadataResponse != nil:
+		if e := m.UpdateMetadataResponse.Error; e != ErrNone {
+			return head + "UpdateMetadata answer " + e.String()
+		}
+		return head + "UpdateMetadata answer"
 	case m.AlterPartition != nil:
 		a := m.AlterPartition
 		return head + fmt.Sprintf("AlterPartition %s-%d ISR %v (leader epoch %d, partition epoch %d)", a.TP.Topic, a.TP.Partition, a.NewISR, a.LeaderEpoch, a.PartitionEpoch)

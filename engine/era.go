@@ -303,6 +303,16 @@ type era struct {
 	// and reaches it starts at the batch (Partition.appendRecordsToFollowerOrFutureReplica,
 	// KAFKA-6975, 2.1.0).
 	appendFromLogStart bool
+	// updateMetadataNamesPartitions: an UpdateMetadata the controller sends outside a
+	// LeaderAndIsr batch carries only the partitions it names, none for an empty set, and a
+	// started broker's existing peers get one without partition states (KAFKA-7537, 2.2:
+	// addUpdateMetadataRequestForBrokers, onBrokerStartup); before, an empty set meant every
+	// partition (controller.Era.UpdateMetadataNamesPartitions).
+	updateMetadataNamesPartitions bool
+	// offlineUpdateMetadataOnlyWithoutChange: onReplicasBecomeOffline's own UpdateMetadata goes only
+	// when no replica went offline and no election succeeded (KAFKA-13225, 3.1); before, whenever no
+	// partition lost its leader (controller.Era.OfflineUpdateMetadataOnlyWithoutChange).
+	offlineUpdateMetadataOnlyWithoutChange bool
 }
 
 func eraFor(version string) era {
@@ -339,6 +349,7 @@ func eraFor(version string) era {
 			reelectionFetchTimeInSyncOnly: true, failedReadKeepsFollower: true, rebalanceBatchesPerBroker: true,
 			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
 			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true,
-			partitionFailsAlone: true, appendFromLogStart: true}
+			partitionFailsAlone: true, appendFromLogStart: true,
+			updateMetadataNamesPartitions: true, offlineUpdateMetadataOnlyWithoutChange: true}
 	}
 }

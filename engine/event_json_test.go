@@ -101,6 +101,8 @@ func TestEventJSONHandMade(t *testing.T) {
 				LeaderAndIsrResponse:   &LeaderAndIsrResponse{},
 				StopReplica:            &StopReplicaRequest{Partitions: []TP{}},
 				StopReplicaResponse:    &StopReplicaResponse{Error: ErrStaleControllerEpoch},
+				UpdateMetadata:         &UpdateMetadataRequest{Partitions: 3, LiveBrokers: []int32{0, 2}},
+				UpdateMetadataResponse: &UpdateMetadataResponse{Error: ErrStaleBrokerEpoch},
 				AlterPartition:         &AlterPartitionRequest{TP: tp},
 				AlterPartitionResponse: &AlterPartitionResponse{TP: tp, Error: ErrInvalidUpdateVersion},
 				ControlledShutdown:     &ControlledShutdownRequest{},
@@ -112,6 +114,7 @@ func TestEventJSONHandMade(t *testing.T) {
 		compareEventJSON(t, &Event{Text: s})
 		compareEventJSON(t, &Event{Message: &Message{LeaderAndIsrResponse: &LeaderAndIsrResponse{Partitions: []PartitionError{{TP: tp}}}}})
 		compareEventJSON(t, &Event{Message: &Message{StopReplicaResponse: &StopReplicaResponse{Partitions: []PartitionError{{TP: tp}}}}})
+		compareEventJSON(t, &Event{Message: &Message{UpdateMetadata: &UpdateMetadataRequest{}, UpdateMetadataResponse: &UpdateMetadataResponse{}}})
 	}
 	for _, acks := range []Acks{-1, 0, 1, 5, -7} {
 		compareEventJSON(t, &Event{Message: &Message{Produce: &ProduceRequest{Acks: acks}}})
@@ -233,7 +236,7 @@ var eventJSONFields = strings.Fields(`
 	Message.Omitted Message.Fetch Message.FetchResponse Message.OffsetsForEpoch
 	Message.OffsetsForEpochResp Message.ListOffsets Message.ListOffsetsResponse
 	Message.LeaderAndIsr Message.LeaderAndIsrResponse Message.StopReplica
-	Message.StopReplicaResponse Message.AlterPartition
+	Message.StopReplicaResponse Message.UpdateMetadata Message.UpdateMetadataResponse Message.AlterPartition
 	Message.AlterPartitionResponse Message.ControlledShutdown Message.ControlledShutdownResp
 	Message.Produce Message.ProduceResponse
 	TP.Topic TP.Partition
@@ -265,6 +268,9 @@ var eventJSONFields = strings.Fields(`
 	StopReplicaRequest.ControllerID StopReplicaRequest.ControllerEpoch
 	StopReplicaRequest.BrokerEpoch StopReplicaRequest.Partitions
 	StopReplicaResponse.Error StopReplicaResponse.Partitions
+	UpdateMetadataRequest.ControllerID UpdateMetadataRequest.ControllerEpoch
+	UpdateMetadataRequest.BrokerEpoch UpdateMetadataRequest.Partitions UpdateMetadataRequest.LiveBrokers
+	UpdateMetadataResponse.Error
 	AlterPartitionRequest.BrokerID AlterPartitionRequest.BrokerEpoch AlterPartitionRequest.TP
 	AlterPartitionRequest.LeaderEpoch AlterPartitionRequest.PartitionEpoch
 	AlterPartitionRequest.NewISR

@@ -81,7 +81,7 @@ const (
 var EventTypes = []string{
 	MsgFetch, MsgFetchResponse, MsgOffsetsForEpoch, MsgOffsetsForEpochResponse, MsgListOffsets,
 	MsgListOffsetsResponse, MsgLeaderAndIsr, MsgLeaderAndIsrResponse, MsgStopReplica,
-	MsgStopReplicaResponse, MsgAlterPartition, MsgAlterPartitionResponse, MsgControlledShutdown,
+	MsgStopReplicaResponse, MsgUpdateMetadata, MsgUpdateMetadataResponse, MsgAlterPartition, MsgAlterPartitionResponse, MsgControlledShutdown,
 	MsgControlledShutdownResp, MsgProduce, MsgProduceResponse,
 	EvTruncate, EvHighWatermark, EvISRChange, EvLeaderChange, EvBrokerDown, EvBrokerUp,
 	EvViolation, EvDropped, EvHeld, EvReleased, EvAppend, EvRole, EvFetcher, EvController,

@@ -46,15 +46,19 @@ func stopReplicaSetup(t *testing.T, era string, cfg map[string]string) *Engine {
 // (it follows it), then t-0's OfflineReplica (ZkReplicaStateMachine: the shrunk ISR to broker 0,
 // StopReplica to broker 1 again). All go through ControllerChannelManager.sendRequest to one
 // queue per broker, and the broker's RequestSendThread.doWork sends the next only when the last
-// was answered. With 1 ms links: the ControlledShutdown reaches the controller at 2001; the
-// LeaderAndIsr leaves at 2001 and broker 1 answers it at 2002; only then, at 2003, does the first
-// StopReplica leave; broker 1 answers it at 2004 (KafkaApis.handleStopReplicaRequest: NONE, t-0
-// NONE) and stops its fetcher for t-0 then; the second StopReplica leaves at 2005 and is answered
-// at 2006. Before, the StopReplica left at 2001, beside the LeaderAndIsr. In 2.1 (1.1 to 2.2) each
-// StopReplica batch is an empty request, then one per partition (doControlledShutdown and
-// ReplicaStateMachine's OfflineReplica pass a callback, and sendRequestsToBrokers groups only the
-// StopReplicas without one; audit 15, TestAudit15StopReplicaOneRequestPerPartition): four
-// StopReplicas, at 2003, 2005, 2007 and 2009, and the fetcher stops at 2006 with the second.
+// was answered. Each batch with a LeaderAndIsr also sends every live broker an UpdateMetadata,
+// after its LeaderAndIsr requests and before its StopReplica (sendRequestsToBrokers): broker 1's
+// queue is LeaderAndIsr, UpdateMetadata, StopReplica, UpdateMetadata (the OfflineReplica batch's,
+// whose LeaderAndIsr goes to broker 0 only), StopReplica. With 1 ms links: the ControlledShutdown
+// reaches the controller at 2001; the LeaderAndIsr leaves at 2001 and broker 1 answers it at
+// 2002; the UpdateMetadata leaves at 2003; only then, at 2005, does the first StopReplica leave;
+// broker 1 answers it at 2006 (KafkaApis.handleStopReplicaRequest: NONE, t-0 NONE) and stops its
+// fetcher for t-0 then; the second UpdateMetadata leaves at 2007, the second StopReplica at 2009,
+// answered at 2010. Before, the StopReplica left at 2001, beside the LeaderAndIsr. In 2.1 (1.1 to
+// 2.2) each StopReplica batch is an empty request, then one per partition (doControlledShutdown
+// and ReplicaStateMachine's OfflineReplica pass a callback, and sendRequestsToBrokers groups only
+// the StopReplicas without one; audit 15, TestAudit15StopReplicaOneRequestPerPartition): four
+// StopReplicas, at 2005, 2007, 2011 and 2013, and the fetcher stops at 2008 with the second.
 func TestAudit12StopReplicaQueuesBehindLeaderAndIsr(t *testing.T) {
 	for _, c := range []struct {
 		era          string
@@ -62,9 +66,9 @@ func TestAudit12StopReplicaQueuesBehindLeaderAndIsr(t *testing.T) {
 		withT0       []bool // each answer names t-0 (else it is the empty request's)
 		stop         int64
 	}{
-		{"0.10.2", []int64{2003, 2005}, []int64{2004, 2006}, []bool{true, true}, 2004},
-		{"2.1", []int64{2003, 2005, 2007, 2009}, []int64{2004, 2006, 2008, 2010}, []bool{false, true, false, true}, 2006},
-		{"3.7", []int64{2003, 2005}, []int64{2004, 2006}, []bool{true, true}, 2004},
+		{"0.10.2", []int64{2005, 2009}, []int64{2006, 2010}, []bool{true, true}, 2006},
+		{"2.1", []int64{2005, 2007, 2011, 2013}, []int64{2006, 2008, 2012, 2014}, []bool{false, true, false, true}, 2008},
+		{"3.7", []int64{2005, 2009}, []int64{2006, 2010}, []bool{true, true}, 2006},
 	} {
 		t.Run(c.era, func(t *testing.T) {
 			e := stopReplicaSetup(t, c.era, nil)
@@ -72,6 +76,10 @@ func TestAudit12StopReplicaQueuesBehindLeaderAndIsr(t *testing.T) {
 			evs := e.Drain()
 			if got := messageTimes(evs, MsgLeaderAndIsrResponse, 1); !slices.Equal(got, []int64{2002}) {
 				t.Errorf("broker 1 answered LeaderAndIsr at %v, want [2002]", got)
+			}
+			// The OfflineReplica batch's UpdateMetadata leaves a round trip before its StopReplica.
+			if got, second := messageTimes(evs, MsgUpdateMetadata, 1), c.sent[len(c.sent)/2]-2; !slices.Equal(got, []int64{2003, second}) {
+				t.Errorf("UpdateMetadata to broker 1 sent at %v, want [2003 %d] (after each batch's LeaderAndIsr)", got, second)
 			}
 			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, c.sent) {
 				t.Errorf("StopReplica to broker 1 sent at %v, want %v (each after the last request to it was answered)", got, c.sent)
@@ -100,11 +108,12 @@ func TestAudit12StopReplicaQueuesBehindLeaderAndIsr(t *testing.T) {
 // TestAudit12StopReplicaRetriedOnCutLink: RequestSendThread.doWork (0.10.2.2, 3.7.0) resends a
 // request that failed (here timed out: request.timeout.ms 3000) after backoff(), 100 ms, as long
 // as the thread runs. The link from the controller to broker 1 is cut at 2002, after broker 1
-// answered the LeaderAndIsr: the first StopReplica leaves at 2003 and is held, times out at 5003,
-// leaves again at 5103, times out at 8103, leaves again at 8203. The heal at 9000 lets the held
-// copy through (TCP retransmits it, here at 9603); broker 1 answers at 9604 and only then does the
-// second StopReplica leave (9605), answered at 9606. (controlled.shutdown.retry.backoff.ms 60000
-// keeps broker 1's own retry out of the window.)
+// answered the LeaderAndIsr: the election batch's UpdateMetadata, next in broker 1's queue, leaves
+// at 2003 and is held, times out at 5003, leaves again at 5103, times out at 8103, leaves again at
+// 8203. The heal at 9000 lets the held copy through (TCP retransmits it, here at 9603); broker 1
+// answers at 9604 and only then does the first StopReplica leave (9605), answered at 9606; then
+// the OfflineReplica batch's UpdateMetadata (9607) and the second StopReplica (9609, answered at
+// 9610). (controlled.shutdown.retry.backoff.ms 60000 keeps broker 1's own retry out of the window.)
 func TestAudit12StopReplicaRetriedOnCutLink(t *testing.T) {
 	for _, era := range []string{"0.10.2", "3.7"} {
 		t.Run(era, func(t *testing.T) {
@@ -115,32 +124,41 @@ func TestAudit12StopReplicaRetriedOnCutLink(t *testing.T) {
 			apply(t, e, `{"do":"heal"}`)
 			runFor(t, e, 2000)
 			evs := e.Drain()
-			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, []int64{2003, 5103, 8203, 9605}) {
-				t.Errorf("StopReplica to broker 1 sent at %v, want [2003 5103 8203 9605] (resent 100 ms after each timeout)", got)
+			if got := messageTimes(evs, MsgUpdateMetadata, 1); !slices.Equal(got, []int64{2003, 5103, 8203, 9607}) {
+				t.Errorf("UpdateMetadata to broker 1 sent at %v, want [2003 5103 8203 9607] (resent 100 ms after each timeout)", got)
 			}
-			if got := messageTimes(evs, MsgStopReplicaResponse, 1); !slices.Equal(got, []int64{9604, 9606}) {
-				t.Errorf("broker 1 answered StopReplica at %v, want [9604 9606]", got)
+			if got := messageTimes(evs, MsgUpdateMetadataResponse, 1); !slices.Equal(got, []int64{9604, 9608}) {
+				t.Errorf("broker 1 answered UpdateMetadata at %v, want [9604 9608]", got)
+			}
+			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, []int64{9605, 9609}) {
+				t.Errorf("StopReplica to broker 1 sent at %v, want [9605 9609] (each after the request before it was answered)", got)
+			}
+			if got := messageTimes(evs, MsgStopReplicaResponse, 1); !slices.Equal(got, []int64{9606, 9610}) {
+				t.Errorf("broker 1 answered StopReplica at %v, want [9606 9610]", got)
 			}
 		})
 	}
 }
 
-// TestAudit12StopReplicaDroppedOnReregistration: the held StopReplica's broker is killed at 2500
-// and restarted at 3000. While it stays registered the controller keeps resending (the crash
-// resets the connection: refused at 2500, failed one latency later at 2501, resent at 2601). When
-// the controller sees the broker's registration go (3.7: the restart re-registers at once with a
-// new broker epoch, a bounce that processBrokerChange handles as onBrokerFailure then
+// TestAudit12StopReplicaDroppedOnReregistration: the held request (the election batch's
+// UpdateMetadata, with both StopReplicas queued behind it) is for broker 1, killed at 2500 and
+// restarted at 3000. While it stays registered the controller keeps resending (the crash resets
+// the connection: refused at 2500, failed one latency later at 2501, resent at 2601). When the
+// controller sees the broker's registration go (3.7: the restart re-registers at once with a new
+// broker epoch, a bounce that processBrokerChange handles as onBrokerFailure then
 // onBrokerStartup; 0.10.2: the old session expires at 8500, 6000 ms after the kill, and the
 // restart registers then), removeBroker stops its RequestSendThread and the queue goes: no
-// StopReplica leaves after that, and none is ever answered, even after the heal lets the held
-// copies go (they were addressed to the old process). The new registration's LeaderAndIsr goes
-// on the new queue.
+// StopReplica ever leaves, and none is answered. The new registration's requests go on the new
+// queue: onBrokerStartup's UpdateMetadata first, with every partition's state (0.10.2: to every
+// live broker; 3.7, KAFKA-7537: the full one to the new broker only), at the registration; its
+// LeaderAndIsr only after that is answered, which the cut link delays until the heal (100 ms after
+// the registration) and TCP's retransmission (200 ms after the registration).
 func TestAudit12StopReplicaDroppedOnReregistration(t *testing.T) {
 	for _, c := range []struct {
 		era        string
 		registered int64
 		sends      []int64
-	}{{"0.10.2", 8500, []int64{2003, 2601, 5701}}, {"3.7", 3000, []int64{2003, 2601}}} {
+	}{{"0.10.2", 8500, []int64{2003, 2601, 5701, 8500}}, {"3.7", 3000, []int64{2003, 2601, 3000}}} {
 		t.Run(c.era, func(t *testing.T) {
 			e := stopReplicaSetup(t, c.era, map[string]string{"request.timeout.ms": "3000", "controlled.shutdown.retry.backoff.ms": "60000"})
 			runFor(t, e, 2)
@@ -153,15 +171,26 @@ func TestAudit12StopReplicaDroppedOnReregistration(t *testing.T) {
 			apply(t, e, `{"do":"heal"}`)
 			runFor(t, e, 5000)
 			evs := e.Drain()
-			if got := messageTimes(evs, MsgStopReplica, 1); !slices.Equal(got, c.sends) {
-				t.Errorf("StopReplica to broker 1 sent at %v, want %v (none after the registration changed at %d)", got, c.sends, c.registered)
+			var sends []int64 // UpdateMetadata to broker 1 before its new registration's answers
+			for _, ev := range eventsOf(evs, MsgUpdateMetadata, func(ev Event) bool { return ev.Message.To == 1 && ev.T <= c.registered }) {
+				sends = append(sends, ev.T)
+			}
+			if !slices.Equal(sends, c.sends) {
+				t.Errorf("UpdateMetadata to broker 1 sent at %v, want %v (the old queue's resent, then the new registration's)", sends, c.sends)
+			}
+			if got := eventsOf(evs, MsgUpdateMetadata, func(ev Event) bool { return ev.Message.To == 1 && ev.T == c.registered }); len(got) != 1 ||
+				got[0].Message.UpdateMetadata.BrokerEpoch != e.ctrl.LiveBrokerEpoch(1) || got[0].Message.UpdateMetadata.Partitions != 3 {
+				t.Errorf("UpdateMetadata to the new registration at %d: %d, want one with its broker epoch and 3 partition states", c.registered, len(got))
+			}
+			if got := messageTimes(evs, MsgStopReplica, 1); len(got) != 0 {
+				t.Errorf("StopReplica to broker 1 sent at %v, want never (queued behind the held UpdateMetadata, then dropped with the queue)", got)
 			}
 			if got := messageTimes(evs, MsgStopReplicaResponse, 1); len(got) != 0 {
 				t.Errorf("broker 1 answered StopReplica at %v, want never", got)
 			}
 			lai := eventsOf(evs, MsgLeaderAndIsr, func(ev Event) bool { return ev.Message.To == 1 && ev.T >= c.registered })
-			if len(lai) == 0 || lai[0].T != c.registered || lai[0].Message.LeaderAndIsr.BrokerEpoch != e.ctrl.LiveBrokerEpoch(1) {
-				t.Errorf("LeaderAndIsr to the new registration: %v, want one at %d with its broker epoch", fmt.Sprint(len(lai)), c.registered)
+			if len(lai) == 0 || lai[0].T != c.registered+202 || lai[0].Message.LeaderAndIsr.BrokerEpoch != e.ctrl.LiveBrokerEpoch(1) {
+				t.Errorf("LeaderAndIsr to the new registration: %v, want the first at %d with its broker epoch", fmt.Sprint(len(lai)), c.registered+202)
 			}
 		})
 	}

@@ -63,7 +63,8 @@ func TestAudit14RebalanceOneLeaderAndIsrPerPartitionBefore21(t *testing.T) {
 // The engine batched in every era. Order before 1.1: partitionsOnBroker's (the assignment's
 // mutable.HashMap of TopicAndPartition): t-0 (bucket 9), then t-2 (bucket 8). Then broker 1
 // stops, and onBrokerFailure's OfflineReplica sends both partitions again, as they stand (broker 1
-// is in neither ISR: doRemoveReplicasFromIsr's leaderAndIsrsWithoutReplica; audit 15).
+// is in neither ISR: doRemoveReplicasFromIsr's leaderAndIsrsWithoutReplica; audit 15). Every
+// batch's UpdateMetadata (sendRequestsToBrokers) takes its own round trip on broker 2's queue.
 func TestAudit14ControlledShutdownOnePartitionAtATimeBefore11(t *testing.T) {
 	for _, c := range []struct {
 		era  string
@@ -80,7 +81,9 @@ func TestAudit14ControlledShutdownOnePartitionAtATimeBefore11(t *testing.T) {
 			runFor(t, e, 1000)
 			e.Drain()
 			apply(t, e, `{"do":"shutdown","broker":1}`)
-			runFor(t, e, 2500) // the second request, if any, reaches broker 2 at 3002
+			// Each LeaderAndIsr waits behind the UpdateMetadata of the batch before it (1000 ms
+			// each way): before 1.1 the third reaches broker 2 at 6005.
+			runFor(t, e, 5500)
 			if got := fmt.Sprint(leaderAndIsrRequests(e.Drain(), 2)); got != c.want {
 				t.Fatalf("LeaderAndIsr requests to broker 2 after broker 1's controlled shutdown: %s, want %s", got, c.want)
 			}

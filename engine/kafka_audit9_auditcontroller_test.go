@@ -21,7 +21,8 @@ func ctrlState(e *Engine, pid int32) string {
 // onReplicasBecomeOffline). So the election comes one round trip later, not at once; and a new
 // controller, whose context starts empty, learns it the same way from its failover's
 // OnlineReplica batch: it may first elect the offline replica (PartitionStateMachine.startup runs
-// before any answer), then takes it away when the answer comes.
+// before any answer), then takes it away when the answer comes: 4 ms after the failover, as the
+// OnlineReplica LeaderAndIsr waits in the queue behind onControllerFailover's UpdateMetadata.
 func TestAudit9LogDirFailureLearnedFromLeaderAndIsrResponse(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era+"/round trip", func(t *testing.T) {
@@ -55,7 +56,11 @@ func TestAudit9LogDirFailureLearnedFromLeaderAndIsrResponse(t *testing.T) {
 		if got := ctrlState(e, pid); got != "leader 1 epoch 3 isr [1]" {
 			t.Fatalf("at the failover: %s, want leader 1 epoch 3 isr [1] (elected before any answer)", got)
 		}
-		runFor(t, e, 2)
+		runFor(t, e, 3)
+		if got := ctrlState(e, pid); got != "leader 1 epoch 3 isr [1]" {
+			t.Fatalf("3 ms after the failover: %s, want leader 1 epoch 3 isr [1] (the LeaderAndIsr waited for the UpdateMetadata's answer)", got)
+		}
+		runFor(t, e, 1)
 		if got := ctrlState(e, pid); got != "leader -1 epoch 4 isr [1]" {
 			t.Fatalf("after the failover's answers: %s, want leader -1 epoch 4 isr [1]", got)
 		}

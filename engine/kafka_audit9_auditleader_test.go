@@ -21,22 +21,25 @@ import "testing"
 func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
 	for _, era := range []string{"2.1", "3.7"} {
 		t.Run(era, func(t *testing.T) {
-			e := newKafkaEngine(t, 2, [][]int32{{0, 1}}, eraCfg(era))
+			e := newKafkaEngine(t, 3, [][]int32{{1, 2}}, eraCfg(era))
 			p := e.partitionOf(ktTopic, 0)
 			runFor(t, e, 1000)
-			apply(t, e, `{"do":"link","from":1,"to":0,"down":true}`) // the follower stops fetching: the HW stays
+			// The follower stops fetching: the HW stays. (Its link to the controller's broker 0 stays up:
+			// a cut there would hold the log-dir probe batch's UpdateMetadata to broker 1 unanswered,
+			// and the election's LeaderAndIsr behind it in broker 1's queue, RequestSendThread.)
+			apply(t, e, `{"do":"link","from":2,"to":1,"down":true}`)
 			runFor(t, e, 1000)
 			apply(t, e, `{"do":"produce","topic":"t","partition":0,"count":1,"acks":-1}`) // arrives at 2001
 			runFor(t, e, 1000)
-			apply(t, e, `{"do":"failDisk","broker":0}`)
+			apply(t, e, `{"do":"failDisk","broker":1}`)
 			runFor(t, e, 2000)
-			if l := e.ctrl.Leader(p.pid); l != 1 {
-				t.Fatalf("leader %d after the disk failure, want 1", l)
+			if l := e.ctrl.Leader(p.pid); l != 2 {
+				t.Fatalf("leader %d after the disk failure, want 2", l)
 			}
 			op := e.Produces()[0]
-			if op.Done || e.client(p).Acked() != 0 || e.replicaOn(p.pid, 1).Log().LogEndOffset() != 0 {
+			if op.Done || e.client(p).Acked() != 0 || e.replicaOn(p.pid, 2).Log().LogEndOffset() != 0 {
 				t.Fatalf("2 s after the failure: done %v (%s), acked %d, new leader's LEO %d; want parked, 0, 0",
-					op.Done, op.Result, e.client(p).Acked(), e.replicaOn(p.pid, 1).Log().LogEndOffset())
+					op.Done, op.Result, e.client(p).Acked(), e.replicaOn(p.pid, 2).Log().LogEndOffset())
 			}
 			runFor(t, e, 31999-e.now) // sent at 2000: the producer gives up at 2000 + 30000
 			if op := e.Produces()[0]; op.Done || op.Attempts != 1 {
@@ -54,8 +57,8 @@ func TestAuditLogDirFailureLeavesProduceParked(t *testing.T) {
 				t.Fatalf("at %d: attempts %d, want the retry sent after the producer's timeout at 32000", e.now, op.Attempts)
 			}
 			runFor(t, e, 1000)
-			if op := e.Produces()[0]; op.Result != ResultAcked || op.BaseOffset != 0 || e.replicaOn(p.pid, 1).Log().LogEndOffset() != 1 {
-				t.Fatalf("retry: %+v, new leader's LEO %d; want acknowledged by leader 1 at offset 0", op, e.replicaOn(p.pid, 1).Log().LogEndOffset())
+			if op := e.Produces()[0]; op.Result != ResultAcked || op.BaseOffset != 0 || e.replicaOn(p.pid, 2).Log().LogEndOffset() != 1 {
+				t.Fatalf("retry: %+v, new leader's LEO %d; want acknowledged by leader 2 at offset 0", op, e.replicaOn(p.pid, 2).Log().LogEndOffset())
 			}
 		})
 	}

@@ -88,6 +88,24 @@ func (w *jsonOut) message(m *Message) {
 		}
 		w.b = append(w.b, '}')
 	}
+	if r := m.UpdateMetadata; r != nil {
+		w.b = append(w.b, `,"updateMetadata":{"controllerId":`...)
+		w.int(int64(r.ControllerID))
+		w.b = append(w.b, `,"controllerEpoch":`...)
+		w.int(int64(r.ControllerEpoch))
+		w.b = append(w.b, `,"brokerEpoch":`...)
+		w.int(r.BrokerEpoch)
+		w.b = append(w.b, `,"partitions":`...)
+		w.int(int64(r.Partitions))
+		w.b = append(w.b, `,"liveBrokers":`...)
+		w.ids(r.LiveBrokers)
+		w.b = append(w.b, '}')
+	}
+	if r := m.UpdateMetadataResponse; r != nil {
+		w.b = append(w.b, `,"updateMetadataResponse":{`...)
+		w.kafkaError(r.Error)
+		w.b = append(w.b, '}')
+	}
 	if m.AlterPartition != nil {
 		w.b = append(w.b, `,"alterPartition":`...)
 		w.alterPartition(m.AlterPartition)

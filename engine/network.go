@@ -33,7 +33,7 @@ func (e *Engine) latency(from, to int32) int64 {
 func isRequest(t string) bool {
 	switch t {
 	case MsgFetch, MsgOffsetsForEpoch, MsgListOffsets, MsgLeaderAndIsr, MsgStopReplica,
-		MsgAlterPartition, MsgControlledShutdown, MsgProduce:
+		MsgUpdateMetadata, MsgAlterPartition, MsgControlledShutdown, MsgProduce:
 		return true
 	}
 	return false
@@ -195,6 +195,8 @@ func (e *Engine) deliver(m *Message, gen uint64) {
 		e.handleLeaderAndIsrResponse(b, m, req)
 	case MsgStopReplicaResponse:
 		e.handleStopReplicaResponse(b, m, req)
+	case MsgUpdateMetadataResponse:
+		e.handleUpdateMetadataResponse(b, m, req)
 	case MsgAlterPartition:
 		e.handleAlterPartition(b, m)
 	case MsgControlledShutdown:
@@ -220,7 +222,7 @@ func (e *Engine) requestFailed(req *Message, timedOut bool) {
 	if b.RequestFailed(req) {
 		return // the broker's (brk.Broker.RequestFailed)
 	}
-	if req.Type == MsgLeaderAndIsr || req.Type == MsgStopReplica {
+	if req.Type == MsgLeaderAndIsr || req.Type == MsgStopReplica || req.Type == MsgUpdateMetadata {
 		e.controllerRequestFailed(req)
 	}
 }

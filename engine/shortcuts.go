@@ -5,14 +5,16 @@ import "github.com/highwater-sim/highwater/engine/controller"
 // Where a broker learns something from the cluster without a message, the engine takes a
 // shortcut Kafka does not (docs/simplifications.md). Each shortcut is an interface named
 // for the simplification, and broker code reads the cluster only through it: a reader sees at
-// the call which knowledge came for free, and modelling the real path (UpdateMetadata, a
-// ZooKeeper round trip) means replacing one implementation. Both are answered from the
+// the call which knowledge came for free, and modelling the real path (the metadata cache the
+// controller's UpdateMetadata fills, a ZooKeeper round trip) means replacing one implementation. Both are answered from the
 // controller and its ZooKeeper (controller.go: zookeeper).
 
-// metadataAtOnce: no UpdateMetadata. A broker or client knows at once which brokers are
+// metadataAtOnce: no metadata cache. A broker or client knows at once which brokers are
 // registered in ZooKeeper, which broker is the active controller and which broker leads a
 // partition; Kafka's broker reads these from its metadata cache, which the controller's
 // UpdateMetadata requests fill some milliseconds later (and a client from a Metadata request).
+// The engine's controller sends those requests (controller/update_metadata.go), for their place
+// in its per-broker queue, but they carry no partition states and fill nothing.
 type metadataAtOnce interface {
 	// registered reports whether broker b has a live registration (/brokers/ids/b).
 	registered(b int32) bool

@@ -25,6 +25,8 @@ type (
 	PartitionError             = protocol.PartitionError
 	StopReplicaRequest         = protocol.StopReplicaRequest
 	StopReplicaResponse        = protocol.StopReplicaResponse
+	UpdateMetadataRequest      = protocol.UpdateMetadataRequest
+	UpdateMetadataResponse     = protocol.UpdateMetadataResponse
 	AlterPartitionRequest      = protocol.AlterPartitionRequest
 	AlterPartitionResponse     = protocol.AlterPartitionResponse
 	ControlledShutdownRequest  = protocol.ControlledShutdownRequest
@@ -46,6 +48,8 @@ const (
 	MsgLeaderAndIsrResponse         = protocol.MsgLeaderAndIsrResponse
 	MsgStopReplica                  = protocol.MsgStopReplica
 	MsgStopReplicaResponse          = protocol.MsgStopReplicaResponse
+	MsgUpdateMetadata               = protocol.MsgUpdateMetadata
+	MsgUpdateMetadataResponse       = protocol.MsgUpdateMetadataResponse
 	MsgAlterPartition               = protocol.MsgAlterPartition
 	MsgAlterPartitionResponse       = protocol.MsgAlterPartitionResponse
 	MsgControlledShutdown           = protocol.MsgControlledShutdown

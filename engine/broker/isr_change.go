@@ -299,7 +299,7 @@ type IsrWrite struct {
 // ("Cached zkVersion [..] not equal to that in zookeeper") and tries again at its next ISR check,
 // which fails again until a LeaderAndIsr brings the new version. The controller hears of the
 // change through isr_change_notification and only sends UpdateMetadata, which the engine does not
-// model. Simplification: ZooKeeper answers at once (Host.UpdateIsr). A shrink's write without a
+// send for it (the notification's delay is not modelled). Simplification: ZooKeeper answers at once (Host.UpdateIsr). A shrink's write without a
 // ZooKeeper connection blocks until the connection is back (zkBlockedWrite); an expansion's,
 // which only a fetch reaching a broker cut off from ZooKeeper could make, fails at once.
 func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {

@@ -12,7 +12,7 @@ import (
 
 // Handle is KafkaApis.handle: the broker's one entry for a message delivered to it, switched on
 // its type to the replica manager (the requests a broker answers: Fetch, OffsetsForLeaderEpoch,
-// ListOffsets, LeaderAndIsr, StopReplica, Produce) or to the broker's own requester (the answers
+// ListOffsets, LeaderAndIsr, StopReplica, UpdateMetadata, Produce) or to the broker's own requester (the answers
 // to its fetcher threads' requests, to its AlterPartition and to its controlled shutdown's
 // request). In Kafka an answer goes to the NetworkClient callback of the thread that sent the
 // request, not through KafkaApis; here the network hands both to the broker, which finds that
@@ -55,6 +55,8 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 		b.handleLeaderAndIsr(m)
 	case protocol.MsgStopReplica:
 		b.handleStopReplica(m)
+	case protocol.MsgUpdateMetadata:
+		b.handleUpdateMetadata(m)
 	case protocol.MsgAlterPartitionResponse:
 		b.rm.HandleAlterPartitionResponse(b, m)
 	case protocol.MsgControlledShutdownResp:
@@ -96,6 +98,20 @@ func (b *Broker) handleStopReplica(m *protocol.Message) {
 		StopReplicaResponse: resp})
 }
 
+// handleUpdateMetadata is KafkaApis.handleUpdateMetadataRequest: the replica manager checks it
+// (ReplicaManager.maybeUpdateMetadataCache) and the broker answers the controller that sent it.
+// maybeUpdateMetadataCache takes replicaStateChangeLock, so behind a held LeaderAndIsr it waits
+// too (in order).
+func (b *Broker) handleUpdateMetadata(m *protocol.Message) {
+	if b.lisr != nil {
+		b.lisr.queued = append(b.lisr.queued, m)
+		return
+	}
+	resp := b.rm.HandleUpdateMetadata(b, m.UpdateMetadata)
+	b.Send(&protocol.Message{Type: protocol.MsgUpdateMetadataResponse, From: b.id, To: m.From, ReplyTo: m.ID,
+		UpdateMetadataResponse: resp})
+}
+
 // heldLeaderAndIsr is a LeaderAndIsr whose handling waits for the fetcher threads it stopped,
 // before 1.1: ReplicaManager.becomeLeaderOrFollower calls shutdownIdleFetcherThreads inside
 // replicaStateChangeLock (0.10.2.2 l.652, l.710), and AbstractFetcherThread.shutdown's
@@ -103,7 +119,7 @@ func (b *Broker) handleStopReplica(m *protocol.Message) {
 // closed: ReplicaFetcherThread.initiateShutdown closes it from 1.1, KAFKA-6051) until the answer
 // comes or the request times out. The partitions already changed role; the answer to the
 // controller waits (waits: the requests still in flight), and so does every LeaderAndIsr after
-// it (queued), with any StopReplica (the same lock).
+// it (queued), with any StopReplica or UpdateMetadata (the same lock).
 type heldLeaderAndIsr struct {
 	answer *protocol.Message
 	waits  []uint64
@@ -128,8 +144,12 @@ func (b *Broker) stoppedThreadSettled(id uint64) {
 	b.lisr = nil
 	b.Send(l.answer)
 	for k, m := range l.queued {
-		if m.Type == protocol.MsgStopReplica {
+		switch m.Type {
+		case protocol.MsgStopReplica:
 			b.handleStopReplica(m) // never held itself
+			continue
+		case protocol.MsgUpdateMetadata:
+			b.handleUpdateMetadata(m) // nor is this
 			continue
 		}
 		b.handleLeaderAndIsr(m)

@@ -12,31 +12,41 @@ import (
 // channel is one broker's queue. Kafka's RequestSendThread (ControllerChannelManager, 0.10.2.2 to
 // 3.7.0) takes one request off the broker's queue, sends it and waits for its response; a failed
 // send is retried every 100 ms (backoff) while the thread runs, that is until removeBroker stops
-// it. LeaderAndIsr and StopReplica share the queue (UpdateMetadata too, which the engine does not
-// model), so requests are never lost and never overtake each other, whatever their kind.
+// it. LeaderAndIsr, UpdateMetadata and StopReplica share the queue, so requests are never lost and
+// never overtake each other, whatever their kind.
 type channel struct {
 	queue    []queued
 	inflight uint64 // the message of queue[0] in flight, 0 for none
 }
 
-// queued is one request on a channel: a LeaderAndIsr or a StopReplica.
+// queued is one request on a channel: a LeaderAndIsr, an UpdateMetadata or a StopReplica.
 type queued struct {
 	lai  *protocol.LeaderAndIsrRequest
+	umd  *protocol.UpdateMetadataRequest
 	stop *protocol.StopReplicaRequest
+	// alter is the AlterPartition group an UpdateMetadata answers (update_metadata.go
+	// alterGroup); the zero value for any other request.
+	alter alterGroup
 }
 
 // brokerEpoch is the registration of the broker the request was built for.
 func (q queued) brokerEpoch() int64 {
-	if q.lai != nil {
+	switch {
+	case q.lai != nil:
 		return q.lai.BrokerEpoch
+	case q.umd != nil:
+		return q.umd.BrokerEpoch
 	}
 	return q.stop.BrokerEpoch
 }
 
 // message is the request on the wire, from the controller's broker to b.
 func (q queued) message(from, to int32) *protocol.Message {
-	if q.lai != nil {
+	switch {
+	case q.lai != nil:
 		return &protocol.Message{Type: protocol.MsgLeaderAndIsr, From: from, To: to, LeaderAndIsr: q.lai}
+	case q.umd != nil:
+		return &protocol.Message{Type: protocol.MsgUpdateMetadata, From: from, To: to, UpdateMetadata: q.umd}
 	}
 	return &protocol.Message{Type: protocol.MsgStopReplica, From: from, To: to, StopReplica: q.stop}
 }
@@ -116,6 +126,7 @@ func (k *Controller) queueLeaderAndIsr(pid int32) { k.queueLeaderAndIsrTo(pid, n
 // ElectionResult.liveReplicas; ReplicaStateMachine's OfflineReplica sends to the assignment
 // without the replica going offline).
 func (k *Controller) queueLeaderAndIsrTo(pid int32, to func(b int32) bool) {
+	k.addUpdateMetadata(pid) // whether or not any recipient is live
 	for _, h := range k.zk.partitions[pid].assignment {
 		if k.live[h] == 0 || (to != nil && !to(h)) {
 			continue
@@ -129,7 +140,8 @@ func (k *Controller) queueLeaderAndIsrTo(pid int32, to func(b int32) bool) {
 	}
 }
 
-// flushLeaderAndIsr sends the queued LeaderAndIsr requests, one per broker, in broker order.
+// flushLeaderAndIsr sends the queued LeaderAndIsr requests, one per broker, in broker order, then
+// the batch's UpdateMetadata to every live broker (sendRequestsToBrokers' order).
 func (k *Controller) flushLeaderAndIsr() {
 	for _, b := range sortedKeys(k.batch) {
 		pids := k.batch[b]
@@ -137,6 +149,7 @@ func (k *Controller) flushLeaderAndIsr() {
 		k.sendLeaderAndIsr(b, slices.Compact(pids))
 	}
 	k.batch = nil
+	k.flushUpdateMetadata()
 }
 
 // sendLeaderAndIsr queues a LeaderAndIsr with the current state of pids for broker b.
@@ -216,13 +229,16 @@ func (k *Controller) answered(at int32, m *protocol.Message, epoch int32) bool {
 	return true
 }
 
-// ChannelRequestFailed retries a LeaderAndIsr or StopReplica that got no answer after retryMs, while its
-// broker keeps the same registration (RequestSendThread.doWork's backoff; removeBroker ends it).
+// ChannelRequestFailed retries a LeaderAndIsr, UpdateMetadata or StopReplica that got no answer
+// after retryMs, while its broker keeps the same registration (RequestSendThread.doWork's backoff;
+// removeBroker ends it).
 func (k *Controller) ChannelRequestFailed(req *protocol.Message) {
 	epoch := int32(0)
 	switch {
 	case req.LeaderAndIsr != nil:
 		epoch = req.LeaderAndIsr.ControllerEpoch
+	case req.UpdateMetadata != nil:
+		epoch = req.UpdateMetadata.ControllerEpoch
 	case req.StopReplica != nil:
 		epoch = req.StopReplica.ControllerEpoch
 	default:

@@ -22,8 +22,9 @@ func sentTypes(f *fake, n int) []string {
 // 3.7.0), and its RequestSendThread.doWork takes the next only when the last was answered; a
 // failed send is retried after backoff() (100 ms). Broker 2's controlled shutdown (it follows t-0)
 // sends it StopReplica at once (its queue is empty), then t-0's OfflineReplica: the shrunk ISR to
-// brokers 1 and 0, and a second StopReplica to 2, which waits. A LeaderAndIsr for broker 2 queued
-// after it waits too, in order: StopReplica behind StopReplica, LeaderAndIsr behind StopReplica.
+// brokers 1 and 0, the batch's UpdateMetadata to every live broker and a second StopReplica to 2,
+// which wait. A LeaderAndIsr for broker 2 queued after them waits too, in order: UpdateMetadata
+// behind StopReplica, StopReplica behind UpdateMetadata, LeaderAndIsr behind StopReplica.
 func TestChannelQueuesStopReplicaAndLeaderAndIsr(t *testing.T) {
 	k, f := started(t)
 	k.DoControlledShutdown(2)
@@ -63,11 +64,22 @@ func TestChannelQueuesStopReplicaAndLeaderAndIsr(t *testing.T) {
 		t.Fatalf("a stale answer sent %v", sentTypes(f, 4))
 	}
 	answer(f.sent[3])
-	if m := f.sent[4]; m.Type != protocol.MsgStopReplica || m.To != 2 {
-		t.Fatalf("after the first StopReplica's answer: %s to %d, want the second StopReplica to 2", m.Type, m.To)
+	// The OfflineReplica batch sends its LeaderAndIsr requests, then its UpdateMetadata to every
+	// live broker, then its StopReplica (sendRequestsToBrokers): broker 2's UpdateMetadata is next.
+	if m := f.sent[4]; m.Type != protocol.MsgUpdateMetadata || m.To != 2 {
+		t.Fatalf("after the first StopReplica's answer: %s to %d, want the batch's UpdateMetadata to 2", m.Type, m.To)
 	}
-	answer(f.sent[4])
-	if m := f.sent[5]; m.Type != protocol.MsgLeaderAndIsr || m.To != 2 {
+	n := len(f.sent)
+	k.UpdateMetadataAnswered(0, &protocol.Message{Type: protocol.MsgUpdateMetadataResponse, From: 2, To: 0, ReplyTo: f.sent[4].ID,
+		UpdateMetadataResponse: &protocol.UpdateMetadataResponse{}}, f.sent[4])
+	if len(f.sent) != n+1 {
+		t.Fatalf("the UpdateMetadata's answer sent %v, want the next request", sentTypes(f, n))
+	}
+	if m := f.sent[5]; m.Type != protocol.MsgStopReplica || m.To != 2 {
+		t.Fatalf("after the UpdateMetadata's answer: %s to %d, want the second StopReplica to 2", m.Type, m.To)
+	}
+	answer(f.sent[5])
+	if m := f.sent[6]; m.Type != protocol.MsgLeaderAndIsr || m.To != 2 {
 		t.Fatalf("after the second StopReplica's answer: %s to %d, want the LeaderAndIsr to 2", m.Type, m.To)
 	}
 }

@@ -6,9 +6,10 @@
 // accessors in read.go.
 //
 // The controller runs on one broker. Its state is ZooKeeper's, read and written without delay;
-// what it tells brokers travels as LeaderAndIsr over the network from its broker.
-// Simplifications: ZooKeeper itself never fails and answers at once; UpdateMetadata is not
-// modelled (brokers and clients learn leaders and live brokers at once).
+// what it tells brokers travels as LeaderAndIsr, UpdateMetadata and StopReplica over the network
+// from its broker. Simplifications: ZooKeeper itself never fails and answers at once; an
+// UpdateMetadata carries only counts and fills no metadata cache (brokers and clients learn
+// leaders and live brokers at once).
 //
 // What the controller needs of the rest of the cluster (the network, the agenda, the trace, the
 // observers' facts, which partitions a broker hosts, whether its own broker's process runs) comes
@@ -34,8 +35,8 @@ type Cluster interface {
 	// Settings are the configs the controller reads. They are read at each use: a `config` step
 	// can change them mid-run, as Kafka's dynamic configs do.
 	Settings() Settings
-	// Send puts a message from the controller's broker on the network: LeaderAndIsr and
-	// StopReplica (ControllerChannelManager), and the answers to AlterPartition and
+	// Send puts a message from the controller's broker on the network: LeaderAndIsr,
+	// UpdateMetadata and StopReplica (ControllerChannelManager), and the answers to AlterPartition and
 	// ControlledShutdown. It gives m its id, which the controller keeps to match the answer.
 	Send(m *protocol.Message)
 	// ReassignmentWatchAt is the watch on a reassigned partition's state znode firing after a
@@ -134,6 +135,17 @@ type Era struct {
 	// request's leaderRecoveryState). Before (0.10.2.2 to 2.1.1), the partition state has no such
 	// field.
 	LeaderRecovery bool
+	// UpdateMetadataNamesPartitions: sendUpdateMetadataRequest with no partitions sends none
+	// (KAFKA-7537, 2.2: a failover's and a broker death's UpdateMetadata list only the brokers,
+	// and onBrokerStartup sends the full one to the new brokers only); before, it sends every
+	// partition's state (addUpdateMetadataRequestForBrokers' `if (partitions.isEmpty)
+	// controllerContext.partitionLeadershipInfo.keySet`, 0.10.2.2 and 2.1.1).
+	UpdateMetadataNamesPartitions bool
+	// OfflineUpdateMetadataOnlyWithoutChange: onReplicasBecomeOffline sends its own UpdateMetadata
+	// only when no replica went offline and no election succeeded (KAFKA-13225, 3.1; 3.7.0);
+	// before, whenever no partition lost its leader (`partitionsWithoutLeader.isEmpty`, 0.10.2.2
+	// onBrokerFailure, 2.1.1 onReplicasBecomeOffline).
+	OfflineUpdateMetadataOnlyWithoutChange bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,
@@ -174,10 +186,13 @@ type Controller struct {
 	partitionOffline []bool
 	// batch collects LeaderAndIsr partitions per target broker during one controller action.
 	batch map[int32][]int32
+	// umd is the UpdateMetadata the batch's LeaderAndIsr partitions add (update_metadata.go).
+	umd umdBatch
 	// incarnation is its broker's process when it took over: the controller lives in that process.
 	incarnation uint64
 	// channels are the controller's per-broker request queues (ControllerChannelManager): one
-	// request (LeaderAndIsr or StopReplica) in flight per broker, the rest queued behind it in order.
+	// request (LeaderAndIsr, UpdateMetadata or StopReplica) in flight per broker, the rest queued
+	// behind it in order.
 	channels []channel
 	// reassigning are the partitions whose reordering reassignment waits for its replicas to join
 	// the ISR (before 2.4: /admin/reassign_partitions); nil for none.

@@ -123,10 +123,19 @@ func TestAlterPartitionFenced(t *testing.T) {
 		k.ProcessAlterPartition(at, &protocol.Message{ID: 99, Type: protocol.MsgAlterPartition, From: 1, To: at,
 			AlterPartition: &protocol.AlterPartitionRequest{BrokerID: 1, BrokerEpoch: k.Session(1).Epoch,
 				TP: protocol.TP{Topic: "t"}, LeaderEpoch: leaderEpoch, PartitionEpoch: k.PartitionEpoch(0), NewISR: isr}})
-		if len(f.sent) != n+1 || f.sent[n].ReplyTo != 99 || f.sent[n].To != 1 {
+		// Past the controller and broker-epoch checks the controller also queues an UpdateMetadata
+		// for the partition to every live broker (3.7.0 tryProcessAlterPartition); the answer is
+		// the last message sent.
+		last := len(f.sent) - 1
+		if last < n || f.sent[last].ReplyTo != 99 || f.sent[last].To != 1 {
 			t.Fatalf("no answer to the AlterPartition: %v", f.sent[n:])
 		}
-		return f.sent[n].AlterPartitionResponse
+		for _, m := range f.sent[n:last] {
+			if m.Type != protocol.MsgUpdateMetadata || m.UpdateMetadata.Partitions != 1 || at != 0 {
+				t.Fatalf("sent %s to %d before the answer at broker %d; want only UpdateMetadata from the controller", m.Type, m.To, at)
+			}
+		}
+		return f.sent[last].AlterPartitionResponse
 	}
 	if r := alter(2, 0, []int32{0, 1}); r.Error != protocol.ErrNotController {
 		t.Fatalf("at broker 2: %s, want NOT_CONTROLLER", r.Error)

@@ -98,7 +98,24 @@ func (k *Controller) onBrokerFailure(dead []int32) {
 // 0.10.2.2 and 3.7.0's onBrokerStartup): a new broker's first LeaderAndIsr carries every partition
 // it hosts as it stood before the elections, and an election it takes part in follows as a second
 // request, queued behind the first on its channel.
+//
+// Before all that, it sends an UpdateMetadata of its own to every live broker, every partition's
+// state in it (0.10.2.2 l.432, 2.1.1 l.364); from 2.2 (KAFKA-7537, 3.7.0 l.579-583) the brokers
+// that were already live get one without partition states, the new ones the full one. So a new
+// broker's first LeaderAndIsr waits in its queue for that UpdateMetadata's answer: one round trip.
 func (k *Controller) onBrokerStartup(ids []int32) {
+	if k.era.UpdateMetadataNamesPartitions {
+		var existing []int32
+		for b := range int32(k.brokers) {
+			if k.live[b] != 0 && !slices.Contains(ids, b) {
+				existing = append(existing, b)
+			}
+		}
+		k.sendUpdateMetadata(existing, 0)
+		k.sendUpdateMetadata(ids, len(k.zk.partitions))
+	} else {
+		k.sendUpdateMetadata(nil, len(k.zk.partitions))
+	}
 	k.onlineReplicas(ids)
 	k.flushLeaderAndIsr()
 	k.triggerOnlinePartitionStateChange()
@@ -117,6 +134,12 @@ func (k *Controller) onBrokerStartup(ids []int32) {
 //     election (a second bump in 2.3+). Before 2.3 a dead leader with no live ISR member, and unclean
 //     election off, stays recorded as leader; a dead follower of a live leader stays in the ISR until
 //     the leader's own ISR shrink.
+//
+// Before the state machines start it sends every live broker an UpdateMetadata ("brokers need to
+// receive the list of live brokers from UpdateMetadataRequest before they can process the
+// LeaderAndIsrRequests": 0.10.2.2 l.339, 2.1.1 l.257, 3.7.0 l.314), with every partition's state
+// before 2.2 and none from 2.2 (KAFKA-7537), so each broker's first LeaderAndIsr from the new
+// controller waits a round trip for its answer.
 //
 // Then the leader-imbalance check is scheduled 5 s out (scheduleAutoLeaderRebalanceTask(delay = 5)).
 func (k *Controller) onControllerFailover(c int32) {
@@ -141,6 +164,7 @@ func (k *Controller) onControllerFailover(c int32) {
 			live = append(live, i)
 		}
 	}
+	k.sendUpdateMetadata(live, k.allPartitionsUpdate())
 	k.onlineReplicas(live)
 	k.flushLeaderAndIsr()
 	if k.era.FailoverOfflinesDeadReplicas {

@@ -32,6 +32,10 @@ func (k *Controller) onPartitionReassignment(pid int32) {
 	}
 	delete(k.reassigning, pid)
 	k.moveReassignedPartitionLeaderIfRequired(pid)
+	// "After electing leader, the replicas and isr information changes, so resend the update
+	// metadata request to every broker" (onPartitionReassignment step 12 in 0.10.2.2 and 2.1.1,
+	// B8 in 3.7.0): an UpdateMetadata of its own, for this partition.
+	k.sendUpdateMetadata(nil, 1)
 }
 
 // ReassignmentIsrChanged is the watch on a reassigned partition's state znode

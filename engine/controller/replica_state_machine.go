@@ -13,18 +13,35 @@ import (
 // onReplicasBecomeOffline: the partitions whose leader is lost go offline and every offline
 // partition gets the offline election (triggerOnlinePartitionStateChange), then the lost replicas
 // move to OfflineReplica (removed from the ISRs). Electing first is Kafka's order.
+//
+// Then, its own UpdateMetadata to every live broker (with no partition states from 2.2, every
+// partition's before: allPartitionsUpdate) when no partition lost its leader
+// (`partitionsWithoutLeader.isEmpty`, 0.10.2.2 onBrokerFailure, 2.1.1); from 3.1 (KAFKA-13225,
+// 3.7.0) only when no replica went offline and no election succeeded.
 func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
+	leaderless := false
 	for pid := range k.zk.partitions {
 		if p := &k.zk.partitions[pid]; p.leader >= 0 && lost(int32(pid), p.leader) {
 			k.partitionOffline[pid] = true
+			leaderless = true
 		}
 	}
 	k.triggerOnlinePartitionStateChange()
+	// An election adds its partition to the batch (callers flush before: the batch is empty here).
+	elected := k.umd.count > 0
 	// The elections and the OfflineReplica transitions are separate batches (onBrokerFailure and
 	// onReplicasBecomeOffline call PartitionStateMachine and then ReplicaStateMachine
 	// handleStateChanges, each ending in sendRequestsToBrokers; 0.10.2.2, 2.1.1, 3.7.0).
 	k.flushLeaderAndIsr()
-	k.removeReplicasFromIsr(lost, "", true)
+	offlined := k.removeReplicasFromIsr(lost, "", true)
+	k.flushLeaderAndIsr()
+	if k.era.OfflineUpdateMetadataOnlyWithoutChange {
+		if !offlined && !elected {
+			k.sendUpdateMetadata(nil, 0)
+		}
+	} else if !leaderless {
+		k.sendUpdateMetadata(nil, k.allPartitionsUpdate())
+	}
 }
 
 // removeReplicasFromIsr is the OfflineReplica transition for every lost replica, in Kafka's order
@@ -37,7 +54,9 @@ func (k *Controller) onReplicasBecomeOffline(lost func(pid, b int32) bool) {
 // stays (from 1.1, KAFKA-5642; before that only with unclean election off, Era.KeepLastIsrMember);
 // each write bumps the leader epoch (LeaderAndIsr.newLeaderAndIsr). A lost replica not in the ISR
 // changes nothing, but its partition's LeaderAndIsr goes to the other replicas all the same.
-func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string, set bool) {
+//
+// It reports whether any replica was lost (Kafka's newOfflineReplicas non-empty).
+func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why string, set bool) bool {
 	// The groupBy's keys: the brokers with a replica in the batch.
 	var keys []int32
 	for b := range int32(k.brokers) {
@@ -91,6 +110,7 @@ func (k *Controller) removeReplicasFromIsr(lost func(pid, b int32) bool, why str
 		// ZkReplicaStateMachine; 0.10.2.2's `currentAssignedReplicas.filterNot(_ == replicaId)`).
 		k.queueLeaderAndIsrTo(pid, func(h int32) bool { return h != b })
 	}
+	return len(pairs) > 0
 }
 
 // onlineReplicas adds every partition hosted by the brokers ids to their next LeaderAndIsr, with
@@ -102,6 +122,9 @@ func (k *Controller) onlineReplicas(ids []int32) {
 				k.batch = map[int32][]int32{}
 			}
 			k.batch[b] = append(k.batch[b], hosted...)
+			for _, pid := range hosted {
+				k.addUpdateMetadata(pid)
+			}
 		}
 	}
 }

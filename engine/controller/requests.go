@@ -66,6 +66,13 @@ func (k *Controller) ProcessAlterPartition(at int32, m *protocol.Message) {
 		k.c.Emit(Event{Type: EvAlterPartitionRejected, Broker: protocol.Some(at), Topic: t.name, Partition: protocol.Some(pid - t.first), Name: resp.Error.String(),
 			Text: fmt.Sprintf("controller rejected AlterPartition for %s from broker %d (leader epoch %d, partition epoch %d): %s", k.name(pid), req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, resp.Error)})
 	}
+	if k.usable() && k.broker == at && k.live[req.BrokerID] != 0 && k.live[req.BrokerID] == req.BrokerEpoch {
+		// tryProcessAlterPartition ends, past the controller and broker-epoch checks, with
+		// sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds, partitionsToAlter.keySet): every
+		// partition of the request, its change accepted or not (3.7.0 l.2479). One for the
+		// requests the leader sent together, as Kafka's one request (alterGroup).
+		k.sendAlterPartitionUpdate(alterGroup{from: m.From + 1, sent: m.Sent})
+	}
 	k.c.Send(&protocol.Message{Type: protocol.MsgAlterPartitionResponse, From: at, To: m.From, ReplyTo: m.ID, AlterPartitionResponse: resp})
 }
 

@@ -33,6 +33,8 @@ type Message struct {
 	LeaderAndIsrResponse   *LeaderAndIsrResponse       `json:"leaderAndIsrResponse,omitempty"`
 	StopReplica            *StopReplicaRequest         `json:"stopReplica,omitempty"`
 	StopReplicaResponse    *StopReplicaResponse        `json:"stopReplicaResponse,omitempty"`
+	UpdateMetadata         *UpdateMetadataRequest      `json:"updateMetadata,omitempty"`
+	UpdateMetadataResponse *UpdateMetadataResponse     `json:"updateMetadataResponse,omitempty"`
 	AlterPartition         *AlterPartitionRequest      `json:"alterPartition,omitempty"`
 	AlterPartitionResponse *AlterPartitionResponse     `json:"alterPartitionResponse,omitempty"`
 	ControlledShutdown     *ControlledShutdownRequest  `json:"controlledShutdown,omitempty"`
@@ -56,6 +58,8 @@ const (
 	MsgLeaderAndIsrResponse    = "leader-and-isr-response"
 	MsgStopReplica             = "stop-replica"
 	MsgStopReplicaResponse     = "stop-replica-response"
+	MsgUpdateMetadata          = "update-metadata"
+	MsgUpdateMetadataResponse  = "update-metadata-response"
 	MsgAlterPartition          = "alter-partition"
 	MsgAlterPartitionResponse  = "alter-partition-response"
 	MsgControlledShutdown      = "controlled-shutdown"
@@ -250,6 +254,28 @@ type StopReplicaRequest struct {
 type StopReplicaResponse struct {
 	Error      KafkaError       `json:"error,omitempty"`
 	Partitions []PartitionError `json:"partitions,omitempty"`
+}
+
+// UpdateMetadataRequest is the controller's UpdateMetadata (ZooKeeper mode): the partition states
+// and live brokers for a broker's metadata cache. The engine's brokers and clients learn leaders
+// and live brokers at once (engine/shortcuts.go metadataAtOnce), so the request carries only what
+// the narration and the page show: how many partition states Kafka's request holds, and the live
+// or shutting-down brokers it lists (ControllerBrokerRequestBatch's liveOrShuttingDownBrokers).
+// It travels through the controller's per-broker queue like LeaderAndIsr and StopReplica, which is
+// what the engine models it for: its round trip holds the requests queued behind it.
+type UpdateMetadataRequest struct {
+	ControllerID    int32   `json:"controllerId"`
+	ControllerEpoch int32   `json:"controllerEpoch"`
+	BrokerEpoch     int64   `json:"brokerEpoch"`
+	Partitions      int     `json:"partitions"`
+	LiveBrokers     []int32 `json:"liveBrokers"`
+}
+
+// UpdateMetadataResponse is a broker's answer: NONE, STALE_CONTROLLER_EPOCH (an older
+// controller's request: ReplicaManager.maybeUpdateMetadataCache's ControllerMovedException) or,
+// from 2.2, STALE_BROKER_EPOCH (KafkaApis.handleUpdateMetadataRequest's isBrokerEpochStale).
+type UpdateMetadataResponse struct {
+	Error KafkaError `json:"error,omitempty"`
 }
 
 // AlterPartitionRequest is a leader's ISR change proposal (one partition per request here; a

@@ -162,7 +162,7 @@ func pendingTimer(e *engine.Engine, cfg *engine.Config, t engine.Timer, lod *Det
 		return Pending{At: t.At, Kind: PendRetry, Topic: p.Topic(), Partition: engine.Some(p.Index()), Text: text}, true
 	case engine.TimerControllerRetry:
 		return Pending{At: t.At, Kind: PendRetry, Broker: engine.Some(t.Broker),
-			Text: fmt.Sprintf("controller sends the request at the head of broker %d's queue (LeaderAndIsr or StopReplica) again: it got no answer, and retries every 100 ms", t.Broker)}, true
+			Text: fmt.Sprintf("controller sends the request at the head of broker %d's queue (LeaderAndIsr, UpdateMetadata or StopReplica) again: it got no answer, and retries every 100 ms", t.Broker)}, true
 	case engine.TimerAlterPartitionResend:
 		p := e.Partition(t.Partition)
 		if lod != nil && !lod.Partition(p.TP()) {

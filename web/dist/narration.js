@@ -4,7 +4,7 @@ import { el, fmtTime } from "./dom.js";
 
 export const CATEGORIES = [
   { id: "fetch", label: "fetch traffic", on: false, types: ["fetch", "fetch-response", "offsets-for-leader-epoch", "offsets-for-leader-epoch-response", "list-offsets", "list-offsets-response"] },
-  { id: "controller", label: "controller and ISR", on: true, types: ["leader-and-isr", "leader-and-isr-response", "stop-replica", "stop-replica-response", "alter-partition", "alter-partition-response", "controlled-shutdown", "controlled-shutdown-response", "controller-change", "leader-change", "isr-change", "isr-pending", "zk-session-expired", "zk-register", "election-failed"] },
+  { id: "controller", label: "controller and ISR", on: true, types: ["leader-and-isr", "leader-and-isr-response", "stop-replica", "stop-replica-response", "update-metadata", "update-metadata-response", "alter-partition", "alter-partition-response", "controlled-shutdown", "controlled-shutdown-response", "controller-change", "leader-change", "isr-change", "isr-pending", "zk-session-expired", "zk-register", "election-failed"] },
   { id: "log", label: "logs and replicas", on: true, types: ["append", "truncate", "high-watermark", "hw-checkpoint", "become-leader-or-follower", "fetcher", "partition-failed", "log-dir-failure"] },
   { id: "brokers", label: "brokers and network", on: true, types: ["broker-down", "broker-up", "isolate", "heal", "link", "message-dropped", "message-held", "message-released", "config"] },
   { id: "clients", label: "producers and consumers", on: true, types: ["produce", "produce-response", "produce-result", "consume-result"] },

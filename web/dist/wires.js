@@ -21,6 +21,8 @@ export const MESSAGE_KINDS = {
   "leader-and-isr-response": { colour: "#d55e00", label: "LeaderAndIsr answer" },
   "stop-replica": { colour: "#d55e00", label: "StopReplica" },
   "stop-replica-response": { colour: "#d55e00", label: "StopReplica answer" },
+  "update-metadata": { colour: "#d55e00", label: "UpdateMetadata" },
+  "update-metadata-response": { colour: "#d55e00", label: "UpdateMetadata answer" },
   "alter-partition": { colour: "#b07800", label: "AlterPartition" },
   "alter-partition-response": { colour: "#b07800", label: "AlterPartition answer" },
   "controlled-shutdown": { colour: "#666666", label: "ControlledShutdown" },
@@ -51,6 +53,8 @@ export function describeMessage(m) {
   if (m.leaderAndIsr) parts.push(m.leaderAndIsr.partitions.map((p) => `${tpName(p.topic, p.partition)} leader ${p.leader} epoch ${p.leaderEpoch} ISR [${p.isr.join(" ")}]`).join(", "));
   if (m.stopReplica) parts.push(m.stopReplica.partitions.map((p) => tpName(p.topic, p.partition)).join(", "));
   if (m.stopReplicaResponse && m.stopReplicaResponse.error) parts.push(m.stopReplicaResponse.error);
+  if (m.updateMetadata) parts.push(`${plural(m.updateMetadata.partitions, "partition state")}, live brokers ${(m.updateMetadata.liveBrokers || []).join(" ")}`);
+  if (m.updateMetadataResponse && m.updateMetadataResponse.error) parts.push(m.updateMetadataResponse.error);
   if (m.alterPartition) parts.push(`${tpName(m.alterPartition.tp.topic, m.alterPartition.tp.partition)} ISR [${m.alterPartition.newIsr.join(" ")}]`);
   if (m.alterPartitionResponse) parts.push(m.alterPartitionResponse.error || `ISR [${(m.alterPartitionResponse.isr || []).join(" ")}]`);
   if (m.produce) parts.push(`${plural(m.produce.recordIds.length, "record")} to ${tpName(m.produce.tp.topic, m.produce.tp.partition)} acks=${m.produce.acks}`);

@@ -1,0 +1,25 @@
+package broker
+
+import "github.com/highwater-sim/highwater/engine/protocol"
+
+// HandleUpdateMetadata is the broker's side of the controller's UpdateMetadata. From 2.2 a request
+// for an older registration of the broker is answered STALE_BROKER_EPOCH and not applied
+// (KafkaApis.handleUpdateMetadataRequest's isBrokerEpochStale, KIP-380; 3.7.0 l.364); one from an
+// older controller STALE_CONTROLLER_EPOCH (ReplicaManager.maybeUpdateMetadataCache throws
+// ControllerMovedException, 0.10.2.2 l.629, 2.1.1 l.1001, 3.7.0 l.1980); otherwise the broker
+// takes the request's controller epoch, as a LeaderAndIsr's does, so a LeaderAndIsr from the
+// controller it replaced is refused from then on, and answers NONE. The metadata cache it would
+// fill is not modelled (engine/shortcuts.go metadataAtOnce).
+func (rm *ReplicaManager) HandleUpdateMetadata(h Host, req *protocol.UpdateMetadataRequest) *protocol.UpdateMetadataResponse {
+	resp := &protocol.UpdateMetadataResponse{}
+	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
+		resp.Error = protocol.ErrStaleBrokerEpoch
+		return resp
+	}
+	if req.ControllerEpoch < rm.controllerEpoch {
+		resp.Error = protocol.ErrStaleControllerEpoch
+		return resp
+	}
+	rm.controllerEpoch = req.ControllerEpoch
+	return resp
+}
