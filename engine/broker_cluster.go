@@ -244,7 +244,7 @@ func (h *cluster) BrokerEpoch() int64 { return h.b.brokerEpoch }
 
 func (h *cluster) ActiveController() int32 { return h.e.metadata.activeController() }
 
-func (h *cluster) IsrEligible(b int32) bool { return h.e.isrEligible(b) }
+func (h *cluster) IsrEligible(b int32) bool { return h.e.isrEligible(h.b, b) }
 func (h *cluster) ZooKeeperConnected() bool {
 	return h.e.ctrl.Session(h.b.id).Connected
 }

@@ -244,6 +244,15 @@ func (e *Engine) start() {
 	for _, b := range e.brokers {
 		e.startBroker(b, false)
 	}
+	// The first controller's UpdateMetadata, applied at once as its LeaderAndIsrs are: every
+	// broker's metadata cache has every broker alive (brk.MetadataCache).
+	ids := make([]int32, len(e.brokers))
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	for _, b := range e.brokers {
+		b.rm.Metadata().SetAliveBrokers(ids)
+	}
 	// Broker 0 becoming controller at time 0 is a controller failover like any other: its first
 	// leader-imbalance check comes 5 s later.
 	e.startController()

@@ -13,9 +13,12 @@ func (e *Engine) effectiveMinIsr(p *partition) int {
 	return e.rules.HW.EffectiveMinIsr(len(p.hosts))
 }
 
-// isrEligible reports whether a follower may be in the ISR, as the leader sees it (ZooKeeper
-// mode: the broker is registered), through the metadataAtOnce shortcut.
-func (e *Engine) isrEligible(b int32) bool { return !e.era.isrEligibility || e.metadata.registered(b) }
+// isrEligible reports whether follower b may be in the ISR, as leader's broker sees it
+// (Partition.isReplicaIsrEligible, 3.3+; ZooKeeper mode: its metadata cache, fed by the
+// controller's UpdateMetadata, has b alive: brk.MetadataCache).
+func (e *Engine) isrEligible(leader *broker, b int32) bool {
+	return !e.era.isrEligibility || leader.rm.Metadata().HasAliveBroker(b)
+}
 
 // caughtUp is Replica.isCaughtUp.
 func (e *Engine) caughtUp(r *replica, rr *brk.Replica) bool {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -188,5 +190,32 @@ func TestAudit15UpdateMetadataPartitions(t *testing.T) {
 				t.Errorf("UpdateMetadata to broker 2 after the failover at %d: %v, want %v", F, got, want)
 			}
 		})
+	}
+}
+
+// TestAudit15IsrEligibilityReadsLeadersMetadataCache: 3.7.0 Partition.isReplicaIsrEligible asks
+// the leader's own metadata cache (ZkMetadataCache.hasAliveBroker, KIP-841), which the
+// controller's UpdateMetadata fills, not ZooKeeper. Grader F11: with the controller's link to
+// leader 1 slow (100 ms), the UpdateMetadata that tells it restarted follower 3 is alive
+// (onBrokerStartup's) arrives at 20100, after 3's first Fetch (20012): that Fetch adds nothing,
+// and 3 rejoins at its next Fetch (asked at 20518, written at 20521). With the old shortcut (the
+// leader read ZooKeeper's registrations at once) 3 rejoined at its first Fetch.
+func TestAudit15IsrEligibilityReadsLeadersMetadataCache(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join("testdata", "grader", "F11-restarted-follower-isr-eligible-after-leaders-updatemetadata-3.7.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, res := runScenarioText(t, string(file))
+	if !res.OK() {
+		t.Errorf("expectations failed: %+v", res.Failures)
+	}
+	var asked []int64
+	for _, ev := range evs {
+		if ev.Type == EvISRPending && ev.Reason == "expand" && slices.Contains(ev.ISR, 3) {
+			asked = append(asked, ev.T)
+		}
+	}
+	if want := []int64{20518}; !slices.Equal(asked, want) {
+		t.Errorf("leader 1 asked to add 3 to the ISR at %v, want %v (its first Fetch at 20012 came before the leader's metadata cache had 3 alive, at 20100)", asked, want)
 	}
 }

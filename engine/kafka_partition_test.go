@@ -335,9 +335,10 @@ func TestKafkaT19HighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR(t *testing.
 // TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower ports
 // PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower (KRaft),
 // adapted to ZooKeeper mode. In ZK mode Partition.isReplicaIsrEligible only asks whether the
-// broker is alive (registered in ZooKeeper); it does not look at controlled shutdown (the
-// controller keeps shutting-down brokers out of the ISR instead). So:
-//   - "fenced" becomes "deregistered" (its ZooKeeper registration is gone): HW 20;
+// broker is alive in the leader's metadata cache (ZkMetadataCache.hasAliveBroker, filled by the
+// controller's UpdateMetadata); it does not look at controlled shutdown (the controller keeps
+// shutting-down brokers out of the ISR instead). So:
+//   - "fenced" becomes "dead in the leader's metadata cache" (an UpdateMetadata without it): HW 20;
 //   - "shutting down" (in controlled shutdown, still registered) is ISR-eligible in ZK mode, so
 //     the HW waits for it: 10, where KRaft gives 20;
 //   - neither: 10.
@@ -350,7 +351,7 @@ func TestKafkaT20HighWatermarkIncreasesWithFencedOrShutdownFollower(t *testing.T
 		mark   func(e *Engine)
 		wantHW int64
 	}{
-		{"deregistered (KRaft: fenced)", func(e *Engine) { e.metadata = deregistered{e.metadata, 1} }, 20},
+		{"dead in the leader's metadata cache (KRaft: fenced)", func(e *Engine) { e.brokers[0].rm.Metadata().SetAliveBrokers([]int32{0}) }, 20},
 		{"in controlled shutdown (ZK: still eligible)", func(e *Engine) {
 			e.brokers[1].SetShuttingDownForTest()
 			e.ctrl.SetShuttingDownForTest(1)
@@ -445,15 +446,6 @@ func leaderAtEpoch8WithFiveRecords(t *testing.T) (*Engine, *partition, *replica)
 	appendLeader(e, r, 3)
 	return e, p, r
 }
-
-// deregistered is the broker's metadata with broker b's registration gone (its session expired),
-// the rest as it is: the leader's ISR eligibility reads it through the metadataAtOnce shortcut.
-type deregistered struct {
-	metadataAtOnce
-	b int32
-}
-
-func (d deregistered) registered(b int32) bool { return b != d.b && d.metadataAtOnce.registered(b) }
 
 // TestTruncateEmptyLogBelowItsStart: UnifiedLog.truncateTo with a target below the first segment
 // calls truncateFullyAndStartAt even when the log holds no record. An empty follower log that

@@ -59,6 +59,9 @@ type ReplicaManager struct {
 	// (isr_change.go). The process loses them.
 	alterInFlight []uint64
 	alterUnsent   []int32
+	// metadata is the broker's metadata cache, as far as a rule reads it (metadata_cache.go).
+	// The process loses it.
+	metadata MetadataCache
 }
 
 // NewReplicaManager is broker's replica manager over its fetcher manager fetchers.
@@ -81,7 +84,11 @@ func (rm *ReplicaManager) FetchSessions() *FetchSessionCache { return &rm.sessio
 func (rm *ReplicaManager) Started() {
 	rm.controllerEpoch, rm.checkpointing, rm.zkBlocked = 0, false, nil
 	rm.alterInFlight, rm.alterUnsent = rm.alterInFlight[:0], rm.alterUnsent[:0]
+	rm.metadata.Clear()
 }
+
+// Metadata is the broker's metadata cache.
+func (rm *ReplicaManager) Metadata() *MetadataCache { return &rm.metadata }
 
 // BecomeLeaderOrFollower applies a LeaderAndIsr request, with every rejection of Kafka's code.
 func (rm *ReplicaManager) BecomeLeaderOrFollower(h Host, req *protocol.LeaderAndIsrRequest) *protocol.LeaderAndIsrResponse {

@@ -8,8 +8,8 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // older controller STALE_CONTROLLER_EPOCH (ReplicaManager.maybeUpdateMetadataCache throws
 // ControllerMovedException, 0.10.2.2 l.629, 2.1.1 l.1001, 3.7.0 l.1980); otherwise the broker
 // takes the request's controller epoch, as a LeaderAndIsr's does, so a LeaderAndIsr from the
-// controller it replaced is refused from then on, and answers NONE. The metadata cache it would
-// fill is not modelled (engine/shortcuts.go metadataAtOnce).
+// controller it replaced is refused from then on, fills its metadata cache's live brokers
+// (metadata_cache.go; the leaders and ISRs it also carries are not modelled) and answers NONE.
 func (rm *ReplicaManager) HandleUpdateMetadata(h Host, req *protocol.UpdateMetadataRequest) *protocol.UpdateMetadataResponse {
 	resp := &protocol.UpdateMetadataResponse{}
 	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
@@ -21,5 +21,6 @@ func (rm *ReplicaManager) HandleUpdateMetadata(h Host, req *protocol.UpdateMetad
 		return resp
 	}
 	rm.controllerEpoch = req.ControllerEpoch
+	rm.metadata.SetAliveBrokers(req.LiveBrokers)
 	return resp
 }
