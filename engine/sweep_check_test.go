@@ -30,9 +30,43 @@ func (s *sweepRun) awaitConvergence(from int64, when string, staleHW bool) bool 
 		}
 		s.runTo(s.e.Now() + sweepProbeMs)
 	}
+	if stuck := s.staleEpochLoop(); stuck != "" {
+		// Kafka's own liveness failure, not the engine's: counted, and the seed ends here.
+		s.stuck = stuck
+		s.t.Logf("seed %d: no convergence %s, as Kafka %s does not converge: %s", s.seed, when, s.mode.eraName(), stuck)
+		return false
+	}
 	s.livenessFailed = true
 	s.fail(fmt.Sprintf("no convergence within %d ms %s: %s", sweepLivenessMs, when, why))
 	return false
+}
+
+// staleEpochLoop names a follower out of the ISR caught in KAFKA-10706's loop, or "". Before 2.7
+// a truncation at or past the log's end leaves the leader-epoch cache as it is
+// (Log.truncateTo returns early: era.endTruncationTrimsEpochCache false), so a follower whose
+// latest cached epoch starts at or past its LEO (an epoch it began as a leader but never wrote)
+// asks the leader about that epoch, is answered an end offset at or past its LEO, truncates
+// nothing and asks again, for ever, without fetching: it never rejoins the ISR (grader e01).
+// Kafka 2.1 does the same; a restart (which trims the cache at the log's load) or a new leader
+// epoch ends it, and the sweep's fault phase is over.
+func (s *sweepRun) staleEpochLoop() string {
+	if s.e.era.endTruncationTrimsEpochCache {
+		return ""
+	}
+	for pid := range int32(s.e.PartitionCount()) {
+		p := s.e.Partition(pid)
+		for _, r := range p.Replicas() {
+			if r.Broker() == p.Leader() || slices.Contains(p.ISR(), r.Broker()) {
+				continue
+			}
+			cache := r.EpochCache()
+			if n := len(cache); n > 0 && cache[n-1].StartOffset >= r.LogEndOffset() {
+				return fmt.Sprintf("%s: follower %d at LEO %d holds epoch %d from offset %d in its cache (KAFKA-10706, fixed in 2.7)",
+					p.Name(), r.Broker(), r.LogEndOffset(), cache[n-1].Epoch, cache[n-1].StartOffset)
+			}
+		}
+	}
+	return ""
 }
 
 // converged checks, through the engine's read API, that every broker is up and every partition

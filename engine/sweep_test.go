@@ -90,6 +90,8 @@ type sweepTotals struct {
 	// seeds of a measuring mode (0.10.2) that broke anything, liveness and log checks included.
 	byInvariant map[string]int
 	anomalies   int
+	// stuck counts the seeds caught in a liveness failure of Kafka's own (staleEpochLoop).
+	stuck int
 }
 
 func (tt *sweepTotals) add(s *sweepRun) {
@@ -114,6 +116,9 @@ func (tt *sweepTotals) add(s *sweepRun) {
 	}
 	if s.livenessFailed {
 		tt.liveness++
+	}
+	if s.stuck != "" {
+		tt.stuck++
 	}
 	tt.maxConvMs = max(tt.maxConvMs, s.convergedMs)
 	tt.events += s.e.Stats().Events
@@ -143,6 +148,9 @@ func (tt *sweepTotals) line(m *sweepMode, elapsed time.Duration) string {
 		"%d violations, seeds per invariant: %s, %d liveness failures, %d seeds failed, slowest convergence %d ms, %.1f s",
 		head, tt.seeds, total, strings.Join(kinds, ", "), tt.produced, tt.acked, tt.consumes, tt.events,
 		tt.violations, inv, tt.liveness, tt.failed, tt.maxConvMs, elapsed.Seconds())
+	if tt.stuck > 0 {
+		line += fmt.Sprintf(", %d seeds stuck as Kafka %s is (KAFKA-10706's epoch loop)", tt.stuck, m.eraName())
+	}
 	if m.measure {
 		line += fmt.Sprintf(", seeds with an anomaly %d (%.1f per 1000 seeds)", tt.anomalies,
 			1000*float64(tt.anomalies)/float64(max(tt.seeds, 1)))
@@ -329,6 +337,8 @@ type sweepRun struct {
 	consumes       int
 	failed         bool
 	livenessFailed bool
+	// stuck: the seed stopped converging as Kafka's own era does (staleEpochLoop), counted apart.
+	stuck string
 	convergedMs    int64
 	// anomaly is the first failure of a measuring mode, which is counted instead of failing.
 	anomaly string
