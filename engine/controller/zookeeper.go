@@ -13,6 +13,9 @@ type zooKeeper struct {
 	partitions []znode // by pid
 	sessions   []session
 	zxid       int64
+	// isrChanges are the children of /isr_change_notification, oldest first: each a broker's
+	// notification, the partitions it names (isr_change_notification.go).
+	isrChanges [][]int32
 }
 
 // znode is a partition's state in ZooKeeper: /brokers/topics/<topic>/partitions/<n>/state (leader,
@@ -148,6 +151,7 @@ func (k *Controller) Reconnect(b int32) bool {
 			k.ReassignmentIsrChanged(pid)
 		}
 		k.runDeferredElections(false) // and it acts on the elections asked meanwhile
+		k.watchIsrChanges()            // and the ISR-change notifications written meanwhile
 	}
 	return true
 }
