@@ -16,24 +16,24 @@ type itemKind uint8
 
 // The agenda kinds, one payload type each (below).
 const (
-	itDeliver            itemKind = iota // deliverMsg: a message arrives
-	itRequestFailed                      // requestFailed: a request failed (lost, timed out or reset)
-	itFetcherWake                        // fetcherWake: a fetcher thread may work again
-	itDelayedFetchDone                   // delayedFetchDone: a parked fetch reaches its max wait
-	itDelayedProduceDone                 // delayedProduceDone: a parked produce times out
-	itIsrShrinkTask                      // isrShrinkTask: a broker's periodic ISR shrink check
-	itCheckpointTask                     // checkpointTask: a broker's periodic HW checkpoint
-	itSessionExpire                      // sessionExpire: a ZooKeeper session may expire
-	itProducerRetry                      // producerRetry: a producer's batch is retried
-	itAutoRebalance                      // autoRebalance: the controller's leader imbalance check
-	itResend                             // alterPartitionResend: a leader re-sends its AlterPartition
-	itControllerRetry                    // controllerRetry: the controller retries a broker's queue head
-	itShutdownRetry                      // shutdownRetry: a broker's next controlled-shutdown attempt
-	itReassignWatch                      // reassignWatch: the controller's watch on a reassigned partition fired
-	itRecoveryPointTask                  // recoveryPointTask: a broker's recovery-point checkpoint
-	itProduceTimeout                     // produceTimeout: the producer's request timeout of a Produce
-	itIsrChangePropagation               // isrChangePropagationTask: a broker's isr-change-propagation task (before 2.7)
-	itIsrChangeWatch                     // isrChangeWatch: the controller's watch on /isr_change_notification fired
+	itDeliver              itemKind = iota // deliverMsg: a message arrives
+	itRequestFailed                        // requestFailed: a request failed (lost, timed out or reset)
+	itFetcherWake                          // fetcherWake: a fetcher thread may work again
+	itDelayedFetchDone                     // delayedFetchDone: a parked fetch reaches its max wait
+	itDelayedProduceDone                   // delayedProduceDone: a parked produce times out
+	itIsrShrinkTask                        // isrShrinkTask: a broker's periodic ISR shrink check
+	itCheckpointTask                       // checkpointTask: a broker's periodic HW checkpoint
+	itSessionExpire                        // sessionExpire: a ZooKeeper session may expire
+	itProducerRetry                        // producerRetry: a producer's batch is retried
+	itAutoRebalance                        // autoRebalance: the controller's leader imbalance check
+	itResend                               // alterPartitionResend: a leader re-sends its AlterPartition
+	itControllerRetry                      // controllerRetry: the controller retries a broker's queue head
+	itShutdownRetry                        // shutdownRetry: a broker's next controlled-shutdown attempt
+	itReassignWatch                        // reassignWatch: the controller's watch on a reassigned partition fired
+	itRecoveryPointTask                    // recoveryPointTask: a broker's recovery-point checkpoint
+	itProduceTimeout                       // produceTimeout: the producer's request timeout of a Produce
+	itIsrChangePropagation                 // isrChangePropagationTask: a broker's isr-change-propagation task (before 2.7)
+	itIsrChangeWatch                       // isrChangeWatch: the controller's watch on /isr_change_notification fired
 )
 
 // brokerTimer is the owner of a broker's timer: the broker and its incarnation when the timer was
@@ -71,7 +71,7 @@ type (
 		brokerTimer
 		produce *brk.DelayedProduce
 	}
-	isrShrinkTask  struct{ brokerTimer }
+	isrShrinkTask struct{ brokerTimer }
 	// isrChangePropagationTask: ReplicaManager's isr-change-propagation task, before 2.7.
 	isrChangePropagationTask struct{ brokerTimer }
 	// isrChangeWatch: the controller's child watch on /isr_change_notification.

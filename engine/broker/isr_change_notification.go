@@ -25,10 +25,10 @@ const (
 // record: never iterated). blocked: the task's write waits for the broker's ZooKeeper
 // connection since blockedAt (the task's now, which it sets lastIsrPropagationMs to).
 type isrChangeSet struct {
-	pids                                         []int32
-	in                                           map[int32]struct{}
+	pids                                          []int32
+	in                                            map[int32]struct{}
 	lastIsrChangeMs, lastPropagationMs, blockedAt int64
-	blocked                                      bool
+	blocked                                       bool
 }
 
 // IsrChangesStarted is the replica manager built at the process's start (ReplicaManager's

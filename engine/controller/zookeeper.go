@@ -151,7 +151,7 @@ func (k *Controller) Reconnect(b int32) bool {
 			k.ReassignmentIsrChanged(pid)
 		}
 		k.runDeferredElections(false) // and it acts on the elections asked meanwhile
-		k.watchIsrChanges()            // and the ISR-change notifications written meanwhile
+		k.watchIsrChanges()           // and the ISR-change notifications written meanwhile
 	}
 	return true
 }
