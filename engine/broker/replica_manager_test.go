@@ -112,7 +112,7 @@ func (h *fakeHost) ScheduleIsrChangePropagation(at int64) {
 	h.note("isr change propagation at %d", at)
 }
 func (h *fakeHost) PropagateIsrChanges(pids []int32) bool {
-	h.note("isr change notification %v", pids)
+	h.note("isr change notification %v at %d", pids, h.now)
 	return true
 }
 func (h *fakeHost) UpdateIsr(pid int32, isr []int32, zkVersion int32) IsrWrite {
