@@ -72,7 +72,7 @@ type Cluster interface {
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,
-	// DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, HighWatermarkCheckpoint,
+	// DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, IsrChangePropagation, HighWatermarkCheckpoint,
 	// AlterPartitionResend, ControlledShutdownRetry) while the incarnation that set it lives.
 	ScheduleWake(t *FetcherThread, at int64)
 	ScheduleFetchTimeout(df *DelayedFetch, at int64)

@@ -175,8 +175,7 @@ type IsrWrite struct {
 // writes partition pid's znode with its own leader and leader epoch (no bump), conditional on the
 // zkVersion it cached (ReplicationUtils.updateLeaderAndIsr). Broker b must hold a connected
 // session. The controller hears of the change through isr_change_notification and sends only
-// UpdateMetadata, which the engine does not send for it (the notification's delay is not
-// modelled: docs/simplifications.md).
+// UpdateMetadata (isr_change_notification.go).
 func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWrite {
 	s := k.zk.sessions[b]
 	p := &k.zk.partitions[pid]
