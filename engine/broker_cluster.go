@@ -147,6 +147,10 @@ func (h *cluster) ScheduleProduceTimeout(dp *brk.DelayedProduce, at int64) {
 
 func (h *cluster) ScheduleIsrShrink(at int64) { h.e.schedule(isrShrinkTask{h.e.timer(h.b)}.due(at)) }
 
+func (h *cluster) ScheduleIsrChangePropagation(at int64) {
+	h.e.schedule(isrChangePropagationTask{h.e.timer(h.b)}.due(at))
+}
+
 func (h *cluster) ScheduleCheckpoint(at int64) { h.e.schedule(checkpointTask{h.e.timer(h.b)}.due(at)) }
 func (h *cluster) ScheduleRecoveryPointCheckpoint(at int64) {
 	h.e.schedule(recoveryPointTask{h.e.timer(h.b)}.due(at))
@@ -255,6 +259,12 @@ func (h *cluster) UpdateIsr(pid int32, newISR []int32, zkVersion int32) brk.IsrW
 	w := h.e.zk.updateIsr(h.b.id, pid, newISR, zkVersion)
 	return brk.IsrWrite{Connected: w.Connected, Written: w.Written, Version: w.Version, LeaderEpoch: w.LeaderEpoch,
 		Old: w.Old, ISR: w.ISR}
+}
+
+// PropagateIsrChanges is the pre-2.7 broker's ISR-change notification, which ZooKeeper (the
+// controller package's model) answers at once through the zookeeperAtOnce shortcut.
+func (h *cluster) PropagateIsrChanges(pids []int32) bool {
+	return h.e.zk.propagateIsrChanges(h.b.id, pids)
 }
 
 func (h *cluster) NotifyLogDirFailure() { h.e.handleLogDirFailure(h.b.id) }

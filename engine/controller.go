@@ -24,7 +24,8 @@ func newController(e *Engine, names []string, assigns [][][]int32) *controller.C
 		GroupByScala: e.era.groupByScala, RebalanceBatchesPerBroker: e.era.rebalanceBatchesPerBroker,
 		ControlledShutdownBatched: e.era.controlledShutdownBatched, StopReplicaPerPartition: e.era.stopReplicaPerPartition,
 		LeaderRecovery: e.era.leaderRecovery, UpdateMetadataNamesPartitions: e.era.updateMetadataNamesPartitions,
-		OfflineUpdateMetadataOnlyWithoutChange: e.era.offlineUpdateMetadataOnlyWithoutChange}
+		OfflineUpdateMetadataOnlyWithoutChange: e.era.offlineUpdateMetadataOnlyWithoutChange,
+		FailoverDeletesIsrChangeNotifications:  e.era.failoverDeletesIsrChangeNotifications}
 	return controller.New(ctrlCluster{e}, era, len(e.brokers), topics)
 }
 
@@ -59,6 +60,8 @@ func (c ctrlCluster) AutoRebalanceAt(at int64, epoch int32) {
 func (c ctrlCluster) ReassignmentWatchAt(at int64, pid int32) {
 	c.e.schedule(reassignWatch{pid}.due(at))
 }
+
+func (c ctrlCluster) IsrChangeWatchAt(at int64) { c.e.schedule(isrChangeWatch{}.due(at)) }
 
 func (c ctrlCluster) RetryAt(at int64, b int32, epoch int32) {
 	c.e.schedule(controllerRetry{b, epoch}.due(at))
@@ -121,6 +124,10 @@ func (e *Engine) autoRebalance(epoch int32) { e.ctrl.AutoRebalance(epoch) }
 // reassignWatch: a leader's ISR write fired the watch on a reassigned partition's state znode.
 func (e *Engine) reassignWatch(pid int32) { e.ctrl.ReassignmentIsrChanged(pid) }
 
+// isrChangeWatch: a broker's ISR-change notification fired the controller's watch on
+// /isr_change_notification.
+func (e *Engine) isrChangeWatch() { e.ctrl.IsrChangeNotification() }
+
 // handleLogDirFailure: broker id's log directory failed; the controller hears of it at once (the
 // log-dir event notification in ZooKeeper) and asks the broker which replicas are offline.
 func (e *Engine) handleLogDirFailure(id int32) { e.ctrl.ProcessLogDirEvent(id) }
@@ -177,6 +184,10 @@ func (z zookeeper) activeController() int32 {
 func (z zookeeper) leader(pid int32) int32 { return z.e.ctrl.Leader(pid) }
 
 func (z zookeeper) leaderEpoch(pid int32) int32 { return z.e.ctrl.LeaderEpoch(pid) }
+
+func (z zookeeper) propagateIsrChanges(b int32, pids []int32) bool {
+	return z.e.ctrl.PropagateIsrChanges(b, pids)
+}
 
 func (z zookeeper) updateIsr(b, pid int32, isr []int32, zkVersion int32) controller.IsrWrite {
 	return z.e.ctrl.UpdateIsr(b, pid, isr, zkVersion)

@@ -448,6 +448,9 @@ func (e *Engine) handle(it *item) {
 	case itReassignWatch:
 		e.reassignWatch(it.reassignWatch().pid)
 		return
+	case itIsrChangeWatch:
+		e.isrChangeWatch()
+		return
 	}
 	t := it.timer()
 	b := e.brokers[t.broker]
@@ -467,6 +470,8 @@ func (e *Engine) handle(it *item) {
 		b.DelayedProduceExpired(it.delayedProduceDone().produce)
 	case itIsrShrinkTask:
 		b.IsrExpiration()
+	case itIsrChangePropagation:
+		b.IsrChangePropagation()
 	case itCheckpointTask:
 		b.HighWatermarkCheckpoint()
 	case itRecoveryPointTask:

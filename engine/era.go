@@ -313,6 +313,11 @@ type era struct {
 	// when no replica went offline and no election succeeded (KAFKA-13225, 3.1); before, whenever no
 	// partition lost its leader (controller.Era.OfflineUpdateMetadataOnlyWithoutChange).
 	offlineUpdateMetadataOnlyWithoutChange bool
+	// failoverDeletesIsrChangeNotifications: a new controller deletes the ISR-change
+	// notifications waiting in ZooKeeper without reading them (onControllerFailover's
+	// deleteIsrChangeNotifications, 1.1, KAFKA-5642's rewrite; 2.1.1, 3.7.0); before (0.10.2.2,
+	// 0.11.0.2) they wait for the next one (controller.Era.FailoverDeletesIsrChangeNotifications).
+	failoverDeletesIsrChangeNotifications bool
 }
 
 func eraFor(version string) era {
@@ -331,7 +336,8 @@ func eraFor(version string) era {
 			fetcherShutdownClosesClient: true, preferredReelectsLeader: true, groupByScala: controller.GroupByScala212,
 			rebalanceBatchesPerBroker: true, controlledShutdownBatched: true, stopReplicaPerPartition: true,
 			producerRetries: true, recordBatches: true, recovery: brk.RecoveryAtLogEnd, checkpointOnlyWhenTruncated: true,
-			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true, appendFromLogStart: true}
+			unknownProducerError: ErrUnknownProducerID, sequenceRetries: true, appendFromLogStart: true,
+			failoverDeletesIsrChangeNotifications: true}
 	default:
 		return era{version: "3.7", registerBeforeController: true, truncateOnFetch: true, epochRequests: true, epochAnswerNamesEpoch: true,
 			fencing: true, minIsrGatesHW: true, keepLastIsrMember: true, failoverOfflinesDeadReplicas: true,
@@ -350,6 +356,7 @@ func eraFor(version string) era {
 			controlledShutdownBatched: true, controllerIdFromMetadataCache: true,
 			endTruncationTrimsEpochCache: true, sessionKeepsLeaderEpoch: true, leaderRecovery: true,
 			partitionFailsAlone: true, appendFromLogStart: true,
-			updateMetadataNamesPartitions: true, offlineUpdateMetadataOnlyWithoutChange: true}
+			updateMetadataNamesPartitions: true, offlineUpdateMetadataOnlyWithoutChange: true,
+			failoverDeletesIsrChangeNotifications: true}
 	}
 }

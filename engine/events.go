@@ -73,6 +73,9 @@ const (
 	EvElectFailed   = controller.EvElectFailed
 	// EvAlterPartitionRejected is the controller's refusal of a leader's AlterPartition.
 	EvAlterPartitionRejected = controller.EvAlterPartitionRejected
+	// EvISRNotification is the controller's handling of the brokers' ISR-change notifications
+	// (before IBP 2.7).
+	EvISRNotification = controller.EvISRNotification
 	// EvCaption is a `caption` step: a line of the guided tour, in the trace with its text.
 	EvCaption = "caption"
 )
@@ -87,5 +90,5 @@ var EventTypes = []string{
 	EvViolation, EvDropped, EvHeld, EvReleased, EvAppend, EvRole, EvFetcher, EvController,
 	EvCheckpoint, EvProduceResult, EvConsumeResult, EvLogDirFailure, EvIsolate, EvHeal, EvLink,
 	EvConfig, EvISRPending, EvFailed, EvZKSession, EvZKRegister, EvShutdown, EvElectFailed,
-	EvAlterPartitionRejected, EvCaption,
+	EvAlterPartitionRejected, EvCaption, EvISRNotification,
 }

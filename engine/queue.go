@@ -16,22 +16,24 @@ type itemKind uint8
 
 // The agenda kinds, one payload type each (below).
 const (
-	itDeliver            itemKind = iota // deliverMsg: a message arrives
-	itRequestFailed                      // requestFailed: a request failed (lost, timed out or reset)
-	itFetcherWake                        // fetcherWake: a fetcher thread may work again
-	itDelayedFetchDone                   // delayedFetchDone: a parked fetch reaches its max wait
-	itDelayedProduceDone                 // delayedProduceDone: a parked produce times out
-	itIsrShrinkTask                      // isrShrinkTask: a broker's periodic ISR shrink check
-	itCheckpointTask                     // checkpointTask: a broker's periodic HW checkpoint
-	itSessionExpire                      // sessionExpire: a ZooKeeper session may expire
-	itProducerRetry                      // producerRetry: a producer's batch is retried
-	itAutoRebalance                      // autoRebalance: the controller's leader imbalance check
-	itResend                             // alterPartitionResend: a leader re-sends its AlterPartition
-	itControllerRetry                    // controllerRetry: the controller retries a broker's queue head
-	itShutdownRetry                      // shutdownRetry: a broker's next controlled-shutdown attempt
-	itReassignWatch                      // reassignWatch: the controller's watch on a reassigned partition fired
-	itRecoveryPointTask                  // recoveryPointTask: a broker's recovery-point checkpoint
-	itProduceTimeout                     // produceTimeout: the producer's request timeout of a Produce
+	itDeliver              itemKind = iota // deliverMsg: a message arrives
+	itRequestFailed                        // requestFailed: a request failed (lost, timed out or reset)
+	itFetcherWake                          // fetcherWake: a fetcher thread may work again
+	itDelayedFetchDone                     // delayedFetchDone: a parked fetch reaches its max wait
+	itDelayedProduceDone                   // delayedProduceDone: a parked produce times out
+	itIsrShrinkTask                        // isrShrinkTask: a broker's periodic ISR shrink check
+	itCheckpointTask                       // checkpointTask: a broker's periodic HW checkpoint
+	itSessionExpire                        // sessionExpire: a ZooKeeper session may expire
+	itProducerRetry                        // producerRetry: a producer's batch is retried
+	itAutoRebalance                        // autoRebalance: the controller's leader imbalance check
+	itResend                               // alterPartitionResend: a leader re-sends its AlterPartition
+	itControllerRetry                      // controllerRetry: the controller retries a broker's queue head
+	itShutdownRetry                        // shutdownRetry: a broker's next controlled-shutdown attempt
+	itReassignWatch                        // reassignWatch: the controller's watch on a reassigned partition fired
+	itRecoveryPointTask                    // recoveryPointTask: a broker's recovery-point checkpoint
+	itProduceTimeout                       // produceTimeout: the producer's request timeout of a Produce
+	itIsrChangePropagation                 // isrChangePropagationTask: a broker's isr-change-propagation task (before 2.7)
+	itIsrChangeWatch                       // isrChangeWatch: the controller's watch on /isr_change_notification fired
 )
 
 // brokerTimer is the owner of a broker's timer: the broker and its incarnation when the timer was
@@ -69,7 +71,11 @@ type (
 		brokerTimer
 		produce *brk.DelayedProduce
 	}
-	isrShrinkTask  struct{ brokerTimer }
+	isrShrinkTask struct{ brokerTimer }
+	// isrChangePropagationTask: ReplicaManager's isr-change-propagation task, before 2.7.
+	isrChangePropagationTask struct{ brokerTimer }
+	// isrChangeWatch: the controller's child watch on /isr_change_notification.
+	isrChangeWatch struct{}
 	checkpointTask struct{ brokerTimer }
 	// recoveryPointTask: LogManager's kafka-recovery-point-checkpoint task.
 	recoveryPointTask struct{ brokerTimer }
@@ -118,6 +124,12 @@ func (p delayedProduceDone) due(at int64) item {
 }
 func (p isrShrinkTask) due(at int64) item {
 	return item{at: at, kind: itIsrShrinkTask, broker: p.broker, u: p.incarnation}
+}
+func (p isrChangePropagationTask) due(at int64) item {
+	return item{at: at, kind: itIsrChangePropagation, broker: p.broker, u: p.incarnation}
+}
+func (p isrChangeWatch) due(at int64) item {
+	return item{at: at, kind: itIsrChangeWatch, broker: -1}
 }
 func (p recoveryPointTask) due(at int64) item {
 	return item{at: at, kind: itRecoveryPointTask, broker: p.broker, u: p.incarnation}
@@ -191,7 +203,7 @@ func (it *item) controllerRetry() controllerRetry {
 }
 
 // numKinds counts the agenda kinds.
-const numKinds = int(itProduceTimeout) + 1
+const numKinds = int(itIsrChangeWatch) + 1
 
 // agenda is the items in (at, seq) order: a heap, and one FIFO lane per kind. Most kinds come due
 // a fixed time after they are set (a delivery one latency after the send, a parked produce's

@@ -29,11 +29,16 @@ type metadataAtOnce interface {
 }
 
 // zookeeperAtOnce: ZooKeeper answers at once. A broker starting before broker epochs finds its
-// old registration (NodeExists); a pre-2.7 leader writes the ISR to ZooKeeper itself.
+// old registration (NodeExists); a pre-2.7 leader writes the ISR to ZooKeeper itself, and its
+// ISR-change notification.
 type zookeeperAtOnce interface {
 	// registered reports whether broker b has a live registration (/brokers/ids/b).
 	registered(b int32) bool
 	// updateIsr is the leader's conditional ISR write (Partition.updateIsr): broker b writes isr
 	// to partition pid's znode if its session is connected and zkVersion is the znode's version.
 	updateIsr(b, pid int32, isr []int32, zkVersion int32) controller.IsrWrite
+	// propagateIsrChanges is the pre-2.7 broker's ISR-change notification (ReplicaManager
+	// .maybePropagateIsrChanges): broker b writes /isr_change_notification/isr_change_NNN naming
+	// pids if its session is connected; the controller's watch fires at once.
+	propagateIsrChanges(b int32, pids []int32) bool
 }

@@ -21,7 +21,8 @@
 //     answers to a follower's OffsetsForLeaderEpoch and ListOffsets (leader_answers.go), and
 //     the ISR's changes (isr_change.go: maybeExpandIsr, the shrink task with
 //     getOutOfSyncReplicas' rule by era, the AlterPartition round trip; before 2.7 the leader's
-//     own ZooKeeper write, which Host.UpdateIsr answers), and the leader's side of Fetch
+//     own ZooKeeper write, which Host.UpdateIsr answers, and isr_change_notification.go: its
+//     ISR-change notification, Host.PropagateIsrChanges), and the leader's side of Fetch
 //     (leader_fetch.go: FetchManager.newContext and ReplicaManager.fetchMessages, Partition
 //     .fetchRecords, updateFollowerFetchState; fetch_session.go: the FetchSessions of the
 //     FetchSessionCache and their CachedPartitions, read only where dirty; delayed_fetch.go:
@@ -54,7 +55,7 @@
 //   - its entry points (kafka_apis.go): Handle, Kafka's KafkaApis.handle, switching a delivered
 //     message to its handler (a request to the replica manager, an answer to the fetcher thread
 //     or partition that asked); RequestFailed, a request of its own unanswered; and its timers
-//     (FetcherWake, DelayedFetchExpired, DelayedProduceExpired, IsrExpiration,
+//     (FetcherWake, DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, IsrChangePropagation,
 //     HighWatermarkCheckpoint, AlterPartitionResend). The engine's network and agenda call only
 //     these (TestBrokerHandlesItsMessages); the controller's messages stay the controller's.
 //   - its events, as data (events.go, event_text.go): an Event of a Kind from one table, built

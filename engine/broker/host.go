@@ -72,12 +72,15 @@ type Cluster interface {
 	ProcessGone(clean bool)
 
 	// Timers on the run's agenda, each fired into the Broker's entry point for it (FetcherWake,
-	// DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, HighWatermarkCheckpoint,
+	// DelayedFetchExpired, DelayedProduceExpired, IsrExpiration, IsrChangePropagation, HighWatermarkCheckpoint,
 	// AlterPartitionResend, ControlledShutdownRetry) while the incarnation that set it lives.
 	ScheduleWake(t *FetcherThread, at int64)
 	ScheduleFetchTimeout(df *DelayedFetch, at int64)
 	ScheduleProduceTimeout(dp *DelayedProduce, at int64)
 	ScheduleIsrShrink(at int64)
+	// ScheduleIsrChangePropagation: the replica manager's isr-change-propagation task, before
+	// IBP 2.7 (IsrChangePropagation).
+	ScheduleIsrChangePropagation(at int64)
 	ScheduleCheckpoint(at int64)
 	// ScheduleRecoveryPointCheckpoint: LogManager's kafka-recovery-point-checkpoint task
 	// (RecoveryPointCheckpoint).
@@ -116,6 +119,10 @@ type Cluster interface {
 	// ZooKeeperConnected reports whether the broker reaches ZooKeeper (not isolated).
 	ZooKeeperConnected() bool
 	UpdateIsr(pid int32, newISR []int32, zkVersion int32) IsrWrite
+	// PropagateIsrChanges writes /isr_change_notification/isr_change_NNN naming pids (shared:
+	// read at once, not kept), which ZooKeeper answers at once; false without a ZooKeeper
+	// connection (nothing written).
+	PropagateIsrChanges(pids []int32) bool
 	NotifyLogDirFailure()
 }
 

@@ -132,6 +132,7 @@ type zkBlockedWrite struct {
 // the write, then the produces held by the partition's lock, in the order they came, then the
 // rest of the shrink check.
 func (rm *ReplicaManager) ZooKeeperReconnected(h Host) {
+	defer rm.isrNotificationReconnected(h) // the propagation task's write, on its own thread
 	bw := rm.zkBlocked
 	if bw == nil {
 		return
@@ -297,9 +298,10 @@ type IsrWrite struct {
 // it cached (ReplicationUtils.updateLeaderAndIsr). On success it takes the new ISR at once, so
 // there is no pending state and no maximal ISR; on a version mismatch it skips the change
 // ("Cached zkVersion [..] not equal to that in zookeeper") and tries again at its next ISR check,
-// which fails again until a LeaderAndIsr brings the new version. The controller hears of the
-// change through isr_change_notification and only sends UpdateMetadata, which the engine does not
-// send for it (the notification's delay is not modelled). Simplification: ZooKeeper answers at once (Host.UpdateIsr). A shrink's write without a
+// which fails again until a LeaderAndIsr brings the new version. A written change is recorded
+// (recordIsrChange) for the isr-change-propagation task, whose notification has the controller
+// send UpdateMetadata for it (isr_change_notification.go). Simplification: ZooKeeper answers at
+// once (Host.UpdateIsr). A shrink's write without a
 // ZooKeeper connection blocks until the connection is back (zkBlockedWrite); an expansion's,
 // which only a fetch reaching a broker cut off from ZooKeeper could make, fails at once.
 func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string, newISR []int32) {
@@ -319,6 +321,7 @@ func (rm *ReplicaManager) writeIsr(h Host, pid int32, p *Partition, verb string,
 	p.leadership().state.Commit(slices.Clone(w.ISR)) // nothing is in flight before AlterIsr
 	p.partitionEpoch = w.Version
 	h.IsrChanged(pid, w.Old, w.ISR)
+	rm.recordIsrChange(h, pid)
 	h.Emit(Event{Kind: IsrWritten, Pid: protocol.Some(pid), OldISR: w.Old, ISR: w.ISR,
 		Epoch: protocol.Some(int64(w.LeaderEpoch)), Reason: leaderVerb(verb), Arg: [4]int64{int64(w.Version)}})
 	if rm.MaybeIncrementLeaderHW(h, pid, p, -1) {

@@ -224,6 +224,10 @@ func (b *Broker) ZooKeeperReconnected() {
 // replica.lag.time.max.ms from the broker's start.
 func (b *Broker) IsrExpiration() { b.rm.IsrShrinkTask(b) }
 
+// IsrChangePropagation is the replica manager's "isr-change-propagation" task
+// (maybePropagateIsrChanges), every 2500 ms from the broker's start, before IBP 2.7.
+func (b *Broker) IsrChangePropagation() { b.rm.IsrChangePropagationTask(b) }
+
 // HighWatermarkCheckpoint is the replica manager's "highwatermark-checkpoint" task, every
 // replica.high.watermark.checkpoint.interval.ms from its first LeaderAndIsr.
 func (b *Broker) HighWatermarkCheckpoint() { b.rm.CheckpointTask(b) }

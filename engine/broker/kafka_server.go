@@ -80,6 +80,9 @@ func (b *Broker) Startup(restart bool) {
 	b.diskFailed = false
 	b.started(restart || b.ProcessRules().RecoverAtFirstStart)
 	b.ScheduleIsrShrink(b.Now() + max(1, b.IsrRules().LagTimeMaxMs/2))
+	if !b.IsrRules().AlterPartition { // before IBP 2.7: the isr-change-propagation task
+		b.rm.IsrChangesStarted(b)
+	}
 	b.ScheduleRecoveryPointCheckpoint(b.Now() + InitialTaskDelayMs) // LogManager.startup
 	if restart {
 		b.Emit(Event{Kind: Restarted})

@@ -49,6 +49,9 @@ type ReplicaManager struct {
 	// zkBlocked is the shrink's ISR write waiting for the broker's ZooKeeper connection, before
 	// 2.7 (isr_change.go), or nil. The process loses it.
 	zkBlocked *zkBlockedWrite
+	// isrChanges are the ISR changes written to ZooKeeper and not yet propagated to the
+	// controller, before 2.7 (isr_change_notification.go). The process loses them.
+	isrChanges isrChangeSet
 	// shutdownWaits are the requests the fetcher threads the last LeaderAndIsr stopped were
 	// blocked in, before 1.1 (heldLeaderAndIsr); the broker takes them.
 	shutdownWaits []uint64

@@ -108,6 +108,13 @@ func (h *fakeHost) IsrEligible(int32) bool     { return true }
 func (h *fakeHost) ZooKeeperConnected() bool   { return true }
 func (h *fakeHost) ActiveController() int32    { return h.controller }
 func (h *fakeHost) ScheduleIsrShrink(at int64) { h.note("shrink task at %d", at) }
+func (h *fakeHost) ScheduleIsrChangePropagation(at int64) {
+	h.note("isr change propagation at %d", at)
+}
+func (h *fakeHost) PropagateIsrChanges(pids []int32) bool {
+	h.note("isr change notification %v at %d", pids, h.now)
+	return true
+}
 func (h *fakeHost) UpdateIsr(pid int32, isr []int32, zkVersion int32) IsrWrite {
 	h.note("zookeeper %d to %v at version %d", pid, isr, zkVersion)
 	return h.zk

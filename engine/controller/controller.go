@@ -42,6 +42,10 @@ type Cluster interface {
 	// ReassignmentWatchAt is the watch on a reassigned partition's state znode firing after a
 	// leader's ISR write: the controller handles it as an event of its own (ReassignmentIsrChanged).
 	ReassignmentWatchAt(at int64, pid int32)
+	// IsrChangeWatchAt is the watch on /isr_change_notification firing after a broker's
+	// ISR-change notification (before IBP 2.7): the controller handles it as an event of its own
+	// (IsrChangeNotification).
+	IsrChangeWatchAt(at int64)
 	// SessionExpiryAt, AutoRebalanceAt and RetryAt set the controller's and ZooKeeper's timers
 	// on the cluster's one agenda, which orders every happening of the run: a disconnected
 	// session's expiry (generation gen), the leader-imbalance check of controller epoch epoch
@@ -146,6 +150,11 @@ type Era struct {
 	// before, whenever no partition lost its leader (`partitionsWithoutLeader.isEmpty`, 0.10.2.2
 	// onBrokerFailure, 2.1.1 onReplicasBecomeOffline).
 	OfflineUpdateMetadataOnlyWithoutChange bool
+	// FailoverDeletesIsrChangeNotifications: a new controller deletes the ISR-change
+	// notifications waiting (2.1.1 onControllerFailover: deleteIsrChangeNotifications, from 1.1,
+	// KAFKA-5642); before (0.10.2.2, 0.11.0.2 registerIsrChangeNotificationListener only
+	// subscribes) they wait there until the next notification fires the watch.
+	FailoverDeletesIsrChangeNotifications bool
 }
 
 // Topic is a topic as ZooKeeper holds it (/brokers/topics/<name>): each partition's replica list,
@@ -202,6 +211,9 @@ type Controller struct {
 	// unregistered: the controller's broker took over before registering (ElectBeforeRegistration)
 	// and has not registered yet; it can act meanwhile.
 	unregistered bool
+	// isrWatchFired: the watch on /isr_change_notification fired and its handling is on the
+	// agenda (IsrChangeWatchAt).
+	isrWatchFired bool
 }
 
 // New returns the cluster's ZooKeeper with every partition led by the head of its assignment at

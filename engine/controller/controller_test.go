@@ -37,6 +37,9 @@ func (f *fake) AutoRebalanceAt(at int64, epoch int32) {
 func (f *fake) ReassignmentWatchAt(at int64, pid int32) {
 	f.timers = append(f.timers, fmt.Sprintf("reassignment watch %d at %d", pid, at))
 }
+func (f *fake) IsrChangeWatchAt(at int64) {
+	f.timers = append(f.timers, fmt.Sprintf("isr change watch at %d", at))
+}
 func (f *fake) RetryAt(at int64, b int32, epoch int32) {
 	f.timers = append(f.timers, fmt.Sprintf("retry %d epoch %d at %d", b, epoch, at))
 }

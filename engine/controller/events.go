@@ -32,4 +32,7 @@ const (
 	EvElectFailed  = "election-failed"
 	// EvAlterPartitionRejected is the controller's refusal of a leader's AlterPartition.
 	EvAlterPartitionRejected = "alter-partition-rejected"
+	// EvISRNotification is the controller's handling of the brokers' ISR-change notifications
+	// (before IBP 2.7).
+	EvISRNotification = "isr-change-notification"
 )

@@ -154,6 +154,9 @@ func (k *Controller) onControllerFailover(c int32) {
 	// target, which a new controller takes as done (0.10.2.2 initializePartitionReassignment's
 	// `successful`; 2.1.1 maybeTriggerPartitionReassignment: "already assigned ... Ignoring").
 	k.reassigning = nil
+	if k.era.FailoverDeletesIsrChangeNotifications {
+		k.zk.isrChanges = nil // "Deleting isr change notifications", before reading the state
+	}
 	k.c.Emit(Event{Type: EvController, Broker: protocol.Some(c), Epoch: protocol.Some(int64(k.epoch)),
 		Text: fmt.Sprintf("broker %d became controller in controller epoch %d", c, k.epoch)})
 	k.live = make([]int64, k.brokers)

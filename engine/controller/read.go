@@ -17,6 +17,10 @@ func (k *Controller) Active() bool  { return k.active }
 // ZooKeeper.
 func (k *Controller) Usable() bool { return k.usable() }
 
+// IsrChangeNotifications is the number of /isr_change_notification children waiting (before IBP
+// 2.7).
+func (k *Controller) IsrChangeNotifications() int { return len(k.zk.isrChanges) }
+
 // Leader is partition pid's leader per ZooKeeper (-1 for none), LeaderEpoch its leader epoch and
 // PartitionEpoch the znode's version (zkVersion).
 func (k *Controller) Leader(pid int32) int32         { return k.zk.partitions[pid].leader }

@@ -10,8 +10,9 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // queue (ControllerChannelManager.sendRequest). KafkaController sends some of its own as well
 // (sendUpdateMetadataRequest: a batch of one UpdateMetadata): at a failover before the state
 // machines start, at a broker's startup before its OnlineReplica LeaderAndIsr, after a broker
-// failure that took no leader, at a reassignment's completion and, in 3.7, after each
-// AlterPartition. The broker's metadata cache is not modelled (brokers and clients learn leaders
+// failure that took no leader, at a reassignment's completion, before 2.7 for the brokers'
+// ISR-change notifications (isr_change_notification.go) and, in 3.7, after each AlterPartition.
+// The broker's metadata cache is not modelled (brokers and clients learn leaders
 // at once, engine/shortcuts.go), so the request carries counts for the narration and the page;
 // what it changes is when the requests queued behind it leave: one round trip later.
 

@@ -13,6 +13,9 @@ type zooKeeper struct {
 	partitions []znode // by pid
 	sessions   []session
 	zxid       int64
+	// isrChanges are the children of /isr_change_notification, oldest first: each a broker's
+	// notification, the partitions it names (isr_change_notification.go).
+	isrChanges [][]int32
 }
 
 // znode is a partition's state in ZooKeeper: /brokers/topics/<topic>/partitions/<n>/state (leader,
@@ -148,6 +151,7 @@ func (k *Controller) Reconnect(b int32) bool {
 			k.ReassignmentIsrChanged(pid)
 		}
 		k.runDeferredElections(false) // and it acts on the elections asked meanwhile
+		k.watchIsrChanges()           // and the ISR-change notifications written meanwhile
 	}
 	return true
 }
@@ -171,8 +175,7 @@ type IsrWrite struct {
 // writes partition pid's znode with its own leader and leader epoch (no bump), conditional on the
 // zkVersion it cached (ReplicationUtils.updateLeaderAndIsr). Broker b must hold a connected
 // session. The controller hears of the change through isr_change_notification and sends only
-// UpdateMetadata, which the engine does not send for it (the notification's delay is not
-// modelled: docs/simplifications.md).
+// UpdateMetadata (isr_change_notification.go).
 func (k *Controller) UpdateIsr(b, pid int32, isr []int32, zkVersion int32) IsrWrite {
 	s := k.zk.sessions[b]
 	p := &k.zk.partitions[pid]
