@@ -14,7 +14,8 @@ import "github.com/highwater-sim/highwater/engine/controller"
 // partition; Kafka's broker reads these from its metadata cache, which the controller's
 // UpdateMetadata requests fill some milliseconds later (and a client from a Metadata request).
 // The engine's controller sends those requests (controller/update_metadata.go), for their place
-// in its per-broker queue, but they carry no partition states and fill nothing.
+// in its per-broker queue; they carry no partition states, and fill only the cache's live
+// brokers, which a 3.7 leader's ISR eligibility reads (broker/metadata_cache.go).
 type metadataAtOnce interface {
 	// registered reports whether broker b has a live registration (/brokers/ids/b).
 	registered(b int32) bool

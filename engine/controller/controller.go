@@ -8,8 +8,8 @@
 // The controller runs on one broker. Its state is ZooKeeper's, read and written without delay;
 // what it tells brokers travels as LeaderAndIsr, UpdateMetadata and StopReplica over the network
 // from its broker. Simplifications: ZooKeeper itself never fails and answers at once; an
-// UpdateMetadata carries only counts and fills no metadata cache (brokers and clients learn
-// leaders and live brokers at once).
+// UpdateMetadata carries counts and the live brokers, which fill only the live brokers of a
+// broker's metadata cache (broker/metadata_cache.go; brokers and clients learn leaders at once).
 //
 // What the controller needs of the rest of the cluster (the network, the agenda, the trace, the
 // observers' facts, which partitions a broker hosts, whether its own broker's process runs) comes
