@@ -367,15 +367,9 @@ func (rm *ReplicaManager) MakeFollower(h Host, rules *ReplicaRules, pid int32, r
 // controller reads no partition error of a stop that deletes nothing: docs/simplifications.md).
 func (rm *ReplicaManager) HandleStopReplica(h Host, req *protocol.StopReplicaRequest) *protocol.StopReplicaResponse {
 	resp := &protocol.StopReplicaResponse{}
-	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
-		resp.Error = protocol.ErrStaleBrokerEpoch
+	if resp.Error = rm.checkControllerRequest(h, req.BrokerEpoch, req.ControllerEpoch); resp.Error != protocol.ErrNone {
 		return resp
 	}
-	if req.ControllerEpoch < rm.controllerEpoch {
-		resp.Error = protocol.ErrStaleControllerEpoch
-		return resp
-	}
-	rm.controllerEpoch = req.ControllerEpoch
 	storageErrors := h.ReplicaRules().StopReplicaPartitionErrors
 	pids := make([]int32, 0, len(req.Partitions))
 	resp.Partitions = make([]protocol.PartitionError, len(req.Partitions))

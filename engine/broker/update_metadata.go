@@ -12,15 +12,24 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // (metadata_cache.go; the leaders and ISRs it also carries are not modelled) and answers NONE.
 func (rm *ReplicaManager) HandleUpdateMetadata(h Host, req *protocol.UpdateMetadataRequest) *protocol.UpdateMetadataResponse {
 	resp := &protocol.UpdateMetadataResponse{}
-	if h.ReplicaRules().BrokerEpochs && req.BrokerEpoch < h.BrokerEpoch() {
-		resp.Error = protocol.ErrStaleBrokerEpoch
-		return resp
+	if resp.Error = rm.checkControllerRequest(h, req.BrokerEpoch, req.ControllerEpoch); resp.Error == protocol.ErrNone {
+		rm.metadata.SetAliveBrokers(req.LiveBrokers)
 	}
-	if req.ControllerEpoch < rm.controllerEpoch {
-		resp.Error = protocol.ErrStaleControllerEpoch
-		return resp
-	}
-	rm.controllerEpoch = req.ControllerEpoch
-	rm.metadata.SetAliveBrokers(req.LiveBrokers)
 	return resp
+}
+
+// checkControllerRequest is the epoch check of a StopReplica or an UpdateMetadata: from 2.2 one
+// for an older registration of the broker is STALE_BROKER_EPOCH (KafkaApis' isBrokerEpochStale,
+// KIP-380), one from an older controller STALE_CONTROLLER_EPOCH (ReplicaManager's
+// ControllerMovedException); otherwise the broker takes the request's controller epoch and it
+// is NONE.
+func (rm *ReplicaManager) checkControllerRequest(h Host, brokerEpoch int64, controllerEpoch int32) protocol.KafkaError {
+	if h.ReplicaRules().BrokerEpochs && brokerEpoch < h.BrokerEpoch() {
+		return protocol.ErrStaleBrokerEpoch
+	}
+	if controllerEpoch < rm.controllerEpoch {
+		return protocol.ErrStaleControllerEpoch
+	}
+	rm.controllerEpoch = controllerEpoch
+	return protocol.ErrNone
 }
