@@ -338,8 +338,8 @@ type sweepRun struct {
 	failed         bool
 	livenessFailed bool
 	// stuck: the seed stopped converging as Kafka's own era does (staleEpochLoop), counted apart.
-	stuck string
-	convergedMs    int64
+	stuck       string
+	convergedMs int64
 	// anomaly is the first failure of a measuring mode, which is counted instead of failing.
 	anomaly string
 }
