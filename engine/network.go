@@ -125,6 +125,9 @@ func (e *Engine) timeOutIfLate(m *Message, at int64) {
 	} else if !isRequest(req.Type) {
 		return
 	}
+	if req.Produce != nil {
+		return // the producer's own timer fails it at its timeout (produceTimedOut)
+	}
 	if deadline := req.Sent + e.timeoutFor(req); at > deadline {
 		e.scheduleFailure(req, true, max(e.now, deadline))
 	}
