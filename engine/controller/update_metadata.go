@@ -12,9 +12,10 @@ import "github.com/highwater-sim/highwater/engine/protocol"
 // machines start, at a broker's startup before its OnlineReplica LeaderAndIsr, after a broker
 // failure that took no leader, at a reassignment's completion, before 2.7 for the brokers'
 // ISR-change notifications (isr_change_notification.go) and, in 3.7, after each AlterPartition.
-// The broker's metadata cache is not modelled (brokers and clients learn leaders
-// at once, engine/shortcuts.go), so the request carries counts for the narration and the page;
-// what it changes is when the requests queued behind it leave: one round trip later.
+// The request carries counts for the narration and the page, and the live brokers, which a
+// broker's metadata cache takes (broker/metadata_cache.go; brokers and clients learn leaders at
+// once, engine/shortcuts.go); what else it changes is when the requests queued behind it leave:
+// one round trip later.
 
 // umdBatch is the UpdateMetadata a LeaderAndIsr batch collects: the partitions added, counted
 // once each. mark holds, per partition, the batch generation that last added it, so adding is
@@ -57,12 +58,7 @@ func (k *Controller) flushUpdateMetadata() {
 // sendUpdateMetadata queues an UpdateMetadata carrying partitions partition states for each of
 // the brokers to that is live or shutting down (nil: all of them), in broker order.
 func (k *Controller) sendUpdateMetadata(to []int32, partitions int) {
-	var live []int32 // ControllerContext.liveOrShuttingDownBrokers, shared by the batch's requests
-	for b := range int32(k.brokers) {
-		if k.live[b] != 0 {
-			live = append(live, b)
-		}
-	}
+	live := k.liveOrShuttingDown() // shared by the batch's requests
 	if to == nil {
 		to = live
 	}
@@ -73,6 +69,18 @@ func (k *Controller) sendUpdateMetadata(to []int32, partitions int) {
 		k.enqueue(b, queued{umd: &protocol.UpdateMetadataRequest{ControllerID: k.broker, ControllerEpoch: k.epoch,
 			BrokerEpoch: k.live[b], Partitions: partitions, LiveBrokers: live}})
 	}
+}
+
+// liveOrShuttingDown is ControllerContext.liveOrShuttingDownBrokerIds, in broker order: the
+// brokers an UpdateMetadata goes to, and the live brokers it names.
+func (k *Controller) liveOrShuttingDown() []int32 {
+	var live []int32
+	for b := range int32(k.brokers) {
+		if k.live[b] != 0 {
+			live = append(live, b)
+		}
+	}
+	return live
 }
 
 // alterGroup names the AlterPartition requests a broker sent together: its id plus one, and
@@ -90,12 +98,7 @@ type alterGroup struct {
 // AlterPartition group g, to every live broker: added to the group's UpdateMetadata still
 // waiting in a broker's queue, else queued as a new one.
 func (k *Controller) sendAlterPartitionUpdate(g alterGroup) {
-	var live []int32
-	for b := range int32(k.brokers) {
-		if k.live[b] != 0 {
-			live = append(live, b)
-		}
-	}
+	live := k.liveOrShuttingDown()
 	for _, b := range live {
 		if k.channels != nil {
 			ch := &k.channels[b]
