@@ -70,8 +70,7 @@ func (b *Broker) Handle(m *protocol.Message) bool {
 // handleLeaderAndIsr is KafkaApis.handleLeaderAndIsrRequest: the replica manager applies it and
 // the broker answers the controller that sent it.
 func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
-	if b.lisr != nil {
-		b.lisr.queued = append(b.lisr.queued, m) // replicaStateChangeLock is held
+	if b.waitsBehindHeldLeaderAndIsr(m) { // replicaStateChangeLock is held
 		return
 	}
 	resp := b.rm.BecomeLeaderOrFollower(b, m.LeaderAndIsr)
@@ -89,8 +88,7 @@ func (b *Broker) handleLeaderAndIsr(m *protocol.Message) {
 // broker answers the controller that sent it. ReplicaManager.stopReplicas takes
 // replicaStateChangeLock, so behind a held LeaderAndIsr it waits too (in order).
 func (b *Broker) handleStopReplica(m *protocol.Message) {
-	if b.lisr != nil {
-		b.lisr.queued = append(b.lisr.queued, m)
+	if b.waitsBehindHeldLeaderAndIsr(m) {
 		return
 	}
 	resp := b.rm.HandleStopReplica(b, m.StopReplica)
@@ -103,13 +101,22 @@ func (b *Broker) handleStopReplica(m *protocol.Message) {
 // maybeUpdateMetadataCache takes replicaStateChangeLock, so behind a held LeaderAndIsr it waits
 // too (in order).
 func (b *Broker) handleUpdateMetadata(m *protocol.Message) {
-	if b.lisr != nil {
-		b.lisr.queued = append(b.lisr.queued, m)
+	if b.waitsBehindHeldLeaderAndIsr(m) {
 		return
 	}
 	resp := b.rm.HandleUpdateMetadata(b, m.UpdateMetadata)
 	b.Send(&protocol.Message{Type: protocol.MsgUpdateMetadataResponse, From: b.id, To: m.From, ReplyTo: m.ID,
 		UpdateMetadataResponse: resp})
+}
+
+// waitsBehindHeldLeaderAndIsr queues controller request m behind a held LeaderAndIsr, if there
+// is one (replicaStateChangeLock), and reports whether it did.
+func (b *Broker) waitsBehindHeldLeaderAndIsr(m *protocol.Message) bool {
+	if b.lisr == nil {
+		return false
+	}
+	b.lisr.queued = append(b.lisr.queued, m)
+	return true
 }
 
 // heldLeaderAndIsr is a LeaderAndIsr whose handling waits for the fetcher threads it stopped,
