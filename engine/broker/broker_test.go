@@ -14,11 +14,11 @@ func TestFetcherID(t *testing.T) {
 		t.Errorf("FetcherID(a, 3, 4) = %d, want %d", got, 3010%4)
 	}
 	// "topic".hashCode is 110546223 in Java.
-	if h := javaStringHash("topic"); h != 110546223 {
+	if h := protocol.JavaStringHash("topic"); h != 110546223 {
 		t.Errorf("hash(topic) = %d, want 110546223", h)
 	}
 	// A character outside the BMP hashes as its two UTF-16 code units.
-	if h, want := javaStringHash("\U0001F600"), int32(31*0xD83D+0xDE00); h != want {
+	if h, want := protocol.JavaStringHash("\U0001F600"), int32(31*0xD83D+0xDE00); h != want {
 		t.Errorf("hash(U+1F600) = %d, want %d", h, want)
 	}
 	for p := int32(0); p < 50; p++ {

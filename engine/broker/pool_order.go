@@ -22,12 +22,6 @@ import (
 // the table is sized for the broker's replica count (a ConcurrentHashMap of 16 bins doubles when
 // three quarters full) and never shrinks.
 
-// topicPartitionHash is org.apache.kafka.common.TopicPartition.hashCode (the same in the four
-// eras: 31 * (31 * 1 + partition) + topic.hashCode(), javaStringHash in fetcher_id.go).
-func topicPartitionHash(tp protocol.TP) int32 {
-	return 31*(31+tp.Partition) + javaStringHash(tp.Topic)
-}
-
 // chmTableSize is the bins of a ConcurrentHashMap built empty and filled with n keys: 16, doubled
 // each time the count reaches its sizeCtl, three quarters of the table (addCount).
 func chmTableSize(n int) int32 {
@@ -46,7 +40,7 @@ func poolOrder(pids []int32, tp func(int32) protocol.TP) []int32 {
 	type binned struct{ bin, pid int32 }
 	bs := make([]binned, len(pids)) // each key hashed once: a broker may host a million replicas
 	for i, pid := range pids {
-		h := topicPartitionHash(tp(pid))
+		h := tp(pid).HashCode()
 		bs[i] = binned{(h ^ int32(uint32(h)>>16)) & 0x7fffffff & (size - 1), pid}
 	}
 	slices.SortFunc(bs, func(a, b binned) int {

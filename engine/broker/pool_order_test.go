@@ -13,7 +13,7 @@ import (
 // (5 - p) mod 16, and with 32 (12 to 23 partitions) in (21 - p) mod 32. Partitions of two topics
 // sharing a bin keep pid order.
 func TestPoolOrder(t *testing.T) {
-	if h := topicPartitionHash(protocol.TP{Topic: "t", Partition: 0}); h != 1077 {
+	if h := (protocol.TP{Topic: "t", Partition: 0}).HashCode(); h != 1077 {
 		t.Fatalf("TopicPartition(t, 0).hashCode = %d, want 1077", h)
 	}
 	for _, c := range []struct {

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
-	"unicode/utf16"
+
+	"github.com/highwater-sim/highwater/engine/protocol"
 )
 
 // The order in which Kafka's ReplicaStateMachine takes a batch's replicas broker by broker: the
@@ -210,13 +211,7 @@ func setOrder(pairs []replicaPair, name func(pid int32) (string, int32)) []repli
 }
 
 // javaStringHash is java.lang.String.hashCode (over UTF-16 code units).
-func javaStringHash(s string) uint32 {
-	var h uint32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + uint32(u)
-	}
-	return h
-}
+func javaStringHash(s string) uint32 { return uint32(protocol.JavaStringHash(s)) }
 
 // productHash3 is scala.util.hashing.MurmurHash3.productHash of a three-field case class (the
 // synthetic hashCode of a case class in Scala 2.10 to 2.12), seed productSeed 0xcafebabe.
@@ -289,5 +284,5 @@ func (k *Controller) partitionsOnBrokerOrder212(b int32) []int32 {
 // 31 * (31 + partition) + topic.hashCode.
 func (k *Controller) topicPartitionHash(pid int32) uint32 {
 	t := k.topicOf(pid)
-	return 31*(31+uint32(pid-t.first)) + javaStringHash(t.name)
+	return uint32(protocol.TP{Topic: t.name, Partition: pid - t.first}.HashCode())
 }
